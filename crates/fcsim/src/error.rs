@@ -1,0 +1,71 @@
+//! The one error type of the core. Every failure a user can cause names what was wrong and where:
+//! the file and line (or byte offset) for trace input, the key and the accepted values for
+//! configuration. The Python bindings map [`Error::Trace`] and [`Error::Io`] to `fcsim.TraceError`
+//! and [`Error::Config`] to `fcsim.ConfigError`.
+
+use std::path::{Path, PathBuf};
+
+/// Where in a trace file a problem was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Location {
+    /// 1-based line of a text trace.
+    Line(u64),
+    /// Byte offset in a binary trace (after decompression).
+    Byte(u64),
+    /// The file as a whole (empty, unreadable header, unknown format).
+    File,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Line(n) => write!(f, ":{n}"),
+            Location::Byte(n) => write!(f, " at byte {n}"),
+            Location::File => Ok(()),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The trace content is not what its format expects.
+    #[error("{}{}: {}", .file.display(), .location, .message)]
+    Trace { file: PathBuf, location: Location, message: String },
+    /// The trace file could not be opened or read (missing, truncated compressed stream, ...).
+    #[error("{}: {}", .file.display(), .message)]
+    Io { file: PathBuf, message: String },
+    /// An impossible or unknown configuration, detected before the first request is simulated.
+    #[error("{0}")]
+    Config(String),
+    /// The caller asked to stop (Ctrl-C); nothing was written.
+    #[error("interrupted")]
+    Interrupted,
+}
+
+pub type Result<T> = std::result::Result<T, Error>;
+
+impl Error {
+    pub fn trace(file: &Path, location: Location, message: impl Into<String>) -> Self {
+        Error::Trace { file: file.to_path_buf(), location, message: message.into() }
+    }
+
+    pub fn io(file: &Path, err: &std::io::Error) -> Self {
+        let message = match err.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_string(),
+            std::io::ErrorKind::UnexpectedEof => {
+                "unexpected end of file (truncated or corrupt compressed stream?)".to_string()
+            }
+            _ => err.to_string(),
+        };
+        Error::Io { file: file.to_path_buf(), message }
+    }
+
+    pub fn config(message: impl Into<String>) -> Self {
+        Error::Config(message.into())
+    }
+
+    /// True for errors caused by trace input (file content or file access).
+    pub fn is_trace(&self) -> bool {
+        matches!(self, Error::Trace { .. } | Error::Io { .. })
+    }
+}

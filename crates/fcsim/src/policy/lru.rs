@@ -1,0 +1,110 @@
+//! LRU: evict the least recently used page.
+//!
+//! The baseline of every paper fcsim implements (e.g. GASA §II, LARC slides, LCR §IV). One list,
+//! most recently used at the front; a hit moves the page to the front; a miss admits the page at
+//! the front after evicting the back if the cache is full. Every miss is admitted.
+//!
+//! The same structure without promotion on a hit is FIFO (`fifo.rs`).
+
+use super::list::{Arena, List};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use crate::error::Result;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lru",
+    description: "least recently used",
+    source: "classic; baseline in GASA §II, LCR §IV, LARC slides",
+    params: &[],
+    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap, true))) },
+};
+
+/// A recency queue. `promote = true` is LRU, `false` is FIFO.
+#[derive(Debug)]
+pub struct Lru {
+    arena: Arena,
+    list: List,
+    capacity: usize,
+    promote: bool,
+}
+
+impl Lru {
+    pub fn new(capacity: usize, promote: bool) -> Self {
+        Lru { arena: Arena::with_capacity(capacity), list: List::default(), capacity, promote }
+    }
+}
+
+impl Policy for Lru {
+    #[inline]
+    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+        if let Some(i) = self.arena.get(a.key) {
+            if self.promote {
+                self.list.move_to_front(&mut self.arena, i);
+            }
+            self.arena.node_mut(i).dirty |= a.write;
+            return Outcome::Hit;
+        }
+        if self.list.len() == self.capacity {
+            if let Some(v) = self.list.pop_back(&mut self.arena) {
+                let n = self.arena.release(v);
+                evicted.push(Evicted { key: n.key, dirty: n.dirty });
+            }
+        }
+        let i = self.arena.alloc(a.key, 0, a.write);
+        self.list.push_front(&mut self.arena, i);
+        Outcome::Miss { admitted: true }
+    }
+
+    fn remove(&mut self, key: u64) -> Option<bool> {
+        let i = self.arena.get(key)?;
+        self.list.unlink(&mut self.arena, i);
+        Some(self.arena.release(i).dirty)
+    }
+
+    fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
+        for i in self.list.iter(&self.arena) {
+            let n = self.arena.node(i);
+            if n.dirty {
+                f(n.key);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::trace;
+    use super::*;
+
+    #[test]
+    fn hand_traced() {
+        // Capacity 3. Recency lists (MRU first) after each access:
+        // 1:[1] 2:[2 1] 3:[3 2 1] 1 hit:[1 3 2] 4 miss evicts LRU 2:[4 1 3]
+        // 3 hit:[3 4 1] 5 miss evicts 1:[5 3 4] 2 miss evicts 4:[2 5 3] 3 hit:[3 2 5]
+        let mut p = Lru::new(3, true);
+        let t = trace(&mut p, "1 2 3 1 4 3 5 2 3");
+        let hits: Vec<bool> = t.iter().map(|x| x.0).collect();
+        assert_eq!(hits, [false, false, false, true, false, true, false, false, true]);
+        assert_eq!(t[4].1, [2]);
+        assert_eq!(t[6].1, [1]);
+        assert_eq!(t[7].1, [4]);
+        assert_eq!(p.len(), 3);
+    }
+
+    #[test]
+    fn dirty_state_follows_writes() {
+        // Capacity 2: 1w is admitted dirty, 2 clean, a read hit on 1 keeps it dirty,
+        // 3 evicts 2 (clean), 4 evicts 1 (dirty).
+        let mut p = Lru::new(2, true);
+        let mut ev = Vec::new();
+        for (i, (k, w)) in [(1, true), (2, false), (1, false), (3, false), (4, false)].into_iter().enumerate() {
+            p.access(&Access { key: k, write: w, index: i as u64, next: 0 }, &mut ev);
+        }
+        assert_eq!(ev, [Evicted { key: 2, dirty: false }, Evicted { key: 1, dirty: true }]);
+        assert_eq!(p.remove(4), Some(false));
+        assert_eq!(p.remove(4), None);
+    }
+}

@@ -1,0 +1,157 @@
+//! Replacement policies and their registry.
+//!
+//! A policy decides, for one cache tier counted in pages, whether an access hits, whether a
+//! missed page is admitted, and which pages leave to make room. It tracks clean/dirty state
+//! itself, because flash-aware policies choose victims by it. Adding a policy takes one file
+//! here and one line in [`POLICIES`]; the CLI and Python pick it by name.
+
+mod fifo;
+pub mod list;
+mod lru;
+
+use crate::error::{Error, Result};
+use std::collections::BTreeMap;
+
+/// One page access as a policy sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Access {
+    pub key: u64,
+    /// The host wrote this page. With a write-back tier the page becomes dirty.
+    pub write: bool,
+    /// 0-based index of this access in page-access order.
+    pub index: u64,
+    /// Index of the next access to the same key, or [`crate::request::NEVER`]; only offline
+    /// policies may look at it, and it is [`crate::request::NEVER`] unless they asked for it.
+    pub next: u64,
+}
+
+/// A page that left the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Evicted {
+    pub key: u64,
+    /// The page was modified since it was admitted: the tier writes it back.
+    pub dirty: bool,
+}
+
+/// What happened to an access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Hit,
+    /// The page was not resident. `admitted` says whether it is resident now.
+    Miss { admitted: bool },
+}
+
+/// The contract between a cache tier and its replacement policy.
+///
+/// The tier guarantees: `capacity` ≥ 1 page; keys are arbitrary `u64`s; `evicted` is empty when
+/// [`Policy::access`] is called. The policy guarantees: at most `capacity` pages are resident
+/// after every call; every page that stops being resident during `access` is pushed to
+/// `evicted` with its dirty flag (in eviction order); a write that hits or is admitted leaves the
+/// page dirty; it never allocates per access in steady state.
+pub trait Policy: Send {
+    /// Processes one access. See the trait docs for the contract.
+    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome;
+    /// Drops `key` if resident (trim, invalidation); returns its dirty flag if it was.
+    fn remove(&mut self, key: u64) -> Option<bool>;
+    /// Number of resident pages.
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Calls `f` with every resident dirty page (the end-of-run flush).
+    fn for_each_dirty(&self, f: &mut dyn FnMut(u64));
+}
+
+/// Policy parameters given by the user (`--set lru.KEY=VALUE`); each policy takes the keys it
+/// knows and [`PolicyParams::finish`] rejects the rest. The values taken are reported in the
+/// result row as `param_<name>`.
+#[derive(Debug, Default)]
+pub struct PolicyParams {
+    given: BTreeMap<String, String>,
+    used: Vec<(String, String)>,
+}
+
+impl PolicyParams {
+    pub fn new(given: BTreeMap<String, String>) -> Self {
+        PolicyParams { given, used: Vec::new() }
+    }
+
+    /// Takes a parameter, parsed, or its default. Both are recorded for the result row.
+    pub fn take<T: std::str::FromStr + std::fmt::Display>(&mut self, policy: &str, key: &str, default: T, what: &str) -> Result<T> {
+        let v = match self.given.remove(key) {
+            None => default,
+            Some(s) => s.parse::<T>().map_err(|_| Error::config(format!("{policy}.{key}={s}: expected {what}")))?,
+        };
+        self.used.push((key.to_string(), v.to_string()));
+        Ok(v)
+    }
+
+    /// Fails on a parameter the policy did not take; returns the parameters used.
+    pub fn finish(self, policy: &PolicyInfo) -> Result<Vec<(String, String)>> {
+        if let Some(k) = self.given.keys().next() {
+            let known = if policy.params.is_empty() { "it takes none".to_string() } else { format!("it takes {}", policy.params.join(", ")) };
+            return Err(Error::config(format!("unknown parameter {}.{k}: {known}", policy.name)));
+        }
+        Ok(self.used)
+    }
+}
+
+/// One row of the registry.
+#[derive(Clone, Copy)]
+pub struct PolicyInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Where the policy comes from (paper and section).
+    pub source: &'static str,
+    /// Names of its parameters.
+    pub params: &'static [&'static str],
+    pub make: fn(usize, &mut PolicyParams) -> Result<Box<dyn Policy>>,
+}
+
+impl std::fmt::Debug for PolicyInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The registry: one line per policy.
+pub static POLICIES: &[PolicyInfo] = &[lru::INFO, fifo::INFO];
+
+pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
+    POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
+        Error::config(format!("unknown policy '{name}'; registered: {}", names.join(", ")))
+    })
+}
+
+/// Builds a policy by name with `capacity` pages; returns it with the parameters it used.
+pub fn build(name: &str, capacity: usize, params: BTreeMap<String, String>) -> Result<(Box<dyn Policy>, Vec<(String, String)>)> {
+    let info = policy_by_name(name)?;
+    if capacity == 0 {
+        return Err(Error::config("cache size must be at least one page"));
+    }
+    let mut p = PolicyParams::new(params);
+    let policy = (info.make)(capacity, &mut p)?;
+    Ok((policy, p.finish(info)?))
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! Drives a policy through a string of accesses, for hand-traced tests.
+    use super::*;
+
+    /// Runs `keys` (a trailing `w` marks a write, e.g. "3w") and returns, per access, whether it
+    /// hit and the keys it evicted.
+    pub fn trace(p: &mut dyn Policy, accesses: &str) -> Vec<(bool, Vec<u64>)> {
+        let mut out = Vec::new();
+        let mut ev = Vec::new();
+        for (i, tok) in accesses.split_whitespace().enumerate() {
+            let write = tok.ends_with('w');
+            let key: u64 = tok.trim_end_matches('w').parse().expect("key");
+            ev.clear();
+            let o = p.access(&Access { key, write, index: i as u64, next: crate::request::NEVER }, &mut ev);
+            out.push((o == Outcome::Hit, ev.iter().map(|e| e.key).collect()));
+        }
+        out
+    }
+}

@@ -1,0 +1,148 @@
+//! Host requests as traces carry them, and the page accesses the cache stack sees.
+//!
+//! A reader yields [`HostRequest`]s (byte offset and length, time in nanoseconds, volume). The
+//! [`PageSplitter`] turns each into the [`PageAccess`]es of the pages it touches, keeping the host
+//! request's index so that response time can later be measured per host request.
+
+/// The operation of a request. Trim invalidates the pages it covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Op {
+    Read = 0,
+    Write = 1,
+    Trim = 2,
+}
+
+impl Op {
+    pub fn from_u8(v: u8) -> Option<Op> {
+        match v {
+            0 => Some(Op::Read),
+            1 => Some(Op::Write),
+            2 => Some(Op::Trim),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+            Op::Trim => "trim",
+        }
+    }
+}
+
+/// One request as recorded in a trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostRequest {
+    /// Arrival time in nanoseconds (the reader converts its unit).
+    pub time_ns: u64,
+    /// Volume (disk, LUN, ASU, device) the request addresses; 0 for single-volume traces.
+    pub volume: u32,
+    /// Byte offset, or the object id for traces whose keys are ids (see [`KeyUnit`]).
+    pub offset: u64,
+    /// Length in bytes (ignored for id-keyed traces).
+    pub len: u32,
+    pub op: Op,
+}
+
+/// What a trace's `offset` means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyUnit {
+    /// A byte address: a request covers the pages of `[offset, offset + len)`.
+    Bytes,
+    /// An object id (libCacheSim traces): a request is exactly one page access with that key.
+    Object,
+}
+
+/// Access time of a page that is never accessed again (offline policies).
+pub const NEVER: u64 = u64::MAX;
+
+/// One page touched by a host request: the unit the cache stack works on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageAccess {
+    /// Page key: `volume << VOLUME_SHIFT | page number`, or the object id.
+    pub key: u64,
+    pub op: Op,
+    /// Index of the host request this access belongs to (0-based, in trace order).
+    pub request: u64,
+    pub time_ns: u64,
+    /// Index (in page-access order) of the next access to the same key, or [`NEVER`]. Filled only
+    /// for offline policies.
+    pub next: u64,
+}
+
+/// Bits of a page key that hold the page number; the volume sits above them.
+pub const VOLUME_SHIFT: u32 = 48;
+
+/// Splits host requests into page accesses. Stateless apart from its page size and key unit, so
+/// it never allocates: [`PageSplitter::pages`] returns the page range of a request.
+#[derive(Debug, Clone, Copy)]
+pub struct PageSplitter {
+    page_size: u32,
+    shift: Option<u32>,
+    unit: KeyUnit,
+}
+
+impl PageSplitter {
+    /// `page_size` must be non-zero (validated by the config).
+    pub fn new(page_size: u32, unit: KeyUnit) -> Self {
+        let shift = page_size.is_power_of_two().then(|| page_size.trailing_zeros());
+        PageSplitter { page_size, shift, unit }
+    }
+
+    pub fn page_size(&self) -> u32 {
+        self.page_size
+    }
+
+    /// The keys of the first page and the number of pages a request touches. A zero-length
+    /// request touches the one page holding its offset. Keys of one request are consecutive.
+    #[inline]
+    pub fn pages(&self, r: &HostRequest) -> (u64, u64) {
+        if self.unit == KeyUnit::Object {
+            return (r.offset, 1);
+        }
+        let end = r.offset + u64::from(r.len.max(1)) - 1;
+        let (first, last) = match self.shift {
+            Some(s) => (r.offset >> s, end >> s),
+            None => (r.offset / u64::from(self.page_size), end / u64::from(self.page_size)),
+        };
+        let base = u64::from(r.volume) << VOLUME_SHIFT;
+        (base | (first & PAGE_MASK), last - first + 1)
+    }
+}
+
+/// Mask of the page-number bits of a key.
+pub const PAGE_MASK: u64 = (1 << VOLUME_SHIFT) - 1;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(offset: u64, len: u32, volume: u32) -> HostRequest {
+        HostRequest { time_ns: 0, volume, offset, len, op: Op::Read }
+    }
+
+    #[test]
+    fn splits_into_touched_pages() {
+        let s = PageSplitter::new(4096, KeyUnit::Bytes);
+        assert_eq!(s.pages(&req(0, 4096, 0)), (0, 1));
+        assert_eq!(s.pages(&req(4095, 2, 0)), (0, 2)); // straddles a page boundary
+        assert_eq!(s.pages(&req(8192, 0, 0)), (2, 1)); // zero length: its own page
+        assert_eq!(s.pages(&req(512, 16384, 0)), (0, 5));
+        assert_eq!(s.pages(&req(4096, 4096, 3)), (3 << VOLUME_SHIFT | 1, 1));
+    }
+
+    #[test]
+    fn non_power_of_two_page_size() {
+        let s = PageSplitter::new(3000, KeyUnit::Bytes);
+        assert_eq!(s.pages(&req(2999, 2, 0)), (0, 2));
+        assert_eq!(s.pages(&req(6000, 3000, 0)), (2, 1));
+    }
+
+    #[test]
+    fn object_keys_are_one_page() {
+        let s = PageSplitter::new(4096, KeyUnit::Object);
+        assert_eq!(s.pages(&req(u64::MAX - 1, 1 << 20, 0)), (u64::MAX - 1, 1));
+    }
+}

@@ -1,0 +1,60 @@
+//! ARC/LIRS reference strings (`.lis`), as distributed with Megiddo & Modha, "ARC: A Self-Tuning,
+//! Low Overhead Replacement Cache", FAST'03.
+//!
+//! Whitespace-separated `start_block count ignored request_number`: a run of `count` blocks of
+//! 512 bytes (`trace.block_size` changes it) starting at `start_block`. A line with one field is
+//! a single block. The traces hold reads only and no time: a request's time is its line index
+//! in nanoseconds, so that order is kept and spans read as "number of requests".
+
+use super::{parse_len, parse_offset, parse_u64, words, FormatInfo, LineFormat, Opener, Params, Parsed};
+use crate::request::{HostRequest, Op};
+
+pub const FORMAT: FormatInfo = FormatInfo {
+    name: "arc",
+    description: "ARC/LIRS .lis (start_block count ignored request_number; 512 B blocks)",
+    time_unit: "none (request index)",
+    extensions: &[".lis"],
+    opener: Opener::Text { sniff, make },
+};
+
+fn sniff(lines: &[&str]) -> bool {
+    lines.iter().take(5).all(|l| {
+        let f: Vec<&str> = l.split_ascii_whitespace().collect();
+        (1..=4).contains(&f.len()) && f.iter().all(|x| x.parse::<u64>().is_ok())
+    })
+}
+
+fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
+    let block = p.take_u64("block_size", 512)?;
+    if block == 0 {
+        return Err("trace.block_size must be positive".into());
+    }
+    Ok(Box::new(Arc { block, index: 0 }))
+}
+
+struct Arc {
+    block: u64,
+    index: u64,
+}
+
+impl LineFormat for Arc {
+    fn parse(&mut self, line: &str) -> Result<Parsed, String> {
+        let f = words(line, 1, "whitespace-separated .lis")?;
+        let count = match f.get(1) {
+            Some(c) => parse_u64(c, "a block count")?,
+            None => 1,
+        };
+        if count == 0 {
+            return Err("expected a positive block count, found 0".into());
+        }
+        let index = self.index;
+        self.index += 1;
+        Ok(Parsed::Request(HostRequest {
+            time_ns: index,
+            volume: 0,
+            offset: parse_offset(f[0], self.block, "a start block")?,
+            len: parse_len(&count.to_string(), self.block, "a block count")?,
+            op: Op::Read,
+        }))
+    }
+}

@@ -1,0 +1,204 @@
+//! `fcsim trace convert`: write a trace as fcsim's binary format, or write its page-level access
+//! sequence as libCacheSim CSV or oracleGeneral so that libCacheSim replays the same accesses.
+//!
+//! Output is written to a temporary file beside the target and renamed over it only when
+//! complete, so an error or an interruption never leaves a half-written file.
+
+use super::fct::{self, Header};
+use super::info::{InfoBuilder, TraceInfo};
+use super::{oracle, TraceOptions};
+use crate::error::{Error, Result};
+use crate::request::{KeyUnit, PageSplitter, NEVER};
+use rustc_hash::FxHashMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+/// What to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// fcsim binary (`.fct`), host requests.
+    Fct,
+    /// libCacheSim CSV `time,obj_id,obj_size`, one row per page access (time in s from the start).
+    LcsCsv,
+    /// libCacheSim oracleGeneral, one record per page access, with next-access times.
+    OracleGeneral,
+}
+
+impl Target {
+    pub fn parse(s: &str) -> Result<Target> {
+        match s {
+            "fct" => Ok(Target::Fct),
+            "lcs-csv" => Ok(Target::LcsCsv),
+            "oracle-general" | "oraclegeneral" => Ok(Target::OracleGeneral),
+            _ => Err(Error::config(format!("unknown conversion target '{s}'; expected fct, lcs-csv or oracle-general"))),
+        }
+    }
+
+    /// The target suggested by an output file name.
+    pub fn from_path(p: &Path) -> Target {
+        let name = p.to_string_lossy().to_lowercase();
+        if name.contains("oraclegeneral") {
+            Target::OracleGeneral
+        } else if name.ends_with(".csv") {
+            Target::LcsCsv
+        } else {
+            Target::Fct
+        }
+    }
+}
+
+/// A file being written under a temporary name; removed unless committed.
+struct AtomicFile {
+    tmp: PathBuf,
+    target: PathBuf,
+    done: bool,
+}
+
+impl AtomicFile {
+    fn create(target: &Path) -> Result<(AtomicFile, File)> {
+        let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = target.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, &e))?;
+        Ok((AtomicFile { tmp, target: target.to_path_buf(), done: false }, f))
+    }
+
+    fn commit(mut self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, &e))?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Next-access index of every page access (one backward pass), [`NEVER`] if none.
+pub fn next_access(keys: &[u64]) -> Vec<u64> {
+    let mut next = vec![NEVER; keys.len()];
+    let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
+    for (i, &k) in keys.iter().enumerate().rev() {
+        if let Some(n) = seen.insert(k, i as u64) {
+            next[i] = n;
+        }
+    }
+    next
+}
+
+/// Converts `trace` to `out`. `annotate_next` adds the next-access column to a `.fct` file
+/// (oracleGeneral always has it). Returns the trace's statistics.
+pub fn convert(
+    trace: &str,
+    opts: &TraceOptions,
+    out: &Path,
+    target: Target,
+    page_size: u32,
+    annotate_next: bool,
+    progress: &mut dyn FnMut(u64, u64) -> bool,
+) -> Result<TraceInfo> {
+    if page_size == 0 {
+        return Err(Error::config("page size must be positive"));
+    }
+    let mut reader = super::open(trace, opts)?;
+    let unit = reader.key_unit();
+    let splitter = PageSplitter::new(page_size, unit);
+    let mut info = InfoBuilder::new(reader.format(), page_size, unit);
+    let (file, f) = AtomicFile::create(out)?;
+    let werr = |e: std::io::Error| Error::io(out, &e);
+    let need_keys = target == Target::OracleGeneral || (target == Target::Fct && annotate_next);
+    let mut keys: Vec<u64> = Vec::new();
+    let mut times: Vec<u32> = Vec::new();
+    let mut fct_w = if target == Target::Fct { Some(fct::Writer::new(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)).map_err(werr)?) } else { None };
+    let mut csv_w = if target == Target::LcsCsv { Some(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)) } else { None };
+    if let Some(w) = csv_w.as_mut() {
+        w.write_all(b"time,obj_id,obj_size\n").map_err(werr)?;
+    }
+    let mut first_time = None;
+    let mut n = 0u64;
+    while let Some(r) = reader.next_request()? {
+        info.add(&r);
+        let t0 = *first_time.get_or_insert(r.time_ns);
+        if r.volume > u32::from(u16::MAX) && target == Target::Fct {
+            return Err(Error::config(format!("volume {} does not fit the .fct format (at most 65535)", r.volume)));
+        }
+        if let Some(w) = fct_w.as_mut() {
+            w.push(&r).map_err(werr)?;
+        }
+        let secs = (r.time_ns.saturating_sub(t0) / 1_000_000_000).min(u64::from(u32::MAX)) as u32;
+        if r.op != crate::request::Op::Trim || target == Target::Fct {
+            let (first, count) = splitter.pages(&r);
+            for k in first..first + count {
+                if let Some(w) = csv_w.as_mut() {
+                    writeln!(w, "{secs},{k},{page_size}").map_err(werr)?;
+                }
+                if need_keys {
+                    keys.push(k);
+                    if target == Target::OracleGeneral {
+                        times.push(secs);
+                    }
+                }
+            }
+        }
+        n += 1;
+        if n % (1 << 16) == 0 && !progress(reader.progress().0, reader.progress().1) {
+            return Err(Error::Interrupted);
+        }
+    }
+    let info = info.finish(reader.bad_lines());
+    match target {
+        Target::Fct => {
+            let next = annotate_next.then(|| next_access(&keys));
+            let header = Header {
+                object_keys: unit == KeyUnit::Object,
+                has_next: annotate_next,
+                requests: info.requests,
+                reads: info.reads,
+                writes: info.writes,
+                trims: info.trims,
+                page_accesses: info.page_accesses,
+                unique_pages: info.unique_pages,
+                time_first: info.time_first_ns,
+                time_last: info.time_last_ns,
+                page_size,
+                volumes: info.volumes.len() as u32,
+                source_format: info.format.clone(),
+            };
+            if let Some(w) = fct_w {
+                w.finish(&header, next.as_deref()).map_err(werr)?.into_inner().map_err(|e| werr(e.into_error()))?;
+            }
+        }
+        Target::LcsCsv => {
+            if let Some(mut w) = csv_w {
+                w.flush().map_err(werr)?;
+            }
+        }
+        Target::OracleGeneral => {
+            let next = next_access(&keys);
+            let mut w = BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?);
+            for i in 0..keys.len() {
+                let nx = if next[i] == NEVER { -1 } else { next[i] as i64 };
+                oracle::write_record(&mut w, times[i], keys[i], page_size, nx).map_err(werr)?;
+            }
+            w.flush().map_err(werr)?;
+        }
+    }
+    f.sync_all().map_err(werr)?;
+    drop(f);
+    file.commit()?;
+    Ok(info)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn next_access_backward_pass() {
+        assert_eq!(next_access(&[1, 2, 1, 3, 2, 1]), [2, 4, 5, NEVER, NEVER, NEVER]);
+    }
+}
