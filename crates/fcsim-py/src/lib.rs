@@ -1,0 +1,222 @@
+//! Python bindings of fcsim: argument conversion and error mapping only. Simulation runs with
+//! the GIL released; a progress callback, if given, re-acquires it briefly every few tens of
+//! thousands of requests and also lets Ctrl-C stop the run.
+
+use fcsim::metrics::Value;
+use fcsim::trace::{self, convert, info::TraceInfo, TraceOptions};
+use fcsim::{Error, SimConfig, SizeSpec};
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+create_exception!(_core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
+create_exception!(_core, ConfigError, PyValueError, "An unknown option or an impossible configuration.");
+
+/// Maps a core error; `pending` is a Python exception raised by the progress callback.
+fn to_py(e: Error, pending: Option<PyErr>) -> PyErr {
+    match e {
+        Error::Interrupted => pending.unwrap_or_else(|| pyo3::exceptions::PyKeyboardInterrupt::new_err("interrupted")),
+        e if e.is_trace() => TraceError::new_err(e.to_string()),
+        e => ConfigError::new_err(e.to_string()),
+    }
+}
+
+fn options(
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    trace_params: Option<BTreeMap<String, String>>,
+) -> TraceOptions {
+    TraceOptions { format, volume, skip_bad_lines, params: trace_params.unwrap_or_default() }
+}
+
+/// Runs `f` without the GIL, giving it a progress closure that calls `callback(done, total)`.
+fn run<T: Send>(
+    py: Python<'_>,
+    callback: Option<PyObject>,
+    f: impl FnOnce(&mut dyn FnMut(u64, u64) -> bool) -> fcsim::Result<T> + Send,
+) -> PyResult<T> {
+    let mut pending: Option<PyErr> = None;
+    let result = py.allow_threads(|| {
+        let mut progress = |done: u64, total: u64| {
+            Python::with_gil(|py| {
+                let r = py.check_signals().and_then(|_| match &callback {
+                    Some(cb) => cb.call1(py, (done, total)).map(|_| ()),
+                    None => Ok(()),
+                });
+                r.map_err(|e| pending = Some(e)).is_ok()
+            })
+        };
+        f(&mut progress)
+    });
+    result.map_err(|e| to_py(e, pending))
+}
+
+fn value(py: Python<'_>, v: &Value) -> PyObject {
+    match v {
+        Value::Null => py.None(),
+        Value::Int(i) => i.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
+        Value::Float(f) => f.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
+        Value::Str(s) => s.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
+    }
+}
+
+fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("format", &i.format)?;
+    d.set_item("page_size", i.page_size)?;
+    d.set_item("requests", i.requests)?;
+    d.set_item("reads", i.reads)?;
+    d.set_item("writes", i.writes)?;
+    d.set_item("trims", i.trims)?;
+    d.set_item("page_accesses", i.page_accesses)?;
+    d.set_item("read_pages", i.read_pages)?;
+    d.set_item("write_pages", i.write_pages)?;
+    d.set_item("unique_pages", i.unique_pages)?;
+    d.set_item("bytes", i.bytes)?;
+    d.set_item("time_first_ns", i.time_first_ns)?;
+    d.set_item("time_last_ns", i.time_last_ns)?;
+    d.set_item("span_ns", i.span_ns())?;
+    d.set_item("out_of_order", i.out_of_order)?;
+    d.set_item("size_histogram", i.size_histogram.clone())?;
+    let vols = PyList::empty(py);
+    for (v, s) in &i.volumes {
+        vols.append((v, s.requests, s.reads, s.writes))?;
+    }
+    d.set_item("volumes", vols)?;
+    d.set_item("bad_lines", i.bad_lines)?;
+    d.set_item("object_keys", i.object_keys)?;
+    Ok(d)
+}
+
+/// Simulates one policy at one size over a trace; returns the result row as a dict.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, working_set=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    trace: String,
+    policy: String,
+    size: &str,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    policy_params: Option<BTreeMap<String, String>>,
+    working_set: Option<u64>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let size = SizeSpec::parse(size).map_err(|e| to_py(e, None))?;
+    let cfg = SimConfig { policy, size, page_size, params: policy_params.unwrap_or_default() };
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
+    let d = PyDict::new(py);
+    for (k, v) in row.columns() {
+        d.set_item(k, value(py, &v))?;
+    }
+    Ok(d)
+}
+
+/// Statistics of a trace.
+#[pyfunction]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None))]
+fn trace_info<'py>(
+    py: Python<'py>,
+    trace: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    if page_size == 0 {
+        return Err(ConfigError::new_err("page size must be positive"));
+    }
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let info = run(py, None, |_| {
+        let mut r = trace::open(&trace, &opts)?;
+        trace::info::trace_info(r.as_mut(), page_size)
+    })?;
+    info_dict(py, &info)
+}
+
+/// The working-set size of a trace in pages.
+#[pyfunction]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None))]
+fn working_set(
+    py: Python<'_>,
+    trace: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+) -> PyResult<u64> {
+    if page_size == 0 {
+        return Err(ConfigError::new_err("page size must be positive"));
+    }
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    run(py, None, |_| fcsim::sim::working_set(&trace, &opts, page_size))
+}
+
+/// Converts a trace to fct, lcs-csv or oracle-general; returns its statistics.
+#[pyfunction]
+#[pyo3(signature = (trace, out, *, to=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, annotate_next=false, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn convert_trace<'py>(
+    py: Python<'py>,
+    trace: String,
+    out: String,
+    to: Option<String>,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    annotate_next: bool,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let target = match to {
+        Some(t) => convert::Target::parse(&t).map_err(|e| to_py(e, None))?,
+        None => convert::Target::from_path(Path::new(&out)),
+    };
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let info = run(py, progress, |p| convert::convert(&trace, &opts, Path::new(&out), target, page_size, annotate_next, p))?;
+    info_dict(py, &info)
+}
+
+/// Validates a cache size string; raises ConfigError if it cannot be parsed.
+#[pyfunction]
+fn check_size(size: &str) -> PyResult<()> {
+    SizeSpec::parse(size).map(|_| ()).map_err(|e| to_py(e, None))
+}
+
+/// Registered policies: (name, description, source, parameters).
+#[pyfunction]
+fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str>)> {
+    fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec())).collect()
+}
+
+/// Trace formats: (name, description, time unit).
+#[pyfunction]
+fn formats() -> Vec<(&'static str, &'static str, &'static str)> {
+    trace::FORMATS.iter().map(|f| (f.name, f.description, f.time_unit)).collect()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("TraceError", m.py().get_type::<TraceError>())?;
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_info, m)?)?;
+    m.add_function(wrap_pyfunction!(working_set, m)?)?;
+    m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(check_size, m)?)?;
+    m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(formats, m)?)?;
+    Ok(())
+}

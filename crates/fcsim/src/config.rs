@@ -17,7 +17,9 @@ impl SizeSpec {
     /// a bare `k`/`m`/`g` is binary) or `5%`.
     pub fn parse(s: &str) -> Result<SizeSpec> {
         let t = s.trim();
-        let err = || Error::config(format!("cache size '{s}': expected pages (1000), bytes (64MiB, 4KiB, 1GB) or a percent of the working set (5%)"));
+        let err = || {
+            Error::config(format!("cache size '{s}': expected pages (1000), bytes (64MiB, 4KiB, 1GB) or a percent of the working set (5%)"))
+        };
         if let Some(p) = t.strip_suffix('%') {
             let v: f64 = p.trim().parse().map_err(|_| err())?;
             if !(v > 0.0 && v.is_finite()) {

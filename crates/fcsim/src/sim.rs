@@ -41,7 +41,13 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<u
 
 /// Simulates one configuration over a trace. `working_set` (pages) avoids a pass over the trace
 /// for percent sizes when the caller already knows it.
-pub fn simulate(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Option<u64>, progress: Option<Progress<'_>>) -> Result<ResultRow> {
+pub fn simulate(
+    trace: &str,
+    opts: &TraceOptions,
+    cfg: &SimConfig,
+    working_set: Option<u64>,
+    progress: Option<Progress<'_>>,
+) -> Result<ResultRow> {
     cfg.validate()?;
     let mut reader = trace::open(trace, opts)?;
     let ws = match (cfg.size, working_set) {

@@ -38,7 +38,9 @@ pub struct Evicted {
 pub enum Outcome {
     Hit,
     /// The page was not resident. `admitted` says whether it is resident now.
-    Miss { admitted: bool },
+    Miss {
+        admitted: bool,
+    },
 }
 
 /// The contract between a cache tier and its replacement policy.
@@ -89,7 +91,8 @@ impl PolicyParams {
     /// Fails on a parameter the policy did not take; returns the parameters used.
     pub fn finish(self, policy: &PolicyInfo) -> Result<Vec<(String, String)>> {
         if let Some(k) = self.given.keys().next() {
-            let known = if policy.params.is_empty() { "it takes none".to_string() } else { format!("it takes {}", policy.params.join(", ")) };
+            let known =
+                if policy.params.is_empty() { "it takes none".to_string() } else { format!("it takes {}", policy.params.join(", ")) };
             return Err(Error::config(format!("unknown parameter {}.{k}: {known}", policy.name)));
         }
         Ok(self.used)

@@ -19,9 +19,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn is_event(f: &[&str]) -> bool {
-    f.len() >= 7
-        && f[0].split_once(',').is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
-        && f[3].contains('.')
+    f.len() >= 7 && f[0].split_once(',').is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok()) && f[3].contains('.')
 }
 
 fn sniff(lines: &[&str]) -> bool {

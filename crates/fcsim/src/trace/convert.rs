@@ -113,7 +113,11 @@ pub fn convert(
     let need_keys = target == Target::OracleGeneral || (target == Target::Fct && annotate_next);
     let mut keys: Vec<u64> = Vec::new();
     let mut times: Vec<u32> = Vec::new();
-    let mut fct_w = if target == Target::Fct { Some(fct::Writer::new(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)).map_err(werr)?) } else { None };
+    let mut fct_w = if target == Target::Fct {
+        Some(fct::Writer::new(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)).map_err(werr)?)
+    } else {
+        None
+    };
     let mut csv_w = if target == Target::LcsCsv { Some(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)) } else { None };
     if let Some(w) = csv_w.as_mut() {
         w.write_all(b"time,obj_id,obj_size\n").map_err(werr)?;

@@ -124,7 +124,9 @@ impl LineFormat for Csv {
             let empty: [&str; 0] = [];
             self.resolve(&empty)?;
         }
-        let get = |k: usize| f.get(self.idx[k]).copied().ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k] + 1, f.len()));
+        let get = |k: usize| {
+            f.get(self.idx[k]).copied().ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k] + 1, f.len()))
+        };
         let time_ns = if self.idx[2] == usize::MAX { self.index } else { parse_scaled(get(2)?, self.time_digits, "a time")? };
         let op = if self.idx[3] == usize::MAX { Op::Read } else { self.op(get(3)?)? };
         let volume = if self.idx[4] == usize::MAX { 0 } else { parse_u64(get(4)?, "a volume number")? as u32 };

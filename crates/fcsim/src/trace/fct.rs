@@ -63,7 +63,8 @@ impl Header {
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
         let flags = if self.object_keys { FLAG_OBJECT } else { 0 } | if self.has_next { FLAG_NEXT } else { 0 };
         h[12..16].copy_from_slice(&flags.to_le_bytes());
-        let stats = [self.requests, self.reads, self.writes, self.trims, self.page_accesses, self.unique_pages, self.time_first, self.time_last];
+        let stats =
+            [self.requests, self.reads, self.writes, self.trims, self.page_accesses, self.unique_pages, self.time_first, self.time_last];
         for (i, v) in stats.iter().enumerate() {
             h[16 + 8 * i..24 + 8 * i].copy_from_slice(&v.to_le_bytes());
         }
@@ -83,7 +84,11 @@ impl Header {
         let u64_at = |i: usize| u64::from_le_bytes(h[i..i + 8].try_into().unwrap_or_default());
         let version = u32_at(8);
         if version != VERSION {
-            return Err(Error::trace(path, Location::Byte(8), format!("unsupported .fct version {version}; this fcsim reads version {VERSION}")));
+            return Err(Error::trace(
+                path,
+                Location::Byte(8),
+                format!("unsupported .fct version {version}; this fcsim reads version {VERSION}"),
+            ));
         }
         let flags = u32_at(12);
         let name_end = h[88..120].iter().position(|&b| b == 0).unwrap_or(32);
@@ -118,9 +123,7 @@ fn open(mut src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
         return Err(Error::config(format!("unknown option trace.{k} for format fct")));
     }
     let mut h = [0u8; HEADER];
-    src.reader
-        .read_exact(&mut h)
-        .map_err(|_| Error::trace(&src.path, Location::Byte(0), "truncated .fct header (expected 128 bytes)"))?;
+    src.reader.read_exact(&mut h).map_err(|_| Error::trace(&src.path, Location::Byte(0), "truncated .fct header (expected 128 bytes)"))?;
     let header = Header::decode(&h, &src.path)?;
     if header.requests == 0 {
         return Err(Error::trace(&src.path, Location::File, "empty trace: the .fct file holds no requests"));
@@ -145,7 +148,11 @@ impl FctReader {
         let want = (left.min(CHUNK as u64) as usize) * RECORD;
         let offset = HEADER as u64 + self.read * RECORD as u64;
         self.src.reader.read_exact(&mut self.buf[..want]).map_err(|_| {
-            Error::trace(&self.src.path, Location::Byte(offset), format!("truncated .fct: header promises {} records", self.header.requests))
+            Error::trace(
+                &self.src.path,
+                Location::Byte(offset),
+                format!("truncated .fct: header promises {} records", self.header.requests),
+            )
         })?;
         self.pos = 0;
         self.filled = want;
@@ -167,7 +174,8 @@ impl TraceReader for FctReader {
             self.pos += RECORD;
             let offset = HEADER as u64 + self.read * RECORD as u64;
             self.read += 1;
-            let op = Op::from_u8(r[22]).ok_or_else(|| Error::trace(&self.src.path, Location::Byte(offset + 22), format!("bad op code {}", r[22])))?;
+            let op = Op::from_u8(r[22])
+                .ok_or_else(|| Error::trace(&self.src.path, Location::Byte(offset + 22), format!("bad op code {}", r[22])))?;
             let req = HostRequest {
                 time_ns: u64::from_le_bytes(r[0..8].try_into().unwrap_or_default()),
                 offset: u64::from_le_bytes(r[8..16].try_into().unwrap_or_default()),

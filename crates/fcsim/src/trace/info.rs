@@ -68,7 +68,13 @@ impl InfoBuilder {
             object_keys: unit == KeyUnit::Object,
             ..TraceInfo::default()
         };
-        InfoBuilder { info, splitter: PageSplitter::new(page_size, unit), pages: FxHashSet::default(), sizes: FxHashMap::default(), volumes: FxHashMap::default() }
+        InfoBuilder {
+            info,
+            splitter: PageSplitter::new(page_size, unit),
+            pages: FxHashSet::default(),
+            sizes: FxHashMap::default(),
+            volumes: FxHashMap::default(),
+        }
     }
 
     pub fn add(&mut self, r: &HostRequest) {

@@ -13,8 +13,8 @@ mod arc;
 mod blkparse;
 pub mod convert;
 mod csv;
-mod disksim;
 mod diskmon;
+mod disksim;
 pub mod fct;
 mod fiu;
 pub mod info;
@@ -97,15 +97,9 @@ pub trait LineFormat: Send {
 #[derive(Debug, Clone, Copy)]
 pub enum Opener {
     /// Line-oriented text; `sniff` looks at the first non-empty lines.
-    Text {
-        sniff: fn(&[&str]) -> bool,
-        make: fn(&mut Params) -> std::result::Result<Box<dyn LineFormat>, String>,
-    },
+    Text { sniff: fn(&[&str]) -> bool, make: fn(&mut Params) -> std::result::Result<Box<dyn LineFormat>, String> },
     /// Fixed-size binary records.
-    Binary {
-        magic: Option<&'static [u8]>,
-        open: fn(Source, &TraceOptions) -> Result<Box<dyn TraceReader>>,
-    },
+    Binary { magic: Option<&'static [u8]>, open: fn(Source, &TraceOptions) -> Result<Box<dyn TraceReader>> },
 }
 
 /// One row of the format table.
@@ -321,11 +315,7 @@ pub fn detect(path: &Path) -> Result<&'static FormatInfo> {
     if let Some(f) = FORMATS.iter().find(|f| sniffs(f)) {
         return Ok(f);
     }
-    Err(Error::trace(
-        path,
-        Location::File,
-        format!("cannot detect the trace format; name one with --format (one of: {})", format_names()),
-    ))
+    Err(Error::trace(path, Location::File, format!("cannot detect the trace format; name one with --format (one of: {})", format_names())))
 }
 
 /// Opens a trace (a file, or a `synth:` generator spec) for streaming.
@@ -338,9 +328,8 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     }
     let p = Path::new(path);
     let format = match &opts.format {
-        Some(name) => format_by_name(name).ok_or_else(|| {
-            Error::config(format!("unknown trace format '{name}'; expected one of: {}", format_names()))
-        })?,
+        Some(name) => format_by_name(name)
+            .ok_or_else(|| Error::config(format!("unknown trace format '{name}'; expected one of: {}", format_names())))?,
         None => detect(p)?,
     };
     match format.opener {
@@ -477,9 +466,7 @@ pub fn parse_u64(s: &str, what: &str) -> std::result::Result<u64, String> {
 /// A byte count that must fit a request length (u32).
 pub fn parse_len(s: &str, unit: u64, what: &str) -> std::result::Result<u32, String> {
     let v = parse_u64(s, what)?;
-    v.checked_mul(unit)
-        .and_then(|b| u32::try_from(b).ok())
-        .ok_or_else(|| format!("{what} {s} is too large for one request (max 4 GiB)"))
+    v.checked_mul(unit).and_then(|b| u32::try_from(b).ok()).ok_or_else(|| format!("{what} {s} is too large for one request (max 4 GiB)"))
 }
 
 /// A byte offset given in units of `unit` bytes.

@@ -85,4 +85,3 @@ pub fn write_record(w: &mut impl Write, time_s: u32, id: u64, size: u32, next: i
     rec[16..24].copy_from_slice(&next.to_le_bytes());
     w.write_all(&rec)
 }
-

@@ -62,7 +62,12 @@ fn num<T: std::str::FromStr>(key: &str, v: &str, what: &str) -> Result<T> {
     // Allow 5e6 and 1_000_000 for counts.
     let clean = v.replace('_', "");
     clean.parse::<T>().or_else(|_| {
-        clean.parse::<f64>().ok().filter(|f| f.fract() == 0.0 && *f >= 0.0).and_then(|f| format!("{f:.0}").parse::<T>().ok()).ok_or_else(|| bad(key, v, what))
+        clean
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .and_then(|f| format!("{f:.0}").parse::<T>().ok())
+            .ok_or_else(|| bad(key, v, what))
     })
 }
 
@@ -167,7 +172,8 @@ impl Generator {
             Kind::Zipf => Some(Zipf::new(spec.pages, spec.alpha).map_err(|e| Error::config(format!("synth: zipf: {e}")))?),
             _ => None,
         };
-        let gap = (spec.iops > 0.0).then(|| Exp::new(spec.iops / 1e9)).transpose().map_err(|e| Error::config(format!("synth: iops: {e}")))?;
+        let gap =
+            (spec.iops > 0.0).then(|| Exp::new(spec.iops / 1e9)).transpose().map_err(|e| Error::config(format!("synth: iops: {e}")))?;
         Ok(Generator { rng: StdRng::seed_from_u64(spec.seed), spec, zipf, gap, i: 0, time_ns: 0.0 })
     }
 

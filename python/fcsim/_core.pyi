@@ -1,0 +1,58 @@
+"""Stubs of fcsim's compiled core (crates/fcsim-py). Kept in step by tests/test_stubs.py."""
+
+from collections.abc import Callable
+from typing import Any
+
+class TraceError(ValueError): ...
+class ConfigError(ValueError): ...
+
+ProgressFn = Callable[[int, int], object]
+
+def simulate(
+    trace: str,
+    policy: str,
+    size: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    policy_params: dict[str, str] | None = None,
+    working_set: int | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]: ...
+def trace_info(
+    trace: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+) -> dict[str, Any]: ...
+def working_set(
+    trace: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+) -> int: ...
+def convert_trace(
+    trace: str,
+    out: str,
+    *,
+    to: str | None = None,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    annotate_next: bool = False,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]: ...
+def check_size(size: str) -> None: ...
+def policies() -> list[tuple[str, str, str, list[str]]]: ...
+def formats() -> list[tuple[str, str, str]]: ...

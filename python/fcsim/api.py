@@ -1,0 +1,216 @@
+"""The Python API: one run, a grid of runs, trace statistics and conversion.
+
+Options mirror the CLI. ``set`` takes the CLI's ``--set KEY=VALUE`` overrides as a dict:
+``trace.*`` keys go to the trace reader, ``<policy>.*`` keys to that policy.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pandas as pd
+
+from fcsim import _core
+from fcsim._core import ConfigError
+
+Progress = Callable[[int, int], object]
+
+
+class Result(dict[str, Any]):
+    """One result row: a dict whose columns are also attributes (``row.hit_ratio``)."""
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+def policies() -> list[dict[str, Any]]:
+    """Registered policies: name, description, source and parameter names."""
+    return [
+        {"name": n, "description": d, "source": s, "params": p} for n, d, s, p in _core.policies()
+    ]
+
+
+def formats() -> list[dict[str, str]]:
+    """Trace formats: name, description and the time unit of the raw trace."""
+    return [{"name": n, "description": d, "time_unit": t} for n, d, t in _core.formats()]
+
+
+def _split_sets(sets: Mapping[str, Any] | None) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
+    """Splits ``--set`` overrides into trace parameters and per-policy parameters."""
+    trace: dict[str, str] = {}
+    per_policy: dict[str, dict[str, str]] = {}
+    names = {p[0] for p in _core.policies()}
+    for key, value in (sets or {}).items():
+        prefix, dot, rest = key.partition(".")
+        if not dot or not rest:
+            raise ConfigError(f"option '{key}': expected SECTION.KEY (trace.KEY or POLICY.KEY)")
+        prefix = prefix.lower()
+        if prefix == "trace":
+            trace[rest] = str(value)
+        elif prefix in names:
+            per_policy.setdefault(prefix, {})[rest] = str(value)
+        else:
+            raise ConfigError(
+                f"option '{key}': unknown section '{prefix}'; expected trace or a policy "
+                f"({', '.join(sorted(names))})"
+            )
+    return trace, per_policy
+
+
+def _trace_kwargs(
+    format: str | None, volume: int | None, skip_bad_lines: bool, page_size: int, trace_params: dict[str, str]
+) -> dict[str, Any]:
+    return {
+        "format": format,
+        "volume": volume,
+        "skip_bad_lines": skip_bad_lines,
+        "page_size": page_size,
+        "trace_params": trace_params,
+    }
+
+
+def simulate(
+    trace: str | os.PathLike[str],
+    policy: str = "lru",
+    size: str | int = "5%",
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    working_set: int | None = None,
+    progress: Progress | None = None,
+) -> Result:
+    """Simulates ``policy`` with a cache of ``size`` (pages, bytes like ``"64MiB"`` or ``"5%"``
+    of the working set) over ``trace`` (a file or a ``synth:`` spec); returns one result row."""
+    trace_params, per_policy = _split_sets(set)
+    row = _core.simulate(
+        os.fspath(trace),
+        policy,
+        str(size),
+        policy_params=per_policy.get(policy.lower(), {}),
+        working_set=working_set,
+        progress=progress,
+        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+    )
+    return Result(row)
+
+
+def run_grid(
+    traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    policies: str | Iterable[str],
+    sizes: str | int | Iterable[str | int],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    jobs: int | None = None,
+    progress: Callable[[float], object] | None = None,
+) -> pd.DataFrame:
+    """Runs every (trace, policy, size) point and returns one row per point, in grid order.
+
+    Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
+    cores. ``progress``, if given, is called with the fraction of the grid done so far.
+    """
+    trace_list = [os.fspath(traces)] if isinstance(traces, str | os.PathLike) else [os.fspath(t) for t in traces]
+    policy_list = [policies] if isinstance(policies, str) else list(policies)
+    size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
+    if not trace_list or not policy_list or not size_list:
+        raise ConfigError("run_grid needs at least one trace, one policy and one size")
+    for s in size_list:
+        _core.check_size(s)
+    known = {p[0] for p in _core.policies()}
+    for p in policy_list:
+        if p.lower() not in known:
+            raise ConfigError(f"unknown policy '{p}'; registered: {', '.join(sorted(known))}")
+    trace_params, _ = _split_sets(set)
+    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params)
+    ws: dict[str, int | None] = {}
+    for t in trace_list:
+        ws[t] = _core.working_set(t, **tkw) if any(s.strip().endswith("%") for s in size_list) else None
+    points = [(t, p, s) for t in trace_list for p in policy_list for s in size_list]
+    done = [0.0] * len(points)
+
+    def report(i: int) -> Progress:
+        def cb(d: int, total: int) -> None:
+            done[i] = d / total if total else 0.0
+            if progress is not None:
+                progress(sum(done) / len(points))
+
+        return cb
+
+    def one(i: int) -> Result:
+        t, p, s = points[i]
+        row = simulate(
+            t,
+            p,
+            s,
+            format=format,
+            volume=volume,
+            skip_bad_lines=skip_bad_lines,
+            page_size=page_size,
+            set=set,
+            working_set=ws[t],
+            progress=report(i),
+        )
+        done[i] = 1.0
+        if progress is not None:
+            progress(sum(done) / len(points))
+        return row
+
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(points)))
+    if workers == 1:
+        rows = [one(i) for i in range(len(points))]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            rows = list(pool.map(one, range(len(points))))
+    return pd.DataFrame(rows)
+
+
+def trace_info(
+    trace: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
+    trace_params, _ = _split_sets(set)
+    return _core.trace_info(os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params))
+
+
+def convert(
+    trace: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    to: str | None = None,
+    annotate_next: bool = False,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Writes ``trace`` as fcsim binary (``.fct``), libCacheSim CSV or oracleGeneral (``to`` =
+    ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic."""
+    trace_params, _ = _split_sets(set)
+    return _core.convert_trace(
+        os.fspath(trace),
+        os.fspath(out),
+        to=to,
+        annotate_next=annotate_next,
+        progress=progress,
+        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+    )

@@ -1,0 +1,258 @@
+"""The ``fcsim`` command line. Errors in input or options print one line and exit with status 2;
+Ctrl-C exits with 130; no traceback either way, and no half-written output file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+import fcsim
+from fcsim import output
+
+TABLE_COLUMNS = [
+    "trace",
+    "policy",
+    "size_pages",
+    "accesses",
+    "hit_ratio",
+    "read_hit_ratio",
+    "backing_reads",
+    "backing_writes",
+    "dirty_evictions",
+    "requests_per_s",
+]
+
+
+class Bar:
+    """A progress bar on stderr, shown only on a terminal and only once a run has taken a second."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.shown = False
+        self.enabled = sys.stderr.isatty()
+
+    def __call__(self, fraction: float) -> None:
+        if not self.enabled or time.monotonic() - self.start < 1.0:
+            return
+        width = 30
+        filled = int(width * min(max(fraction, 0.0), 1.0))
+        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%}")
+        sys.stderr.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r" + " " * (len(self.label) + 42) + "\r")
+            sys.stderr.flush()
+
+
+def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs or []:
+        key, eq, value = pair.partition("=")
+        if not eq or not key.strip():
+            raise fcsim.ConfigError(f"--set {pair}: expected KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _trace_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", help="trace format (default: detect); see 'fcsim trace formats'")
+    p.add_argument("--volume", type=int, help="keep only this volume (disk, ASU, LUN, device)")
+    p.add_argument("--page-size", type=int, default=4096, help="page size in bytes (default 4096)")
+    p.add_argument("--skip-bad-lines", action="store_true", help="skip and count malformed lines")
+    p.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help="override a parameter: trace.KEY (format options) or POLICY.KEY; repeatable",
+    )
+
+
+def _common(a: argparse.Namespace) -> dict[str, Any]:
+    return {
+        "format": a.format,
+        "volume": a.volume,
+        "skip_bad_lines": a.skip_bad_lines,
+        "page_size": a.page_size,
+        "set": _sets(a.set),
+    }
+
+
+def _split_list(s: str) -> list[str]:
+    return [x.strip() for x in s.split(",") if x.strip()]
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    if a.out:
+        output.check_path(a.out)
+    bar = Bar("simulating")
+    try:
+        df = fcsim.run_grid(
+            a.trace, _split_list(a.policy), _split_list(a.size), jobs=a.jobs, progress=bar, **_common(a)
+        )
+    finally:
+        bar.close()
+    if a.out:
+        output.write_table(df, a.out)
+    if a.json:
+        for line in output.rows_json(df):
+            print(line)
+    elif not a.quiet:
+        print(format_table(df))
+    bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
+    if bad:
+        print(f"fcsim: skipped {bad} malformed line(s) in {a.trace}", file=sys.stderr)
+    return 0
+
+
+def format_table(df: pd.DataFrame) -> str:
+    cols = [c for c in TABLE_COLUMNS if c in df.columns]
+    t = df[cols].copy()
+    for c in ("hit_ratio", "read_hit_ratio"):
+        t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
+    t["requests_per_s"] = t["requests_per_s"].map(lambda v: "" if pd.isna(v) else f"{v / 1e6:.2f}M")
+    return t.to_string(index=False)
+
+
+def _fmt_ns(ns: int) -> str:
+    return f"{ns / 1e9:.3f} s"
+
+
+def cmd_info(a: argparse.Namespace) -> int:
+    info = fcsim.trace_info(a.trace, **_common(a))
+    if a.json:
+        print(json.dumps(info))
+        return 0
+    req = info["requests"]
+    pct = (lambda n: f"{100 * n / req:.2f}%") if req else (lambda n: "-")
+    ps = info["page_size"]
+    lines = [
+        f"trace          {a.trace}",
+        f"format         {info['format']}",
+        f"requests       {req:,}",
+        f"reads          {info['reads']:,} ({pct(info['reads'])})",
+        f"writes         {info['writes']:,} ({pct(info['writes'])})",
+    ]
+    if info["trims"]:
+        lines.append(f"trims          {info['trims']:,} ({pct(info['trims'])})")
+    lines += [
+        f"page accesses  {info['page_accesses']:,} ({ps} B pages; {info['read_pages']:,} read, "
+        f"{info['write_pages']:,} written)",
+        f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
+        f"bytes          {info['bytes']:,}",
+        f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
+        f"{info['out_of_order']:,} out of order)",
+    ]
+    if info["object_keys"]:
+        lines.append("keys           object ids (one page per request)")
+    if info["bad_lines"]:
+        lines.append(f"bad lines      {info['bad_lines']:,} skipped")
+    lines.append("request sizes  (bytes <= bound: count)")
+    for bound, count in info["size_histogram"]:
+        lines.append(f"  {bound:>12,}  {count:,}")
+    vols = info["volumes"]
+    lines.append(f"volumes        {len(vols)}")
+    for v, n, r, w in vols[:20]:
+        lines.append(f"  volume {v:<6} {n:,} requests ({r:,} reads, {w:,} writes)")
+    if len(vols) > 20:
+        lines.append(f"  ... {len(vols) - 20} more (use --json for all)")
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_convert(a: argparse.Namespace) -> int:
+    bar = Bar("converting")
+    try:
+        info = fcsim.convert(
+            a.trace,
+            a.output,
+            to=a.to,
+            annotate_next=a.annotate_next,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+            **_common(a),
+        )
+    finally:
+        bar.close()
+    print(
+        f"wrote {a.output}: {info['requests']:,} requests, {info['page_accesses']:,} page accesses, "
+        f"{info['unique_pages']:,} unique pages"
+    )
+    return 0
+
+
+def cmd_formats(_: argparse.Namespace) -> int:
+    for f in fcsim.formats():
+        print(f"{f['name']:<15} {f['description']}  [time: {f['time_unit']}]")
+    return 0
+
+
+def cmd_policies(_: argparse.Namespace) -> int:
+    for p in fcsim.policies():
+        params = f"  params: {', '.join(p['params'])}" if p["params"] else ""
+        print(f"{p['name']:<10} {p['description']}  ({p['source']}){params}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    run = sub.add_parser("run", help="simulate policies x sizes over a trace")
+    run.add_argument("trace", help="trace file, or synth:KIND,key=value,...")
+    run.add_argument("--policy", required=True, help="policy name(s), comma-separated")
+    run.add_argument("--size", required=True, help="cache size(s): pages, bytes (64MiB) or percent (5%%)")
+    run.add_argument("--json", action="store_true", help="print one JSON object per result row")
+    run.add_argument("--out", help="write the results to FILE (.csv, .parquet, .json, .jsonl)")
+    run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
+    run.add_argument("-q", "--quiet", action="store_true", help="print no table")
+    _trace_args(run)
+    run.set_defaults(func=cmd_run)
+
+    pol = sub.add_parser("policies", help="registered policies, one line each")
+    pol.set_defaults(func=cmd_policies)
+
+    trace = sub.add_parser("trace", help="trace statistics and conversion")
+    tsub = trace.add_subparsers(dest="trace_command", required=True)
+    info = tsub.add_parser("info", help="requests, read/write split, working set, sizes, volumes")
+    info.add_argument("trace")
+    info.add_argument("--json", action="store_true")
+    _trace_args(info)
+    info.set_defaults(func=cmd_info)
+    conv = tsub.add_parser("convert", help="write as fcsim binary (.fct), libCacheSim CSV or oracleGeneral")
+    conv.add_argument("trace")
+    conv.add_argument("-o", "--output", required=True)
+    conv.add_argument("--to", choices=["fct", "lcs-csv", "oracle-general"], help="default: from the output name")
+    conv.add_argument("--annotate-next", action="store_true", help="add the next-access column (.fct)")
+    _trace_args(conv)
+    conv.set_defaults(func=cmd_convert)
+    fmts = tsub.add_parser("formats", help="supported trace formats")
+    fmts.set_defaults(func=cmd_formats)
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (fcsim.TraceError, fcsim.ConfigError) as e:
+        print(f"fcsim: error: {e}", file=sys.stderr)
+    except OSError as e:
+        print(f"fcsim: error: {e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("fcsim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
