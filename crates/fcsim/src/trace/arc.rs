@@ -18,7 +18,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         (1..=4).contains(&f.len()) && f.iter().all(|x| x.parse::<u64>().is_ok())
     })

@@ -23,7 +23,7 @@ fn is_event(f: &[&str]) -> bool {
 }
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| is_event(&l.split_ascii_whitespace().collect::<Vec<_>>()))
+    super::most(lines, |l| is_event(&l.split_ascii_whitespace().collect::<Vec<_>>()))
 }
 
 fn make(_: &mut Params) -> Result<Box<dyn LineFormat>, String> {

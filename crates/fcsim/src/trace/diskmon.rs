@@ -16,7 +16,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split('\t').collect();
         f.len() >= 7 && matches!(f[4], "Read" | "Write")
     })

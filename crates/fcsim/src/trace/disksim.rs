@@ -33,11 +33,11 @@ fn numeric5(l: &str) -> Option<Vec<&str>> {
 }
 
 fn sniff_mqsim(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| numeric5(l).is_some_and(|f| f[0].parse::<u64>().is_ok() && matches!(f[4], "0" | "1")))
+    super::most(lines, |l| numeric5(l).is_some_and(|f| f[0].parse::<u64>().is_ok() && matches!(f[4], "0" | "1")))
 }
 
 fn sniff_disksim(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| numeric5(l).is_some_and(|f| parse_scaled(f[0], 6, "").is_ok()))
+    super::most(lines, |l| numeric5(l).is_some_and(|f| parse_scaled(f[0], 6, "").is_ok()))
 }
 
 fn make_mqsim(_: &mut Params) -> Result<Box<dyn LineFormat>, String> {

@@ -16,7 +16,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         f.len() >= 9 && matches!(f[f.len() - 4], "R" | "W") && f[0].parse::<u64>().is_ok()
     })

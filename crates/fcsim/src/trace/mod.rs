@@ -441,6 +441,14 @@ impl TraceReader for TextReader {
 // ---------------------------------------------------------------------------------------------
 // Field helpers shared by the text formats
 
+/// Detection test: at least two thirds of the first ten lines satisfy `pred`, so that one
+/// malformed line does not hide a format (it is then reported with its line number).
+pub fn most(lines: &[&str], pred: impl Fn(&&str) -> bool) -> bool {
+    let head = &lines[..lines.len().min(10)];
+    let n = head.iter().filter(|l| pred(l)).count();
+    n > 0 && 3 * n >= 2 * head.len()
+}
+
 /// Splits `line` on `sep`, checking that there are at least `min` fields.
 pub fn fields<'a>(line: &'a str, sep: char, min: usize, what: &str) -> std::result::Result<Vec<&'a str>, String> {
     let f: Vec<&str> = line.split(sep).map(str::trim).collect();

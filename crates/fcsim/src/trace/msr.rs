@@ -17,7 +17,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split(',').collect();
         f.len() == 7 && matches!(f[3].to_ascii_lowercase().as_str(), "read" | "write") && f[0].parse::<u64>().is_ok()
     })

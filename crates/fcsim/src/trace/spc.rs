@@ -17,7 +17,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split(',').map(str::trim).collect();
         f.len() >= 5 && matches!(f[3], "r" | "R" | "w" | "W") && f[1].parse::<u64>().is_ok()
     })

@@ -18,7 +18,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 
 fn sniff(lines: &[&str]) -> bool {
     lines[0].to_ascii_lowercase().replace(' ', "").starts_with("timestamp,response,iotype,lun,offset,size")
-        || lines.iter().take(5).all(|l| {
+        || super::most(lines, |l| {
             let f: Vec<&str> = l.split(',').collect();
             f.len() == 6 && matches!(f[2], "R" | "W") && f[0].contains('.')
         })

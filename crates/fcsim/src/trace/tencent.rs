@@ -16,7 +16,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    lines.iter().take(5).all(|l| {
+    super::most(lines, |l| {
         let f: Vec<&str> = l.split(',').collect();
         f.len() == 5 && f.iter().all(|x| x.trim().parse::<u64>().is_ok()) && matches!(f[3].trim(), "0" | "1")
     })

@@ -1,0 +1,197 @@
+//! The simulation loop end to end on tiny traces with hand-computed answers, the conformance
+//! kit run over every registered policy, and trace conversion round trips.
+
+use fcsim::metrics::Counters;
+use fcsim::policy::{self, POLICIES};
+use fcsim::request::{Op, NEVER};
+use fcsim::stack::Tier;
+use fcsim::trace::{self, convert, fct, TraceOptions};
+use fcsim::{simulate, SimConfig, SizeSpec};
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn golden_opts() -> TraceOptions {
+    let mut params = BTreeMap::new();
+    for (k, v) in [("time", "t"), ("op", "op"), ("offset", "page"), ("offset_unit", "4096"), ("size", "pages"), ("size_unit", "4096")] {
+        params.insert(k.to_string(), v.to_string());
+    }
+    TraceOptions { format: Some("csv".into()), params, ..TraceOptions::default() }
+}
+
+fn golden(policy: &str) -> Counters {
+    let row = simulate(&fixture("golden.csv"), &golden_opts(), &SimConfig::new(policy, SizeSpec::Pages(3)), None, None).unwrap();
+    assert_eq!(row.size_pages, 3);
+    row.counters
+}
+
+#[test]
+fn golden_lru() {
+    // Capacity 3, MRU first. R1 miss [1]; R2 miss [2 1]; W3 miss, admitted dirty, nothing read
+    // [3* 2 1]; R1 hit [1 3* 2]; W4 miss evicts 2 (clean) [4* 1 3*]; R2 miss evicts 3 (dirty:
+    // written back) [2 4* 1]; R3 miss evicts 1 [3 2 4*]; R4 hit [4* 3 2]; T4 drops 4 unwritten
+    // [3 2]; R4 miss [4 3 2]. Nothing dirty is left to flush.
+    let c = golden("lru");
+    let want = Counters {
+        requests: 9,
+        accesses: 9,
+        reads: 7,
+        writes: 2,
+        trims: 1,
+        hits: 2,
+        read_hits: 2,
+        write_hits: 0,
+        insertions: 7,
+        evictions: 3,
+        dirty_evictions: 1,
+        backing_reads: 5,
+        backing_writes: 1,
+        flushed: 0,
+    };
+    assert_eq!(c, want);
+}
+
+#[test]
+fn golden_fifo() {
+    // Capacity 3, newest first. R1, R2, W3 miss [3* 2 1]; R1 hit; W4 miss evicts 1 (clean)
+    // [4* 3* 2]; R2 hit; R3 hit; R4 hit; T4 drops 4 [3* 2]; R4 miss [4 3* 2]. 3 is still dirty
+    // at the end: flushed.
+    let c = golden("fifo");
+    assert_eq!((c.hits, c.read_hits, c.insertions, c.evictions, c.dirty_evictions), (4, 4, 5, 1, 0));
+    assert_eq!((c.backing_reads, c.backing_writes, c.flushed), (3, 1, 1));
+}
+
+#[test]
+fn percent_sizes_use_the_working_set() {
+    // golden.csv touches pages 1..=4: 50% is 2 pages.
+    let row = simulate(&fixture("golden.csv"), &golden_opts(), &SimConfig::new("lru", SizeSpec::Percent(50.0)), None, None).unwrap();
+    assert_eq!(row.size_pages, 2);
+}
+
+/// Feeds (key, op) pairs to a fresh tier of `policy`, checking occupancy after each access.
+fn drive(policy: &str, cap: usize, ops: &[(u64, Op)]) -> Counters {
+    let (p, _) = policy::build(policy, cap, BTreeMap::new()).unwrap();
+    let mut tier = Tier::new(p, cap);
+    for (i, &(k, op)) in ops.iter().enumerate() {
+        tier.access(k, op, i as u64, NEVER);
+        assert!(tier.resident() <= cap, "{policy}: {} pages resident in a cache of {cap}", tier.resident());
+    }
+    tier.flush();
+    tier.counters
+}
+
+fn ops_strategy(trims: bool) -> impl Strategy<Value = Vec<(u64, Op)>> {
+    let op = if trims {
+        prop_oneof![6 => Just(Op::Read), 3 => Just(Op::Write), 1 => Just(Op::Trim)].boxed()
+    } else {
+        prop_oneof![Just(Op::Read), Just(Op::Write)].boxed()
+    };
+    prop::collection::vec((0u64..40, op), 1..400)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// The conformance kit: every registered policy, on random read/write/trim sequences.
+    #[test]
+    fn conformance(ops in ops_strategy(true), cap in 1usize..24) {
+        for p in POLICIES {
+            let c = drive(p.name, cap, &ops);
+            let misses = c.accesses - c.hits;
+            prop_assert_eq!(c.accesses + c.trims, ops.len() as u64);
+            prop_assert_eq!(c.hits, c.read_hits + c.write_hits);
+            prop_assert_eq!(c.reads + c.writes, c.accesses);
+            prop_assert!(c.insertions <= misses);
+            prop_assert_eq!(c.backing_reads, c.reads - c.read_hits);
+            prop_assert!(c.dirty_evictions <= c.evictions && c.evictions <= c.insertions);
+            // Same input, same result.
+            prop_assert_eq!(c, drive(p.name, cap, &ops));
+        }
+    }
+
+    /// LRU has the inclusion property: misses never rise with the cache size.
+    #[test]
+    fn lru_misses_never_rise_with_size(ops in ops_strategy(false), cap in 1usize..30) {
+        let a = drive("lru", cap, &ops);
+        let b = drive("lru", cap + 1, &ops);
+        prop_assert!(b.accesses - b.hits <= a.accesses - a.hits);
+    }
+}
+
+fn read_all(path: &str, opts: &TraceOptions) -> Vec<fcsim::request::HostRequest> {
+    let mut r = trace::open(path, opts).unwrap();
+    let mut v = Vec::new();
+    while let Some(x) = r.next_request().unwrap() {
+        v.push(x);
+    }
+    v
+}
+
+#[test]
+fn fct_round_trip_with_next_access() {
+    let dir = std::env::temp_dir().join(format!("fcsim-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("tpcc.fct");
+    let src = fixture("mqsim_tpcc.trace.zst");
+    let info = convert::convert(&src, &TraceOptions::default(), &out, convert::Target::Fct, 4096, true, &mut |_, _| true).unwrap();
+    let back = read_all(out.to_str().unwrap(), &TraceOptions::default());
+    assert_eq!(back, read_all(&src, &TraceOptions::default()));
+    let h = fct::read_header(&out).unwrap();
+    assert_eq!(
+        (h.requests, h.reads, h.writes, h.page_accesses, h.unique_pages),
+        (10, info.reads, info.writes, info.page_accesses, info.unique_pages)
+    );
+    assert_eq!(h.source_format, "mqsim");
+    let mut r = trace::open(out.to_str().unwrap(), &TraceOptions::default()).unwrap();
+    let next = r.next_access_column(4096).unwrap().unwrap();
+    assert_eq!(next.len() as u64, h.page_accesses);
+    assert!(r.next_access_column(512).unwrap().is_none());
+    // The same simulation from text and from binary.
+    let cfg = SimConfig::new("lru", SizeSpec::Pages(8));
+    let a = simulate(&src, &TraceOptions::default(), &cfg, None, None).unwrap();
+    let b = simulate(out.to_str().unwrap(), &TraceOptions::default(), &cfg, None, None).unwrap();
+    assert_eq!(a.counters, b.counters);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn page_sequences_for_libcachesim_round_trip() {
+    let dir = std::env::temp_dir().join(format!("fcsim-test-lcs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = fixture("arc_p2.lis");
+    let csv = dir.join("p2.csv");
+    let og = dir.join("p2.oracleGeneral.bin");
+    convert::convert(&src, &TraceOptions::default(), &csv, convert::Target::LcsCsv, 4096, false, &mut |_, _| true).unwrap();
+    convert::convert(&src, &TraceOptions::default(), &og, convert::Target::OracleGeneral, 4096, false, &mut |_, _| true).unwrap();
+    // Page keys of the original, split into 4 KiB pages.
+    let splitter = fcsim::request::PageSplitter::new(4096, fcsim::request::KeyUnit::Bytes);
+    let want: Vec<u64> = read_all(&src, &TraceOptions::default())
+        .iter()
+        .flat_map(|r| {
+            let (f, n) = splitter.pages(r);
+            f..f + n
+        })
+        .collect();
+    let ids = |p: &std::path::Path| read_all(p.to_str().unwrap(), &TraceOptions::default()).iter().map(|r| r.offset).collect::<Vec<_>>();
+    assert_eq!(ids(&csv), want);
+    assert_eq!(ids(&og), want);
+    // No temporary file is left behind.
+    let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    assert!(names.iter().all(|n| !n.contains(".tmp")), "{names:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn failed_conversion_leaves_no_file() {
+    let dir = std::env::temp_dir().join(format!("fcsim-test-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("bad.fct");
+    let e =
+        convert::convert(&fixture("msr_bad_line.csv"), &TraceOptions::default(), &out, convert::Target::Fct, 4096, false, &mut |_, _| true);
+    assert!(e.is_err());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    std::fs::remove_dir_all(&dir).ok();
+}
