@@ -31,9 +31,7 @@ class Result(dict[str, Any]):
 
 def policies() -> list[dict[str, Any]]:
     """Registered policies: name, description, source and parameter names."""
-    return [
-        {"name": n, "description": d, "source": s, "params": p} for n, d, s, p in _core.policies()
-    ]
+    return [{"name": n, "description": d, "source": s, "params": p} for n, d, s, p in _core.policies()]
 
 
 def formats() -> list[dict[str, str]]:
@@ -121,7 +119,9 @@ def run_grid(
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
-    trace_list = [os.fspath(traces)] if isinstance(traces, str | os.PathLike) else [os.fspath(t) for t in traces]
+    trace_list = (
+        [os.fspath(traces)] if isinstance(traces, str | os.PathLike) else [os.fspath(t) for t in traces]
+    )
     policy_list = [policies] if isinstance(policies, str) else list(policies)
     size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
     if not trace_list or not policy_list or not size_list:
@@ -187,7 +187,9 @@ def trace_info(
 ) -> dict[str, Any]:
     """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
     trace_params, _ = _split_sets(set)
-    return _core.trace_info(os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params))
+    return _core.trace_info(
+        os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params)
+    )
 
 
 def convert(

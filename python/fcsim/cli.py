@@ -229,7 +229,9 @@ def parser() -> argparse.ArgumentParser:
     conv = tsub.add_parser("convert", help="write as fcsim binary (.fct), libCacheSim CSV or oracleGeneral")
     conv.add_argument("trace")
     conv.add_argument("-o", "--output", required=True)
-    conv.add_argument("--to", choices=["fct", "lcs-csv", "oracle-general"], help="default: from the output name")
+    conv.add_argument(
+        "--to", choices=["fct", "lcs-csv", "oracle-general"], help="default: from the output name"
+    )
     conv.add_argument("--annotate-next", action="store_true", help="add the next-access column (.fct)")
     _trace_args(conv)
     conv.set_defaults(func=cmd_convert)

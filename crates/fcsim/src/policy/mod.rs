@@ -89,7 +89,7 @@ impl PolicyParams {
     }
 
     /// Fails on a parameter the policy did not take; returns the parameters used.
-    pub fn finish(self, policy: &PolicyInfo) -> Result<Vec<(String, String)>> {
+    pub fn finish(self, policy: &PolicyInfo) -> Result<UsedParams> {
         if let Some(k) = self.given.keys().next() {
             let known =
                 if policy.params.is_empty() { "it takes none".to_string() } else { format!("it takes {}", policy.params.join(", ")) };
@@ -127,8 +127,11 @@ pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     })
 }
 
+/// A policy's parameters as (name, value) pairs, in the order it took them.
+pub type UsedParams = Vec<(String, String)>;
+
 /// Builds a policy by name with `capacity` pages; returns it with the parameters it used.
-pub fn build(name: &str, capacity: usize, params: BTreeMap<String, String>) -> Result<(Box<dyn Policy>, Vec<(String, String)>)> {
+pub fn build(name: &str, capacity: usize, params: BTreeMap<String, String>) -> Result<(Box<dyn Policy>, UsedParams)> {
     let info = policy_by_name(name)?;
     if capacity == 0 {
         return Err(Error::config("cache size must be at least one page"));

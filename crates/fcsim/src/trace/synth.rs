@@ -144,7 +144,7 @@ impl Spec {
         if s.size.0 == 0 || s.size.0 > s.size.1 || s.size.1 > u64::from(u32::MAX) {
             return Err(Error::config(format!("synth: size {}-{} must be 1 ≤ MIN ≤ MAX < 4 GiB", s.size.0, s.size.1)));
         }
-        if !(s.alpha >= 0.0 && s.alpha.is_finite()) || !(s.iops >= 0.0 && s.iops.is_finite()) {
+        if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
             return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
         }
         Ok(s)

@@ -1,0 +1,194 @@
+"""The Python API: result rows, grids, typed errors, GIL release, stubs."""
+
+from __future__ import annotations
+
+import ast
+import threading
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import fcsim
+from conftest import FIXTURES, ROOT, TRACES
+from fcsim import _core
+
+# DESIGN.md's result row, in order (plus `requests` and `bad_lines`).
+COLUMNS = [
+    "trace",
+    "format",
+    "policy",
+    "size_pages",
+    "page_size",
+    "device",
+    "requests",
+    "accesses",
+    "reads",
+    "writes",
+    "hits",
+    "read_hits",
+    "write_hits",
+    "hit_ratio",
+    "read_hit_ratio",
+    "insertions",
+    "evictions",
+    "dirty_evictions",
+    "backing_reads",
+    "backing_writes",
+    "flash_page_reads",
+    "flash_page_writes",
+    "gc_page_writes",
+    "erasures",
+    "write_amplification",
+    "epbpd",
+    "fue",
+    "resp_mean_us",
+    "resp_std_us",
+    "resp_p50_us",
+    "resp_p99_us",
+    "resp_p999_us",
+    "resp_max_us",
+    "runtime_s",
+    "load_balance",
+    "sim_seconds",
+    "requests_per_s",
+    "bad_lines",
+]
+
+
+def test_simulate_returns_the_documented_row() -> None:
+    row = fcsim.simulate(TRACES / "msr_hm_0_excerpt1000.csv", policy="lru", size="10%")
+    assert isinstance(row, fcsim.Result)
+    assert list(row) == COLUMNS
+    assert row.policy == "lru" and row.format == "msr" and row.trace == "msr_hm_0_excerpt1000.csv"
+    assert row.size_pages == round(1917 * 0.10)
+    assert row.hits == row.read_hits + row.write_hits
+    assert row.hit_ratio == pytest.approx(row.hits / row.accesses)
+    assert row.device is None and row.erasures is None
+    assert row.requests == 1000 and row.requests_per_s > 0
+
+
+def test_sizes_in_bytes_pages_and_percent() -> None:
+    t = TRACES / "arc_P3.lis.zst"
+    assert fcsim.simulate(t, size="4MiB").size_pages == 1024
+    assert fcsim.simulate(t, size=1000).size_pages == 1000
+    assert fcsim.simulate(t, size="1%").size_pages == round(102348 * 0.01)
+    assert fcsim.simulate(t, size="1%", page_size=8192).size_pages == round(
+        fcsim.trace_info(t, page_size=8192)["unique_pages"] * 0.01
+    )
+
+
+def test_run_grid_order_and_threads() -> None:
+    t = TRACES / "arc_P3.lis.zst"
+    seen: list[float] = []
+    df = fcsim.run_grid(t, ["lru", "fifo"], ["1%", "5%", "10%"], jobs=2, progress=seen.append)
+    assert isinstance(df, pd.DataFrame)
+    assert list(df["policy"]) == ["lru"] * 3 + ["fifo"] * 3
+    assert list(df["size_pages"]) == [1023, 5117, 10235] * 2
+    assert seen[-1] == pytest.approx(1.0)
+    serial = fcsim.run_grid(t, ["lru", "fifo"], ["1%", "5%", "10%"], jobs=1)
+    assert list(serial["hits"]) == list(df["hits"])
+    lru = df[df.policy == "lru"]["hit_ratio"].tolist()
+    assert lru == sorted(lru)
+
+
+def test_synthetic_traces() -> None:
+    spec = "synth:zipf,alpha=0.9,requests=200000,pages=20000,write=0.3,seed=3"
+    a = fcsim.simulate(spec, policy="lru", size="5%")
+    b = fcsim.simulate(spec, policy="lru", size="5%")
+    assert a.hits == b.hits and a.writes > 0 and a.format == "synth"
+    info = fcsim.trace_info(spec)
+    assert info["requests"] == 200000 and 0.28 < info["writes"] / 200000 < 0.32
+
+
+def test_set_routes_options() -> None:
+    t = FIXTURES / "arc_p2.lis"
+    small = fcsim.trace_info(t, set={"trace.block_size": "512"})
+    big = fcsim.trace_info(t, set={"trace.block_size": "4096"})
+    assert big["unique_pages"] > small["unique_pages"]
+    with pytest.raises(fcsim.ConfigError, match="unknown section 'device'"):
+        fcsim.simulate(t, set={"device.op": "0.07"})
+    with pytest.raises(fcsim.ConfigError, match=r"unknown parameter lru\.window"):
+        fcsim.simulate(t, set={"lru.window": "0.25"})
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: fcsim.simulate("nonexistent.csv"), fcsim.TraceError, "nonexistent.csv: no such file"),
+        (lambda: fcsim.simulate(FIXTURES / "empty.csv"), fcsim.TraceError, "empty trace"),
+        (lambda: fcsim.simulate(FIXTURES / "msr_bad_line.csv"), fcsim.TraceError, r"msr_bad_line\.csv:2:"),
+        (lambda: fcsim.simulate(FIXTURES / "truncated.csv.gz"), fcsim.TraceError, "truncated.csv.gz"),
+        (lambda: fcsim.simulate(FIXTURES / "truncated.lis.zst"), fcsim.TraceError, "truncated.lis.zst"),
+        (lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", policy="nope"), fcsim.ConfigError, "unknown policy"),
+        (lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", size="0"), fcsim.ConfigError, "at least one page"),
+        (lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", size="-5"), fcsim.ConfigError, "cache size"),
+        (lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", size="lots"), fcsim.ConfigError, "cache size"),
+        (
+            lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", format="nope"),
+            fcsim.ConfigError,
+            "unknown trace format",
+        ),
+        (lambda: fcsim.simulate(FIXTURES / "arc_p2.lis", page_size=0), fcsim.ConfigError, "page size"),
+        (lambda: fcsim.simulate("synth:zipf,alpha=x"), fcsim.ConfigError, "alpha=x"),
+    ],
+)
+def test_typed_errors(call, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message) as e:
+        call()
+    assert isinstance(e.value, ValueError)
+
+
+def test_skip_bad_lines_counts() -> None:
+    row = fcsim.simulate(FIXTURES / "msr_bad_line.csv", size=10, skip_bad_lines=True)
+    assert row.requests == 2 and row.bad_lines == 1
+
+
+def test_gil_is_released_while_simulating() -> None:
+    spec = "synth:zipf,requests=3000000,pages=200000,iops=0"
+    done = threading.Event()
+
+    def work() -> None:
+        fcsim.simulate(spec, policy="lru", size=20000)
+        done.set()
+
+    ticks = 0
+    th = threading.Thread(target=work)
+    start = time.perf_counter()
+    th.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.001)
+    th.join()
+    elapsed = time.perf_counter() - start
+    # With the GIL held the main thread could not wake up during the run.
+    assert elapsed > 0.05 and ticks >= 10
+
+
+def test_stubs_match_the_module() -> None:
+    stub = ast.parse((ROOT / "python" / "fcsim" / "_core.pyi").read_text())
+    stubbed = {n.name for n in stub.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    public = {n for n in dir(_core) if not n.startswith("_")}
+    assert stubbed == public
+    for node in stub.body:
+        if isinstance(node, ast.FunctionDef):
+            sig = getattr(_core, node.name).__text_signature__
+            names = [a.arg for a in node.args.args + node.args.kwonlyargs]
+            assert names == [
+                p.split("=")[0].strip() for p in sig.strip("()").split(",") if p.strip() not in ("*", "")
+            ]
+    assert (ROOT / "python" / "fcsim" / "py.typed").exists()
+
+
+def test_convert_outputs(tmp_path: Path) -> None:
+    src = TRACES / "systor17_vdi_sample1000.csv.gz"
+    fct = tmp_path / "v.fct"
+    info = fcsim.convert(src, fct, annotate_next=True)
+    assert fcsim.trace_info(fct)["unique_pages"] == info["unique_pages"] == 9831
+    a = fcsim.simulate(src, size="5%")
+    b = fcsim.simulate(fct, size="5%")
+    assert (a.hits, a.backing_writes) == (b.hits, b.backing_writes) and b.format == "fct"
+    csv = tmp_path / "v.csv"
+    fcsim.convert(src, csv)
+    assert fcsim.trace_info(csv)["page_accesses"] == info["page_accesses"]
