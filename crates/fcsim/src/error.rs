@@ -52,7 +52,6 @@ impl Error {
     pub fn io(file: &Path, err: &std::io::Error) -> Self {
         let message = match err.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_string(),
-            std::io::ErrorKind::UnexpectedEof => "unexpected end of file (truncated or corrupt compressed stream?)".to_string(),
             _ => err.to_string(),
         };
         Error::Io { file: file.to_path_buf(), message }

@@ -254,6 +254,9 @@ fn bad_files() {
         assert!(e.is_trace(), "{t}: {e}");
         assert!(e.to_string().contains(t), "{e}");
     }
+    // Truncation is reported where the stream ends.
+    let e = err_of("truncated.csv.gz", &TraceOptions::default()).to_string();
+    assert!(e.contains("truncated.csv.gz:6: unexpected end of file"), "{e}");
     let e = err_of("msr_hm_0.csv", &TraceOptions { format: Some("nope".into()), ..TraceOptions::default() });
     assert!(matches!(e, Error::Config(_)), "{e}");
     // A trace read as the wrong format fails on its first line.

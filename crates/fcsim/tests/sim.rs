@@ -154,6 +154,13 @@ fn fct_round_trip_with_next_access() {
     let a = simulate(&src, &TraceOptions::default(), &cfg, None, None).unwrap();
     let b = simulate(out.to_str().unwrap(), &TraceOptions::default(), &cfg, None, None).unwrap();
     assert_eq!(a.counters, b.counters);
+    // A truncated .fct names the byte offset of the missing record.
+    let bytes = std::fs::read(&out).unwrap();
+    let cut = dir.join("cut.fct");
+    std::fs::write(&cut, &bytes[..fct::HEADER + 5 * fct::RECORD + 7]).unwrap();
+    let mut r = trace::open(cut.to_str().unwrap(), &TraceOptions::default()).unwrap();
+    let e = std::iter::from_fn(|| r.next_request().transpose()).find_map(Result::err).unwrap().to_string();
+    assert!(e.contains("cut.fct at byte 248: truncated .fct: header promises 10 records"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

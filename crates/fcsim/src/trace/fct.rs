@@ -146,14 +146,23 @@ impl FctReader {
     fn refill(&mut self) -> Result<()> {
         let left = self.header.requests - self.read;
         let want = (left.min(CHUNK as u64) as usize) * RECORD;
-        let offset = HEADER as u64 + self.read * RECORD as u64;
-        self.src.reader.read_exact(&mut self.buf[..want]).map_err(|_| {
-            Error::trace(
+        let mut got = 0;
+        while got < want {
+            match self.src.reader.read(&mut self.buf[got..want]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(&self.src.path, &e)),
+            }
+        }
+        if got < want {
+            let missing = HEADER as u64 + (self.read + (got / RECORD) as u64) * RECORD as u64;
+            return Err(Error::trace(
                 &self.src.path,
-                Location::Byte(offset),
+                Location::Byte(missing),
                 format!("truncated .fct: header promises {} records", self.header.requests),
-            )
-        })?;
+            ));
+        }
         self.pos = 0;
         self.filled = want;
         Ok(())

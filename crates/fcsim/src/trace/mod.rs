@@ -190,6 +190,14 @@ impl Params {
 // ---------------------------------------------------------------------------------------------
 // Opening and decompression
 
+/// What a failed read of an opened trace means to a user.
+fn io_message(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => "unexpected end of file: truncated or corrupt compressed stream".to_string(),
+        _ => format!("read error: {e}"),
+    }
+}
+
 /// Counts the bytes read from the underlying file, for progress reports.
 struct Counting<R> {
     inner: R,
@@ -258,15 +266,19 @@ fn stem_without_compression(path: &Path) -> String {
     name
 }
 
-/// Reads the first non-empty lines of a decompressed trace, for detection.
-fn first_lines(path: &Path, n: usize) -> Result<Vec<String>> {
-    let mut src = Source::open(path)?;
+/// The first non-empty, non-comment lines of a decompressed stream (at most 1 MiB), for detection.
+fn first_lines(src: &mut Source, n: usize) -> Result<Vec<String>> {
     let mut lines = Vec::new();
     let mut buf = Vec::new();
     let mut read = 0usize;
     while lines.len() < n && read < (1 << 20) {
         buf.clear();
-        let got = src.reader.read_until(b'\n', &mut buf).map_err(|e| Error::io(path, &e))?;
+        let got = match src.reader.read_until(b'\n', &mut buf) {
+            Ok(got) => got,
+            // Detect from what could be read; the reader then reports the line that failed.
+            Err(_) if !lines.is_empty() => break,
+            Err(e) => return Err(Error::trace(&src.path, Location::Line(1), format!("cannot read the first line: {}", io_message(&e)))),
+        };
         if got == 0 {
             break;
         }
@@ -284,8 +296,11 @@ fn first_lines(path: &Path, n: usize) -> Result<Vec<String>> {
 pub fn detect(path: &Path) -> Result<&'static FormatInfo> {
     let stem = stem_without_compression(path);
     let mut src = Source::open(path)?;
-    let head = src.reader.fill_buf().map_err(|e| Error::io(path, &e))?.to_vec();
-    drop(src);
+    let head = src
+        .reader
+        .fill_buf()
+        .map_err(|e| Error::trace(path, Location::Byte(0), format!("cannot read the start of the file: {}", io_message(&e))))?
+        .to_vec();
     for f in FORMATS {
         if let Opener::Binary { magic: Some(m), .. } = f.opener {
             if head.starts_with(m) {
@@ -296,7 +311,7 @@ pub fn detect(path: &Path) -> Result<&'static FormatInfo> {
     if head.is_empty() {
         return Err(Error::trace(path, Location::File, "empty trace: the file holds no requests"));
     }
-    let lines = first_lines(path, 20)?;
+    let lines = first_lines(&mut src, 20)?;
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let sniffs = |f: &FormatInfo| match f.opener {
         Opener::Text { sniff, .. } => !refs.is_empty() && sniff(&refs),
@@ -383,7 +398,11 @@ impl TraceReader for TextReader {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         while !self.ended {
             self.buf.clear();
-            let n = self.source.reader.read_until(b'\n', &mut self.buf).map_err(|e| Error::io(&self.source.path, &e))?;
+            let n = self
+                .source
+                .reader
+                .read_until(b'\n', &mut self.buf)
+                .map_err(|e| Error::trace(&self.source.path, Location::Line(self.line + 1), io_message(&e)))?;
             if n == 0 {
                 self.ended = true;
                 break;
@@ -415,7 +434,6 @@ impl TraceReader for TextReader {
                 Some(v) => format!("no requests on volume {v}"),
                 None => format!("empty trace: no {} requests found", self.format),
             };
-            self.requests = u64::MAX; // report once
             return Err(Error::trace(&self.source.path, Location::File, what));
         }
         Ok(None)
