@@ -6,7 +6,7 @@ use crate::config::{SimConfig, SizeSpec};
 use crate::error::{Error, Result};
 use crate::metrics::ResultRow;
 use crate::policy;
-use crate::request::{PageSplitter, NEVER};
+use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::Tier;
 use crate::trace::{self, fct, info, TraceOptions};
 use std::time::Instant;
@@ -39,6 +39,24 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<u
     Ok(info::trace_info(reader.as_mut(), page_size)?.unique_pages)
 }
 
+/// Next-access index of every read or write page access, for offline policies: the `.fct`
+/// column when the file has one for this page size, else one pass over the trace.
+pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<Vec<u64>> {
+    let mut reader = trace::open(trace, opts)?;
+    if let Some(next) = reader.next_access_column(page_size)? {
+        return Ok(next);
+    }
+    let splitter = PageSplitter::new(page_size, reader.key_unit());
+    let mut keys = Vec::new();
+    while let Some(r) = reader.next_request()? {
+        if r.op != Op::Trim {
+            let (first, n) = splitter.pages(&r);
+            keys.extend(first..first + n);
+        }
+    }
+    Ok(trace::convert::next_access(&keys))
+}
+
 /// Simulates one configuration over a trace. `working_set` (pages) avoids a pass over the trace
 /// for percent sizes when the caller already knows it.
 pub fn simulate(
@@ -56,6 +74,7 @@ pub fn simulate(
     };
     let size = cfg.size.pages(cfg.page_size, ws)?;
     let (policy, params) = policy::build(&cfg.policy, size as usize, cfg.params.clone())?;
+    let next = if policy::policy_by_name(&cfg.policy)?.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
     let mut tier = Tier::new(policy, size as usize);
     let splitter = PageSplitter::new(cfg.page_size, reader.key_unit());
     let mut progress = progress;
@@ -66,8 +85,10 @@ pub fn simulate(
     while let Some(r) = reader.next_request()? {
         let (first, n) = splitter.pages(&r);
         for key in first..first + n {
-            tier.access(key, r.op, index, NEVER);
-            index += 1;
+            tier.access(key, r.op, index, next.get(index as usize).copied().unwrap_or(NEVER));
+            if r.op != Op::Trim {
+                index += 1;
+            }
         }
         requests += 1;
         if requests % PROGRESS_EVERY == 0 {

@@ -11,6 +11,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     description: "first in, first out",
     source: "classic; baseline in the LARC slides and the offline-bounds paper",
+    offline: false,
     params: &[],
     make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap, false))) },
 };

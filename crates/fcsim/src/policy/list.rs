@@ -1,7 +1,8 @@
 //! Index-based intrusive doubly linked lists over one arena of nodes, with a fast map from page
 //! key to node. Several lists may share an arena (multi-queue policies); a node's `tag` tells
 //! which list it is on. Nodes are `u32` indices, so a node is 24 bytes and nothing is allocated
-//! per access once the arena and map have grown to capacity.
+//! per access once the arena and map have grown to capacity. Ghost entries (ids remembered
+//! after eviction) live in the same arena and map, told apart by their tag.
 
 use rustc_hash::FxHashMap;
 
@@ -12,6 +13,8 @@ pub struct Node {
     pub key: u64,
     prev: u32,
     next: u32,
+    /// A counter for the policy's use (frequency, reference bits); 0 when allocated.
+    pub count: u32,
     /// Which list of the policy the node is on (policy-defined).
     pub tag: u8,
     pub dirty: bool,
@@ -49,7 +52,7 @@ impl Arena {
 
     /// Creates an unlinked node for `key` and maps the key to it.
     pub fn alloc(&mut self, key: u64, tag: u8, dirty: bool) -> u32 {
-        let node = Node { key, prev: NIL, next: NIL, tag, dirty };
+        let node = Node { key, prev: NIL, next: NIL, count: 0, tag, dirty };
         let i = if self.free != NIL {
             let i = self.free;
             self.free = self.nodes[i as usize].next;
@@ -179,6 +182,11 @@ impl List {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn node_is_24_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 24);
+    }
 
     #[test]
     fn push_unlink_reuse() {

@@ -14,6 +14,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     name: "lru",
     description: "least recently used",
     source: "classic; baseline in GASA §II, LCR §IV, LARC slides",
+    offline: false,
     params: &[],
     make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap, true))) },
 };

@@ -5,9 +5,16 @@
 //! itself, because flash-aware policies choose victims by it. Adding a policy takes one file
 //! here and one line in [`POLICIES`]; the CLI and Python pick it by name.
 
+mod arc;
+mod clock;
 mod fifo;
+mod lfu;
 pub mod list;
 mod lru;
+mod min;
+mod s3fifo;
+mod sieve;
+mod twoq;
 
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
@@ -106,6 +113,8 @@ pub struct PolicyInfo {
     pub description: &'static str,
     /// Where the policy comes from (paper and section).
     pub source: &'static str,
+    /// The policy reads each access's next-access index (offline); the loop computes them.
+    pub offline: bool,
     /// Names of its parameters.
     pub params: &'static [&'static str],
     pub make: fn(usize, &mut PolicyParams) -> Result<Box<dyn Policy>>,
@@ -118,7 +127,8 @@ impl std::fmt::Debug for PolicyInfo {
 }
 
 /// The registry: one line per policy.
-pub static POLICIES: &[PolicyInfo] = &[lru::INFO, fifo::INFO];
+pub static POLICIES: &[PolicyInfo] =
+    &[lru::INFO, fifo::INFO, lfu::INFO, clock::INFO, twoq::INFO, arc::INFO, s3fifo::INFO, sieve::INFO, min::INFO];
 
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {

@@ -78,7 +78,8 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Next-access index of every page access (one backward pass), [`NEVER`] if none.
+/// Next-access index of every page access (one backward pass), [`NEVER`] if none. Indices
+/// count read and write page accesses; trims are not accesses.
 pub fn next_access(keys: &[u64]) -> Vec<u64> {
     let mut next = vec![NEVER; keys.len()];
     let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
@@ -134,7 +135,7 @@ pub fn convert(
             w.push(&r).map_err(werr)?;
         }
         let secs = (r.time_ns.saturating_sub(t0) / 1_000_000_000).min(u64::from(u32::MAX)) as u32;
-        if r.op != crate::request::Op::Trim || target == Target::Fct {
+        if r.op != crate::request::Op::Trim {
             let (first, count) = splitter.pages(&r);
             for k in first..first + count {
                 if let Some(w) = csv_w.as_mut() {
@@ -171,6 +172,7 @@ pub fn convert(
                 page_size,
                 volumes: info.volumes.len() as u32,
                 source_format: info.format.clone(),
+                next_entries: next.as_ref().map_or(0, |n| n.len() as u64),
             };
             if let Some(w) = fct_w {
                 w.finish(&header, next.as_deref()).map_err(werr)?.into_inner().map_err(|e| werr(e.into_error()))?;

@@ -11,9 +11,9 @@
 //! | 80..84  | page size the page stats and the next-access column were computed with |
 //! | 84..88  | number of volumes |
 //! | 88..120 | source format name, NUL-padded |
-//! | 120..128| reserved |
+//! | 120..128| entries of the next-access column (0 without it) |
 //! | 128..   | records of 24 bytes: `u64 time_ns, u64 offset, u32 len, u16 volume, u8 op, u8 0` |
-//! | then    | if flag bit 1: one `u64` per page access, the index of the next access to the same page (`u64::MAX` = never) |
+//! | then    | if flag bit 1: one `u64` per read or write page access (trims are not accesses), the index of the next access to the same page (`u64::MAX` = never) |
 
 use super::{FormatInfo, Opener, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
@@ -54,6 +54,8 @@ pub struct Header {
     pub page_size: u32,
     pub volumes: u32,
     pub source_format: String,
+    /// Length of the next-access column.
+    pub next_entries: u64,
 }
 
 impl Header {
@@ -73,6 +75,7 @@ impl Header {
         let name = self.source_format.as_bytes();
         let n = name.len().min(32);
         h[88..88 + n].copy_from_slice(&name[..n]);
+        h[120..128].copy_from_slice(&self.next_entries.to_le_bytes());
         h
     }
 
@@ -106,6 +109,7 @@ impl Header {
             page_size: u32_at(80),
             volumes: u32_at(84),
             source_format: String::from_utf8_lossy(&h[88..88 + name_end]).into_owned(),
+            next_entries: u64_at(120),
         })
     }
 }
@@ -223,7 +227,7 @@ impl TraceReader for FctReader {
         let path = self.src.path.clone();
         let skip = HEADER as u64 + self.header.requests * RECORD as u64;
         let mut src = Source::open(&path)?;
-        let n = self.header.page_accesses as usize;
+        let n = self.header.next_entries as usize;
         let mut bytes = vec![0u8; n * 8];
         let r = &mut src.reader;
         let res = std::io::copy(&mut r.by_ref().take(skip), &mut std::io::sink()).and_then(|_| r.read_exact(&mut bytes));
