@@ -31,7 +31,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         let small: f64 = p.take("s3fifo", "small", 0.1, "a share of the cache in (0, 1)")?;
         let ghost: f64 = p.take("s3fifo", "ghost", 0.9, "a share of the cache, ≥ 0")?;
         let threshold: u32 = p.take("s3fifo", "threshold", 2, "a positive count")?;
-        if !(small > 0.0 && small < 1.0) || !(ghost >= 0.0 && ghost.is_finite()) || threshold == 0 {
+        if !(small > 0.0 && small < 1.0 && ghost >= 0.0 && ghost.is_finite()) || threshold == 0 {
             return Err(Error::config("s3fifo: small must be in (0, 1), ghost ≥ 0, threshold ≥ 1"));
         }
         Ok(Box::new(S3Fifo::new(cap, small, ghost, threshold)))

@@ -25,7 +25,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
         let kin: f64 = p.take("2q", "kin", 0.25, "a share of the cache in (0, 1)")?;
         let kout: f64 = p.take("2q", "kout", 0.5, "a share of the cache, ≥ 0")?;
-        if !(kin > 0.0 && kin < 1.0) || !(kout >= 0.0 && kout.is_finite()) {
+        if !(kin > 0.0 && kin < 1.0 && kout >= 0.0 && kout.is_finite()) {
             return Err(Error::config("2q: kin must be in (0, 1) and kout ≥ 0"));
         }
         Ok(Box::new(TwoQ::new(cap, kin, kout)))
