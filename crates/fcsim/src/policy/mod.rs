@@ -13,6 +13,7 @@ mod lirs;
 pub mod list;
 mod lru;
 mod min;
+mod mq;
 mod s3fifo;
 mod sieve;
 mod twoq;
@@ -129,7 +130,7 @@ impl std::fmt::Debug for PolicyInfo {
 
 /// The registry: one line per policy.
 pub static POLICIES: &[PolicyInfo] =
-    &[lru::INFO, fifo::INFO, lfu::INFO, clock::INFO, twoq::INFO, arc::INFO, lirs::INFO, s3fifo::INFO, sieve::INFO, min::INFO];
+    &[lru::INFO, fifo::INFO, lfu::INFO, clock::INFO, twoq::INFO, arc::INFO, lirs::INFO, mq::INFO, s3fifo::INFO, sieve::INFO, min::INFO];
 
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
