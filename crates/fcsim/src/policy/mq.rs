@@ -26,7 +26,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
         let queues: usize = p.take("mq", "queues", 8, "a number of queues from 1 to 32")?;
         let lifetime: u64 = p.take("mq", "lifetime", 10_000, "a number of accesses")?;
         let qout: f64 = p.take("mq", "qout", 4.0, "a multiple of the cache size, ≥ 0")?;
-        if !(1..=32).contains(&queues) || !(qout >= 0.0 && qout.is_finite()) {
+        if !((1..=32).contains(&queues) && qout >= 0.0 && qout.is_finite()) {
             return Err(Error::config("mq: queues must be 1 to 32 and qout ≥ 0"));
         }
         Ok(Box::new(Mq::new(cap, queues, lifetime, (cap as f64 * qout) as usize)))
