@@ -16,6 +16,7 @@ mod min;
 mod mq;
 mod s3fifo;
 mod sieve;
+mod slru;
 mod twoq;
 
 use crate::error::{Error, Result};
@@ -129,8 +130,20 @@ impl std::fmt::Debug for PolicyInfo {
 }
 
 /// The registry: one line per policy.
-pub static POLICIES: &[PolicyInfo] =
-    &[lru::INFO, fifo::INFO, lfu::INFO, clock::INFO, twoq::INFO, arc::INFO, lirs::INFO, mq::INFO, s3fifo::INFO, sieve::INFO, min::INFO];
+pub static POLICIES: &[PolicyInfo] = &[
+    lru::INFO,
+    fifo::INFO,
+    lfu::INFO,
+    clock::INFO,
+    twoq::INFO,
+    arc::INFO,
+    lirs::INFO,
+    mq::INFO,
+    s3fifo::INFO,
+    sieve::INFO,
+    slru::INFO,
+    min::INFO,
+];
 
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
