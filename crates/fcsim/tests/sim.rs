@@ -112,6 +112,23 @@ proptest! {
         }
     }
 
+    /// MIN is optimal: it never misses more than any online policy at the same size.
+    #[test]
+    fn min_misses_at_most_every_online_policy(ops in ops_strategy(false), cap in 1usize..24) {
+        let keys: Vec<u64> = ops.iter().map(|o| o.0).collect();
+        let next = convert::next_access(&keys);
+        let (p, _) = policy::build("min", cap, BTreeMap::new()).unwrap();
+        let mut min = Tier::new(p, cap);
+        for (i, &(k, op)) in ops.iter().enumerate() {
+            min.access(k, op, i as u64, next[i]);
+        }
+        let min_misses = min.counters.accesses - min.counters.hits;
+        for p in POLICIES.iter().filter(|p| !p.offline) {
+            let c = drive(p.name, cap, &ops);
+            prop_assert!(min_misses <= c.accesses - c.hits, "{} beats MIN at {}", p.name, cap);
+        }
+    }
+
     /// LRU has the inclusion property: misses never rise with the cache size.
     #[test]
     fn lru_misses_never_rise_with_size(ops in ops_strategy(false), cap in 1usize..30) {

@@ -18,6 +18,8 @@
 //! - S is bounded: when it holds more than `lirs.stack` × c entries (default 2), the
 //!   non-resident HIR entries that became non-resident longest ago are dropped from it, as
 //!   libCacheSim does (the paper leaves S unbounded; its §5 discusses the cost).
+//! - A one-page cache has no room for LIR pages (L_hirs is at least one page): every page
+//!   stays HIR, which makes it a one-page LRU.
 //! - On a hit on a resident HIR page not in S, libCacheSim also demotes the bottom LIR page to
 //!   Q when the LIR set is full (which pushes an HIR page out of the cache). The paper does not;
 //!   `lirs.q_hit_demotes=true` does, and gives libCacheSim's misses exactly.
@@ -128,6 +130,9 @@ impl Lirs {
 
     /// Moves the bottom LIR page of S to the end of Q as a resident HIR page, then prunes.
     fn demote_lir(&mut self, evicted: &mut Vec<Evicted>) {
+        if self.lirs == 0 {
+            return;
+        }
         let Some(b) = self.s_list.back() else { return };
         self.s_list.unlink(&mut self.s, b);
         let key = self.s.release(b).key;
@@ -173,6 +178,13 @@ impl Lirs {
                 self.prune();
                 return Outcome::Hit;
             }
+            if tag & RESIDENT != 0 && self.lir_limit == 0 {
+                // A one-page cache has no LIR set: the page stays HIR.
+                if let Some(j) = q {
+                    self.q_list.move_to_front(&mut self.q, j);
+                }
+                return Outcome::Hit;
+            }
             if tag & RESIDENT != 0 {
                 // Resident HIR in S: becomes LIR; it leaves Q.
                 if let Some(j) = q {
@@ -193,6 +205,11 @@ impl Lirs {
             }
             if self.resident() >= self.capacity {
                 self.evict_hir(evicted);
+            }
+            if self.lir_limit == 0 {
+                self.s.node_mut(i).tag = RESIDENT;
+                self.push_q(key);
+                return Outcome::Miss { admitted: true };
             }
             if self.lirs >= self.lir_limit {
                 self.demote_lir(evicted);
