@@ -12,6 +12,8 @@
 //!    reaches the backing store.
 //! 4. [`metrics`]: counters become one [`metrics::ResultRow`] per (trace, configuration).
 //!
+//! [`mrc`] computes exact LRU miss-ratio curves for all sizes in one pass.
+//!
 //! [`sim::simulate`] is the one loop that drives these stages. Configuration is validated
 //! ([`config`]) before the first request; every failure is an [`error::Error`] that names the
 //! file and line, or the option, that caused it.
@@ -19,6 +21,7 @@
 pub mod config;
 pub mod error;
 pub mod metrics;
+pub mod mrc;
 pub mod policy;
 pub mod request;
 pub mod sim;

@@ -129,6 +129,21 @@ proptest! {
         }
     }
 
+    /// The exact MRC equals LRU simulated at every size.
+    #[test]
+    fn exact_mrc_equals_lru_at_every_size(ops in ops_strategy(false)) {
+        let mut sd = fcsim::mrc::StackDistances::new();
+        for &(k, _) in &ops {
+            sd.access(k);
+        }
+        let mrc = sd.finish();
+        for cap in 1..=41 {
+            let c = drive("lru", cap, &ops);
+            prop_assert_eq!(mrc.accesses, c.accesses);
+            prop_assert_eq!(mrc.misses(cap), c.accesses - c.hits, "size {}", cap);
+        }
+    }
+
     /// LRU has the inclusion property: misses never rise with the cache size.
     #[test]
     fn lru_misses_never_rise_with_size(ops in ops_strategy(false), cap in 1usize..30) {
