@@ -8,7 +8,7 @@ The core is Rust (``fcsim._core``); this package adds grids, the CLI and output 
 """
 
 from fcsim._core import ConfigError, TraceError
-from fcsim.api import Result, convert, formats, policies, run_grid, simulate, trace_info
+from fcsim.api import Result, convert, formats, mrc, mrc_at, policies, run_grid, simulate, trace_info
 
 __all__ = [
     "ConfigError",
@@ -16,6 +16,8 @@ __all__ = [
     "TraceError",
     "convert",
     "formats",
+    "mrc",
+    "mrc_at",
     "policies",
     "run_grid",
     "simulate",

@@ -53,6 +53,16 @@ def convert_trace(
     annotate_next: bool = False,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...
+def mrc_exact(
+    trace: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
+) -> tuple[int, int, list[int], list[int]]: ...
 def check_size(size: str) -> None: ...
 def policies() -> list[tuple[str, str, str, list[str]]]: ...
 def formats() -> list[tuple[str, str, str]]: ...

@@ -216,3 +216,44 @@ def convert(
         progress=progress,
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
     )
+
+
+def mrc(
+    trace: str | os.PathLike[str],
+    method: str = "exact",
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """The LRU miss-ratio curve of a trace for every cache size, from one pass.
+
+    Returns one row per step of the curve (the sizes where the miss count drops): `size_pages`,
+    `misses`, `miss_ratio`, `hit_ratio`; between two rows the curve keeps the smaller size's
+    value. `df.attrs` holds `accesses` and `cold` (first accesses, the working set). Trims are
+    skipped (LRU with deletions has no exact one-pass curve).
+    """
+    if method != "exact":
+        raise ConfigError(f"unknown MRC method '{method}'; expected exact")
+    trace_params, _ = _split_sets(set)
+    accesses, cold, sizes, misses = _core.mrc_exact(
+        os.fspath(trace),
+        progress=progress,
+        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+    )
+    df = pd.DataFrame({"size_pages": sizes, "misses": misses})
+    df["miss_ratio"] = df["misses"] / accesses if accesses else 0.0
+    df["hit_ratio"] = 1.0 - df["miss_ratio"]
+    df.attrs.update(accesses=accesses, cold=cold, page_size=page_size, trace=os.fspath(trace))
+    return df
+
+
+def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
+    """The miss ratio of an MRC from `mrc()` at a cache size in pages."""
+    steps = curve[curve["size_pages"] <= size_pages]
+    if steps.empty:
+        return 1.0
+    return float(steps["miss_ratio"].iloc[-1])

@@ -188,6 +188,34 @@ def cmd_convert(a: argparse.Namespace) -> int:
     return 0
 
 
+MRC_POINTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+
+
+def cmd_mrc(a: argparse.Namespace) -> int:
+    if a.out:
+        output.check_path(a.out)
+    if a.plot:
+        output.check_dir(a.plot)
+    bar = Bar("computing MRC")
+    try:
+        curve = fcsim.mrc(a.trace, a.method, progress=lambda d, t: bar(d / t if t else 0.0), **_common(a))
+    finally:
+        bar.close()
+    if a.out:
+        output.write_table(curve, a.out)
+    if a.plot:
+        from fcsim.plot import mrc_plot
+
+        mrc_plot(curve, a.plot)
+    ws = curve.attrs["cold"]
+    print(f"{curve.attrs['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
+    print(f"{'size':>8} {'pages':>12} {'miss_ratio':>10}")
+    for share in MRC_POINTS:
+        pages = max(1, round(ws * share))
+        print(f"{share:>8.0%} {pages:>12,} {fcsim.mrc_at(curve, pages):>10.4f}")
+    return 0
+
+
 def cmd_formats(_: argparse.Namespace) -> int:
     for f in fcsim.formats():
         print(f"{f['name']:<15} {f['description']}  [time: {f['time_unit']}]")
@@ -215,6 +243,14 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("-q", "--quiet", action="store_true", help="print no table")
     _trace_args(run)
     run.set_defaults(func=cmd_run)
+
+    mrc = sub.add_parser("mrc", help="LRU miss-ratio curve for all cache sizes in one pass")
+    mrc.add_argument("trace")
+    mrc.add_argument("--method", choices=["exact"], default="exact", help="exact stack distances")
+    mrc.add_argument("--out", help="write the curve (every step) to FILE (.csv, .parquet, .json, .jsonl)")
+    mrc.add_argument("--plot", help="write the curve as a PNG")
+    _trace_args(mrc)
+    mrc.set_defaults(func=cmd_mrc)
 
     pol = sub.add_parser("policies", help="registered policies, one line each")
     pol.set_defaults(func=cmd_policies)

@@ -23,13 +23,18 @@ def _kind(path: Path) -> str:
     return kind
 
 
-def check_path(path: str | os.PathLike[str]) -> None:
-    """Fails early, before a run, on an output path fcsim cannot write."""
+def check_dir(path: str | os.PathLike[str]) -> None:
+    """Fails early, before a run, when the directory of an output file does not exist."""
     p = Path(path)
-    _kind(p)
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise OSError(f"{p}: directory {parent} does not exist")
+
+
+def check_path(path: str | os.PathLike[str]) -> None:
+    """Fails early, before a run, on a table path fcsim cannot write."""
+    _kind(Path(path))
+    check_dir(path)
 
 
 def rows_json(df: pd.DataFrame) -> list[str]:

@@ -189,6 +189,26 @@ fn convert_trace<'py>(
     info_dict(py, &info)
 }
 
+/// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
+#[pyfunction]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn mrc_exact(
+    py: Python<'_>,
+    trace: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
+) -> PyResult<(u64, u64, Vec<u64>, Vec<u64>)> {
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let mrc = run(py, progress, |p| fcsim::mrc::exact(&trace, &opts, page_size, p))?;
+    let (sizes, misses) = mrc.steps().into_iter().unzip();
+    Ok((mrc.accesses, mrc.cold, sizes, misses))
+}
+
 /// Validates a cache size string; raises ConfigError if it cannot be parsed.
 #[pyfunction]
 fn check_size(size: &str) -> PyResult<()> {
@@ -215,6 +235,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(working_set, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(check_size, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;

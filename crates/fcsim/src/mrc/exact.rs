@@ -1,18 +1,22 @@
 //! Exact LRU stack distances with a compacted Fenwick tree over access times.
+//!
+//! Each access takes a time slot; a page's live slot is its most recent access. The stack
+//! distance of a re-access is the number of live slots after the page's previous slot, plus
+//! one. Live slots are a bitset; a Fenwick tree counts them per 64-slot word, so it is 64 times
+//! smaller than the slot range and stays in cache, and a word's own bits are counted with
+//! popcount. When the slots run out, live slots are renumbered in order (capacity doubling when
+//! they fill half of it), so the structure holds O(M) slots for M distinct pages.
 
 use super::Mrc;
 use rustc_hash::FxHashMap;
 
-/// Slot value of a time that holds no live page.
-const DEAD: u64 = u64::MAX;
-
 /// Stack distances of a stream of page accesses, one at a time.
 #[derive(Debug)]
 pub struct StackDistances {
-    /// Fenwick tree over slots: 1 where the slot is some page's most recent access.
+    /// Live slots, one bit each.
+    bits: Vec<u64>,
+    /// Fenwick tree over `bits`' words: live slots per word.
     tree: Vec<u32>,
-    /// The page whose most recent access is each slot, or DEAD.
-    slot_key: Vec<u64>,
     /// Each page's slot.
     last: FxHashMap<u64, u32>,
     next: usize,
@@ -27,54 +31,85 @@ impl Default for StackDistances {
 
 impl StackDistances {
     pub fn new() -> Self {
-        let cap = 1 << 16;
-        StackDistances { tree: vec![0; cap + 1], slot_key: vec![DEAD; cap], last: FxHashMap::default(), next: 0, mrc: Mrc::default() }
+        Self::with_pages(0)
+    }
+
+    /// Sized for about `pages` distinct pages (a hint; it grows past it).
+    pub fn with_pages(pages: usize) -> Self {
+        let cap = (2 * pages).next_power_of_two().max(1 << 16);
+        let mut last: FxHashMap<u64, u32> = FxHashMap::default();
+        last.reserve(pages);
+        StackDistances { bits: vec![0; cap / 64], tree: vec![0; cap / 64 + 1], last: FxHashMap::default(), next: 0, mrc: Mrc::default() }
     }
 
     #[inline]
-    fn add(&mut self, slot: usize, delta: i32) {
-        let mut i = slot + 1;
+    fn add_word(&mut self, word: usize, delta: i32) {
+        let mut i = word + 1;
         while i < self.tree.len() {
             self.tree[i] = self.tree[i].wrapping_add_signed(delta);
             i += i & i.wrapping_neg();
         }
     }
 
+    #[inline]
+    fn set(&mut self, slot: usize) {
+        self.bits[slot / 64] |= 1 << (slot % 64);
+        self.add_word(slot / 64, 1);
+    }
+
+    #[inline]
+    fn clear(&mut self, slot: usize) {
+        self.bits[slot / 64] &= !(1 << (slot % 64));
+        self.add_word(slot / 64, -1);
+    }
+
     /// Live slots at positions ≤ `slot`.
     #[inline]
     fn prefix(&self, slot: usize) -> u32 {
-        let mut i = slot + 1;
+        let word = slot / 64;
+        let mut i = word;
         let mut s = 0;
         while i > 0 {
             s += self.tree[i];
             i &= i - 1;
         }
-        s
+        let mask = u64::MAX >> (63 - slot % 64);
+        s + (self.bits[word] & mask).count_ones()
     }
 
-    /// Renumbers the live slots 0..M in order (doubling the capacity if they fill half of it)
-    /// and rebuilds the tree in linear time.
+    /// Renumbers the live slots 0..M in order (a slot's new number is its rank among live
+    /// slots), doubling the capacity if they fill half of it, and rebuilds the bitset and tree
+    /// in linear time.
     fn compact(&mut self) {
         let live = self.last.len();
-        let mut cap = self.slot_key.len();
-        if 2 * live > cap {
-            cap *= 2;
+        let mut words = self.bits.len();
+        if 2 * live > 64 * words {
+            words *= 2;
         }
-        let mut keys = Vec::with_capacity(cap);
-        keys.extend(self.slot_key[..self.next].iter().copied().filter(|&k| k != DEAD));
-        for (i, &k) in keys.iter().enumerate() {
-            self.last.insert(k, i as u32);
+        let mut before = Vec::with_capacity(self.bits.len());
+        let mut sum = 0u32;
+        for w in &self.bits {
+            before.push(sum);
+            sum += w.count_ones();
         }
-        self.next = keys.len();
-        keys.resize(cap, DEAD);
-        self.slot_key = keys;
-        self.tree = vec![0; cap + 1];
-        for i in 1..=cap {
-            if i <= self.next {
-                self.tree[i] += 1;
-            }
+        for slot in self.last.values_mut() {
+            let s = *slot as usize;
+            let mask = (1u64 << (s % 64)) - 1;
+            *slot = before[s / 64] + (self.bits[s / 64] & mask).count_ones();
+        }
+        self.next = live;
+        self.bits = vec![0; words];
+        for w in 0..live / 64 {
+            self.bits[w] = u64::MAX;
+        }
+        if live % 64 != 0 {
+            self.bits[live / 64] = (1 << (live % 64)) - 1;
+        }
+        self.tree = vec![0; words + 1];
+        for i in 1..=words {
+            self.tree[i] += self.bits[i - 1].count_ones();
             let parent = i + (i & i.wrapping_neg());
-            if parent <= cap {
+            if parent <= words {
                 self.tree[parent] += self.tree[i];
             }
         }
@@ -83,19 +118,18 @@ impl StackDistances {
     /// Records a read or write access to `key`; returns its stack distance (None if cold).
     #[inline]
     pub fn access(&mut self, key: u64) -> Option<u64> {
-        if self.next == self.slot_key.len() {
+        if self.next == 64 * self.bits.len() {
             self.compact();
         }
         self.mrc.accesses += 1;
         let slot = self.next;
         self.next += 1;
-        self.slot_key[slot] = key;
         let d = match self.last.insert(key, slot as u32) {
             Some(old) => {
                 let old = old as usize;
+                // Live slots after the old one (the map already counts this page once).
                 let newer = self.last.len() as u32 - self.prefix(old);
-                self.add(old, -1);
-                self.slot_key[old] = DEAD;
+                self.clear(old);
                 let d = u64::from(newer) + 1; // the pages used since, and this one
                 if self.mrc.hist.len() < d as usize {
                     self.mrc.hist.resize(d as usize, 0);
@@ -108,7 +142,7 @@ impl StackDistances {
                 None
             }
         };
-        self.add(slot, 1);
+        self.set(slot);
         d
     }
 
@@ -130,7 +164,13 @@ pub fn exact(
     }
     let mut reader = crate::trace::open(trace, opts)?;
     let splitter = PageSplitter::new(page_size, reader.key_unit());
-    let mut sd = StackDistances::new();
+    // A .fct header knows the number of distinct pages.
+    let pages = if reader.format() == crate::trace::fct::FORMAT.name && opts.volume.is_none() {
+        crate::trace::fct::read_header(std::path::Path::new(trace)).map_or(0, |h| h.unique_pages as usize)
+    } else {
+        0
+    };
+    let mut sd = StackDistances::with_pages(pages);
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
         let (first, count) = splitter.pages(&r);
