@@ -1,10 +1,14 @@
-//! Index-based intrusive doubly linked lists over one arena of nodes, with a fast map from page
+//! Index-based intrusive doubly linked lists over one arena of nodes, with an index from page
 //! key to node. Several lists may share an arena (multi-queue policies); a node's `tag` tells
 //! which list it is on. Nodes are `u32` indices, so a node is 24 bytes and nothing is allocated
-//! per access once the arena and map have grown to capacity. Ghost entries (ids remembered
-//! after eviction) live in the same arena and map, told apart by their tag.
-
-use rustc_hash::FxHashMap;
+//! per access once the arena and index have grown to capacity. Ghost entries (ids remembered
+//! after eviction) live in the same arena and index, told apart by their tag.
+//!
+//! The index is an open-addressing table of node numbers (4 bytes a slot, at most half full):
+//! linear probing from a Fibonacci hash of the key, keys compared through the nodes, and
+//! backward-shift deletion (Knuth, TAOCP 3, §6.4, Algorithm R), which leaves no tombstones, so
+//! a cache that evicts and inserts forever never rehashes. With the 24-byte node, a cached page
+//! costs about 32 bytes.
 
 pub const NIL: u32 = u32::MAX;
 
@@ -20,24 +24,187 @@ pub struct Node {
     pub dirty: bool,
 }
 
-/// Node storage with a free list, plus the key → node map.
+/// Open-addressing index from key to node number (see the module docs).
+#[derive(Debug, Default)]
+struct Index {
+    slots: Vec<u32>,
+    /// log2 of the number of slots.
+    bits: u32,
+    len: usize,
+}
+
+impl Index {
+    fn with_capacity(n: usize) -> Self {
+        let size = (2 * n.max(4)).next_power_of_two();
+        Index { slots: vec![NIL; size], bits: size.trailing_zeros(), len: 0 }
+    }
+
+    #[inline]
+    fn home(&self, key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    }
+
+    #[inline]
+    fn mask(&self) -> usize {
+        self.slots.len() - 1
+    }
+
+    /// The slot holding `key`, or the empty slot where it would go.
+    #[inline]
+    fn probe(&self, key: u64, nodes: &[Node]) -> (usize, bool) {
+        let mut p = self.home(key);
+        loop {
+            let i = self.slots[p];
+            if i == NIL {
+                return (p, false);
+            }
+            if nodes[i as usize].key == key {
+                return (p, true);
+            }
+            p = (p + 1) & self.mask();
+        }
+    }
+
+    /// Makes room for one more entry, doubling the table if it would pass half full. Call it
+    /// before probing for the slot of a new entry.
+    fn reserve_one(&mut self, nodes: &[Node]) {
+        if 2 * (self.len + 1) <= self.slots.len() {
+            return;
+        }
+        let old = std::mem::take(&mut self.slots);
+        self.slots = vec![NIL; 2 * old.len()];
+        self.bits += 1;
+        for j in old.into_iter().filter(|&j| j != NIL) {
+            let (q, _) = self.probe(nodes[j as usize].key, nodes);
+            self.slots[q] = j;
+        }
+    }
+
+    /// Puts node `i` in the empty slot `p` (from [`Index::probe`] after
+    /// [`Index::reserve_one`]).
+    fn fill(&mut self, p: usize, i: u32) {
+        self.slots[p] = i;
+        self.len += 1;
+    }
+
+    /// Empties slot `p`, shifting later entries of its probe run back (no tombstones).
+    fn clear(&mut self, mut p: usize, nodes: &[Node]) {
+        let mask = self.mask();
+        self.len -= 1;
+        loop {
+            self.slots[p] = NIL;
+            let mut q = p;
+            loop {
+                q = (q + 1) & mask;
+                let j = self.slots[q];
+                if j == NIL {
+                    return;
+                }
+                let h = self.home(nodes[j as usize].key);
+                // The entry at q may stay unless its home lies cyclically outside (p, q].
+                let stays = if p <= q { p < h && h <= q } else { p < h || h <= q };
+                if !stays {
+                    self.slots[p] = j;
+                    p = q;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Node storage with a free list, plus the key → node index.
 #[derive(Debug, Default)]
 pub struct Arena {
     nodes: Vec<Node>,
     free: u32,
-    pub map: FxHashMap<u64, u32>,
+    index: Index,
 }
 
 impl Arena {
     pub fn with_capacity(n: usize) -> Self {
-        let mut map = FxHashMap::default();
-        map.reserve(n);
-        Arena { nodes: Vec::with_capacity(n), free: NIL, map }
+        // One more key than nodes: `claim` maps the new key before the old one goes.
+        Arena { nodes: Vec::with_capacity(n), free: NIL, index: Index::with_capacity(n + 1) }
+    }
+
+    /// Number of keys mapped.
+    pub fn len(&self) -> usize {
+        self.index.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.len == 0
+    }
+
+    fn new_node(&mut self, key: u64, tag: u8, dirty: bool) -> u32 {
+        let node = Node { key, prev: NIL, next: NIL, count: 0, tag, dirty };
+        if self.free != NIL {
+            let i = self.free;
+            self.free = self.nodes[i as usize].next;
+            self.nodes[i as usize] = node;
+            i
+        } else {
+            self.nodes.push(node);
+            (self.nodes.len() - 1) as u32
+        }
+    }
+
+    fn unmap(&mut self, key: u64) {
+        let (p, found) = self.index.probe(key, &self.nodes);
+        if found {
+            self.index.clear(p, &self.nodes);
+        }
+    }
+
+    /// One probe of the index: `Ok(node)` if `key` is present; else maps `key` to a node and
+    /// returns `Err(node)`. The node is `reuse` if given (a node the caller is about to evict:
+    /// its old key is still mapped and its fields unchanged, see [`Arena::retarget`]), else a
+    /// fresh unlinked node.
+    #[inline]
+    pub fn claim(&mut self, key: u64, reuse: Option<u32>, tag: u8, dirty: bool) -> Result<u32, u32> {
+        let (mut p, found) = self.index.probe(key, &self.nodes);
+        if found {
+            return Ok(self.index.slots[p]);
+        }
+        if 2 * (self.index.len + 1) > self.index.slots.len() {
+            self.index.reserve_one(&self.nodes);
+            p = self.index.probe(key, &self.nodes).0;
+        }
+        let i = match reuse {
+            Some(i) => i,
+            None => self.new_node(key, tag, dirty),
+        };
+        // A reused node still holds its old key; the slot only records the node number.
+        self.index.fill(p, i);
+        Err(i)
+    }
+
+    /// Gives a claimed reused node its new key: unmaps the old key, resets the node's counter,
+    /// tag and dirty flag (keeping its links), and returns the node as it was.
+    #[inline]
+    pub fn retarget(&mut self, i: u32, key: u64, tag: u8, dirty: bool) -> Node {
+        let old = self.nodes[i as usize];
+        let n = &mut self.nodes[i as usize];
+        n.key = key;
+        n.count = 0;
+        n.tag = tag;
+        n.dirty = dirty;
+        // Two slots name node i: the new key's and the old key's. The old key's slot is the
+        // first slot holding i along the old key's probe run (the new key's slot was empty when
+        // it was filled, so it is not inside that run). The node already carries its new key,
+        // so the backward shift judges the new key's slot by the right home.
+        let mut p = self.index.home(old.key);
+        while self.index.slots[p] != i {
+            p = (p + 1) & self.index.mask();
+        }
+        self.index.clear(p, &self.nodes);
+        old
     }
 
     #[inline]
     pub fn get(&self, key: u64) -> Option<u32> {
-        self.map.get(&key).copied()
+        let (p, found) = self.index.probe(key, &self.nodes);
+        found.then(|| self.index.slots[p])
     }
 
     #[inline]
@@ -50,26 +217,20 @@ impl Arena {
         &mut self.nodes[i as usize]
     }
 
-    /// Creates an unlinked node for `key` and maps the key to it.
+    /// Creates an unlinked node for `key` (which must not be mapped) and maps the key to it.
     pub fn alloc(&mut self, key: u64, tag: u8, dirty: bool) -> u32 {
-        let node = Node { key, prev: NIL, next: NIL, count: 0, tag, dirty };
-        let i = if self.free != NIL {
-            let i = self.free;
-            self.free = self.nodes[i as usize].next;
-            self.nodes[i as usize] = node;
-            i
-        } else {
-            self.nodes.push(node);
-            (self.nodes.len() - 1) as u32
-        };
-        self.map.insert(key, i);
+        self.index.reserve_one(&self.nodes);
+        let (p, found) = self.index.probe(key, &self.nodes);
+        debug_assert!(!found, "key {key} is already mapped");
+        let i = self.new_node(key, tag, dirty);
+        self.index.fill(p, i);
         i
     }
 
     /// Unmaps and frees an unlinked node; returns it.
     pub fn release(&mut self, i: u32) -> Node {
         let n = self.nodes[i as usize];
-        self.map.remove(&n.key);
+        self.unmap(n.key);
         self.nodes[i as usize].next = self.free;
         self.free = i;
         n
@@ -182,6 +343,30 @@ impl List {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn index_survives_churn_and_growth() {
+        // Keys that collide in the low bits, inserted past the initial size, then removed in an
+        // interleaved order: every remaining key must still be found, removed ones not.
+        let mut a = Arena::with_capacity(4);
+        let keys: Vec<u64> = (0..5000u64).map(|k| k << 20).collect();
+        let ids: Vec<u32> = keys.iter().map(|&k| a.alloc(k, 0, false)).collect();
+        for (j, &i) in ids.iter().enumerate() {
+            if j % 3 == 0 {
+                a.release(i);
+            }
+        }
+        for (j, &k) in keys.iter().enumerate() {
+            assert_eq!(a.get(k).is_some(), j % 3 != 0, "key {k}");
+        }
+        assert_eq!(a.len(), keys.len() - keys.len().div_ceil(3));
+        // claim + retarget: node of key 1<<20 takes key 7.
+        let i = a.get(1 << 20).unwrap();
+        assert_eq!(a.claim(7, Some(i), 0, true), Err(i));
+        assert_eq!(a.retarget(i, 7, 0, true).key, 1 << 20);
+        assert_eq!((a.get(7), a.get(1 << 20)), (Some(i), None));
+        assert_eq!(a.claim(7, None, 0, false), Ok(i));
+    }
 
     #[test]
     fn node_is_24_bytes() {

@@ -37,22 +37,28 @@ impl Lru {
 impl Policy for Lru {
     #[inline]
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        if let Some(i) = self.arena.get(a.key) {
-            if self.promote {
-                self.list.move_to_front(&mut self.arena, i);
+        // When full, the victim (the back) is reused for the new page: one map probe finds a
+        // hit or maps the new key, one more unmaps the victim.
+        let victim = if self.list.len() == self.capacity { self.list.back() } else { None };
+        match self.arena.claim(a.key, victim, 0, a.write) {
+            Ok(i) => {
+                if self.promote {
+                    self.list.move_to_front(&mut self.arena, i);
+                }
+                self.arena.node_mut(i).dirty |= a.write;
+                Outcome::Hit
             }
-            self.arena.node_mut(i).dirty |= a.write;
-            return Outcome::Hit;
-        }
-        if self.list.len() == self.capacity {
-            if let Some(v) = self.list.pop_back(&mut self.arena) {
-                let n = self.arena.release(v);
-                evicted.push(Evicted { key: n.key, dirty: n.dirty });
+            Err(i) => {
+                if victim.is_some() {
+                    let old = self.arena.retarget(i, a.key, 0, a.write);
+                    evicted.push(Evicted { key: old.key, dirty: old.dirty });
+                    self.list.move_to_front(&mut self.arena, i);
+                } else {
+                    self.list.push_front(&mut self.arena, i);
+                }
+                Outcome::Miss { admitted: true }
             }
         }
-        let i = self.arena.alloc(a.key, 0, a.write);
-        self.list.push_front(&mut self.arena, i);
-        Outcome::Miss { admitted: true }
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
