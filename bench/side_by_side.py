@@ -121,15 +121,16 @@ def speed(runs: int, tmp: Path) -> tuple[list, list]:
 
 
 # Loads only the compiled core (importing the fcsim package would import pandas, whose import
-# peak hides a few MB of cache).
+# peak hides a few MB of cache), and reads VmHWM: ru_maxrss survives fork + exec on Linux and
+# would report this large parent's peak.
 MEMORY_CHILD = """
-import glob, importlib.util, resource, sys
+import glob, importlib.util, re, sys
 pkg = importlib.util.find_spec("fcsim").submodule_search_locations[0]
 spec = importlib.util.spec_from_file_location("fcsim._core", glob.glob(pkg + "/_core*.so")[0])
 core = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(core)
 core.simulate(sys.argv[1], "lru", sys.argv[2], working_set=int(sys.argv[3]))
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+print(re.search(r"VmHWM:\\s+(\\d+) kB", open("/proc/self/status").read()).group(1))
 """
 
 

@@ -74,7 +74,7 @@ def test_misses_equal_libcachesim(traces: dict, name: str, policy: str) -> None:
         assert row.accesses - row.hits == misses, f"{policy} at {size} ({row.size_pages} pages)"
 
 
-@pytest.mark.parametrize("name", ["arc_OLTP", "arc_P3"])
+@pytest.mark.parametrize("name", TRACE_IDS)
 def test_lirs_default_within_0_001(traces: dict, name: str) -> None:
     src, og, ws = traces[name]
     for size in SIZES:

@@ -4,11 +4,10 @@
 //! per access once the arena and index have grown to capacity. Ghost entries (ids remembered
 //! after eviction) live in the same arena and index, told apart by their tag.
 //!
-//! The index is an open-addressing table of node numbers (4 bytes a slot, at most half full):
-//! linear probing from a Fibonacci hash of the key, keys compared through the nodes, and
-//! backward-shift deletion (Knuth, TAOCP 3, §6.4, Algorithm R), which leaves no tombstones, so
-//! a cache that evicts and inserts forever never rehashes. With the 24-byte node, a cached page
-//! costs about 32 bytes.
+//! The index is an open-addressing table (8 bytes a slot: 32 hash bits and a node number, at
+//! most half full): linear probing from a Fibonacci hash of the key, and backward-shift deletion
+//! (Knuth, TAOCP 3, §6.4, Algorithm R), which leaves no tombstones, so a cache that evicts and
+//! inserts forever never rehashes. With the 24-byte node, a cached page costs about 40 bytes.
 
 pub const NIL: u32 = u32::MAX;
 
@@ -24,24 +23,35 @@ pub struct Node {
     pub dirty: bool,
 }
 
-/// Open-addressing index from key to node number (see the module docs).
+/// An empty index slot.
+const EMPTY: u64 = u64::MAX;
+
+/// Open-addressing index from key to node number (see the module docs). A slot holds the top
+/// 32 bits of the key's Fibonacci hash and the node number, so probing and backward shifts read
+/// the slots alone; a node is read only to confirm a key whose hash bits match.
 #[derive(Debug, Default)]
 struct Index {
-    slots: Vec<u32>,
-    /// log2 of the number of slots.
+    slots: Vec<u64>,
+    /// log2 of the number of slots (at most 32).
     bits: u32,
     len: usize,
+}
+
+#[inline]
+fn hash32(key: u64) -> u64 {
+    key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
 }
 
 impl Index {
     fn with_capacity(n: usize) -> Self {
         let size = (2 * n.max(4)).next_power_of_two();
-        Index { slots: vec![NIL; size], bits: size.trailing_zeros(), len: 0 }
+        Index { slots: vec![EMPTY; size], bits: size.trailing_zeros(), len: 0 }
     }
 
+    /// Home slot of an entry or hash.
     #[inline]
-    fn home(&self, key: u64) -> usize {
-        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - self.bits)) as usize
+    fn home_of(&self, h: u64) -> usize {
+        (h as u32 >> (32 - self.bits)) as usize
     }
 
     #[inline]
@@ -52,59 +62,69 @@ impl Index {
     /// The slot holding `key`, or the empty slot where it would go.
     #[inline]
     fn probe(&self, key: u64, nodes: &[Node]) -> (usize, bool) {
-        let mut p = self.home(key);
+        let h = hash32(key);
+        let mut p = self.home_of(h);
         loop {
-            let i = self.slots[p];
-            if i == NIL {
+            let e = self.slots[p];
+            if e == EMPTY {
                 return (p, false);
             }
-            if nodes[i as usize].key == key {
+            if e >> 32 == h && nodes[e as u32 as usize].key == key {
                 return (p, true);
             }
             p = (p + 1) & self.mask();
         }
     }
 
+    #[inline]
+    fn node_at(&self, p: usize) -> u32 {
+        self.slots[p] as u32
+    }
+
     /// Makes room for one more entry, doubling the table if it would pass half full. Call it
     /// before probing for the slot of a new entry.
-    fn reserve_one(&mut self, nodes: &[Node]) {
+    fn reserve_one(&mut self) {
         if 2 * (self.len + 1) <= self.slots.len() {
             return;
         }
         let old = std::mem::take(&mut self.slots);
-        self.slots = vec![NIL; 2 * old.len()];
+        self.slots = vec![EMPTY; 2 * old.len()];
         self.bits += 1;
-        for j in old.into_iter().filter(|&j| j != NIL) {
-            let (q, _) = self.probe(nodes[j as usize].key, nodes);
-            self.slots[q] = j;
+        let mask = self.mask();
+        for e in old.into_iter().filter(|&e| e != EMPTY) {
+            let mut q = self.home_of(e >> 32);
+            while self.slots[q] != EMPTY {
+                q = (q + 1) & mask;
+            }
+            self.slots[q] = e;
         }
     }
 
-    /// Puts node `i` in the empty slot `p` (from [`Index::probe`] after
+    /// Puts `key`'s entry for node `i` in the empty slot `p` (from [`Index::probe`] after
     /// [`Index::reserve_one`]).
-    fn fill(&mut self, p: usize, i: u32) {
-        self.slots[p] = i;
+    fn fill(&mut self, p: usize, key: u64, i: u32) {
+        self.slots[p] = hash32(key) << 32 | u64::from(i);
         self.len += 1;
     }
 
     /// Empties slot `p`, shifting later entries of its probe run back (no tombstones).
-    fn clear(&mut self, mut p: usize, nodes: &[Node]) {
+    fn clear(&mut self, mut p: usize) {
         let mask = self.mask();
         self.len -= 1;
         loop {
-            self.slots[p] = NIL;
+            self.slots[p] = EMPTY;
             let mut q = p;
             loop {
                 q = (q + 1) & mask;
-                let j = self.slots[q];
-                if j == NIL {
+                let e = self.slots[q];
+                if e == EMPTY {
                     return;
                 }
-                let h = self.home(nodes[j as usize].key);
+                let h = self.home_of(e >> 32);
                 // The entry at q may stay unless its home lies cyclically outside (p, q].
                 let stays = if p <= q { p < h && h <= q } else { p < h || h <= q };
                 if !stays {
-                    self.slots[p] = j;
+                    self.slots[p] = e;
                     p = q;
                     break;
                 }
@@ -152,7 +172,7 @@ impl Arena {
     fn unmap(&mut self, key: u64) {
         let (p, found) = self.index.probe(key, &self.nodes);
         if found {
-            self.index.clear(p, &self.nodes);
+            self.index.clear(p);
         }
     }
 
@@ -164,18 +184,18 @@ impl Arena {
     pub fn claim(&mut self, key: u64, reuse: Option<u32>, tag: u8, dirty: bool) -> Result<u32, u32> {
         let (mut p, found) = self.index.probe(key, &self.nodes);
         if found {
-            return Ok(self.index.slots[p]);
+            return Ok(self.index.node_at(p));
         }
         if 2 * (self.index.len + 1) > self.index.slots.len() {
-            self.index.reserve_one(&self.nodes);
+            self.index.reserve_one();
             p = self.index.probe(key, &self.nodes).0;
         }
         let i = match reuse {
             Some(i) => i,
             None => self.new_node(key, tag, dirty),
         };
-        // A reused node still holds its old key; the slot only records the node number.
-        self.index.fill(p, i);
+        // A reused node still holds its old key until `retarget`; the slot has the new key's hash.
+        self.index.fill(p, key, i);
         Err(i)
     }
 
@@ -191,20 +211,19 @@ impl Arena {
         n.dirty = dirty;
         // Two slots name node i: the new key's and the old key's. The old key's slot is the
         // first slot holding i along the old key's probe run (the new key's slot was empty when
-        // it was filled, so it is not inside that run). The node already carries its new key,
-        // so the backward shift judges the new key's slot by the right home.
-        let mut p = self.index.home(old.key);
-        while self.index.slots[p] != i {
+        // it was filled, so it is not inside that run).
+        let mut p = self.index.home_of(hash32(old.key));
+        while self.index.node_at(p) != i {
             p = (p + 1) & self.index.mask();
         }
-        self.index.clear(p, &self.nodes);
+        self.index.clear(p);
         old
     }
 
     #[inline]
     pub fn get(&self, key: u64) -> Option<u32> {
         let (p, found) = self.index.probe(key, &self.nodes);
-        found.then(|| self.index.slots[p])
+        found.then(|| self.index.node_at(p))
     }
 
     #[inline]
@@ -219,11 +238,11 @@ impl Arena {
 
     /// Creates an unlinked node for `key` (which must not be mapped) and maps the key to it.
     pub fn alloc(&mut self, key: u64, tag: u8, dirty: bool) -> u32 {
-        self.index.reserve_one(&self.nodes);
+        self.index.reserve_one();
         let (p, found) = self.index.probe(key, &self.nodes);
         debug_assert!(!found, "key {key} is already mapped");
         let i = self.new_node(key, tag, dirty);
-        self.index.fill(p, i);
+        self.index.fill(p, key, i);
         i
     }
 
