@@ -67,6 +67,7 @@ pub fn simulate(
     progress: Option<Progress<'_>>,
 ) -> Result<ResultRow> {
     cfg.validate()?;
+    let info = policy::policy_by_name(&cfg.policy)?;
     let mut reader = trace::open(trace, opts)?;
     let ws = match (cfg.size, working_set) {
         (SizeSpec::Percent(_), None) => Some(self::working_set(trace, opts, cfg.page_size)?),
@@ -74,7 +75,7 @@ pub fn simulate(
     };
     let size = cfg.size.pages(cfg.page_size, ws)?;
     let (policy, params) = policy::build(&cfg.policy, size as usize, cfg.params.clone())?;
-    let next = if policy::policy_by_name(&cfg.policy)?.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
+    let next = if info.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
     let mut tier = Tier::new(policy, size as usize);
     let splitter = PageSplitter::new(cfg.page_size, reader.key_unit());
     let mut progress = progress;
@@ -107,7 +108,7 @@ pub fn simulate(
     Ok(ResultRow {
         trace: trace_name(trace),
         format: reader.format().to_string(),
-        policy: policy::policy_by_name(&cfg.policy)?.name.to_string(),
+        policy: info.name.to_string(),
         size_pages: size,
         page_size: cfg.page_size,
         counters: tier.counters,
