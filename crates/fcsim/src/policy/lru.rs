@@ -3,8 +3,6 @@
 //! The baseline of every paper fcsim implements (e.g. GASA §II, LARC slides, LCR §IV). One list,
 //! most recently used at the front; a hit moves the page to the front; a miss admits the page at
 //! the front after evicting the back if the cache is full. Every miss is admitted.
-//!
-//! The same structure without promotion on a hit is FIFO (`fifo.rs`).
 
 use super::list::{Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
@@ -16,21 +14,19 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "classic; baseline in GASA §II, LCR §IV, LARC slides",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap, true))) },
+    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap))) },
 };
 
-/// A recency queue. `promote = true` is LRU, `false` is FIFO.
 #[derive(Debug)]
 pub struct Lru {
     arena: Arena,
     list: List,
     capacity: usize,
-    promote: bool,
 }
 
 impl Lru {
-    pub fn new(capacity: usize, promote: bool) -> Self {
-        Lru { arena: Arena::with_capacity(capacity), list: List::default(), capacity, promote }
+    pub fn new(capacity: usize) -> Self {
+        Lru { arena: Arena::with_capacity(capacity), list: List::default(), capacity }
     }
 }
 
@@ -42,9 +38,7 @@ impl Policy for Lru {
         let victim = if self.list.len() == self.capacity { self.list.back() } else { None };
         match self.arena.claim(a.key, victim, 0, a.write) {
             Ok(i) => {
-                if self.promote {
-                    self.list.move_to_front(&mut self.arena, i);
-                }
+                self.list.move_to_front(&mut self.arena, i);
                 self.arena.node_mut(i).dirty |= a.write;
                 Outcome::Hit
             }
@@ -91,7 +85,7 @@ mod tests {
         // Capacity 3. Recency lists (MRU first) after each access:
         // 1:[1] 2:[2 1] 3:[3 2 1] 1 hit:[1 3 2] 4 miss evicts LRU 2:[4 1 3]
         // 3 hit:[3 4 1] 5 miss evicts 1:[5 3 4] 2 miss evicts 4:[2 5 3] 3 hit:[3 2 5]
-        let mut p = Lru::new(3, true);
+        let mut p = Lru::new(3);
         let t = trace(&mut p, "1 2 3 1 4 3 5 2 3");
         let hits: Vec<bool> = t.iter().map(|x| x.0).collect();
         assert_eq!(hits, [false, false, false, true, false, true, false, false, true]);
@@ -105,7 +99,7 @@ mod tests {
     fn dirty_state_follows_writes() {
         // Capacity 2: 1w is admitted dirty, 2 clean, a read hit on 1 keeps it dirty,
         // 3 evicts 2 (clean), 4 evicts 1 (dirty).
-        let mut p = Lru::new(2, true);
+        let mut p = Lru::new(2);
         let mut ev = Vec::new();
         for (i, (k, w)) in [(1, true), (2, false), (1, false), (3, false), (4, false)].into_iter().enumerate() {
             p.access(&Access { key: k, write: w, index: i as u64, next: 0 }, &mut ev);
