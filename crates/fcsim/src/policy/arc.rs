@@ -17,7 +17,7 @@
 //!   |L1| + |L2| ≤ 2c.
 //! - REPLACE with the chosen list empty (possible only at p = c) takes from the other list.
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -154,11 +154,8 @@ impl Policy for Arc {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let resident = self.arena.node(i).tag <= T2;
-        self.unlink(i);
-        let n = self.arena.release(i);
-        resident.then_some(n.dirty)
+        let n = take(&mut self.arena, &mut self.lists, key)?;
+        (n.tag <= T2).then_some(n.dirty)
     }
 
     fn len(&self) -> usize {
@@ -166,13 +163,7 @@ impl Policy for Arc {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for l in &self.lists[..2] {
-            for i in l.iter(&self.arena) {
-                if self.arena.node(i).dirty {
-                    f(self.arena.node(i).key);
-                }
-            }
-        }
+        each_dirty(&self.arena, &self.lists[..2], f);
     }
 }
 

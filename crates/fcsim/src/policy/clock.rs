@@ -6,7 +6,7 @@
 //! with counter 0. To evict, the hand looks at the oldest page: a page with a non-zero counter
 //! has it lowered by one and goes back to the head; the first page found at 0 is evicted.
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -76,11 +76,7 @@ impl Policy for Clock {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for i in self.queue.iter(&self.arena) {
-            if self.arena.node(i).dirty {
-                f(self.arena.node(i).key);
-            }
-        }
+        each_dirty(&self.arena, std::slice::from_ref(&self.queue), f);
     }
 }
 

@@ -256,6 +256,25 @@ impl Arena {
     }
 }
 
+/// Calls `f` with the key of every dirty node on `lists` (a policy's end-of-run flush).
+pub fn each_dirty(arena: &Arena, lists: &[List], f: &mut dyn FnMut(u64)) {
+    for l in lists {
+        for i in l.iter(arena) {
+            if arena.node(i).dirty {
+                f(arena.node(i).key);
+            }
+        }
+    }
+}
+
+/// Removes `key` from whichever of `lists` holds it (a node's tag is its list's index) and
+/// frees its node; returns the node.
+pub fn take(arena: &mut Arena, lists: &mut [List], key: u64) -> Option<Node> {
+    let i = arena.get(key)?;
+    lists[arena.node(i).tag as usize].unlink(arena, i);
+    Some(arena.release(i))
+}
+
 /// A list threaded through an [`Arena`]: front = most recently inserted / used.
 #[derive(Debug, Clone, Copy)]
 pub struct List {

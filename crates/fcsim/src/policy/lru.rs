@@ -4,7 +4,7 @@
 //! most recently used at the front; a hit moves the page to the front; a miss admits the page at
 //! the front after evicting the back if the cache is full. Every miss is admitted.
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -66,12 +66,7 @@ impl Policy for Lru {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for i in self.list.iter(&self.arena) {
-            let n = self.arena.node(i);
-            if n.dirty {
-                f(n.key);
-            }
-        }
+        each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
     }
 }
 

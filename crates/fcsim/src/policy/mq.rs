@@ -12,7 +12,7 @@
 //! missed page is looked up in Qout before the victim is added to it (as libCacheSim's MQ does);
 //! lifeTime is a fixed parameter (the paper sets it from the trace's peak temporal distance).
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -164,13 +164,7 @@ impl Policy for Mq {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for q in &self.queues {
-            for i in q.iter(&self.arena) {
-                if self.arena.node(i).dirty {
-                    f(self.arena.node(i).key);
-                }
-            }
-        }
+        each_dirty(&self.arena, &self.queues, f);
     }
 }
 

@@ -17,7 +17,7 @@
 //! - Shares are rounded down, with S at least one page (libCacheSim admits nothing while S is
 //!   a single page, i.e. below 20 pages; fcsim admits normally).
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -151,11 +151,8 @@ impl Policy for S3Fifo {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let tag = self.arena.node(i).tag;
-        self.q[tag as usize].unlink(&mut self.arena, i);
-        let n = self.arena.release(i);
-        (tag != GHOST).then_some(n.dirty)
+        let n = take(&mut self.arena, &mut self.q, key)?;
+        (n.tag != GHOST).then_some(n.dirty)
     }
 
     fn len(&self) -> usize {
@@ -163,13 +160,7 @@ impl Policy for S3Fifo {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for l in &self.q[..2] {
-            for i in l.iter(&self.arena) {
-                if self.arena.node(i).dirty {
-                    f(self.arena.node(i).key);
-                }
-            }
-        }
+        each_dirty(&self.arena, &self.q[..2], f);
     }
 }
 

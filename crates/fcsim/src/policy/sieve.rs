@@ -7,7 +7,7 @@
 //! page's neighbour towards the head (wrapping to the tail past the head). Pages are never
 //! moved.
 
-use super::list::{Arena, List, NIL};
+use super::list::{each_dirty, Arena, List, NIL};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -81,11 +81,7 @@ impl Policy for Sieve {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for i in self.queue.iter(&self.arena) {
-            if self.arena.node(i).dirty {
-                f(self.arena.node(i).key);
-            }
-        }
+        each_dirty(&self.arena, std::slice::from_ref(&self.queue), f);
     }
 }
 

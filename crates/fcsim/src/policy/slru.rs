@@ -12,7 +12,7 @@
 //! bottom) fills the whole cache before the first eviction, as libCacheSim does; with two
 //! segments this is Karedla's probationary/protected SLRU with equal halves.
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -107,10 +107,8 @@ impl Policy for Slru {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let k = self.arena.node(i).tag as usize;
-        self.segs[k].unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        let n = take(&mut self.arena, &mut self.segs, key)?;
+        Some(n.dirty)
     }
 
     fn len(&self) -> usize {
@@ -118,13 +116,7 @@ impl Policy for Slru {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for s in &self.segs {
-            for i in s.iter(&self.arena) {
-                if self.arena.node(i).dirty {
-                    f(self.arena.node(i).key);
-                }
-            }
-        }
+        each_dirty(&self.arena, &self.segs, f);
     }
 }
 

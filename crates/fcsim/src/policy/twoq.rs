@@ -12,7 +12,7 @@
 //! Am already holds c − Kin pages also pushes out Am's LRU page. Shares are rounded down, Kin at
 //! least one page (libCacheSim admits nothing when Kin rounds to 0, i.e. below 4 pages).
 
-use super::list::{Arena, List};
+use super::list::{each_dirty, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -134,11 +134,8 @@ impl Policy for TwoQ {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let tag = self.arena.node(i).tag;
-        self.q[tag as usize].unlink(&mut self.arena, i);
-        let n = self.arena.release(i);
-        (tag != AOUT).then_some(n.dirty)
+        let n = take(&mut self.arena, &mut self.q, key)?;
+        (n.tag != AOUT).then_some(n.dirty)
     }
 
     fn len(&self) -> usize {
@@ -146,13 +143,7 @@ impl Policy for TwoQ {
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for l in &self.q[..2] {
-            for i in l.iter(&self.arena) {
-                if self.arena.node(i).dirty {
-                    f(self.arena.node(i).key);
-                }
-            }
-        }
+        each_dirty(&self.arena, &self.q[..2], f);
     }
 }
 
