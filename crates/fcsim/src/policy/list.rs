@@ -275,6 +275,25 @@ pub fn take(arena: &mut Arena, lists: &mut [List], key: u64) -> Option<Node> {
     Some(arena.release(i))
 }
 
+/// Makes the unlinked node `i` a ghost (an id remembered after eviction, with tag `tag`) at the
+/// front of the FIFO `ghosts`, forgetting the oldest ghost when `cap` ghosts are kept; with
+/// `cap` 0 the node is freed instead. The node's counter is kept (MQ remembers a count).
+pub fn to_ghost(arena: &mut Arena, ghosts: &mut List, cap: usize, i: u32, tag: u8) {
+    if cap == 0 {
+        arena.release(i);
+        return;
+    }
+    if ghosts.len() >= cap {
+        if let Some(g) = ghosts.pop_back(arena) {
+            arena.release(g);
+        }
+    }
+    let n = arena.node_mut(i);
+    n.dirty = false;
+    n.tag = tag;
+    ghosts.push_front(arena, i);
+}
+
 /// A list threaded through an [`Arena`]: front = most recently inserted / used.
 #[derive(Debug, Clone, Copy)]
 pub struct List {

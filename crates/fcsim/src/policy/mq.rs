@@ -12,7 +12,7 @@
 //! missed page is looked up in Qout before the victim is added to it (as libCacheSim's MQ does);
 //! lifeTime is a fixed parameter (the paper sets it from the trace's peak temporal distance).
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, to_ghost, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -100,19 +100,7 @@ impl Mq {
         self.len -= 1;
         let n = self.arena.node_mut(v);
         evicted.push(Evicted { key: n.key, dirty: n.dirty });
-        if self.qout_cap == 0 {
-            self.arena.release(v);
-            return;
-        }
-        if self.qout.len() >= self.qout_cap {
-            if let Some(g) = self.qout.pop_back(&mut self.arena) {
-                self.arena.release(g);
-            }
-        }
-        let n = self.arena.node_mut(v);
-        n.tag = GHOST;
-        n.dirty = false;
-        self.qout.push_front(&mut self.arena, v);
+        to_ghost(&mut self.arena, &mut self.qout, self.qout_cap, v, GHOST);
     }
 }
 

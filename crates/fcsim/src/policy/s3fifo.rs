@@ -17,7 +17,7 @@
 //! - Shares are rounded down, with S at least one page (libCacheSim admits nothing while S is
 //!   a single page, i.e. below 20 pages; fcsim admits normally).
 
-use super::list::{each_dirty, take, Arena, List};
+use super::list::{each_dirty, take, to_ghost, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -102,19 +102,7 @@ impl S3Fifo {
                 continue;
             }
             evicted.push(Evicted { key: n.key, dirty: n.dirty });
-            if self.ghost_cap == 0 {
-                self.arena.release(t);
-                return;
-            }
-            if self.q[GHOST as usize].len() >= self.ghost_cap {
-                if let Some(g) = self.q[GHOST as usize].pop_back(&mut self.arena) {
-                    self.arena.release(g);
-                }
-            }
-            let n = self.arena.node_mut(t);
-            n.dirty = false;
-            n.count = 0;
-            self.push(t, GHOST);
+            to_ghost(&mut self.arena, &mut self.q[GHOST as usize], self.ghost_cap, t, GHOST);
             return;
         }
     }

@@ -12,7 +12,7 @@
 //! Am already holds c − Kin pages also pushes out Am's LRU page. Shares are rounded down, Kin at
 //! least one page (libCacheSim admits nothing when Kin rounds to 0, i.e. below 4 pages).
 
-use super::list::{each_dirty, take, Arena, List};
+use super::list::{each_dirty, take, to_ghost, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -76,19 +76,7 @@ impl TwoQ {
             if let Some(t) = self.q[AIN as usize].pop_back(&mut self.arena) {
                 let n = self.arena.node_mut(t);
                 evicted.push(Evicted { key: n.key, dirty: n.dirty });
-                if self.kout == 0 {
-                    self.arena.release(t);
-                    return;
-                }
-                if self.q[AOUT as usize].len() >= self.kout {
-                    if let Some(g) = self.q[AOUT as usize].pop_back(&mut self.arena) {
-                        self.arena.release(g);
-                    }
-                }
-                let n = self.arena.node_mut(t);
-                n.dirty = false;
-                n.tag = AOUT;
-                self.q[AOUT as usize].push_front(&mut self.arena, t);
+                to_ghost(&mut self.arena, &mut self.q[AOUT as usize], self.kout, t, AOUT);
             }
         } else {
             self.evict_am(evicted);
