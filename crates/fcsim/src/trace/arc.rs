@@ -6,7 +6,7 @@
 //! a single block. The traces hold reads only and no time: a request's time is its line index
 //! in nanoseconds, so that order is kept and spans read as "number of requests".
 
-use super::{parse_len, parse_offset, parse_u64, words, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::{parse_len, parse_offset, parse_u64, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -39,11 +39,8 @@ struct Arc {
 
 impl LineFormat for Arc {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = words(line, 1, "whitespace-separated .lis")?;
-        let count = match f.get(1) {
-            Some(c) => parse_u64(c, "a block count")?,
-            None => 1,
-        };
+        let (f, n) = take_n::<2>(line.split_ascii_whitespace());
+        let count = if n >= 2 { parse_u64(f[1], "a block count")? } else { 1 };
         if count == 0 {
             return Err("expected a positive block count, found 0".into());
         }

@@ -7,7 +7,7 @@
 //! bare flush) carries no data and is skipped. The summary blkparse prints after the events
 //! (lines starting `CPU` or `Total`) ends the trace. Single volume.
 
-use super::{parse_len, parse_offset, parse_scaled, words, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::{parse_len, parse_offset, parse_scaled, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -34,11 +34,12 @@ struct Blkparse;
 
 impl LineFormat for Blkparse {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = words(line, 1, "")?;
-        if f[0] == "CPU" || f[0].starts_with("CPU") || f[0] == "Total" {
+        let (f, n) = take_n::<10>(line.split_ascii_whitespace());
+        let f = &f[..n.min(10)];
+        if f[0].starts_with("CPU") || f[0] == "Total" {
             return Ok(Parsed::End);
         }
-        if !is_event(&f) {
+        if !is_event(f) {
             return Err("expected a blkparse event 'maj,min cpu seq time pid action RWBS ...'".into());
         }
         if f[5] != "Q" {

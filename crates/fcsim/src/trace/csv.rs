@@ -8,7 +8,7 @@
 //! (default `,`). Without an `op` column every request is a read; without `time`, time is the
 //! request index.
 
-use super::{parse_len, parse_offset, parse_scaled, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::{parse_len, parse_offset, parse_scaled, parse_u64, spans, FormatInfo, LineFormat, Opener, Params, Parsed};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -60,7 +60,7 @@ fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
     if !header && cols.iter().flatten().any(|c| matches!(c, Col::Name(_))) {
         return Err("columns named by header need trace.header=true; give 1-based indices instead".into());
     }
-    Ok(Box::new(Csv { cols, idx: [usize::MAX; 5], offset_unit, size_unit, time_digits, ops, header, delim, index: 0 }))
+    Ok(Box::new(Csv { cols, idx: [usize::MAX; 5], offset_unit, size_unit, time_digits, ops, header, delim, index: 0, spans: Vec::new() }))
 }
 
 struct Csv {
@@ -74,6 +74,8 @@ struct Csv {
     header: bool,
     delim: char,
     index: u64,
+    /// Field spans of the current line, reused.
+    spans: Vec<(usize, usize)>,
 }
 
 impl Csv {
@@ -114,18 +116,22 @@ impl Csv {
 
 impl LineFormat for Csv {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f: Vec<&str> = line.split(self.delim).map(str::trim).collect();
         if self.header {
             self.header = false;
-            self.resolve(&f)?;
+            let names: Vec<&str> = line.split(self.delim).map(str::trim).collect();
+            self.resolve(&names)?;
             return Ok(Parsed::Skip);
         }
         if self.idx[0] == usize::MAX {
             let empty: [&str; 0] = [];
             self.resolve(&empty)?;
         }
+        spans(line, self.delim, &mut self.spans);
+        let f = &self.spans;
         let get = |k: usize| {
-            f.get(self.idx[k]).copied().ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k] + 1, f.len()))
+            f.get(self.idx[k])
+                .map(|&(a, b)| line[a..b].trim())
+                .ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k] + 1, f.len()))
         };
         let time_ns = if self.idx[2] == usize::MAX { self.index } else { parse_scaled(get(2)?, self.time_digits, "a time")? };
         let op = if self.idx[3] == usize::MAX { Op::Read } else { self.op(get(3)?)? };

@@ -30,7 +30,7 @@ struct DiskMon;
 
 impl LineFormat for DiskMon {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = fields(line, '\t', 7, "tab-separated DiskMon")?;
+        let f = fields::<7>(line, '\t', "tab-separated DiskMon")?;
         let op = match f[4] {
             "Read" => Op::Read,
             "Write" => Op::Write,

@@ -54,7 +54,7 @@ struct Ascii {
 
 impl LineFormat for Ascii {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = words(line, 5, "whitespace-separated")?;
+        let f = words::<5>(line, "whitespace-separated")?;
         let flags = parse_u64(f[4], "a request type/flags number")?;
         let (time_ns, op) = if self.mqsim {
             let op = match flags {

@@ -4,7 +4,7 @@
 //! size in 512-byte sectors, op `R` or `W`. The process name may contain spaces, so the fields
 //! after it are taken from the end of the line. Single volume.
 
-use super::{parse_len, parse_offset, parse_u64, words, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::{parse_len, parse_offset, parse_u64, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -30,8 +30,11 @@ struct Fiu;
 
 impl LineFormat for Fiu {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = words(line, 9, "space-separated FIU")?;
-        let n = f.len();
+        // The process name may hold spaces: up to 16 fields, the last six read from the end.
+        let (f, n) = take_n::<16>(line.split_ascii_whitespace());
+        if !(9..=16).contains(&n) {
+            return Err(format!("expected 9 space-separated FIU fields, found {n}"));
+        }
         let op = match f[n - 4] {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,

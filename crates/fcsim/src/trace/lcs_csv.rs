@@ -7,7 +7,7 @@
 //! `trace.has_header` (true), `trace.delimiter` (`,`). Time is in seconds (integer), as
 //! libCacheSim's traces use. These defaults read what `fcsim trace convert --to lcs-csv` writes.
 
-use super::{parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::{parse_u64, spans, FormatInfo, LineFormat, Opener, Params, Parsed};
 use crate::request::{HostRequest, KeyUnit, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -41,7 +41,7 @@ fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
         d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
         d => return Err(format!("trace.delimiter must be one character, found '{d}'")),
     };
-    Ok(Box::new(LcsCsv { id, time, op, delim, skip_header: header }))
+    Ok(Box::new(LcsCsv { id, time, op, delim, skip_header: header, spans: Vec::new() }))
 }
 
 struct LcsCsv {
@@ -50,6 +50,8 @@ struct LcsCsv {
     op: Option<usize>,
     delim: char,
     skip_header: bool,
+    /// Field spans of the current line, reused.
+    spans: Vec<(usize, usize)>,
 }
 
 impl LineFormat for LcsCsv {
@@ -61,8 +63,11 @@ impl LineFormat for LcsCsv {
         if std::mem::take(&mut self.skip_header) {
             return Ok(Parsed::Skip);
         }
-        let f: Vec<&str> = line.split(self.delim).map(str::trim).collect();
-        let get = |i: usize| f.get(i).copied().ok_or_else(|| format!("expected at least {} fields, found {}", i + 1, f.len()));
+        spans(line, self.delim, &mut self.spans);
+        let f = &self.spans;
+        let get = |i: usize| {
+            f.get(i).map(|&(a, b)| line[a..b].trim()).ok_or_else(|| format!("expected at least {} fields, found {}", i + 1, f.len()))
+        };
         let op = match self.op {
             None => Op::Read,
             Some(i) => match get(i)?.to_ascii_lowercase().as_str() {

@@ -467,22 +467,48 @@ pub fn most(lines: &[&str], pred: impl Fn(&&str) -> bool) -> bool {
     n > 0 && 3 * n >= 2 * head.len()
 }
 
-/// Splits `line` on `sep`, checking that there are at least `min` fields.
-pub fn fields<'a>(line: &'a str, sep: char, min: usize, what: &str) -> std::result::Result<Vec<&'a str>, String> {
-    let f: Vec<&str> = line.split(sep).map(str::trim).collect();
-    if f.len() < min {
-        return Err(format!("expected {min} {what} fields, found {}", f.len()));
+/// The first `N` items of `it` (padded with ""), and how many items there were in all.
+/// Splitting a line this way allocates nothing.
+pub fn take_n<'a, const N: usize>(it: impl Iterator<Item = &'a str>) -> ([&'a str; N], usize) {
+    let mut out = [""; N];
+    let mut n = 0;
+    for x in it {
+        if n < N {
+            out[n] = x;
+        }
+        n += 1;
     }
-    Ok(f)
+    (out, n)
 }
 
-/// Splits on runs of whitespace.
-pub fn words<'a>(line: &'a str, min: usize, what: &str) -> std::result::Result<Vec<&'a str>, String> {
-    let f: Vec<&str> = line.split_ascii_whitespace().collect();
-    if f.len() < min {
-        return Err(format!("expected {min} {what} fields, found {}", f.len()));
+/// The first `N` fields of `line` split on `sep` (trimmed); at least `N` are required.
+pub fn fields<'a, const N: usize>(line: &'a str, sep: char, what: &str) -> std::result::Result<[&'a str; N], String> {
+    match take_n::<N>(line.split(sep).map(str::trim)) {
+        (f, n) if n >= N => Ok(f),
+        (_, n) => Err(format!("expected {N} {what} fields, found {n}")),
     }
-    Ok(f)
+}
+
+/// The first `N` whitespace-separated fields of `line`; at least `N` are required.
+pub fn words<'a, const N: usize>(line: &'a str, what: &str) -> std::result::Result<[&'a str; N], String> {
+    match take_n::<N>(line.split_ascii_whitespace()) {
+        (f, n) if n >= N => Ok(f),
+        (_, n) => Err(format!("expected {N} {what} fields, found {n}")),
+    }
+}
+
+/// Byte spans of the fields of `line` split on `sep`, into a buffer the caller reuses (for
+/// formats whose columns are chosen at run time).
+pub fn spans(line: &str, sep: char, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut start = 0;
+    for (i, c) in line.char_indices() {
+        if c == sep {
+            out.push((start, i));
+            start = i + c.len_utf8();
+        }
+    }
+    out.push((start, line.len()));
 }
 
 pub fn parse_u64(s: &str, what: &str) -> std::result::Result<u64, String> {
@@ -532,6 +558,17 @@ pub fn parse_scaled(s: &str, digits: u32, what: &str) -> std::result::Result<u64
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splitting_without_allocation() {
+        assert_eq!(take_n::<3>("a b c d e".split(' ')), (["a", "b", "c"], 5));
+        assert_eq!(take_n::<3>("a b".split(' ')), (["a", "b", ""], 2));
+        assert_eq!(fields::<2>(" x , y ,z", ',', "test"), Ok(["x", "y"]));
+        assert_eq!(fields::<4>("x,y", ',', "test"), Err("expected 4 test fields, found 2".to_string()));
+        let mut v = Vec::new();
+        spans("ab,,c", ',', &mut v);
+        assert_eq!(v, [(0, 2), (3, 3), (4, 5)]);
+    }
 
     #[test]
     fn scaled_decimals_are_exact() {

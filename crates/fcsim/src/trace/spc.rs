@@ -31,7 +31,7 @@ struct Spc;
 
 impl LineFormat for Spc {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = fields(line, ',', 5, "comma-separated SPC")?;
+        let f = fields::<5>(line, ',', "comma-separated SPC")?;
         let op = match f[3] {
             "r" | "R" => Op::Read,
             "w" | "W" => Op::Write,

@@ -35,7 +35,7 @@ impl LineFormat for Systor {
         if line.starts_with(|c: char| c.is_ascii_alphabetic()) && line.to_ascii_lowercase().starts_with("timestamp") {
             return Ok(Parsed::Skip);
         }
-        let f = fields(line, ',', 6, "comma-separated SYSTOR")?;
+        let f = fields::<6>(line, ',', "comma-separated SYSTOR")?;
         let op = match f[2] {
             "R" | "r" => Op::Read,
             "W" | "w" => Op::Write,

@@ -30,7 +30,7 @@ struct Tencent;
 
 impl LineFormat for Tencent {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = fields(line, ',', 5, "comma-separated Tencent CBS")?;
+        let f = fields::<5>(line, ',', "comma-separated Tencent CBS")?;
         let op = match f[3] {
             "0" => Op::Read,
             "1" => Op::Write,

@@ -31,7 +31,7 @@ impl LineFormat for Vscsi {
         if line.starts_with("version") {
             return Ok(Parsed::Skip);
         }
-        let f = fields(line, ',', 5, "comma-separated vSCSI")?;
+        let f = fields::<5>(line, ',', "comma-separated vSCSI")?;
         let code = u8::from_str_radix(f[2].trim_start_matches("0x"), 16)
             .map_err(|_| format!("expected a SCSI opcode in hex, found '{}'", f[2]))?;
         let op = match code {
