@@ -22,14 +22,6 @@ impl Op {
             _ => None,
         }
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Op::Read => "read",
-            Op::Write => "write",
-            Op::Trim => "trim",
-        }
-    }
 }
 
 /// One request as recorded in a trace.
@@ -89,10 +81,6 @@ impl PageSplitter {
     pub fn new(page_size: u32, unit: KeyUnit) -> Self {
         let shift = page_size.is_power_of_two().then(|| page_size.trailing_zeros());
         PageSplitter { page_size, shift, unit }
-    }
-
-    pub fn page_size(&self) -> u32 {
-        self.page_size
     }
 
     /// The keys of the first page and the number of pages a request touches. A zero-length

@@ -33,13 +33,6 @@ impl Mrc {
         self.accesses - hits
     }
 
-    pub fn miss_ratio(&self, size: usize) -> f64 {
-        if self.accesses == 0 {
-            return 0.0;
-        }
-        self.misses(size) as f64 / self.accesses as f64
-    }
-
     /// The curve's steps: (size, misses at that size) for every size where the miss count
     /// drops, in increasing size. Between two steps the count stays that of the smaller size.
     pub fn steps(&self) -> Vec<(u64, u64)> {

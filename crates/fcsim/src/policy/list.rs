@@ -147,15 +147,6 @@ impl Arena {
         Arena { nodes: Vec::with_capacity(n), free: NIL, index: Index::with_capacity(n + 1) }
     }
 
-    /// Number of keys mapped.
-    pub fn len(&self) -> usize {
-        self.index.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.index.len == 0
-    }
-
     fn new_node(&mut self, key: u64, tag: u8, dirty: bool) -> u32 {
         let node = Node { key, prev: NIL, next: NIL, count: 0, tag, dirty };
         if self.free != NIL {
@@ -416,7 +407,7 @@ mod tests {
         for (j, &k) in keys.iter().enumerate() {
             assert_eq!(a.get(k).is_some(), j % 3 != 0, "key {k}");
         }
-        assert_eq!(a.len(), keys.len() - keys.len().div_ceil(3));
+        assert_eq!(a.index.len, keys.len() - keys.len().div_ceil(3));
         // claim + retarget: node of key 1<<20 takes key 7.
         let i = a.get(1 << 20).unwrap();
         assert_eq!(a.claim(7, Some(i), 0, true), Err(i));
