@@ -61,6 +61,7 @@ fn value(py: Python<'_>, v: &Value) -> PyObject {
         Value::Int(i) => i.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
         Value::Float(f) => f.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
         Value::Str(s) => s.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
+        Value::List(l) => l.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
     }
 }
 
@@ -94,7 +95,7 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
 
 /// Simulates one policy at one size over a trace; returns the result row as a dict.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, working_set=None, progress=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, working_set=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -107,11 +108,20 @@ fn simulate<'py>(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     policy_params: Option<BTreeMap<String, String>>,
+    device: Option<String>,
+    device_params: Option<BTreeMap<String, String>>,
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let size = SizeSpec::parse(size).map_err(|e| to_py(e, None))?;
-    let cfg = SimConfig { policy, size, page_size, params: policy_params.unwrap_or_default() };
+    let cfg = SimConfig {
+        policy,
+        size,
+        page_size,
+        params: policy_params.unwrap_or_default(),
+        device,
+        device_params: device_params.unwrap_or_default(),
+    };
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
@@ -221,6 +231,15 @@ fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str
     fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec())).collect()
 }
 
+type KeyValues = Vec<(&'static str, &'static str)>;
+
+/// Device presets: (name, source, overrides), and fcsim's device defaults.
+#[pyfunction]
+fn devices() -> (Vec<(&'static str, &'static str, KeyValues)>, KeyValues) {
+    let presets = fcsim::device::PRESETS.iter().map(|p| (p.name, p.source, p.values.to_vec())).collect();
+    (presets, fcsim::device::config::DEFAULTS.to_vec())
+}
+
 /// Trace formats: (name, description, time unit).
 #[pyfunction]
 fn formats() -> Vec<(&'static str, &'static str, &'static str)> {
@@ -239,5 +258,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_size, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
+    m.add_function(wrap_pyfunction!(devices, m)?)?;
     Ok(())
 }

@@ -102,16 +102,31 @@ pub struct SimConfig {
     pub page_size: u32,
     /// Policy parameters, without the `policy.` prefix.
     pub params: BTreeMap<String, String>,
+    /// Device preset behind the tier (`lcr`, `gasa`, ...), or none.
+    pub device: Option<String>,
+    /// Device parameters, without the `device.` prefix.
+    pub device_params: BTreeMap<String, String>,
 }
 
 impl SimConfig {
     pub fn new(policy: &str, size: SizeSpec) -> Self {
-        SimConfig { policy: policy.to_string(), size, page_size: 4096, params: BTreeMap::new() }
+        SimConfig {
+            policy: policy.to_string(),
+            size,
+            page_size: 4096,
+            params: BTreeMap::new(),
+            device: None,
+            device_params: BTreeMap::new(),
+        }
     }
 
     pub fn validate(&self) -> Result<()> {
         if self.page_size == 0 {
             return Err(Error::config("page size must be positive"));
+        }
+        if self.device.is_none() && !self.device_params.is_empty() {
+            let k = self.device_params.keys().next().map_or("", |k| k.as_str());
+            return Err(Error::config(format!("device.{k} is set but no device is: give a device preset (--device lcr)")));
         }
         crate::policy::policy_by_name(&self.policy).map(|_| ())
     }

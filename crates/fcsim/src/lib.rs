@@ -10,7 +10,10 @@
 //! 3. [`stack::Tier`]: a [`policy::Policy`] (picked by name from [`policy::POLICIES`]) decides
 //!    hits, admissions and victims; the tier is write-back and write-allocate and counts what
 //!    reaches the backing store.
-//! 4. [`metrics`]: counters become one [`metrics::ResultRow`] per (trace, configuration).
+//! 4. [`device`]: optionally, a flash SSD behind the tier (geometry, page-mapped FTL, GC,
+//!    per-chip timing): read misses and write-backs become flash ops with completion times.
+//! 5. [`metrics`]: counters, device statistics and response times become one
+//!    [`metrics::ResultRow`] per (trace, configuration).
 //!
 //! [`mrc`] computes exact LRU miss-ratio curves for all sizes in one pass.
 //!
@@ -19,6 +22,7 @@
 //! file and line, or the option, that caused it.
 
 pub mod config;
+pub mod device;
 pub mod error;
 pub mod metrics;
 pub mod mrc;

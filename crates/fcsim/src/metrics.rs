@@ -8,6 +8,8 @@ pub enum Value {
     Int(u64),
     Float(f64),
     Str(String),
+    /// Per-chip values (busy time of each chip).
+    List(Vec<f64>),
 }
 
 /// Counters of one cache tier, in page accesses.
@@ -34,6 +36,119 @@ pub struct Counters {
     pub flushed: u64,
 }
 
+/// Response-time histogram: exact below 128 ns, then 128 linear buckets per power of two, so a
+/// quantile is within 0.8% of the true value; mean, standard deviation and max are exact.
+/// Fixed size (58 × 128 counters); recording allocates nothing.
+#[derive(Debug, Clone)]
+pub struct Histogram {
+    counts: Vec<u64>,
+    n: u64,
+    sum: f64,
+    sum_sq: f64,
+    max: u64,
+}
+
+const SUB_BITS: u32 = 7;
+const SUB: u64 = 1 << SUB_BITS;
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram { counts: vec![0; ((64 - SUB_BITS + 1) as usize) << SUB_BITS], n: 0, sum: 0.0, sum_sq: 0.0, max: 0 }
+    }
+}
+
+impl Histogram {
+    #[inline]
+    fn bucket(v: u64) -> usize {
+        if v < SUB {
+            return v as usize;
+        }
+        let e = 63 - v.leading_zeros(); // ≥ SUB_BITS
+        let shift = e - SUB_BITS;
+        (((shift + 1) as usize) << SUB_BITS) | ((v >> shift) & (SUB - 1)) as usize
+    }
+
+    /// The smallest value of bucket `b` and its width.
+    fn bounds(b: usize) -> (u64, u64) {
+        let (major, minor) = ((b >> SUB_BITS) as u32, (b as u64) & (SUB - 1));
+        if major == 0 {
+            return (minor, 1);
+        }
+        let shift = major - 1;
+        ((SUB | minor) << shift, 1 << shift)
+    }
+
+    #[inline]
+    pub fn record(&mut self, v: u64) {
+        self.counts[Self::bucket(v)] += 1;
+        self.n += 1;
+        let f = v as f64;
+        self.sum += f;
+        self.sum_sq += f * f;
+        self.max = self.max.max(v);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.n
+    }
+
+    pub fn mean(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+
+    /// Population standard deviation.
+    pub fn std(&self) -> Option<f64> {
+        let m = self.mean()?;
+        Some((self.sum_sq / self.n as f64 - m * m).max(0.0).sqrt())
+    }
+
+    pub fn max(&self) -> Option<u64> {
+        (self.n > 0).then_some(self.max)
+    }
+
+    /// The `q` quantile (nearest rank), as the midpoint of its bucket, capped at the max; the
+    /// top rank is the exact max.
+    pub fn quantile(&self, q: f64) -> Option<f64> {
+        if self.n == 0 {
+            return None;
+        }
+        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
+        if rank == self.n {
+            return Some(self.max as f64);
+        }
+        let mut seen = 0;
+        for (b, &c) in self.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                let (lo, w) = Self::bounds(b);
+                return Some((lo as f64 + (w - 1) as f64 / 2.0).min(self.max as f64));
+            }
+        }
+        None
+    }
+}
+
+/// What the device did during the measured run.
+#[derive(Debug, Clone, Default)]
+pub struct DeviceRow {
+    pub preset: String,
+    /// The device's parameters, reported as `device_<name>`.
+    pub params: Vec<(String, String)>,
+    pub host_page_reads: u64,
+    pub host_page_writes: u64,
+    pub gc_page_copies: u64,
+    pub erasures: u64,
+    pub blocks: u64,
+    pub wear_min: u64,
+    pub wear_max: u64,
+    /// Busy time of each chip, ns.
+    pub chip_busy_ns: Vec<u64>,
+    /// Response time of each host request, ns.
+    pub response: Histogram,
+    /// Time from the first request's arrival to the last one's, ns.
+    pub duration_ns: u64,
+}
+
 fn ratio(a: u64, b: u64) -> Value {
     if b == 0 {
         Value::Null
@@ -55,9 +170,51 @@ pub struct ResultRow {
     pub bad_lines: u64,
     /// The policy's parameters, reported as `param_<name>`.
     pub params: Vec<(String, String)>,
+    pub device: Option<DeviceRow>,
 }
 
-/// Columns of the device model, null until a device is configured.
+fn opt_f(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, Value::Float)
+}
+
+fn us(v: Option<f64>) -> Value {
+    opt_f(v.map(|ns| ns / 1000.0))
+}
+
+impl DeviceRow {
+    /// Device columns in the documented order, then the wear and per-chip extras.
+    fn columns(&self) -> Vec<(&'static str, Value)> {
+        let flash_writes = self.host_page_writes + self.gc_page_copies;
+        let days = self.duration_ns as f64 / 86_400e9;
+        let busy: Vec<f64> = self.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect();
+        let total: f64 = busy.iter().sum();
+        let mean = total / busy.len().max(1) as f64;
+        let max = busy.iter().copied().fold(0.0, f64::max);
+        let r = &self.response;
+        vec![
+            ("flash_page_reads", Value::Int(self.host_page_reads + self.gc_page_copies)),
+            ("flash_page_writes", Value::Int(flash_writes)),
+            ("gc_page_writes", Value::Int(self.gc_page_copies)),
+            ("erasures", Value::Int(self.erasures)),
+            ("write_amplification", ratio(flash_writes, self.host_page_writes)),
+            (
+                "epbpd",
+                if days > 0.0 && self.blocks > 0 { Value::Float(self.erasures as f64 / self.blocks as f64 / days) } else { Value::Null },
+            ),
+            ("fue", Value::Null),
+            ("resp_mean_us", us(r.mean())),
+            ("resp_std_us", us(r.std())),
+            ("resp_p50_us", us(r.quantile(0.5))),
+            ("resp_p99_us", us(r.quantile(0.99))),
+            ("resp_p999_us", us(r.quantile(0.999))),
+            ("resp_max_us", us(r.max().map(|m| m as f64))),
+            ("runtime_s", Value::Float(total)),
+            ("load_balance", if mean > 0.0 { Value::Float(max / mean) } else { Value::Null }),
+        ]
+    }
+}
+
+/// Device columns, null when the run has no device.
 const DEVICE_COLUMNS: &[&str] = &[
     "flash_page_reads",
     "flash_page_writes",
@@ -86,7 +243,7 @@ impl ResultRow {
             ("policy".into(), Value::Str(self.policy.clone())),
             ("size_pages".into(), Value::Int(self.size_pages)),
             ("page_size".into(), Value::Int(u64::from(self.page_size))),
-            ("device".into(), Value::Null),
+            ("device".into(), self.device.as_ref().map_or(Value::Null, |d| Value::Str(d.preset.clone()))),
             ("requests".into(), Value::Int(c.requests)),
             ("accesses".into(), Value::Int(c.accesses)),
             ("reads".into(), Value::Int(c.reads)),
@@ -102,7 +259,10 @@ impl ResultRow {
             ("backing_reads".into(), Value::Int(c.backing_reads)),
             ("backing_writes".into(), Value::Int(c.backing_writes)),
         ];
-        v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null)));
+        match &self.device {
+            Some(d) => v.extend(d.columns().into_iter().map(|(n, x)| (n.to_string(), x))),
+            None => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
+        }
         v.push(("sim_seconds".into(), Value::Float(self.sim_seconds)));
         let rps = if self.sim_seconds > 0.0 { Value::Float(c.requests as f64 / self.sim_seconds) } else { Value::Null };
         v.push(("requests_per_s".into(), rps));
@@ -110,6 +270,49 @@ impl ResultRow {
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }
+        if let Some(d) = &self.device {
+            v.push(("gc_page_reads".into(), Value::Int(d.gc_page_copies)));
+            v.push(("host_page_writes".into(), Value::Int(d.host_page_writes)));
+            v.push(("wear_min".into(), Value::Int(d.wear_min)));
+            v.push(("wear_mean".into(), opt_f((d.blocks > 0).then(|| d.erasures as f64 / d.blocks as f64))));
+            v.push(("wear_max".into(), Value::Int(d.wear_max)));
+            v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
+            for (k, val) in &d.params {
+                v.push((format!("device_{k}"), Value::Str(val.clone())));
+            }
+        }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_quantiles_within_a_bucket() {
+        let mut h = Histogram::default();
+        for v in 1..=100_000u64 {
+            h.record(v * 1000);
+        }
+        assert_eq!(h.count(), 100_000);
+        assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1e-3);
+        for (q, exact) in [(0.5, 50_000_000.0), (0.99, 99_000_000.0), (0.999, 99_900_000.0)] {
+            let got = h.quantile(q).unwrap();
+            assert!((got - exact).abs() / exact < 0.008, "q{q}: {got} vs {exact}");
+        }
+        assert_eq!(h.quantile(1.0).unwrap(), 100_000_000.0);
+        assert_eq!(h.max(), Some(100_000_000));
+        // Small values are exact.
+        let mut h = Histogram::default();
+        for v in [3, 3, 7] {
+            h.record(v);
+        }
+        assert_eq!((h.quantile(0.5), h.quantile(1.0)), (Some(3.0), Some(7.0)));
+        // Every bucket's bounds contain the values it holds.
+        for v in [127u64, 128, 129, 255, 256, 1 << 20, (1 << 20) + 12345, u64::MAX / 3] {
+            let (lo, w) = Histogram::bounds(Histogram::bucket(v));
+            assert!(lo <= v && v - lo < w, "{v}: [{lo}, +{w})");
+        }
     }
 }

@@ -3,12 +3,13 @@
 //! Time moves forward only here; no stage calls back into an earlier one.
 
 use crate::config::{SimConfig, SizeSpec};
+use crate::device::{Backing, DeviceConfig, Flash, NoDevice};
 use crate::error::{Error, Result};
-use crate::metrics::ResultRow;
+use crate::metrics::{DeviceRow, Histogram, ResultRow};
 use crate::policy;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::Tier;
-use crate::trace::{self, fct, info, TraceOptions};
+use crate::trace::{self, fct, info, TraceOptions, TraceReader};
 use std::time::Instant;
 
 /// Called every few tens of thousands of requests with (done, total) in the reader's unit;
@@ -68,52 +69,117 @@ pub fn simulate(
 ) -> Result<ResultRow> {
     cfg.validate()?;
     let info = policy::policy_by_name(&cfg.policy)?;
+    let device = cfg.device.as_deref().map(|p| DeviceConfig::build(p, &cfg.device_params, cfg.page_size)).transpose()?;
     let mut reader = trace::open(trace, opts)?;
+    // `none` caches nothing: its size is not needed and is reported as 0.
+    let cached = info.name != "none";
     let ws = match (cfg.size, working_set) {
-        (SizeSpec::Percent(_), None) => Some(self::working_set(trace, opts, cfg.page_size)?),
+        (SizeSpec::Percent(_), None) if cached => Some(self::working_set(trace, opts, cfg.page_size)?),
         (_, ws) => ws,
     };
-    let size = cfg.size.pages(cfg.page_size, ws)?;
-    let (policy, params) = policy::build(&cfg.policy, size as usize, cfg.params.clone())?;
+    let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
+    let (policy, params) = policy::build(&cfg.policy, size.max(1) as usize, cfg.params.clone())?;
     let next = if info.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
-    let mut tier = Tier::new(policy, size as usize);
-    let splitter = PageSplitter::new(cfg.page_size, reader.key_unit());
-    let mut progress = progress;
+    let mut run = Run {
+        tier: Tier::new(policy, size.max(1) as usize),
+        splitter: PageSplitter::new(cfg.page_size, reader.key_unit()),
+        next,
+        requests: 0,
+        first_ns: None,
+        last_ns: 0,
+        response: Histogram::default(),
+    };
 
     let start = Instant::now();
-    let mut index = 0u64;
-    let mut requests = 0u64;
-    while let Some(r) = reader.next_request()? {
-        let (first, n) = splitter.pages(&r);
-        for key in first..first + n {
-            tier.access(key, r.op, index, next.get(index as usize).copied().unwrap_or(NEVER));
-            if r.op != Op::Trim {
-                index += 1;
-            }
+    let device = match device {
+        None => {
+            run.drive(reader.as_mut(), &mut NoDevice, progress)?;
+            None
         }
-        requests += 1;
-        if requests % PROGRESS_EVERY == 0 {
-            if let Some(p) = progress.as_mut() {
-                let (done, total) = reader.progress();
-                if !p(done, total) {
-                    return Err(Error::Interrupted);
-                }
-            }
+        Some((dc, dev_params)) => {
+            let mut flash = Flash::new(dc)?;
+            run.drive(reader.as_mut(), &mut flash, progress)?;
+            let st = flash.stats();
+            let wear = flash.ftl().erase_counts();
+            let (wear_min, wear_max) = wear.fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
+            Some(DeviceRow {
+                preset: flash.cfg.preset.clone(),
+                params: dev_params,
+                host_page_reads: st.host_reads,
+                host_page_writes: st.host_writes,
+                gc_page_copies: st.gc_copies,
+                erasures: st.erasures,
+                blocks: u64::from(flash.cfg.geometry.total_blocks()),
+                wear_min,
+                wear_max,
+                chip_busy_ns: flash.timing().busy().collect(),
+                response: std::mem::take(&mut run.response),
+                duration_ns: run.last_ns - run.first_ns.unwrap_or(0),
+            })
         }
-    }
-    tier.flush();
+    };
     let sim_seconds = start.elapsed().as_secs_f64();
-    tier.counters.requests = requests;
-    debug_assert!(tier.resident() <= tier.capacity());
+    let mut counters = run.tier.counters;
+    counters.requests = run.requests;
+    debug_assert!(run.tier.resident() <= run.tier.capacity());
     Ok(ResultRow {
         trace: trace_name(trace),
         format: reader.format().to_string(),
         policy: info.name.to_string(),
         size_pages: size,
         page_size: cfg.page_size,
-        counters: tier.counters,
+        counters,
         sim_seconds,
         bad_lines: reader.bad_lines(),
         params,
+        device,
     })
+}
+
+/// The state of one run of the loop.
+struct Run {
+    tier: Tier,
+    splitter: PageSplitter,
+    next: Vec<u64>,
+    requests: u64,
+    first_ns: Option<u64>,
+    last_ns: u64,
+    response: Histogram,
+}
+
+impl Run {
+    /// The loop: each request's pages go through the tier to `dev`; a timed device records the
+    /// request's response time (completion of its last page minus its arrival). Time moves
+    /// forward only: a request stamped before its predecessor arrives at its predecessor's time.
+    fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, mut progress: Option<Progress<'_>>) -> Result<()> {
+        let mut index = 0u64;
+        while let Some(r) = reader.next_request()? {
+            let now = r.time_ns.max(self.last_ns);
+            self.first_ns.get_or_insert(now);
+            self.last_ns = now;
+            let (first, n) = self.splitter.pages(&r);
+            let mut done = now;
+            for key in first..first + n {
+                let page = dev.page(key)?;
+                let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                done = done.max(self.tier.access(page, r.op, index, next, now, dev)?);
+                if r.op != Op::Trim {
+                    index += 1;
+                }
+            }
+            if B::TIMED && r.op != Op::Trim {
+                self.response.record(done - now);
+            }
+            self.requests += 1;
+            if self.requests % PROGRESS_EVERY == 0 {
+                if let Some(p) = progress.as_mut() {
+                    let (done, total) = reader.progress();
+                    if !p(done, total) {
+                        return Err(Error::Interrupted);
+                    }
+                }
+            }
+        }
+        self.tier.flush(self.last_ns, dev)
+    }
 }

@@ -1,6 +1,7 @@
 //! The simulation loop end to end on tiny traces with hand-computed answers, the conformance
 //! kit run over every registered policy, and trace conversion round trips.
 
+use fcsim::device::NoDevice;
 use fcsim::metrics::Counters;
 use fcsim::policy::{self, POLICIES};
 use fcsim::request::{Op, NEVER};
@@ -76,10 +77,10 @@ fn drive(policy: &str, cap: usize, ops: &[(u64, Op)]) -> Counters {
     let (p, _) = policy::build(policy, cap, BTreeMap::new()).unwrap();
     let mut tier = Tier::new(p, cap);
     for (i, &(k, op)) in ops.iter().enumerate() {
-        tier.access(k, op, i as u64, NEVER);
+        tier.access(k, op, i as u64, NEVER, 0, &mut NoDevice).unwrap();
         assert!(tier.resident() <= cap, "{policy}: {} pages resident in a cache of {cap}", tier.resident());
     }
-    tier.flush();
+    tier.flush(0, &mut NoDevice).unwrap();
     tier.counters
 }
 
@@ -120,7 +121,7 @@ proptest! {
         let (p, _) = policy::build("min", cap, BTreeMap::new()).unwrap();
         let mut min = Tier::new(p, cap);
         for (i, &(k, op)) in ops.iter().enumerate() {
-            min.access(k, op, i as u64, next[i]);
+            min.access(k, op, i as u64, next[i], 0, &mut NoDevice).unwrap();
         }
         let min_misses = min.counters.accesses - min.counters.hits;
         for p in POLICIES.iter().filter(|p| !p.offline) {

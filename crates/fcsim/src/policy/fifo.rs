@@ -160,7 +160,7 @@ mod tests {
         let mut ev = Vec::new();
         let acc = |p: &mut Fifo, k: u64, ev: &mut Vec<Evicted>| {
             ev.clear();
-            p.access(&Access { key: k, write: false, index: 0, next: 0 }, ev)
+            p.access(&Access { key: k, write: false, index: 0, next: 0, time: 0 }, ev)
         };
         acc(&mut p, 1, &mut ev);
         acc(&mut p, 2, &mut ev);

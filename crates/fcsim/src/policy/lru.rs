@@ -97,7 +97,7 @@ mod tests {
         let mut p = Lru::new(2);
         let mut ev = Vec::new();
         for (i, (k, w)) in [(1, true), (2, false), (1, false), (3, false), (4, false)].into_iter().enumerate() {
-            p.access(&Access { key: k, write: w, index: i as u64, next: 0 }, &mut ev);
+            p.access(&Access { key: k, write: w, index: i as u64, next: 0, time: 0 }, &mut ev);
         }
         assert_eq!(ev, [Evicted { key: 2, dirty: false }, Evicted { key: 1, dirty: true }]);
         assert_eq!(p.remove(4), Some(false));

@@ -185,7 +185,7 @@ mod tests {
         let (mut hits, mut evs) = (Vec::new(), Vec::new());
         for (i, &k) in keys.iter().enumerate() {
             let mut ev = Vec::new();
-            hits.push(p.access(&Access { key: k, write: false, index: i as u64, next: next[i] }, &mut ev) == Outcome::Hit);
+            hits.push(p.access(&Access { key: k, write: false, index: i as u64, next: next[i], time: 0 }, &mut ev) == Outcome::Hit);
             evs.push(ev.iter().map(|e| e.key).collect());
         }
         (hits, evs)

@@ -14,11 +14,13 @@ pub mod list;
 mod lru;
 mod min;
 mod mq;
+mod none;
 mod s3fifo;
 mod sieve;
 mod slru;
 mod twoq;
 
+use crate::device::DeviceView;
 use crate::error::{Error, Result};
 use std::collections::BTreeMap;
 
@@ -33,6 +35,8 @@ pub struct Access {
     /// Index of the next access to the same key, or [`crate::request::NEVER`]; only offline
     /// policies may look at it, and it is [`crate::request::NEVER`] unless they asked for it.
     pub next: u64,
+    /// Arrival time of the host request, ns (what a device-aware policy asks the view about).
+    pub time: u64,
 }
 
 /// A page that left the cache.
@@ -63,6 +67,13 @@ pub enum Outcome {
 pub trait Policy: Send {
     /// Processes one access. See the trait docs for the contract.
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome;
+    /// Processes one access of a tier over a device, with the device's read-only view (chip of
+    /// a page, chip load, chip in GC) for choosing victims. Device-aware policies override it;
+    /// the default ignores the view.
+    fn access_on(&mut self, a: &Access, view: &dyn DeviceView, evicted: &mut Vec<Evicted>) -> Outcome {
+        let _ = view;
+        self.access(a, evicted)
+    }
     /// Drops `key` if resident (trim, invalidation); returns its dirty flag if it was.
     fn remove(&mut self, key: u64) -> Option<bool>;
     /// Number of resident pages.
@@ -100,10 +111,15 @@ impl PolicyParams {
 
     /// Fails on a parameter the policy did not take; returns the parameters used.
     pub fn finish(self, policy: &PolicyInfo) -> Result<UsedParams> {
+        self.finish_section(policy.name, policy.params)
+    }
+
+    /// Fails on a parameter of `section` (a policy, `device`) that was not taken; returns the
+    /// parameters used.
+    pub fn finish_section(self, section: &str, known: &[&str]) -> Result<UsedParams> {
         if let Some(k) = self.given.keys().next() {
-            let known =
-                if policy.params.is_empty() { "it takes none".to_string() } else { format!("it takes {}", policy.params.join(", ")) };
-            return Err(Error::config(format!("unknown parameter {}.{k}: {known}", policy.name)));
+            let known = if known.is_empty() { "it takes none".to_string() } else { format!("it takes {}", known.join(", ")) };
+            return Err(Error::config(format!("unknown parameter {section}.{k}: {known}")));
         }
         Ok(self.used)
     }
@@ -143,6 +159,7 @@ pub static POLICIES: &[PolicyInfo] = &[
     sieve::INFO,
     slru::INFO,
     min::INFO,
+    none::INFO,
 ];
 
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
@@ -180,7 +197,7 @@ pub(crate) mod testing {
             let write = tok.ends_with('w');
             let key: u64 = tok.trim_end_matches('w').parse().expect("key");
             ev.clear();
-            let o = p.access(&Access { key, write, index: i as u64, next: crate::request::NEVER }, &mut ev);
+            let o = p.access(&Access { key, write, index: i as u64, next: crate::request::NEVER, time: 0 }, &mut ev);
             out.push((o == Outcome::Hit, ev.iter().map(|e| e.key).collect()));
         }
         out

@@ -1,0 +1,381 @@
+//! Flash device configuration: geometry, over-provisioning, GC, timing, preconditioning, and the
+//! presets taken from the papers' parameter tables. Every value is overridable with
+//! `--set device.KEY=VALUE`; [`DeviceConfig::build`] validates the whole configuration before
+//! the first request.
+//!
+//! **Over-provisioning.** `op` is extra physical space relative to user capacity:
+//! physical = user × (1 + op), so `op = 0.15` gives 15 spare pages per 100 user pages. The other
+//! common definition, spare as a share of physical capacity (MQSim's `Overprovisioning_Ratio`,
+//! the dynamic-allocation paper's eq. 1), is s = op / (1 + op); conversely op = s / (1 − s). So
+//! op 7% ≈ s 6.5%, op 15% ≈ s 13%, op 28% ≈ s 21.9%, op 50% = s 33.3%. The blocks the GC
+//! trigger keeps free hold no data, so they are part of the spare space but not usable by it.
+//!
+//! **Geometry.** The physical array is channels × chips per channel × dies × planes × blocks per
+//! plane × pages per block. User capacity is ⌊physical pages / (1 + op)⌋ unless `capacity` is
+//! given, in which case blocks per plane are derived from it.
+
+use super::geometry::Geometry;
+use crate::config::SizeSpec;
+use crate::error::{Error, Result};
+use crate::policy::{PolicyParams, UsedParams};
+use std::collections::BTreeMap;
+
+/// Garbage-collection victim selection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// The block with the fewest valid pages (Kawaguchi et al. 1995; DiskSim's SSD model).
+    Greedy,
+    /// The block closed longest ago, whatever it holds (FIFO / LRU cleaning, Desnoyers 2012).
+    Fifo,
+    /// Maximise (1 − u) / (2u) × age (Kawaguchi et al. 1995; Rosenblum & Ousterhout's LFS),
+    /// with age in host page writes since the block was last invalidated into.
+    CostBenefit,
+}
+
+/// Where a written logical page goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// A logical page always lives on chip `lpn mod chips`, plane `(lpn / chips) mod planes`
+    /// (DiskSim's SSD model; what LCR's chip-of-page view relies on).
+    Static,
+    /// Each write goes to the chip that frees up first (least loaded), round robin over planes.
+    Dynamic,
+}
+
+/// How a buffer tier's dirty evictions relate to the host request that caused them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Eviction {
+    /// The request waits for the eviction's program to complete (LCR, GCaR model it so).
+    Sync,
+    /// The program occupies its chip but the request does not wait for it.
+    Async,
+}
+
+/// How the drive is filled before the measured run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fill {
+    Sequential,
+    Random,
+}
+
+/// A complete, validated flash device configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceConfig {
+    pub preset: String,
+    pub geometry: Geometry,
+    pub op: f64,
+    /// Logical pages the host can address.
+    pub user_pages: u64,
+    pub gc: GcPolicy,
+    /// GC runs on a plane while its free blocks are fewer than this.
+    pub gc_reserve_blocks: u32,
+    pub placement: Placement,
+    pub read_ns: u64,
+    pub write_ns: u64,
+    pub erase_ns: u64,
+    /// Channel transfer time of one page (0: not modelled).
+    pub xfer_ns: u64,
+    /// Latency of a buffer hit (DRAM).
+    pub dram_ns: u64,
+    pub eviction: Eviction,
+    /// Fraction of user pages written before the run (0: a fresh drive).
+    pub fill: f64,
+    pub fill_order: Fill,
+    /// Random single-page overwrites before the run, as a multiple of user capacity.
+    pub steady: f64,
+    pub seed: u64,
+}
+
+/// A preset: a name, where its values come from, and its parameter overrides.
+#[derive(Debug, Clone, Copy)]
+pub struct Preset {
+    pub name: &'static str,
+    pub source: &'static str,
+    pub values: &'static [(&'static str, &'static str)],
+}
+
+/// Presets from the papers' parameter tables. Values a paper does not give are fcsim's defaults
+/// (see [`DEFAULTS`]) and are listed in `source`.
+pub static PRESETS: &[Preset] = &[
+    Preset {
+        name: "lcr",
+        source: "LCR Table I-II and §IV.A: 64 chips, 8 planes/chip, 512 blocks/plane, 64 pages/block, 4 KiB, OP 15%, \
+                 greedy GC, 25/200/1500 us, drive filled before the run; channels (8) not given",
+        values: &[
+            ("channels", "8"),
+            ("chips_per_channel", "8"),
+            ("planes", "8"),
+            ("blocks", "512"),
+            ("pages_per_block", "64"),
+            ("op", "0.15"),
+            ("fill", "1.0"),
+        ],
+    },
+    Preset {
+        name: "gasa",
+        source: "GASA Table I: 4 KiB pages, 64-page blocks, 25/200/1500 us; geometry (8 chips x 4 planes x 1024 blocks, \
+                 8 GiB physical) and OP 15% not given",
+        values: &[
+            ("channels", "2"),
+            ("chips_per_channel", "4"),
+            ("planes", "4"),
+            ("blocks", "1024"),
+            ("pages_per_block", "64"),
+            ("op", "0.15"),
+        ],
+    },
+    Preset {
+        name: "dynamic",
+        source: "dynamic-allocation Table I: 4 KiB pages, 256 KiB blocks, GC threshold 5%, 25/200/1500 us, 16 GiB \
+                 physical (§IV, large workloads); 16 chips x 1 plane and OP 15% (its smallest static setting) chosen",
+        values: &[
+            ("channels", "4"),
+            ("chips_per_channel", "4"),
+            ("planes", "1"),
+            ("blocks", "4096"),
+            ("pages_per_block", "64"),
+            ("op", "0.15"),
+            ("gc_threshold", "0.05"),
+        ],
+    },
+    Preset {
+        name: "offline",
+        source: "offline-bounds §5: 2 MiB erase units (512 x 4 KiB pages), OP 7%; geometry (8 chips x 1 plane x 1024 \
+                 units, 16 GiB physical) not given",
+        values: &[
+            ("channels", "2"),
+            ("chips_per_channel", "4"),
+            ("planes", "1"),
+            ("blocks", "1024"),
+            ("pages_per_block", "512"),
+            ("op", "0.07"),
+        ],
+    },
+];
+
+/// fcsim's defaults, under every preset. Timing is the papers' common 25 us / 200 us / 1.5 ms.
+pub static DEFAULTS: &[(&str, &str)] = &[
+    ("channels", "1"),
+    ("chips_per_channel", "8"),
+    ("dies", "1"),
+    ("planes", "1"),
+    ("blocks", "1024"),
+    ("pages_per_block", "64"),
+    ("op", "0.15"),
+    ("gc", "greedy"),
+    ("gc_threshold", "0.05"),
+    ("placement", "static"),
+    ("read_us", "25"),
+    ("write_us", "200"),
+    ("erase_us", "1500"),
+    ("xfer_us", "0"),
+    ("dram_us", "1"),
+    ("eviction", "sync"),
+    ("fill", "0"),
+    ("fill_order", "sequential"),
+    ("steady", "0"),
+    ("seed", "42"),
+];
+
+/// Parameter names (for help and errors), including `capacity`, which has no default.
+pub fn param_names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = DEFAULTS.iter().map(|(k, _)| *k).collect();
+    v.push("capacity");
+    v
+}
+
+pub fn preset_by_name(name: &str) -> Result<&'static Preset> {
+    PRESETS.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let names: Vec<&str> = PRESETS.iter().map(|p| p.name).collect();
+        Error::config(format!("unknown device preset '{name}'; presets: {}", names.join(", ")))
+    })
+}
+
+fn us(p: &mut PolicyParams, key: &str, default: f64) -> Result<u64> {
+    let v: f64 = p.take("device", key, default, "a latency in microseconds (>= 0)")?;
+    if !(v >= 0.0 && v.is_finite()) {
+        return Err(Error::config(format!("device.{key}={v}: expected a latency in microseconds (>= 0)")));
+    }
+    Ok((v * 1000.0).round() as u64)
+}
+
+fn positive(p: &mut PolicyParams, key: &str, default: u32) -> Result<u32> {
+    let v: u32 = p.take("device", key, default, "a positive integer")?;
+    if v == 0 {
+        return Err(Error::config(format!("device.{key}=0: expected a positive integer")));
+    }
+    Ok(v)
+}
+
+fn choice<T: Copy>(p: &mut PolicyParams, key: &str, default: &str, options: &[(&str, T)]) -> Result<T> {
+    let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
+    let s: String = p.take("device", key, default.to_string(), "")?;
+    options
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(&s))
+        .map(|(_, v)| *v)
+        .ok_or_else(|| Error::config(format!("device.{key}={s}: expected one of {}", names.join(", "))))
+}
+
+impl DeviceConfig {
+    /// Builds the configuration of `preset` with `params` (keys without the `device.` prefix)
+    /// overriding it; `page_size` is the simulation's page size, which the device must share.
+    /// Returns the configuration and every parameter's value, for the result row.
+    pub fn build(preset: &str, params: &BTreeMap<String, String>, page_size: u32) -> Result<(DeviceConfig, UsedParams)> {
+        let preset = preset_by_name(preset)?;
+        let mut given: BTreeMap<String, String> = BTreeMap::new();
+        for (k, v) in DEFAULTS.iter().chain(preset.values) {
+            given.insert(k.to_string(), v.to_string());
+        }
+        for (k, v) in params {
+            given.insert(k.to_ascii_lowercase(), v.clone());
+        }
+        let capacity = given.remove("capacity");
+        let page = given.remove("page_size");
+        if let Some(ps) = page {
+            if ps.parse::<u32>().ok() != Some(page_size) {
+                return Err(Error::config(format!(
+                    "device.page_size={ps}: the device page must equal the simulation's page size ({page_size} B); set --page-size instead"
+                )));
+            }
+        }
+        let mut p = PolicyParams::new(given);
+        let channels = positive(&mut p, "channels", 1)?;
+        let chips_per_channel = positive(&mut p, "chips_per_channel", 1)?;
+        let dies = positive(&mut p, "dies", 1)?;
+        let planes = positive(&mut p, "planes", 1)?;
+        let mut blocks = positive(&mut p, "blocks", 1)?;
+        let pages_per_block = positive(&mut p, "pages_per_block", 1)?;
+        let op: f64 = p.take("device", "op", 0.15, "a fraction > 0 (0.15 = 15% spare over user capacity)")?;
+        if !(op > 0.0 && op.is_finite()) {
+            return Err(Error::config(format!("device.op={op}: expected a fraction > 0 (spare space over user capacity)")));
+        }
+        let gc = choice(
+            &mut p,
+            "gc",
+            "greedy",
+            &[("greedy", GcPolicy::Greedy), ("fifo", GcPolicy::Fifo), ("cost-benefit", GcPolicy::CostBenefit)],
+        )?;
+        let gc_threshold: f64 = p.take("device", "gc_threshold", 0.05, "a fraction of a plane's blocks in [0, 0.5)")?;
+        if !(0.0..0.5).contains(&gc_threshold) {
+            return Err(Error::config(format!("device.gc_threshold={gc_threshold}: expected a fraction of a plane's blocks in [0, 0.5)")));
+        }
+        let placement = choice(&mut p, "placement", "static", &[("static", Placement::Static), ("dynamic", Placement::Dynamic)])?;
+        let read_ns = us(&mut p, "read_us", 25.0)?;
+        let write_ns = us(&mut p, "write_us", 200.0)?;
+        let erase_ns = us(&mut p, "erase_us", 1500.0)?;
+        let xfer_ns = us(&mut p, "xfer_us", 0.0)?;
+        let dram_ns = us(&mut p, "dram_us", 1.0)?;
+        let eviction = choice(&mut p, "eviction", "sync", &[("sync", Eviction::Sync), ("async", Eviction::Async)])?;
+        let fill: f64 = p.take("device", "fill", 0.0, "a fraction of user capacity in [0, 1]")?;
+        if !(0.0..=1.0).contains(&fill) {
+            return Err(Error::config(format!("device.fill={fill}: expected a fraction of user capacity in [0, 1]")));
+        }
+        let fill_order = choice(&mut p, "fill_order", "sequential", &[("sequential", Fill::Sequential), ("random", Fill::Random)])?;
+        let steady: f64 = p.take("device", "steady", 0.0, "a multiple of user capacity >= 0")?;
+        if !(steady >= 0.0 && steady.is_finite()) {
+            return Err(Error::config(format!("device.steady={steady}: expected a multiple of user capacity >= 0")));
+        }
+        if steady > 0.0 && fill == 0.0 {
+            return Err(Error::config("device.steady overwrites the filled pages: set device.fill > 0 too"));
+        }
+        let seed: u64 = p.take("device", "seed", 42, "an unsigned integer")?;
+        let planes_total = u64::from(channels) * u64::from(chips_per_channel) * u64::from(dies) * u64::from(planes);
+        let user_pages = match &capacity {
+            Some(c) => {
+                let pages = SizeSpec::parse(c)
+                    .and_then(|s| match s {
+                        SizeSpec::Percent(_) => Err(Error::config("")),
+                        s => s.pages(page_size, None),
+                    })
+                    .map_err(|_| Error::config(format!("device.capacity={c}: expected user capacity in bytes (64GiB) or pages")))?;
+                let physical = (pages as f64 * (1.0 + op)).ceil() as u64;
+                let per_block = planes_total * u64::from(pages_per_block);
+                blocks =
+                    u32::try_from(physical.div_ceil(per_block)).map_err(|_| Error::config(format!("device.capacity={c} is too large")))?;
+                pages
+            }
+            None => 0,
+        };
+        let geometry = Geometry { channels, chips_per_channel, dies, planes, blocks, pages_per_block, page_size };
+        let physical = geometry.physical_pages();
+        if physical > u64::from(u32::MAX - 2) {
+            return Err(Error::config(format!("device has {physical} physical pages; at most 2^32 - 3 are supported")));
+        }
+        let user_pages = if capacity.is_some() { user_pages } else { (physical as f64 / (1.0 + op)).floor() as u64 };
+        let gc_reserve_blocks = ((gc_threshold * f64::from(blocks)).ceil() as u32).max(1);
+        // Each plane keeps its reserve free and one block open for writing; the rest must hold
+        // more than the user data, or GC could find no block with an invalid page.
+        let usable = planes_total * (u64::from(blocks).saturating_sub(u64::from(gc_reserve_blocks) + 1)) * u64::from(pages_per_block);
+        if user_pages == 0 || usable <= user_pages {
+            return Err(Error::config(format!(
+                "device: {user_pages} user pages do not fit in {physical} physical pages once each of the {planes_total} planes keeps \
+                 {gc_reserve_blocks} free block(s) for GC and one open: raise device.op ({op}) or lower device.gc_threshold ({gc_threshold})"
+            )));
+        }
+        let used = p.finish_section("device", &param_names())?;
+        let cfg = DeviceConfig {
+            preset: preset.name.to_string(),
+            geometry,
+            op,
+            user_pages,
+            gc,
+            gc_reserve_blocks,
+            placement,
+            read_ns,
+            write_ns,
+            erase_ns,
+            xfer_ns,
+            dram_ns,
+            eviction,
+            fill,
+            fill_order,
+            steady,
+            seed,
+        };
+        let mut used = used;
+        if let Some(c) = capacity {
+            used.push(("capacity".into(), c));
+        }
+        Ok((cfg, used))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(preset: &str, kv: &[(&str, &str)]) -> Result<DeviceConfig> {
+        let m = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        DeviceConfig::build(preset, &m, 4096).map(|(c, _)| c)
+    }
+
+    #[test]
+    fn lcr_preset_matches_the_paper() {
+        let c = build("lcr", &[]).unwrap();
+        assert_eq!(c.geometry.chips(), 64);
+        assert_eq!(c.geometry.planes_per_chip(), 8);
+        assert_eq!(c.geometry.physical_pages(), 64 * 8 * 512 * 64);
+        assert_eq!(c.user_pages, (64.0 * 8.0 * 512.0 * 64.0 / 1.15f64).floor() as u64);
+        assert_eq!((c.read_ns, c.write_ns, c.erase_ns), (25_000, 200_000, 1_500_000));
+        assert_eq!(c.gc_reserve_blocks, 26); // ceil(5% of 512)
+        assert_eq!(c.fill, 1.0);
+    }
+
+    #[test]
+    fn overrides_and_errors() {
+        let c = build("gasa", &[("op", "0.28"), ("gc", "fifo"), ("capacity", "1GiB")]).unwrap();
+        assert_eq!(c.user_pages, 262_144);
+        assert!(c.geometry.physical_pages() as f64 >= 262_144.0 * 1.28);
+        assert_eq!(c.gc, GcPolicy::Fifo);
+        for (k, v) in
+            [("gc", "random"), ("op", "0"), ("op", "-1"), ("blocks", "0"), ("fill", "2"), ("nonsense", "1"), ("page_size", "8192")]
+        {
+            let e = build("gasa", &[(k, v)]).unwrap_err().to_string();
+            assert!(e.contains(k), "{k}={v}: {e}");
+        }
+        assert!(build("nope", &[]).unwrap_err().to_string().contains("lcr"));
+        // 1% spare cannot hold a 5% GC reserve.
+        assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise device.op"));
+    }
+}

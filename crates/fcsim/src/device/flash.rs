@@ -1,0 +1,260 @@
+//! A flash SSD: the FTL ([`super::ftl`]) on the chips ([`super::timing`]), with logical-page
+//! assignment, placement, preconditioning and the read-only view policies receive.
+//!
+//! **Logical pages.** A trace addresses pages anywhere in a 64-bit key space (volumes, sparse
+//! offsets). The device gives the n-th distinct page it is asked about logical page n, so any
+//! trace whose footprint fits in the user capacity runs on any device. Static striping then
+//! spreads consecutive first-touched pages over consecutive chips, as DiskSim stripes
+//! consecutive logical pages. A trace whose footprint exceeds the user capacity is an error.
+//!
+//! **Reads of pages never written** (no preconditioning) cost a read on the page's static chip.
+//!
+//! **Preconditioning** writes `fill` × user pages (logical pages 0.., sequentially or in a
+//! seeded random order), then `steady` × user uniformly random single-page overwrites of them,
+//! and then forgets every counter, erase count and chip queue: the measured run starts at time 0
+//! on an idle drive whose blocks hold the preconditioned data.
+
+use super::config::{DeviceConfig, Fill, Placement};
+use super::ftl::{Ftl, FtlStats};
+use super::timing::{ChipLoad, OpKind, Timing};
+use super::DeviceView;
+use crate::error::{Error, Result};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rustc_hash::FxHashMap;
+
+#[derive(Debug)]
+pub struct Flash {
+    pub cfg: DeviceConfig,
+    ftl: Ftl,
+    timing: Timing,
+    keys: FxHashMap<u64, u32>,
+    /// Dynamic placement: next plane to write on each chip, and where the least-loaded search
+    /// starts (so ties rotate over chips).
+    next_plane: Vec<u32>,
+    next_chip: u32,
+}
+
+impl Flash {
+    /// A device in the state its configuration asks for (preconditioned if so).
+    pub fn new(cfg: DeviceConfig) -> Result<Self> {
+        let g = cfg.geometry;
+        let mut f = Flash {
+            ftl: Ftl::new(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks),
+            timing: Timing::new(g.chips(), g.channels, cfg.read_ns, cfg.write_ns, cfg.xfer_ns),
+            keys: FxHashMap::default(),
+            next_plane: vec![0; g.chips() as usize],
+            next_chip: 0,
+            cfg,
+        };
+        f.precondition()?;
+        Ok(f)
+    }
+
+    fn precondition(&mut self) -> Result<()> {
+        let user = self.cfg.user_pages as u32;
+        let n = (self.cfg.fill * f64::from(user)).round() as u32;
+        if n == 0 {
+            return Ok(());
+        }
+        let mut rng = StdRng::seed_from_u64(self.cfg.seed);
+        match self.cfg.fill_order {
+            Fill::Sequential => {
+                for lpn in 0..n {
+                    self.write(lpn, 0)?;
+                }
+            }
+            Fill::Random => {
+                let mut order: Vec<u32> = (0..user).collect();
+                order.shuffle(&mut rng);
+                for &lpn in &order[..n as usize] {
+                    self.write(lpn, 0)?;
+                }
+            }
+        }
+        let overwrites = (self.cfg.steady * f64::from(user)).round() as u64;
+        let lpns: Vec<u32> = match self.cfg.fill_order {
+            Fill::Sequential => Vec::new(),
+            Fill::Random => {
+                let mut v: Vec<u32> = (0..user).filter(|&l| self.ftl.lookup(l).is_some()).collect();
+                v.shrink_to_fit();
+                v
+            }
+        };
+        for _ in 0..overwrites {
+            let i = rng.gen_range(0..n);
+            let lpn = if lpns.is_empty() { i } else { lpns[i as usize] };
+            self.write(lpn, 0)?;
+        }
+        self.ftl.reset_stats();
+        self.timing.reset();
+        Ok(())
+    }
+
+    /// The logical page of a trace page key, assigned on first use (see the module docs).
+    #[inline]
+    pub fn lpn(&mut self, key: u64) -> Result<u32> {
+        let next = self.keys.len() as u32;
+        let user = self.ftl.user_pages();
+        let lpn = *self.keys.entry(key).or_insert(next);
+        if lpn >= user {
+            let bytes = u64::from(user) * u64::from(self.cfg.geometry.page_size);
+            return Err(Error::config(format!(
+                "the trace touches more distinct pages than the device's user capacity ({user} pages, {:.2} GiB): \
+                 set device.capacity (e.g. device.capacity={}GiB) or use a larger preset",
+                bytes as f64 / f64::from(1u32 << 30),
+                (bytes >> 29).max(1)
+            )));
+        }
+        Ok(lpn)
+    }
+
+    /// The plane a write of `lpn` goes to.
+    #[inline]
+    fn plane_for_write(&mut self, lpn: u32) -> u32 {
+        let g = &self.cfg.geometry;
+        match self.cfg.placement {
+            Placement::Static => g.static_plane(lpn),
+            Placement::Dynamic => {
+                let chips = g.chips();
+                let mut best = self.next_chip;
+                let mut best_t = self.timing.free_at(best);
+                for i in 1..chips {
+                    let c = (self.next_chip + i) % chips;
+                    let t = self.timing.free_at(c);
+                    if t < best_t {
+                        best = c;
+                        best_t = t;
+                    }
+                }
+                self.next_chip = (best + 1) % chips;
+                let ppc = g.planes_per_chip();
+                let p = self.next_plane[best as usize];
+                self.next_plane[best as usize] = (p + 1) % ppc;
+                best * ppc + p
+            }
+        }
+    }
+
+    /// Reads `lpn` at time `t`; returns the completion time.
+    #[inline]
+    pub fn read(&mut self, lpn: u32, t: u64) -> u64 {
+        let chip = self.chip_of_lpn(lpn);
+        self.ftl.read(lpn);
+        self.timing.submit(chip, t, OpKind::Read)
+    }
+
+    /// Programs `lpn` at time `t` (then any GC it triggers on the same chip); returns the
+    /// program's completion time.
+    #[inline]
+    pub fn write(&mut self, lpn: u32, t: u64) -> Result<u64> {
+        let plane = self.plane_for_write(lpn);
+        let chip = self.cfg.geometry.chip_of_plane(plane);
+        let work = self.ftl.write(lpn, plane)?;
+        let end = self.timing.submit(chip, t, OpKind::Write);
+        if work.erases > 0 {
+            let c = &self.cfg;
+            let d = u64::from(work.copies) * (c.read_ns + c.write_ns) + u64::from(work.erases) * c.erase_ns;
+            self.timing.submit(chip, t, OpKind::Gc(d));
+        }
+        Ok(end)
+    }
+
+    pub fn trim(&mut self, lpn: u32) {
+        self.ftl.trim(lpn);
+    }
+
+    #[inline]
+    fn chip_of_lpn(&self, lpn: u32) -> u32 {
+        let g = &self.cfg.geometry;
+        match self.ftl.lookup(lpn) {
+            Some(ppn) => g.chip_of_plane(g.plane_of_block(g.block_of_page(ppn))),
+            None => g.chip_of_plane(g.static_plane(lpn)),
+        }
+    }
+
+    pub fn stats(&self) -> FtlStats {
+        self.ftl.stats
+    }
+
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// Records every chip op as (chip, start, end), for tests.
+    pub fn log_ops(&mut self) {
+        self.timing.log = Some(Vec::new());
+    }
+}
+
+impl DeviceView for Flash {
+    fn chips(&self) -> u32 {
+        self.cfg.geometry.chips()
+    }
+
+    fn chip_of(&self, lpn: u64) -> u32 {
+        self.chip_of_lpn(lpn as u32)
+    }
+
+    fn load(&self, chip: u32, t: u64) -> ChipLoad {
+        self.timing.load(chip, t)
+    }
+
+    fn read_ns(&self) -> u64 {
+        self.cfg.read_ns
+    }
+
+    fn write_ns(&self) -> u64 {
+        self.cfg.write_ns
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn device(kv: &[(&str, &str)]) -> Flash {
+        let m: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0).unwrap()
+    }
+
+    #[test]
+    fn striping_view_and_preconditioning() {
+        let small = [("channels", "1"), ("chips_per_channel", "4"), ("planes", "2"), ("blocks", "64"), ("pages_per_block", "16")];
+        let mut f = device(&small);
+        // Static striping: consecutive logical pages on consecutive chips.
+        assert_eq!((0..6).map(|l| f.chip_of(l)).collect::<Vec<_>>(), vec![0, 1, 2, 3, 0, 1]);
+        // Keys get logical pages in first-touch order.
+        assert_eq!((f.lpn(1 << 50).unwrap(), f.lpn(7).unwrap(), f.lpn(1 << 50).unwrap()), (0, 1, 0));
+        // A write on chip 1 at t = 0 makes it busy with one write until 200 us.
+        assert_eq!(f.write(1, 0).unwrap(), 200_000);
+        assert_eq!(f.load(1, 100_000), ChipLoad { reads: 0, writes: 1, gc: false, gc_ns: 0 });
+        assert_eq!(f.l_chip(1, 100_000), 200_000);
+        assert!(!f.in_gc(1, 100_000));
+        // Preconditioned to steady state: every page mapped, counters and erase counts zeroed.
+        let mut kv = small.to_vec();
+        kv.extend([("fill", "1"), ("steady", "2"), ("fill_order", "random")]);
+        let f = device(&kv);
+        let (_, valid, _) = f.ftl().check();
+        assert_eq!(valid, f.cfg.user_pages);
+        assert_eq!(f.stats(), FtlStats::default());
+        assert!(f.ftl().erase_counts().all(|e| e == 0));
+        assert!(f.timing().busy().all(|b| b == 0));
+    }
+
+    #[test]
+    fn footprint_beyond_capacity_is_an_error() {
+        let mut f = device(&[("capacity", "4MiB"), ("planes", "1"), ("pages_per_block", "4")]);
+        assert_eq!(f.cfg.user_pages, 1024);
+        for k in 0..1024 {
+            f.lpn(k * 100).unwrap();
+        }
+        assert!(f.lpn(99_999).unwrap_err().to_string().contains("device.capacity"));
+    }
+}

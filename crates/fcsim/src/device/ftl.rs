@@ -1,0 +1,365 @@
+//! Page-mapped flash translation layer with per-plane garbage collection.
+//!
+//! Every logical page maps to at most one physical page (`l2p`); every physical page is free,
+//! valid (holding the logical page `p2l` names) or invalid. A plane writes into one open block
+//! (its write frontier) in page order; host writes and GC copies share the frontier, so a copy
+//! is rewritten at the head as in the FIFO-cleaning model of Desnoyers (SYSTOR 2012). When a
+//! block is taken from a plane's free list and fewer than `reserve` free blocks remain, GC runs
+//! on that plane until the reserve is restored: it picks a closed victim (greedy, FIFO or
+//! cost-benefit), copies its valid pages to the frontier (a read and a program each, on the same
+//! plane), and erases it. The caller turns the returned [`GcWork`] into chip time.
+//!
+//! Greedy finds its victim in O(pages per block) from per-plane buckets of closed blocks by
+//! valid count; FIFO pops the oldest closed block; cost-benefit scans the plane's blocks.
+
+use super::config::GcPolicy;
+use super::geometry::Geometry;
+use crate::error::{Error, Result};
+use std::collections::VecDeque;
+
+/// `l2p` entry of a logical page that is not on flash.
+pub const UNMAPPED: u32 = u32::MAX;
+/// `p2l` entries of free and invalid physical pages.
+const FREE: u32 = u32::MAX;
+const INVALID: u32 = u32::MAX - 1;
+const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Free,
+    Open,
+    Closed,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    valid: u32,
+    erases: u32,
+    /// Host-write clock at the last invalidation of one of its pages (cost-benefit age).
+    stamp: u64,
+    /// Links of the greedy bucket this block is on (closed blocks only).
+    prev: u32,
+    next: u32,
+    state: State,
+}
+
+#[derive(Debug)]
+struct Plane {
+    free: Vec<u32>,
+    open: u32,
+    /// Next page offset to write in the open block.
+    wp: u32,
+    /// Greedy: head of the list of closed blocks with `i` valid pages, for i in 0..=ppb.
+    buckets: Vec<u32>,
+    /// FIFO: closed blocks in closing order.
+    closed: VecDeque<u32>,
+}
+
+/// Flash operations GC performed on one plane.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GcWork {
+    /// Valid pages copied (a read and a program each).
+    pub copies: u32,
+    pub erases: u32,
+}
+
+/// Counters of the FTL, in pages and blocks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FtlStats {
+    pub host_reads: u64,
+    pub host_writes: u64,
+    pub gc_copies: u64,
+    pub erasures: u64,
+    pub trims: u64,
+}
+
+/// The FTL of one device.
+#[derive(Debug)]
+pub struct Ftl {
+    geo: Geometry,
+    gc: GcPolicy,
+    reserve: u32,
+    l2p: Vec<u32>,
+    p2l: Vec<u32>,
+    blocks: Vec<Block>,
+    planes: Vec<Plane>,
+    clock: u64,
+    pub stats: FtlStats,
+}
+
+impl Ftl {
+    /// An empty device with `user_pages` logical pages; GC keeps `reserve` (≥ 1) free blocks in
+    /// each plane.
+    pub fn new(geo: Geometry, user_pages: u64, gc: GcPolicy, reserve: u32) -> Self {
+        assert!(reserve >= 1 && reserve + 1 < geo.blocks, "the GC reserve and the open block must leave blocks for data");
+        let ppb = geo.pages_per_block;
+        let planes = (0..geo.total_planes())
+            .map(|p| Plane {
+                // Popped from the back: the plane's lowest block is opened first.
+                free: (p * geo.blocks..(p + 1) * geo.blocks).rev().collect(),
+                open: NIL,
+                wp: ppb,
+                buckets: if gc == GcPolicy::Greedy { vec![NIL; ppb as usize + 1] } else { Vec::new() },
+                closed: VecDeque::with_capacity(if gc == GcPolicy::Fifo { geo.blocks as usize } else { 0 }),
+            })
+            .collect();
+        let block = Block { valid: 0, erases: 0, stamp: 0, prev: NIL, next: NIL, state: State::Free };
+        Ftl {
+            geo,
+            gc,
+            reserve,
+            l2p: vec![UNMAPPED; user_pages as usize],
+            p2l: vec![FREE; geo.physical_pages() as usize],
+            blocks: vec![block; geo.total_blocks() as usize],
+            planes,
+            clock: 0,
+            stats: FtlStats::default(),
+        }
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geo
+    }
+
+    pub fn user_pages(&self) -> u32 {
+        self.l2p.len() as u32
+    }
+
+    /// Physical page of `lpn`, if it is on flash.
+    #[inline]
+    pub fn lookup(&self, lpn: u32) -> Option<u32> {
+        let p = self.l2p[lpn as usize];
+        (p != UNMAPPED).then_some(p)
+    }
+
+    /// Counts a host read of `lpn`; returns its physical page if it is on flash.
+    #[inline]
+    pub fn read(&mut self, lpn: u32) -> Option<u32> {
+        self.stats.host_reads += 1;
+        self.lookup(lpn)
+    }
+
+    /// Writes `lpn` to `plane`, invalidating its old copy, then collects garbage on `plane` if
+    /// its free blocks fell below the reserve. Returns the GC work done.
+    #[inline]
+    pub fn write(&mut self, lpn: u32, plane: u32) -> Result<GcWork> {
+        self.stats.host_writes += 1;
+        self.clock += 1;
+        self.invalidate(lpn);
+        let ppn = self.allocate(plane)?;
+        self.map(lpn, ppn);
+        let mut work = GcWork::default();
+        while (self.planes[plane as usize].free.len() as u32) < self.reserve {
+            self.collect(plane, &mut work)?;
+        }
+        Ok(work)
+    }
+
+    /// Drops `lpn` (TRIM): its physical page becomes invalid.
+    pub fn trim(&mut self, lpn: u32) {
+        self.stats.trims += 1;
+        self.invalidate(lpn);
+    }
+
+    /// Erase count of every block.
+    pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
+        self.blocks.iter().map(|b| b.erases)
+    }
+
+    /// Zeroes the counters and erase counts (after preconditioning).
+    pub fn reset_stats(&mut self) {
+        self.stats = FtlStats::default();
+        for b in &mut self.blocks {
+            b.erases = 0;
+        }
+    }
+
+    #[inline]
+    fn invalidate(&mut self, lpn: u32) {
+        let old = std::mem::replace(&mut self.l2p[lpn as usize], UNMAPPED);
+        if old == UNMAPPED {
+            return;
+        }
+        self.p2l[old as usize] = INVALID;
+        let b = self.geo.block_of_page(old);
+        self.blocks[b as usize].stamp = self.clock;
+        if self.blocks[b as usize].state == State::Closed && self.gc == GcPolicy::Greedy {
+            self.unlink(b);
+            self.blocks[b as usize].valid -= 1;
+            self.link(b);
+        } else {
+            self.blocks[b as usize].valid -= 1;
+        }
+    }
+
+    #[inline]
+    fn map(&mut self, lpn: u32, ppn: u32) {
+        self.l2p[lpn as usize] = ppn;
+        self.p2l[ppn as usize] = lpn;
+        self.blocks[self.geo.block_of_page(ppn) as usize].valid += 1;
+    }
+
+    /// The next free page of `plane`'s frontier, opening a free block when the frontier is full.
+    #[inline]
+    fn allocate(&mut self, plane: u32) -> Result<u32> {
+        let ppb = self.geo.pages_per_block;
+        let pl = &mut self.planes[plane as usize];
+        if pl.wp == ppb {
+            let Some(b) = pl.free.pop() else {
+                return Err(Error::config(format!(
+                    "flash plane {plane} has no free block left: its live data outgrew it (with dynamic placement, raise device.op)"
+                )));
+            };
+            let old = std::mem::replace(&mut pl.open, b);
+            pl.wp = 0;
+            self.blocks[b as usize].state = State::Open;
+            if old != NIL {
+                self.close(old);
+            }
+        }
+        let pl = &mut self.planes[plane as usize];
+        let ppn = pl.open * ppb + pl.wp;
+        pl.wp += 1;
+        Ok(ppn)
+    }
+
+    fn close(&mut self, b: u32) {
+        self.blocks[b as usize].state = State::Closed;
+        match self.gc {
+            GcPolicy::Greedy => self.link(b),
+            GcPolicy::Fifo => {
+                let plane = self.geo.plane_of_block(b);
+                self.planes[plane as usize].closed.push_back(b);
+            }
+            GcPolicy::CostBenefit => {}
+        }
+    }
+
+    /// Greedy buckets: put closed block `b` on the list for its valid count.
+    #[inline]
+    fn link(&mut self, b: u32) {
+        let plane = self.geo.plane_of_block(b) as usize;
+        let v = self.blocks[b as usize].valid as usize;
+        let head = self.planes[plane].buckets[v];
+        self.blocks[b as usize].prev = NIL;
+        self.blocks[b as usize].next = head;
+        if head != NIL {
+            self.blocks[head as usize].prev = b;
+        }
+        self.planes[plane].buckets[v] = b;
+    }
+
+    #[inline]
+    fn unlink(&mut self, b: u32) {
+        let Block { prev, next, valid, .. } = self.blocks[b as usize];
+        if prev != NIL {
+            self.blocks[prev as usize].next = next;
+        } else {
+            let plane = self.geo.plane_of_block(b) as usize;
+            self.planes[plane].buckets[valid as usize] = next;
+        }
+        if next != NIL {
+            self.blocks[next as usize].prev = prev;
+        }
+    }
+
+    fn victim(&mut self, plane: u32) -> Option<u32> {
+        let pl = &mut self.planes[plane as usize];
+        match self.gc {
+            GcPolicy::Greedy => {
+                let b = *pl.buckets.iter().find(|&&b| b != NIL)?;
+                self.unlink(b);
+                Some(b)
+            }
+            GcPolicy::Fifo => pl.closed.pop_front(),
+            GcPolicy::CostBenefit => {
+                let ppb = f64::from(self.geo.pages_per_block);
+                let first = plane * self.geo.blocks;
+                let mut best: Option<(f64, u32)> = None;
+                for b in first..first + self.geo.blocks {
+                    let blk = &self.blocks[b as usize];
+                    if blk.state != State::Closed {
+                        continue;
+                    }
+                    let u = f64::from(blk.valid) / ppb;
+                    let age = (self.clock - blk.stamp) as f64 + 1.0;
+                    let score = if blk.valid == 0 { f64::INFINITY } else { (1.0 - u) / (2.0 * u) * age };
+                    if best.map_or(true, |(s, _)| score > s) {
+                        best = Some((score, b));
+                    }
+                }
+                best.map(|(_, b)| b)
+            }
+        }
+    }
+
+    /// One GC step on `plane`: copy the victim's valid pages to the frontier and erase it.
+    fn collect(&mut self, plane: u32, work: &mut GcWork) -> Result<()> {
+        let ppb = self.geo.pages_per_block;
+        let Some(victim) = self.victim(plane) else {
+            return Err(Error::config(format!("flash plane {plane}: GC found no closed block to reclaim")));
+        };
+        if self.blocks[victim as usize].valid == ppb {
+            return Err(Error::config(format!(
+                "flash plane {plane}: every block is full of valid data, GC cannot reclaim space (with dynamic placement, raise device.op)"
+            )));
+        }
+        let first = victim * ppb;
+        for ppn in first..first + ppb {
+            let lpn = self.p2l[ppn as usize];
+            if lpn < INVALID {
+                let dst = self.allocate(plane)?;
+                self.p2l[ppn as usize] = INVALID;
+                self.blocks[victim as usize].valid -= 1;
+                self.map(lpn, dst);
+                work.copies += 1;
+            }
+        }
+        self.p2l[first as usize..(first + ppb) as usize].fill(FREE);
+        let blk = &mut self.blocks[victim as usize];
+        debug_assert_eq!(blk.valid, 0, "erasing a block that holds valid data");
+        blk.erases += 1;
+        blk.state = State::Free;
+        self.planes[plane as usize].free.push(victim);
+        self.stats.gc_copies += u64::from(work.copies);
+        self.stats.erasures += 1;
+        work.erases += 1;
+        Ok(())
+    }
+
+    /// Checks every invariant of the mapping and the block accounting; returns (free, valid,
+    /// invalid) physical page counts. For tests: O(physical pages).
+    pub fn check(&self) -> (u64, u64, u64) {
+        let ppb = self.geo.pages_per_block;
+        let mut mapped = 0u64;
+        for (lpn, &ppn) in self.l2p.iter().enumerate() {
+            if ppn != UNMAPPED {
+                mapped += 1;
+                assert_eq!(self.p2l[ppn as usize], lpn as u32, "l2p and p2l disagree on logical page {lpn}");
+            }
+        }
+        let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
+        for (b, blk) in self.blocks.iter().enumerate() {
+            let pages = &self.p2l[b * ppb as usize..(b + 1) * ppb as usize];
+            let v = pages.iter().filter(|&&l| l < INVALID).count() as u32;
+            assert_eq!(v, blk.valid, "block {b} valid count");
+            for (k, &l) in pages.iter().enumerate() {
+                match l {
+                    FREE => free += 1,
+                    INVALID => invalid += 1,
+                    l => assert_eq!(self.l2p[l as usize], b as u32 * ppb + k as u32, "p2l and l2p disagree on block {b}"),
+                }
+            }
+            if blk.state == State::Free {
+                assert_eq!(v, 0, "free block {b} holds valid pages");
+                assert!(pages.iter().all(|&l| l == FREE), "free block {b} has written pages");
+            }
+        }
+        valid += mapped;
+        assert_eq!(free + valid + invalid, self.geo.physical_pages());
+        for (p, pl) in self.planes.iter().enumerate() {
+            assert!(pl.free.len() as u32 >= self.reserve, "plane {p} fell below its GC reserve");
+        }
+        (free, valid, invalid)
+    }
+}

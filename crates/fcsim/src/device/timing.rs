@@ -1,0 +1,224 @@
+//! Per-chip timing: each chip is a serial FIFO server, so an op's completion is known when it is
+//! submitted and no global event queue is needed.
+//!
+//! An op arriving at `t` starts at `max(t, chip free)` and holds the chip for its latency. With a
+//! channel transfer time `x` > 0 the page also crosses its channel, a second serial server: a
+//! program first transfers (start = max(t, chip free, channel free); the channel is held `x`, the
+//! chip `x + program`), a read transfers after sensing (the chip is held from its start until
+//! its transfer ends). A GC job (valid-page copies by copyback, each a read and a program, then
+//! the erases) holds its chip alone and moves no data over the channel.
+//!
+//! Each chip keeps the ops still pending (not completed) at the latest submission time, with
+//! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
+//! running on this chip at time t" in O(log queue) (LCR eq. 2).
+
+use std::collections::VecDeque;
+
+/// What an op does on its chip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpKind {
+    Read,
+    Write,
+    /// A GC job of the given duration (copies and erases).
+    Gc(u64),
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    start: u64,
+    end: u64,
+    /// Reads, writes and GC jobs submitted to the chip before this op.
+    reads_before: u64,
+    writes_before: u64,
+    gcs_before: u64,
+}
+
+#[derive(Debug, Default)]
+struct Chip {
+    free_at: u64,
+    busy: u64,
+    reads: u64,
+    writes: u64,
+    gcs: u64,
+    last_gc: u64,
+    pending: VecDeque<Pending>,
+}
+
+/// The load of one chip at an instant (LCR §III.B.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ChipLoad {
+    /// Host reads and writes queued or running (N_R, N_W).
+    pub reads: u64,
+    pub writes: u64,
+    /// A GC job is queued or running (P).
+    pub gc: bool,
+    /// Duration of the chip's latest GC job (T_gc: moving its valid pages and erasing).
+    pub gc_ns: u64,
+}
+
+/// The chips and channels of a device.
+#[derive(Debug)]
+pub struct Timing {
+    chips: Vec<Chip>,
+    channel_free: Vec<u64>,
+    channels: u32,
+    pub read_ns: u64,
+    pub write_ns: u64,
+    pub xfer_ns: u64,
+    /// Every op as (chip, start, end), when enabled (tests).
+    pub log: Option<Vec<(u32, u64, u64)>>,
+}
+
+impl Timing {
+    pub fn new(chips: u32, channels: u32, read_ns: u64, write_ns: u64, xfer_ns: u64) -> Self {
+        Timing {
+            chips: (0..chips).map(|_| Chip::default()).collect(),
+            channel_free: vec![0; channels as usize],
+            channels,
+            read_ns,
+            write_ns,
+            xfer_ns,
+            log: None,
+        }
+    }
+
+    /// Submits an op to `chip` at time `t`; returns its completion time.
+    #[inline]
+    pub fn submit(&mut self, chip: u32, t: u64, kind: OpKind) -> u64 {
+        let x = self.xfer_ns;
+        let ch = (chip % self.channels) as usize;
+        let c = &mut self.chips[chip as usize];
+        while c.pending.front().is_some_and(|p| p.end <= t) {
+            c.pending.pop_front();
+        }
+        let (start, end) = match kind {
+            OpKind::Read if x > 0 => {
+                let start = t.max(c.free_at);
+                let sensed = start + self.read_ns;
+                let xs = sensed.max(self.channel_free[ch]);
+                self.channel_free[ch] = xs + x;
+                (start, xs + x)
+            }
+            OpKind::Write if x > 0 => {
+                let start = t.max(c.free_at).max(self.channel_free[ch]);
+                self.channel_free[ch] = start + x;
+                (start, start + x + self.write_ns)
+            }
+            OpKind::Read => {
+                let start = t.max(c.free_at);
+                (start, start + self.read_ns)
+            }
+            OpKind::Write => {
+                let start = t.max(c.free_at);
+                (start, start + self.write_ns)
+            }
+            OpKind::Gc(d) => {
+                let start = t.max(c.free_at);
+                (start, start + d)
+            }
+        };
+        c.pending.push_back(Pending { start, end, reads_before: c.reads, writes_before: c.writes, gcs_before: c.gcs });
+        match kind {
+            OpKind::Read => c.reads += 1,
+            OpKind::Write => c.writes += 1,
+            OpKind::Gc(d) => {
+                c.gcs += 1;
+                c.last_gc = d;
+            }
+        }
+        c.free_at = end;
+        c.busy += end - start;
+        if let Some(log) = self.log.as_mut() {
+            log.push((chip, start, end));
+        }
+        end
+    }
+
+    /// Reads, writes and GC jobs on `chip` not completed at `t` (t ≥ the latest submission's
+    /// arrival time, which the simulation loop guarantees by moving time forward only).
+    pub fn load(&self, chip: u32, t: u64) -> ChipLoad {
+        let c = &self.chips[chip as usize];
+        let i = c.pending.partition_point(|p| p.end <= t);
+        match c.pending.get(i) {
+            None => ChipLoad::default(),
+            Some(p) => {
+                let gc = c.gcs > p.gcs_before;
+                ChipLoad { reads: c.reads - p.reads_before, writes: c.writes - p.writes_before, gc, gc_ns: if gc { c.last_gc } else { 0 } }
+            }
+        }
+    }
+
+    /// The op running on `chip` at `t` started at or before `t` (the chip is not idle).
+    pub fn busy_at(&self, chip: u32, t: u64) -> bool {
+        let c = &self.chips[chip as usize];
+        let i = c.pending.partition_point(|p| p.end <= t);
+        c.pending.get(i).is_some_and(|p| p.start <= t)
+    }
+
+    /// When `chip` finishes everything submitted to it.
+    #[inline]
+    pub fn free_at(&self, chip: u32) -> u64 {
+        self.chips[chip as usize].free_at
+    }
+
+    /// Time each chip spent serving ops, in ns.
+    pub fn busy(&self) -> impl Iterator<Item = u64> + '_ {
+        self.chips.iter().map(|c| c.busy)
+    }
+
+    /// Forgets all ops (after preconditioning): every chip idle at time 0.
+    pub fn reset(&mut self) {
+        for c in &mut self.chips {
+            *c = Chip::default();
+        }
+        self.channel_free.fill(0);
+        if let Some(log) = self.log.as_mut() {
+            log.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hand_computed_completions() {
+        // Read 25 us, program 200 us, no channel transfer. Chip 0 gets two reads at t = 0 and
+        // t = 10 us and a write at t = 20 us; chip 1 gets one read at t = 5 us.
+        //   chip 0 read #1: starts 0, ends 25 us.
+        //   chip 0 read #2: arrives 10, waits for the chip until 25, ends 25 + 25 = 50 us.
+        //   chip 0 write:   arrives 20, waits until 50, ends 50 + 200 = 250 us.
+        //   chip 1 read:    its chip is idle: starts 5, ends 30 us.
+        let us = 1000;
+        let mut t = Timing::new(2, 1, 25 * us, 200 * us, 0);
+        assert_eq!(t.submit(0, 0, OpKind::Read), 25 * us);
+        assert_eq!(t.submit(0, 10 * us, OpKind::Read), 50 * us);
+        assert_eq!(t.submit(0, 20 * us, OpKind::Write), 250 * us);
+        assert_eq!(t.submit(1, 5 * us, OpKind::Read), 30 * us);
+        // At t = 30 us chip 0 still has read #2 (running) and the write queued:
+        // L_chip = 1 × 25 + 1 × 200 = 225 us.
+        assert_eq!(t.load(0, 30 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
+        assert_eq!(t.load(1, 30 * us), ChipLoad::default());
+        assert!(t.busy_at(0, 30 * us) && !t.busy_at(1, 30 * us));
+        // A GC job of 1.5 ms submitted at 100 us queues behind the write: 250 .. 1750 us, and a
+        // read arriving at 200 us waits for both: 1750 + 25 = 1775 us.
+        assert_eq!(t.submit(0, 100 * us, OpKind::Gc(1500 * us)), 1750 * us);
+        assert_eq!(t.submit(0, 200 * us, OpKind::Read), 1775 * us);
+        assert_eq!(t.load(0, 1000 * us), ChipLoad { reads: 1, writes: 0, gc: true, gc_ns: 1500 * us });
+        assert_eq!(t.busy().collect::<Vec<_>>(), vec![(25 + 25 + 200 + 1500 + 25) * us, 25 * us]);
+    }
+
+    #[test]
+    fn channel_transfer() {
+        // Transfer 10 us, two chips on one channel. A write on chip 0 at 0 holds the channel
+        // 0..10 and the chip 0..210. A write on chip 1 at 0 waits for the channel: 10..20, then
+        // programs until 220. A read on chip 1 at 0 senses after that write (220..245) and
+        // transfers 245..255.
+        let us = 1000;
+        let mut t = Timing::new(2, 1, 25 * us, 200 * us, 10 * us);
+        assert_eq!(t.submit(0, 0, OpKind::Write), 210 * us);
+        assert_eq!(t.submit(1, 0, OpKind::Write), 220 * us);
+        assert_eq!(t.submit(1, 0, OpKind::Read), 255 * us);
+    }
+}
