@@ -67,7 +67,8 @@ pub struct DeviceConfig {
     /// Logical pages the host can address.
     pub user_pages: u64,
     pub gc: GcPolicy,
-    /// GC runs on a plane while its free blocks are fewer than this.
+    /// GC runs on a plane while its free blocks are fewer than this: ⌈gc_threshold × blocks⌉,
+    /// at least 2 (see [`super::ftl::Ftl::new`]).
     pub gc_reserve_blocks: u32,
     pub placement: Placement,
     pub read_ns: u64,
@@ -303,7 +304,7 @@ impl DeviceConfig {
             return Err(Error::config(format!("device has {physical} physical pages; at most 2^32 - 3 are supported")));
         }
         let user_pages = if capacity.is_some() { user_pages } else { (physical as f64 / (1.0 + op)).floor() as u64 };
-        let gc_reserve_blocks = ((gc_threshold * f64::from(blocks)).ceil() as u32).max(1);
+        let gc_reserve_blocks = ((gc_threshold * f64::from(blocks)).ceil() as u32).max(2);
         // Each plane keeps its reserve free and one block open for writing; the rest must hold
         // more than the user data, or GC could find no block with an invalid page.
         let usable = planes_total * (u64::from(blocks).saturating_sub(u64::from(gc_reserve_blocks) + 1)) * u64::from(pages_per_block);

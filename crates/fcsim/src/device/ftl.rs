@@ -88,10 +88,12 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    /// An empty device with `user_pages` logical pages; GC keeps `reserve` (≥ 1) free blocks in
-    /// each plane.
+    /// An empty device with `user_pages` logical pages; GC keeps `reserve` (≥ 2) free blocks in
+    /// each plane. Two is the least that always works: GC starts when a block is taken from the
+    /// free list and fewer than `reserve` remain, and a victim with no invalid page (possible
+    /// for FIFO) needs a whole block of room beyond the frontier it is copied into.
     pub fn new(geo: Geometry, user_pages: u64, gc: GcPolicy, reserve: u32) -> Self {
-        assert!(reserve >= 1 && reserve + 1 < geo.blocks, "the GC reserve and the open block must leave blocks for data");
+        assert!(reserve >= 2 && reserve + 1 < geo.blocks, "the GC reserve and the open block must leave blocks for data");
         let ppb = geo.pages_per_block;
         let planes = (0..geo.total_planes())
             .map(|p| Plane {
@@ -151,6 +153,11 @@ impl Ftl {
         let mut work = GcWork::default();
         while (self.planes[plane as usize].free.len() as u32) < self.reserve {
             self.collect(plane, &mut work)?;
+            if work.erases > self.geo.blocks {
+                return Err(Error::config(format!(
+                    "flash plane {plane}: GC went through every block without reclaiming space (its data fills it; raise device.op)"
+                )));
+            }
         }
         Ok(work)
     }
@@ -299,7 +306,9 @@ impl Ftl {
         let Some(victim) = self.victim(plane) else {
             return Err(Error::config(format!("flash plane {plane}: GC found no closed block to reclaim")));
         };
-        if self.blocks[victim as usize].valid == ppb {
+        // Greedy's victim is full only when no closed block has an invalid page. FIFO and
+        // cost-benefit may pick a full block: it is copied to the head like any other.
+        if self.gc == GcPolicy::Greedy && self.blocks[victim as usize].valid == ppb {
             return Err(Error::config(format!(
                 "flash plane {plane}: every block is full of valid data, GC cannot reclaim space (with dynamic placement, raise device.op)"
             )));

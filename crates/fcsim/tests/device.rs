@@ -1,0 +1,231 @@
+//! The flash device against closed forms, hand-computed timing and invariants.
+
+use fcsim::device::config::GcPolicy;
+use fcsim::device::ftl::Ftl;
+use fcsim::device::geometry::Geometry;
+use fcsim::device::{DeviceConfig, Flash};
+use proptest::prelude::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::BTreeMap;
+
+/// Principal branch of Lambert's W on (−1/e, 0], by Halley's iteration.
+fn lambert_w0(x: f64) -> f64 {
+    let mut w = if x < -0.25 { -1.0 + (2.0 * (1.0 + std::f64::consts::E * x)).sqrt() } else { x };
+    for _ in 0..50 {
+        let ew = w.exp();
+        let f = w * ew - x;
+        w -= f / (ew * (w + 1.0) - (w + 2.0) * f / (2.0 * w + 2.0));
+    }
+    w
+}
+
+/// Write amplification of FIFO cleaning under uniform random writes (Desnoyers, SYSTOR 2012):
+/// A = α / (α + W0(−α·e^(−α))), α = usable physical pages / user pages.
+fn fifo_wa(alpha: f64) -> f64 {
+    alpha / (alpha + lambert_w0(-alpha * (-alpha).exp()))
+}
+
+const RESERVE: u32 = 2;
+
+/// Fills a one-plane drive, overwrites it to steady state, and returns the write amplification
+/// of `measure` × user further uniform random single-page writes, with α.
+fn steady_wa(op: f64, gc: GcPolicy) -> (f64, f64) {
+    let geo = Geometry { channels: 1, chips_per_channel: 1, dies: 1, planes: 1, blocks: 1024, pages_per_block: 64, page_size: 4096 };
+    let physical = geo.physical_pages();
+    let user = (physical as f64 / (1.0 + op)).floor() as u64;
+    let mut ftl = Ftl::new(geo, user, gc, RESERVE);
+    for lpn in 0..user as u32 {
+        ftl.write(lpn, 0).unwrap();
+    }
+    let mut rng = StdRng::seed_from_u64(7);
+    for _ in 0..4 * user {
+        ftl.write(rng.gen_range(0..user as u32), 0).unwrap();
+    }
+    ftl.reset_stats();
+    for _ in 0..6 * user {
+        ftl.write(rng.gen_range(0..user as u32), 0).unwrap();
+    }
+    ftl.check();
+    let s = ftl.stats;
+    let alpha = (physical - u64::from(RESERVE * geo.pages_per_block)) as f64 / user as f64;
+    ((s.host_writes + s.gc_copies) as f64 / s.host_writes as f64, alpha)
+}
+
+#[test]
+fn lambert_w_is_right() {
+    for x in [-0.3678, -0.3, -0.1, -0.01, 0.0] {
+        let w = lambert_w0(x);
+        assert!((w * w.exp() - x).abs() < 1e-12, "{x}");
+        assert!(w >= -1.0);
+    }
+}
+
+#[test]
+fn fifo_write_amplification_matches_the_closed_form() {
+    // One plane of 1024 blocks × 64 pages; the GC trigger keeps 2 blocks free (it runs when a
+    // plane's free list drops below 2 blocks), so α = (physical − 2 × 64) / user.
+    for op in [0.07, 0.15, 0.28, 0.50] {
+        let (fifo, alpha) = steady_wa(op, GcPolicy::Fifo);
+        let model = fifo_wa(alpha);
+        let greedy = steady_wa(op, GcPolicy::Greedy).0;
+        println!("op {op}: alpha {alpha:.4} model {model:.3} fifo {fifo:.3} greedy {greedy:.3}");
+        assert!((fifo - model).abs() / model < 0.05, "op {op}: FIFO WA {fifo:.3} vs closed form {model:.3}");
+        assert!(greedy <= fifo, "op {op}: greedy {greedy:.3} > FIFO {fifo:.3}");
+    }
+}
+
+fn small_device(gc: &str, placement: &str) -> Flash {
+    let kv = [
+        ("channels", "2"),
+        ("chips_per_channel", "2"),
+        ("planes", "2"),
+        ("blocks", "16"),
+        ("pages_per_block", "8"),
+        ("op", "0.3"),
+        ("gc", gc),
+        ("placement", placement),
+        ("gc_threshold", "0.1"),
+    ];
+    let m: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0).unwrap()
+}
+
+#[derive(Debug, Clone)]
+enum FlashOp {
+    Read(u32),
+    Write(u32),
+    Trim(u32),
+}
+
+fn op_strategy() -> impl Strategy<Value = FlashOp> {
+    prop_oneof![
+        1 => (0u32..400).prop_map(FlashOp::Read),
+        6 => (0u32..400).prop_map(FlashOp::Write),
+        1 => (0u32..400).prop_map(FlashOp::Trim),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// On random op sequences: the FTL's mapping and block accounting hold (valid pages = mapped
+    /// logical pages; free + valid + invalid = physical; no block is erased holding valid data,
+    /// checked inside `Ftl::check` and by a debug assertion at erase time); flash writes = host
+    /// writes + GC copies; erasures × pages per block ≥ flash writes − initially free pages; and
+    /// no chip ever runs two ops at once.
+    #[test]
+    fn ftl_and_timing_invariants(
+        ops in proptest::collection::vec((op_strategy(), 0u64..300_000), 1..1500),
+        gc in prop_oneof![Just("greedy"), Just("fifo"), Just("cost-benefit")],
+        placement in prop_oneof![Just("static"), Just("dynamic")],
+    ) {
+        let mut f = small_device(gc, placement);
+        f.log_ops();
+        let user = f.cfg.user_pages as u32;
+        let physical = f.cfg.geometry.physical_pages();
+        let ppb = u64::from(f.cfg.geometry.pages_per_block);
+        let mut t = 0;
+        let mut mapped = std::collections::HashSet::new();
+        for (op, dt) in ops {
+            t += dt;
+            match op {
+                FlashOp::Read(l) => { f.read(l % user, t); }
+                FlashOp::Write(l) => { f.write(l % user, t).unwrap(); mapped.insert(l % user); }
+                FlashOp::Trim(l) => { f.trim(l % user); mapped.remove(&(l % user)); }
+            }
+        }
+        let (free, valid, invalid) = f.ftl().check();
+        prop_assert_eq!(valid, mapped.len() as u64);
+        prop_assert_eq!(free + valid + invalid, physical);
+        let s = f.stats();
+        let flash_writes = s.host_writes + s.gc_copies;
+        prop_assert!(s.erasures * ppb >= flash_writes.saturating_sub(physical));
+        // Host writes + GC copies = pages programmed, counted from the flash itself: pages now
+        // holding data (valid or invalid) + pages erased since they were written.
+        prop_assert_eq!(flash_writes, valid + invalid + s.erasures * ppb);
+        let mut log = f.timing().log.clone().unwrap();
+        log.sort_unstable();
+        for w in log.windows(2) {
+            if w[0].0 == w[1].0 {
+                prop_assert!(w[0].2 <= w[1].1, "chip {} runs two ops at once: {:?} {:?}", w[0].0, w[0], w[1]);
+            }
+        }
+    }
+}
+
+fn golden_opts() -> fcsim::TraceOptions {
+    let mut params = BTreeMap::new();
+    for (k, v) in [
+        ("time", "t"),
+        ("time_unit", "us"),
+        ("op", "op"),
+        ("offset", "page"),
+        ("offset_unit", "4096"),
+        ("size", "pages"),
+        ("size_unit", "4096"),
+    ] {
+        params.insert(k.to_string(), v.to_string());
+    }
+    fcsim::TraceOptions { format: Some("csv".into()), params, ..fcsim::TraceOptions::default() }
+}
+
+fn golden_over_flash(eviction: &str) -> fcsim::ResultRow {
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
+    cfg.device = Some("gasa".into());
+    for (k, v) in [
+        ("channels", "1"),
+        ("chips_per_channel", "2"),
+        ("planes", "1"),
+        ("blocks", "16"),
+        ("pages_per_block", "8"),
+        ("op", "0.5"),
+        ("eviction", eviction),
+    ] {
+        cfg.device_params.insert(k.into(), v.into());
+    }
+    let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
+    fcsim::simulate(&path, &golden_opts(), &cfg, None, None).unwrap()
+}
+
+fn col(row: &fcsim::ResultRow, name: &str) -> fcsim::Value {
+    row.columns().into_iter().find(|(n, _)| n == name).unwrap_or_else(|| panic!("no column {name}")).1
+}
+
+#[test]
+fn buffer_over_flash_hand_computed() {
+    // golden.csv (times in us) through LRU with 2 pages over 2 chips (read 25, program 200,
+    // DRAM 1 us, empty drive). Pages get logical pages in first-touch order: 1→0 (chip 0),
+    // 2→1 (chip 1), 3→2 (chip 0), 4→3 (chip 1).
+    //   t1 R1  miss, read chip0 1..26                                  resp 25
+    //   t2 R2  miss, read chip1 2..27                                  resp 25
+    //   t3 W3  miss, admitted dirty, evicts 1 (clean)                  resp 1 (DRAM)
+    //   t4 R1  miss, evicts 2 (clean), read chip0 26..51               resp 47
+    //   t5 W4  miss, evicts 3 (dirty): program chip0 51..251 (sync)   resp 246
+    //   t6 R2  miss, evicts 1 (clean), read chip1 27..52               resp 46
+    //   t7 R3+4: page 3 evicts 4 (dirty): program chip1 52..252, read 3 chip0 251..276;
+    //          page 4 evicts 2 (clean), read chip1 252..277           resp 270
+    //   t8 T4  trim: not a response
+    //   t9 R4  miss, its page was trimmed: read on its static chip1 277..302   resp 293
+    // Mean (25+25+1+47+246+46+270+293)/8 = 119.125 us. Chip 0 busy 3×25+200 = 275 us, chip 1
+    // 4×25+200 = 300 us: runtime 575 us, load balance 300 / 287.5.
+    use fcsim::Value::{Float, Int};
+    let row = golden_over_flash("sync");
+    assert_eq!(col(&row, "device"), fcsim::Value::Str("gasa".into()));
+    assert_eq!(col(&row, "flash_page_reads"), Int(7));
+    assert_eq!(col(&row, "flash_page_writes"), Int(2));
+    assert_eq!(col(&row, "gc_page_writes"), Int(0));
+    assert_eq!(col(&row, "erasures"), Int(0));
+    assert_eq!(col(&row, "write_amplification"), Float(1.0));
+    assert_eq!(col(&row, "resp_mean_us"), Float(119.125));
+    assert_eq!(col(&row, "resp_max_us"), Float(293.0));
+    // The median (46 us) comes from the histogram: within its 0.8% bucket.
+    let Float(p50) = col(&row, "resp_p50_us") else { panic!() };
+    assert!((p50 - 46.0).abs() / 46.0 < 0.008, "{p50}");
+    assert_eq!(col(&row, "runtime_s"), Float(575e-6));
+    assert_eq!(col(&row, "load_balance"), Float(300.0 / 287.5));
+    assert_eq!(col(&row, "chip_busy_s"), fcsim::Value::List(vec![275e-6, 300e-6]));
+    // Asynchronous evictions: W4 completes in DRAM (1 us); nothing else changes.
+    let row = golden_over_flash("async");
+    assert_eq!(col(&row, "resp_mean_us"), Float(708.0 / 8.0));
+}
