@@ -1,7 +1,8 @@
 """The Python API: one run, a grid of runs, trace statistics and conversion.
 
 Options mirror the CLI. ``set`` takes the CLI's ``--set KEY=VALUE`` overrides as a dict:
-``trace.*`` keys go to the trace reader, ``<policy>.*`` keys to that policy.
+``trace.*`` keys go to the trace reader, ``device.*`` keys to the flash device, ``<policy>.*``
+keys to that policy.
 """
 
 from __future__ import annotations
@@ -39,26 +40,38 @@ def formats() -> list[dict[str, str]]:
     return [{"name": n, "description": d, "time_unit": t} for n, d, t in _core.formats()]
 
 
-def _split_sets(sets: Mapping[str, Any] | None) -> tuple[dict[str, str], dict[str, dict[str, str]]]:
-    """Splits ``--set`` overrides into trace parameters and per-policy parameters."""
-    trace: dict[str, str] = {}
-    per_policy: dict[str, dict[str, str]] = {}
-    names = {p[0] for p in _core.policies()}
-    for key, value in (sets or {}).items():
-        prefix, dot, rest = key.partition(".")
-        if not dot or not rest:
-            raise ConfigError(f"option '{key}': expected SECTION.KEY (trace.KEY or POLICY.KEY)")
-        prefix = prefix.lower()
-        if prefix == "trace":
-            trace[rest] = str(value)
-        elif prefix in names:
-            per_policy.setdefault(prefix, {})[rest] = str(value)
-        else:
-            raise ConfigError(
-                f"option '{key}': unknown section '{prefix}'; expected trace or a policy "
-                f"({', '.join(sorted(names))})"
-            )
-    return trace, per_policy
+class Sets:
+    """``--set`` overrides split by section: trace reader, device, and per policy."""
+
+    def __init__(self, sets: Mapping[str, Any] | None) -> None:
+        self.trace: dict[str, str] = {}
+        self.device: dict[str, str] = {}
+        self.policy: dict[str, dict[str, str]] = {}
+        names = {p[0] for p in _core.policies()}
+        for key, value in (sets or {}).items():
+            prefix, dot, rest = key.partition(".")
+            if not dot or not rest:
+                raise ConfigError(f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY or POLICY.KEY)")
+            prefix = prefix.lower()
+            if prefix == "trace":
+                self.trace[rest] = str(value)
+            elif prefix == "device":
+                self.device[rest] = str(value)
+            elif prefix in names:
+                self.policy.setdefault(prefix, {})[rest] = str(value)
+            else:
+                raise ConfigError(
+                    f"option '{key}': unknown section '{prefix}'; expected trace, device or a policy "
+                    f"({', '.join(sorted(names))})"
+                )
+
+
+def devices() -> list[dict[str, Any]]:
+    """Device presets: name, source (the paper's table) and the values it sets over fcsim's
+    defaults; the defaults themselves are the preset named ``defaults``."""
+    presets, defaults = _core.devices()
+    rows = [{"name": n, "source": s, "values": dict(v)} for n, s, v in presets]
+    return [*rows, {"name": "defaults", "source": "fcsim", "values": dict(defaults)}]
 
 
 def _trace_kwargs(
@@ -83,20 +96,28 @@ def simulate(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
+    device: str | None = None,
     working_set: int | None = None,
     progress: Progress | None = None,
 ) -> Result:
     """Simulates ``policy`` with a cache of ``size`` (pages, bytes like ``"64MiB"`` or ``"5%"``
-    of the working set) over ``trace`` (a file or a ``synth:`` spec); returns one result row."""
-    trace_params, per_policy = _split_sets(set)
+    of the working set) over ``trace`` (a file or a ``synth:`` spec); returns one result row.
+
+    With ``device`` (a preset: ``lcr``, ``gasa``, ``dynamic``, ``offline``; see ``devices()``)
+    the cache is a DRAM buffer over a flash SSD, tuned by ``device.*`` keys in ``set``, and the
+    row carries flash reads and writes, GC, erasures, wear and response times. ``policy="none"``
+    drives the device straight from the trace (``size`` is ignored)."""
+    sets = Sets(set)
     row = _core.simulate(
         os.fspath(trace),
         policy,
         str(size),
-        policy_params=per_policy.get(policy.lower(), {}),
+        policy_params=sets.policy.get(policy.lower(), {}),
+        device=device,
+        device_params=sets.device,
         working_set=working_set,
         progress=progress,
-        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+        **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),
     )
     return Result(row)
 
@@ -111,10 +132,12 @@ def run_grid(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
+    device: str | Iterable[str | None] | None = None,
     jobs: int | None = None,
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
-    """Runs every (trace, policy, size) point and returns one row per point, in grid order.
+    """Runs every (trace, policy, size, device) point and returns one row per point, in grid
+    order. ``device`` is a preset, a list of presets, or None (no device).
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -132,12 +155,18 @@ def run_grid(
     for p in policy_list:
         if p.lower() not in known:
             raise ConfigError(f"unknown policy '{p}'; registered: {', '.join(sorted(known))}")
-    trace_params, _ = _split_sets(set)
-    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params)
+    device_list = [device] if device is None or isinstance(device, str) else list(device)
+    if not device_list:
+        raise ConfigError("run_grid needs at least one device (None for no device)")
+    presets = {d["name"] for d in devices()} - {"defaults"}
+    for d in device_list:
+        if d is not None and d.lower() not in presets:
+            raise ConfigError(f"unknown device preset '{d}'; presets: {', '.join(sorted(presets))}")
+    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
     ws: dict[str, int | None] = {}
     for t in trace_list:
         ws[t] = _core.working_set(t, **tkw) if any(s.strip().endswith("%") for s in size_list) else None
-    points = [(t, p, s) for t in trace_list for p in policy_list for s in size_list]
+    points = [(t, p, s, d) for t in trace_list for p in policy_list for s in size_list for d in device_list]
     done = [0.0] * len(points)
 
     def report(i: int) -> Progress:
@@ -149,11 +178,12 @@ def run_grid(
         return cb
 
     def one(i: int) -> Result:
-        t, p, s = points[i]
+        t, p, s, d = points[i]
         row = simulate(
             t,
             p,
             s,
+            device=d,
             format=format,
             volume=volume,
             skip_bad_lines=skip_bad_lines,
@@ -186,9 +216,8 @@ def trace_info(
     set: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
-    trace_params, _ = _split_sets(set)
     return _core.trace_info(
-        os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params)
+        os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
     )
 
 
@@ -207,7 +236,7 @@ def convert(
 ) -> dict[str, Any]:
     """Writes ``trace`` as fcsim binary (``.fct``), libCacheSim CSV or oracleGeneral (``to`` =
     ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic."""
-    trace_params, _ = _split_sets(set)
+    trace_params = Sets(set).trace
     return _core.convert_trace(
         os.fspath(trace),
         os.fspath(out),
@@ -238,7 +267,7 @@ def mrc(
     """
     if method != "exact":
         raise ConfigError(f"unknown MRC method '{method}'; expected exact")
-    trace_params, _ = _split_sets(set)
+    trace_params = Sets(set).trace
     accesses, cold, sizes, misses = _core.mrc_exact(
         os.fspath(trace),
         progress=progress,

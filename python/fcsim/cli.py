@@ -25,8 +25,16 @@ TABLE_COLUMNS = [
     "backing_reads",
     "backing_writes",
     "dirty_evictions",
+    "device",
+    "flash_page_writes",
+    "erasures",
+    "write_amplification",
+    "resp_mean_us",
+    "resp_p99_us",
     "requests_per_s",
 ]
+
+DEVICE_TABLE_COLUMNS = {"device", "flash_page_writes", "erasures", "write_amplification", "resp_mean_us", "resp_p99_us"}
 
 
 class Bar:
@@ -72,7 +80,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="override a parameter: trace.KEY (format options) or POLICY.KEY; repeatable",
+        help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices') "
+        "or POLICY.KEY (see 'fcsim policies'); repeatable",
     )
 
 
@@ -93,10 +102,16 @@ def _split_list(s: str) -> list[str]:
 def cmd_run(a: argparse.Namespace) -> int:
     if a.out:
         output.check_path(a.out)
+    policies = _split_list(a.policy)
+    if a.size is None:
+        if any(p.lower() != "none" for p in policies):
+            raise fcsim.ConfigError("--size is required (only --policy none takes no cache size)")
+        a.size = "1"
+    devices: list[str | None] = [None] if a.device is None else list(_split_list(a.device))
     bar = Bar("simulating")
     try:
         df = fcsim.run_grid(
-            a.trace, _split_list(a.policy), _split_list(a.size), jobs=a.jobs, progress=bar, **_common(a)
+            a.trace, policies, _split_list(a.size), device=devices, jobs=a.jobs, progress=bar, **_common(a)
         )
     finally:
         bar.close()
@@ -115,9 +130,15 @@ def cmd_run(a: argparse.Namespace) -> int:
 
 def format_table(df: pd.DataFrame) -> str:
     cols = [c for c in TABLE_COLUMNS if c in df.columns]
+    if "device" in df.columns and df["device"].isna().all():
+        cols = [c for c in cols if c not in DEVICE_TABLE_COLUMNS]
     t = df[cols].copy()
-    for c in ("hit_ratio", "read_hit_ratio"):
-        t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
+    for c in ("hit_ratio", "read_hit_ratio", "write_amplification"):
+        if c in t:
+            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
+    for c in ("resp_mean_us", "resp_p99_us"):
+        if c in t:
+            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
     t["requests_per_s"] = t["requests_per_s"].map(lambda v: "" if pd.isna(v) else f"{v / 1e6:.2f}M")
     return t.to_string(index=False)
 
@@ -229,6 +250,14 @@ def cmd_policies(_: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_devices(_: argparse.Namespace) -> int:
+    for d in fcsim.devices():
+        values = " ".join(f"{k}={v}" for k, v in d["values"].items())
+        print(f"{d['name']:<9} {values}\n          ({d['source']})")
+    print("\nOverride any value with --set device.KEY=VALUE; device.capacity=BYTES sets user capacity.")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -236,7 +265,12 @@ def parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="simulate policies x sizes over a trace")
     run.add_argument("trace", help="trace file, or synth:KIND,key=value,...")
     run.add_argument("--policy", required=True, help="policy name(s), comma-separated")
-    run.add_argument("--size", required=True, help="cache size(s): pages, bytes (64MiB) or percent (5%%)")
+    run.add_argument("--size", help="cache size(s): pages, bytes (64MiB) or percent (5%%)")
+    run.add_argument(
+        "--device",
+        help="flash SSD preset(s) behind the cache, comma-separated (lcr, gasa, dynamic, offline); "
+        "see 'fcsim devices'",
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object per result row")
     run.add_argument("--out", help="write the results to FILE (.csv, .parquet, .json, .jsonl)")
     run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
@@ -254,6 +288,9 @@ def parser() -> argparse.ArgumentParser:
 
     pol = sub.add_parser("policies", help="registered policies, one line each")
     pol.set_defaults(func=cmd_policies)
+
+    dev = sub.add_parser("devices", help="flash device presets and their parameters")
+    dev.set_defaults(func=cmd_devices)
 
     trace = sub.add_parser("trace", help="trace statistics and conversion")
     tsub = trace.add_subparsers(dest="trace_command", required=True)

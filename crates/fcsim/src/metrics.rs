@@ -147,6 +147,8 @@ pub struct DeviceRow {
     pub response: Histogram,
     /// Time from the first request's arrival to the last one's, ns.
     pub duration_ns: u64,
+    /// Wall time spent building and preconditioning the device (not in `sim_seconds`).
+    pub setup_seconds: f64,
 }
 
 fn ratio(a: u64, b: u64) -> Value {
@@ -277,6 +279,7 @@ impl ResultRow {
             v.push(("wear_mean".into(), opt_f((d.blocks > 0).then(|| d.erasures as f64 / d.blocks as f64))));
             v.push(("wear_max".into(), Value::Int(d.wear_max)));
             v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
+            v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
             for (k, val) in &d.params {
                 v.push((format!("device_{k}"), Value::Str(val.clone())));
             }

@@ -52,6 +52,8 @@ impl Flash {
         Ok(f)
     }
 
+    /// Writes the preconditioning data through the FTL alone (no chip time), then zeroes the
+    /// counters and erase counts.
     fn precondition(&mut self) -> Result<()> {
         let user = self.cfg.user_pages as u32;
         let n = (self.cfg.fill * f64::from(user)).round() as u32;
@@ -59,36 +61,27 @@ impl Flash {
             return Ok(());
         }
         let mut rng = StdRng::seed_from_u64(self.cfg.seed);
-        match self.cfg.fill_order {
-            Fill::Sequential => {
-                for lpn in 0..n {
-                    self.write(lpn, 0)?;
-                }
-            }
-            Fill::Random => {
-                let mut order: Vec<u32> = (0..user).collect();
-                order.shuffle(&mut rng);
-                for &lpn in &order[..n as usize] {
-                    self.write(lpn, 0)?;
-                }
-            }
-        }
-        let overwrites = (self.cfg.steady * f64::from(user)).round() as u64;
-        let lpns: Vec<u32> = match self.cfg.fill_order {
+        let order: Vec<u32> = match self.cfg.fill_order {
             Fill::Sequential => Vec::new(),
             Fill::Random => {
-                let mut v: Vec<u32> = (0..user).filter(|&l| self.ftl.lookup(l).is_some()).collect();
-                v.shrink_to_fit();
+                let mut v: Vec<u32> = (0..user).collect();
+                v.shuffle(&mut rng);
+                v.truncate(n as usize);
                 v
             }
         };
-        for _ in 0..overwrites {
-            let i = rng.gen_range(0..n);
-            let lpn = if lpns.is_empty() { i } else { lpns[i as usize] };
-            self.write(lpn, 0)?;
+        let lpn = |i: u32| if order.is_empty() { i } else { order[i as usize] };
+        for i in 0..n {
+            let l = lpn(i);
+            let plane = self.plane_for_write(l);
+            self.ftl.write(l, plane)?;
+        }
+        for _ in 0..(self.cfg.steady * f64::from(user)).round() as u64 {
+            let l = lpn(rng.gen_range(0..n));
+            let plane = self.plane_for_write(l);
+            self.ftl.write(l, plane)?;
         }
         self.ftl.reset_stats();
-        self.timing.reset();
         Ok(())
     }
 

@@ -23,23 +23,24 @@ pub enum OpKind {
     Gc(u64),
 }
 
+/// An op not yet completed (24 bytes: a saturated chip may queue millions).
 #[derive(Debug, Clone, Copy)]
 struct Pending {
-    start: u64,
     end: u64,
-    /// Reads, writes and GC jobs submitted to the chip before this op.
-    reads_before: u64,
-    writes_before: u64,
-    gcs_before: u64,
+    /// Reads, writes and GC jobs submitted to the chip before this op (wrapping counters:
+    /// differences are exact while fewer than 2^32 ops are pending).
+    reads_before: u32,
+    writes_before: u32,
+    gcs_before: u32,
 }
 
 #[derive(Debug, Default)]
 struct Chip {
     free_at: u64,
     busy: u64,
-    reads: u64,
-    writes: u64,
-    gcs: u64,
+    reads: u32,
+    writes: u32,
+    gcs: u32,
     last_gc: u64,
     pending: VecDeque<Pending>,
 }
@@ -117,12 +118,12 @@ impl Timing {
                 (start, start + d)
             }
         };
-        c.pending.push_back(Pending { start, end, reads_before: c.reads, writes_before: c.writes, gcs_before: c.gcs });
+        c.pending.push_back(Pending { end, reads_before: c.reads, writes_before: c.writes, gcs_before: c.gcs });
         match kind {
-            OpKind::Read => c.reads += 1,
-            OpKind::Write => c.writes += 1,
+            OpKind::Read => c.reads = c.reads.wrapping_add(1),
+            OpKind::Write => c.writes = c.writes.wrapping_add(1),
             OpKind::Gc(d) => {
-                c.gcs += 1;
+                c.gcs = c.gcs.wrapping_add(1);
                 c.last_gc = d;
             }
         }
@@ -142,17 +143,15 @@ impl Timing {
         match c.pending.get(i) {
             None => ChipLoad::default(),
             Some(p) => {
-                let gc = c.gcs > p.gcs_before;
-                ChipLoad { reads: c.reads - p.reads_before, writes: c.writes - p.writes_before, gc, gc_ns: if gc { c.last_gc } else { 0 } }
+                let gc = c.gcs != p.gcs_before;
+                ChipLoad {
+                    reads: u64::from(c.reads.wrapping_sub(p.reads_before)),
+                    writes: u64::from(c.writes.wrapping_sub(p.writes_before)),
+                    gc,
+                    gc_ns: if gc { c.last_gc } else { 0 },
+                }
             }
         }
-    }
-
-    /// The op running on `chip` at `t` started at or before `t` (the chip is not idle).
-    pub fn busy_at(&self, chip: u32, t: u64) -> bool {
-        let c = &self.chips[chip as usize];
-        let i = c.pending.partition_point(|p| p.end <= t);
-        c.pending.get(i).is_some_and(|p| p.start <= t)
     }
 
     /// When `chip` finishes everything submitted to it.
@@ -200,7 +199,6 @@ mod tests {
         // L_chip = 1 × 25 + 1 × 200 = 225 us.
         assert_eq!(t.load(0, 30 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
         assert_eq!(t.load(1, 30 * us), ChipLoad::default());
-        assert!(t.busy_at(0, 30 * us) && !t.busy_at(1, 30 * us));
         // A GC job of 1.5 ms submitted at 100 us queues behind the write: 250 .. 1750 us, and a
         // read arriving at 200 us waits for both: 1750 + 25 = 1775 us.
         assert_eq!(t.submit(0, 100 * us, OpKind::Gc(1500 * us)), 1750 * us);
