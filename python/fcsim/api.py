@@ -51,7 +51,9 @@ class Sets:
         for key, value in (sets or {}).items():
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
-                raise ConfigError(f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY or POLICY.KEY)")
+                raise ConfigError(
+                    f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY or POLICY.KEY)"
+                )
             prefix = prefix.lower()
             if prefix == "trace":
                 self.trace[rest] = str(value)

@@ -34,7 +34,14 @@ TABLE_COLUMNS = [
     "requests_per_s",
 ]
 
-DEVICE_TABLE_COLUMNS = {"device", "flash_page_writes", "erasures", "write_amplification", "resp_mean_us", "resp_p99_us"}
+DEVICE_TABLE_COLUMNS = {
+    "device",
+    "flash_page_writes",
+    "erasures",
+    "write_amplification",
+    "resp_mean_us",
+    "resp_p99_us",
+}
 
 
 class Bar:
