@@ -9,8 +9,11 @@
 //! cost-benefit), copies its valid pages to the frontier (a read and a program each, on the same
 //! plane), and erases it. The caller turns the returned [`GcWork`] into chip time.
 //!
-//! Greedy finds its victim in O(pages per block) from per-plane buckets of closed blocks by
-//! valid count; FIFO pops the oldest closed block; cost-benefit scans the plane's blocks.
+//! Greedy takes the plane's closed block with the fewest valid pages by a vectorised minimum
+//! over the plane's valid counts (4 bytes a block, so the counts of a 64 GiB drive fit in 1 MiB
+//! of cache; free and open blocks carry an offset that keeps them out of the minimum); FIFO pops
+//! the oldest closed block; cost-benefit scans the plane's closed blocks for the best score.
+//! An invalidation is one decrement: no list is kept in valid-count order.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
@@ -23,25 +26,9 @@ pub const UNMAPPED: u32 = u32::MAX;
 const FREE: u32 = u32::MAX;
 const INVALID: u32 = u32::MAX - 1;
 const NIL: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Free,
-    Open,
-    Closed,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Block {
-    valid: u32,
-    erases: u32,
-    /// Host-write clock at the last invalidation of one of its pages (cost-benefit age).
-    stamp: u64,
-    /// Links of the greedy bucket this block is on (closed blocks only).
-    prev: u32,
-    next: u32,
-    state: State,
-}
+/// Added to the valid count of a free or open block, so that only closed blocks can be a
+/// greedy victim (a valid count is at most pages per block < 2^31).
+const NOT_CLOSED: u32 = 1 << 31;
 
 #[derive(Debug)]
 struct Plane {
@@ -49,8 +36,6 @@ struct Plane {
     open: u32,
     /// Next page offset to write in the open block.
     wp: u32,
-    /// Greedy: head of the list of closed blocks with `i` valid pages, for i in 0..=ppb.
-    buckets: Vec<u32>,
     /// FIFO: closed blocks in closing order.
     closed: VecDeque<u32>,
 }
@@ -81,7 +66,11 @@ pub struct Ftl {
     reserve: u32,
     l2p: Vec<u32>,
     p2l: Vec<u32>,
-    blocks: Vec<Block>,
+    /// Valid pages of each block, plus [`NOT_CLOSED`] while it is free or open.
+    valid: Vec<u32>,
+    erases: Vec<u32>,
+    /// Cost-benefit only: host-write clock at the last invalidation in each block.
+    stamp: Vec<u64>,
     planes: Vec<Plane>,
     clock: u64,
     pub stats: FtlStats,
@@ -101,18 +90,19 @@ impl Ftl {
                 free: (p * geo.blocks..(p + 1) * geo.blocks).rev().collect(),
                 open: NIL,
                 wp: ppb,
-                buckets: if gc == GcPolicy::Greedy { vec![NIL; ppb as usize + 1] } else { Vec::new() },
                 closed: VecDeque::with_capacity(if gc == GcPolicy::Fifo { geo.blocks as usize } else { 0 }),
             })
             .collect();
-        let block = Block { valid: 0, erases: 0, stamp: 0, prev: NIL, next: NIL, state: State::Free };
+        let blocks = geo.total_blocks() as usize;
         Ftl {
             geo,
             gc,
             reserve,
             l2p: vec![UNMAPPED; user_pages as usize],
             p2l: vec![FREE; geo.physical_pages() as usize],
-            blocks: vec![block; geo.total_blocks() as usize],
+            valid: vec![NOT_CLOSED; blocks],
+            erases: vec![0; blocks],
+            stamp: if gc == GcPolicy::CostBenefit { vec![0; blocks] } else { Vec::new() },
             planes,
             clock: 0,
             stats: FtlStats::default(),
@@ -170,15 +160,13 @@ impl Ftl {
 
     /// Erase count of every block.
     pub fn erase_counts(&self) -> impl Iterator<Item = u32> + '_ {
-        self.blocks.iter().map(|b| b.erases)
+        self.erases.iter().copied()
     }
 
     /// Zeroes the counters and erase counts (after preconditioning).
     pub fn reset_stats(&mut self) {
         self.stats = FtlStats::default();
-        for b in &mut self.blocks {
-            b.erases = 0;
-        }
+        self.erases.fill(0);
     }
 
     #[inline]
@@ -188,14 +176,10 @@ impl Ftl {
             return;
         }
         self.p2l[old as usize] = INVALID;
-        let b = self.geo.block_of_page(old);
-        self.blocks[b as usize].stamp = self.clock;
-        if self.blocks[b as usize].state == State::Closed && self.gc == GcPolicy::Greedy {
-            self.unlink(b);
-            self.blocks[b as usize].valid -= 1;
-            self.link(b);
-        } else {
-            self.blocks[b as usize].valid -= 1;
+        let b = self.geo.block_of_page(old) as usize;
+        self.valid[b] -= 1;
+        if self.gc == GcPolicy::CostBenefit {
+            self.stamp[b] = self.clock;
         }
     }
 
@@ -203,7 +187,7 @@ impl Ftl {
     fn map(&mut self, lpn: u32, ppn: u32) {
         self.l2p[lpn as usize] = ppn;
         self.p2l[ppn as usize] = lpn;
-        self.blocks[self.geo.block_of_page(ppn) as usize].valid += 1;
+        self.valid[self.geo.block_of_page(ppn) as usize] += 1;
     }
 
     /// The next free page of `plane`'s frontier, opening a free block when the frontier is full.
@@ -219,9 +203,11 @@ impl Ftl {
             };
             let old = std::mem::replace(&mut pl.open, b);
             pl.wp = 0;
-            self.blocks[b as usize].state = State::Open;
             if old != NIL {
-                self.close(old);
+                self.valid[old as usize] -= NOT_CLOSED;
+                if self.gc == GcPolicy::Fifo {
+                    pl.closed.push_back(old);
+                }
             }
         }
         let pl = &mut self.planes[plane as usize];
@@ -230,67 +216,26 @@ impl Ftl {
         Ok(ppn)
     }
 
-    fn close(&mut self, b: u32) {
-        self.blocks[b as usize].state = State::Closed;
-        match self.gc {
-            GcPolicy::Greedy => self.link(b),
-            GcPolicy::Fifo => {
-                let plane = self.geo.plane_of_block(b);
-                self.planes[plane as usize].closed.push_back(b);
-            }
-            GcPolicy::CostBenefit => {}
-        }
-    }
-
-    /// Greedy buckets: put closed block `b` on the list for its valid count.
-    #[inline]
-    fn link(&mut self, b: u32) {
-        let plane = self.geo.plane_of_block(b) as usize;
-        let v = self.blocks[b as usize].valid as usize;
-        let head = self.planes[plane].buckets[v];
-        self.blocks[b as usize].prev = NIL;
-        self.blocks[b as usize].next = head;
-        if head != NIL {
-            self.blocks[head as usize].prev = b;
-        }
-        self.planes[plane].buckets[v] = b;
-    }
-
-    #[inline]
-    fn unlink(&mut self, b: u32) {
-        let Block { prev, next, valid, .. } = self.blocks[b as usize];
-        if prev != NIL {
-            self.blocks[prev as usize].next = next;
-        } else {
-            let plane = self.geo.plane_of_block(b) as usize;
-            self.planes[plane].buckets[valid as usize] = next;
-        }
-        if next != NIL {
-            self.blocks[next as usize].prev = prev;
-        }
-    }
-
     fn victim(&mut self, plane: u32) -> Option<u32> {
-        let pl = &mut self.planes[plane as usize];
+        let first = plane * self.geo.blocks;
+        let counts = &self.valid[first as usize..(first + self.geo.blocks) as usize];
         match self.gc {
             GcPolicy::Greedy => {
-                let b = *pl.buckets.iter().find(|&&b| b != NIL)?;
-                self.unlink(b);
-                Some(b)
+                let min = counts.iter().fold(u32::MAX, |m, &v| m.min(v));
+                (min < NOT_CLOSED).then(|| first + counts.iter().position(|&v| v == min).unwrap_or(0) as u32)
             }
-            GcPolicy::Fifo => pl.closed.pop_front(),
+            GcPolicy::Fifo => self.planes[plane as usize].closed.pop_front(),
             GcPolicy::CostBenefit => {
                 let ppb = f64::from(self.geo.pages_per_block);
-                let first = plane * self.geo.blocks;
                 let mut best: Option<(f64, u32)> = None;
-                for b in first..first + self.geo.blocks {
-                    let blk = &self.blocks[b as usize];
-                    if blk.state != State::Closed {
+                for (i, &v) in counts.iter().enumerate() {
+                    if v >= NOT_CLOSED {
                         continue;
                     }
-                    let u = f64::from(blk.valid) / ppb;
-                    let age = (self.clock - blk.stamp) as f64 + 1.0;
-                    let score = if blk.valid == 0 { f64::INFINITY } else { (1.0 - u) / (2.0 * u) * age };
+                    let b = first + i as u32;
+                    let u = f64::from(v) / ppb;
+                    let age = (self.clock - self.stamp[b as usize]) as f64 + 1.0;
+                    let score = if v == 0 { f64::INFINITY } else { (1.0 - u) / (2.0 * u) * age };
                     if best.map_or(true, |(s, _)| score > s) {
                         best = Some((score, b));
                     }
@@ -308,30 +253,46 @@ impl Ftl {
         };
         // Greedy's victim is full only when no closed block has an invalid page. FIFO and
         // cost-benefit may pick a full block: it is copied to the head like any other.
-        if self.gc == GcPolicy::Greedy && self.blocks[victim as usize].valid == ppb {
+        if self.gc == GcPolicy::Greedy && self.valid[victim as usize] == ppb {
             return Err(Error::config(format!(
                 "flash plane {plane}: every block is full of valid data, GC cannot reclaim space (with dynamic placement, raise device.op)"
             )));
         }
+        // Valid pages go to the frontier in runs: a fresh block is opened only when it fills.
         let first = victim * ppb;
+        let mut copies = 0;
+        let mut run = 0; // pages copied into the current frontier block
         for ppn in first..first + ppb {
             let lpn = self.p2l[ppn as usize];
-            if lpn < INVALID {
-                let dst = self.allocate(plane)?;
-                self.p2l[ppn as usize] = INVALID;
-                self.blocks[victim as usize].valid -= 1;
-                self.map(lpn, dst);
-                work.copies += 1;
+            if lpn >= INVALID {
+                continue;
             }
+            let pl = &mut self.planes[plane as usize];
+            let dst = if pl.wp < ppb {
+                pl.wp += 1;
+                pl.open * ppb + pl.wp - 1
+            } else {
+                let open = pl.open;
+                self.valid[open as usize] += run;
+                run = 0;
+                self.allocate(plane)?
+            };
+            self.l2p[lpn as usize] = dst;
+            self.p2l[dst as usize] = lpn;
+            run += 1;
+            copies += 1;
         }
+        let open = self.planes[plane as usize].open;
+        self.valid[open as usize] += run;
+        self.valid[victim as usize] -= copies;
         self.p2l[first as usize..(first + ppb) as usize].fill(FREE);
-        let blk = &mut self.blocks[victim as usize];
-        debug_assert_eq!(blk.valid, 0, "erasing a block that holds valid data");
-        blk.erases += 1;
-        blk.state = State::Free;
+        debug_assert_eq!(self.valid[victim as usize], 0, "erasing a block that holds valid data");
+        self.valid[victim as usize] = NOT_CLOSED;
+        self.erases[victim as usize] += 1;
         self.planes[plane as usize].free.push(victim);
-        self.stats.gc_copies += u64::from(work.copies);
+        self.stats.gc_copies += u64::from(copies);
         self.stats.erasures += 1;
+        work.copies += copies;
         work.erases += 1;
         Ok(())
     }
@@ -348,10 +309,11 @@ impl Ftl {
             }
         }
         let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
-        for (b, blk) in self.blocks.iter().enumerate() {
+        let free_blocks: std::collections::HashSet<u32> = self.planes.iter().flat_map(|p| p.free.iter().copied()).collect();
+        for (b, &count) in self.valid.iter().enumerate() {
             let pages = &self.p2l[b * ppb as usize..(b + 1) * ppb as usize];
             let v = pages.iter().filter(|&&l| l < INVALID).count() as u32;
-            assert_eq!(v, blk.valid, "block {b} valid count");
+            assert_eq!(v, count & !NOT_CLOSED, "block {b} valid count");
             for (k, &l) in pages.iter().enumerate() {
                 match l {
                     FREE => free += 1,
@@ -359,7 +321,8 @@ impl Ftl {
                     l => assert_eq!(self.l2p[l as usize], b as u32 * ppb + k as u32, "p2l and l2p disagree on block {b}"),
                 }
             }
-            if blk.state == State::Free {
+            if free_blocks.contains(&(b as u32)) {
+                assert!(count >= NOT_CLOSED, "free block {b} is marked closed");
                 assert_eq!(v, 0, "free block {b} holds valid pages");
                 assert!(pages.iter().all(|&l| l == FREE), "free block {b} has written pages");
             }

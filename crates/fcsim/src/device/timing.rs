@@ -87,7 +87,7 @@ impl Timing {
     #[inline]
     pub fn submit(&mut self, chip: u32, t: u64, kind: OpKind) -> u64 {
         let x = self.xfer_ns;
-        let ch = (chip % self.channels) as usize;
+        let ch = super::geometry::rem(chip, self.channels) as usize;
         let c = &mut self.chips[chip as usize];
         while c.pending.front().is_some_and(|p| p.end <= t) {
             c.pending.pop_front();
