@@ -166,9 +166,8 @@ impl Run {
             let (first, n) = self.splitter.pages(&r);
             let mut done = now;
             for key in first..first + n {
-                let page = dev.page(key)?;
                 let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                done = done.max(self.tier.access(page, r.op, index, next, now, dev)?);
+                done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
                 if r.op != Op::Trim {
                     index += 1;
                 }

@@ -98,8 +98,9 @@ impl Tier {
                 }
                 if !write {
                     c.backing_reads += 1;
-                    dev.read(key, time)
+                    dev.read(key, time)?
                 } else if admitted {
+                    dev.admit(key)?;
                     dev.hit(time)
                 } else {
                     c.backing_writes += 1;

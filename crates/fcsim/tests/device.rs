@@ -195,20 +195,20 @@ fn col(row: &fcsim::ResultRow, name: &str) -> fcsim::Value {
 #[test]
 fn buffer_over_flash_hand_computed() {
     // golden.csv (times in us) through LRU with 2 pages over 2 chips (read 25, program 200,
-    // DRAM 1 us, empty drive). Pages get logical pages in first-touch order: 1→0 (chip 0),
-    // 2→1 (chip 1), 3→2 (chip 0), 4→3 (chip 1).
-    //   t1 R1  miss, read chip0 1..26                                  resp 25
-    //   t2 R2  miss, read chip1 2..27                                  resp 25
+    // DRAM 1 us, empty drive). Page n is logical page n, on chip n mod 2: pages 1 and 3 on
+    // chip 1, pages 2 and 4 on chip 0.
+    //   t1 R1  miss, read chip1 1..26                                  resp 25
+    //   t2 R2  miss, read chip0 2..27                                  resp 25
     //   t3 W3  miss, admitted dirty, evicts 1 (clean)                  resp 1 (DRAM)
-    //   t4 R1  miss, evicts 2 (clean), read chip0 26..51               resp 47
-    //   t5 W4  miss, evicts 3 (dirty): program chip0 51..251 (sync)   resp 246
-    //   t6 R2  miss, evicts 1 (clean), read chip1 27..52               resp 46
-    //   t7 R3+4: page 3 evicts 4 (dirty): program chip1 52..252, read 3 chip0 251..276;
-    //          page 4 evicts 2 (clean), read chip1 252..277           resp 270
+    //   t4 R1  miss, evicts 2 (clean), read chip1 26..51               resp 47
+    //   t5 W4  miss, evicts 3 (dirty): program chip1 51..251 (sync)   resp 246
+    //   t6 R2  miss, evicts 1 (clean), read chip0 27..52               resp 46
+    //   t7 R3+4: page 3 evicts 4 (dirty): program chip0 52..252, read 3 chip1 251..276;
+    //          page 4 evicts 2 (clean), read chip0 252..277           resp 270
     //   t8 T4  trim: not a response
-    //   t9 R4  miss, its page was trimmed: read on its static chip1 277..302   resp 293
-    // Mean (25+25+1+47+246+46+270+293)/8 = 119.125 us. Chip 0 busy 3×25+200 = 275 us, chip 1
-    // 4×25+200 = 300 us: runtime 575 us, load balance 300 / 287.5.
+    //   t9 R4  miss, its page was trimmed: read on its static chip0 277..302   resp 293
+    // Mean (25+25+1+47+246+46+270+293)/8 = 119.125 us. Chip 0 busy 4×25+200 = 300 us, chip 1
+    // 3×25+200 = 275 us: runtime 575 us, load balance 300 / 287.5.
     use fcsim::Value::{Float, Int};
     let row = golden_over_flash("sync");
     assert_eq!(col(&row, "device"), fcsim::Value::Str("gasa".into()));
@@ -224,7 +224,7 @@ fn buffer_over_flash_hand_computed() {
     assert!((p50 - 46.0).abs() / 46.0 < 0.008, "{p50}");
     assert_eq!(col(&row, "runtime_s"), Float(575e-6));
     assert_eq!(col(&row, "load_balance"), Float(300.0 / 287.5));
-    assert_eq!(col(&row, "chip_busy_s"), fcsim::Value::List(vec![275e-6, 300e-6]));
+    assert_eq!(col(&row, "chip_busy_s"), fcsim::Value::List(vec![300e-6, 275e-6]));
     // Asynchronous evictions: W4 completes in DRAM (1 us); nothing else changes.
     let row = golden_over_flash("async");
     assert_eq!(col(&row, "resp_mean_us"), Float(708.0 / 8.0));

@@ -2,8 +2,9 @@
 //! assignment, placement, preconditioning and the read-only view policies receive.
 //!
 //! **Logical pages.** A trace addresses pages anywhere in a 64-bit key space (volumes, sparse
-//! offsets). The device gives the n-th distinct page it is asked about logical page n, so any
-//! trace whose footprint fits in the user capacity runs on any device. Static striping then
+//! offsets). The device gives the n-th distinct page it is asked about (read, written or
+//! admitted by the tier above) logical page n, so any trace whose footprint fits in the user
+//! capacity runs on any device; cache hits never look the map up. Static striping then
 //! spreads consecutive first-touched pages over consecutive chips, as DiskSim stripes
 //! consecutive logical pages. A trace whose footprint exceeds the user capacity is an error.
 //!
@@ -29,7 +30,13 @@ pub struct Flash {
     pub cfg: DeviceConfig,
     ftl: Ftl,
     timing: Timing,
-    keys: FxHashMap<u64, u32>,
+    /// Logical pages used by the key of the same number (bit per page).
+    direct: Vec<u64>,
+    /// Logical pages given to remapped keys (bit per page).
+    taken: Vec<u64>,
+    remap: FxHashMap<u64, u32>,
+    /// Remapped keys take free logical pages below this one.
+    top: u32,
     /// Dynamic placement: next plane to write on each chip, and where the least-loaded search
     /// starts (so ties rotate over chips).
     next_plane: Vec<u32>,
@@ -43,7 +50,10 @@ impl Flash {
         let mut f = Flash {
             ftl: Ftl::new(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks),
             timing: Timing::new(g.chips(), g.channels, cfg.read_ns, cfg.write_ns, cfg.xfer_ns),
-            keys: FxHashMap::default(),
+            direct: vec![0; (cfg.user_pages as usize).div_ceil(64)],
+            taken: vec![0; (cfg.user_pages as usize).div_ceil(64)],
+            remap: FxHashMap::default(),
+            top: cfg.user_pages as u32,
             next_plane: vec![0; g.chips() as usize],
             next_chip: 0,
             cfg,
@@ -85,22 +95,48 @@ impl Flash {
         Ok(())
     }
 
-    /// The logical page of a trace page key, assigned on first use (see the module docs).
+    /// The logical page of a trace page key, if the device has seen the key.
+    #[inline]
+    pub fn known_lpn(&self, key: u64) -> Option<u32> {
+        if key < self.cfg.user_pages && bit(&self.direct, key as u32) {
+            return Some(key as u32);
+        }
+        self.remap.get(&key).copied()
+    }
+
+    /// The logical page of a trace page key, given on first use (see the module docs).
     #[inline]
     pub fn lpn(&mut self, key: u64) -> Result<u32> {
-        let next = self.keys.len() as u32;
-        let user = self.ftl.user_pages();
-        let lpn = *self.keys.entry(key).or_insert(next);
-        if lpn >= user {
-            let bytes = u64::from(user) * u64::from(self.cfg.geometry.page_size);
-            return Err(Error::config(format!(
-                "the trace touches more distinct pages than the device's user capacity ({user} pages, {:.2} GiB): \
-                 set device.capacity (e.g. device.capacity={}GiB) or use a larger preset",
-                bytes as f64 / f64::from(1u32 << 30),
-                (bytes >> 29).max(1)
-            )));
+        if key < self.cfg.user_pages {
+            let k = key as u32;
+            if bit(&self.direct, k) {
+                return Ok(k);
+            }
+            if !bit(&self.taken, k) {
+                set(&mut self.direct, k);
+                return Ok(k);
+            }
         }
-        Ok(lpn)
+        if let Some(&l) = self.remap.get(&key) {
+            return Ok(l);
+        }
+        while self.top > 0 {
+            self.top -= 1;
+            let l = self.top;
+            if !bit(&self.direct, l) && !bit(&self.taken, l) {
+                set(&mut self.taken, l);
+                self.remap.insert(key, l);
+                return Ok(l);
+            }
+        }
+        let user = self.cfg.user_pages;
+        let bytes = user * u64::from(self.cfg.geometry.page_size);
+        Err(Error::config(format!(
+            "the trace touches more distinct pages than the device's user capacity ({user} pages, {:.2} GiB): \
+             set device.capacity (e.g. device.capacity={}GiB) or use a larger preset",
+            bytes as f64 / f64::from(1u32 << 30),
+            (bytes >> 29).max(1)
+        )))
     }
 
     /// The plane a write of `lpn` goes to.
@@ -185,13 +221,23 @@ impl Flash {
     }
 }
 
+#[inline]
+fn bit(bits: &[u64], i: u32) -> bool {
+    bits[(i >> 6) as usize] >> (i & 63) & 1 == 1
+}
+
+#[inline]
+fn set(bits: &mut [u64], i: u32) {
+    bits[(i >> 6) as usize] |= 1 << (i & 63);
+}
+
 impl DeviceView for Flash {
     fn chips(&self) -> u32 {
         self.cfg.geometry.chips()
     }
 
-    fn chip_of(&self, lpn: u64) -> u32 {
-        self.chip_of_lpn(lpn as u32)
+    fn chip_of(&self, page: u64) -> u32 {
+        self.known_lpn(page).map_or(0, |lpn| self.chip_of_lpn(lpn))
     }
 
     fn load(&self, chip: u32, t: u64) -> ChipLoad {
@@ -221,10 +267,18 @@ mod tests {
     fn striping_view_and_preconditioning() {
         let small = [("channels", "1"), ("chips_per_channel", "4"), ("planes", "2"), ("blocks", "64"), ("pages_per_block", "16")];
         let mut f = device(&small);
-        // Static striping: consecutive logical pages on consecutive chips.
-        assert_eq!((0..6).map(|l| f.chip_of(l)).collect::<Vec<_>>(), vec![0, 1, 2, 3, 0, 1]);
-        // Keys get logical pages in first-touch order.
-        assert_eq!((f.lpn(1 << 50).unwrap(), f.lpn(7).unwrap(), f.lpn(1 << 50).unwrap()), (0, 1, 0));
+        // Keys below the user capacity are their own logical pages; static striping puts
+        // consecutive ones on consecutive chips.
+        let user = f.cfg.user_pages as u32;
+        assert_eq!((0..6).map(|k| f.lpn(k).unwrap()).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!((0..6).map(|k| f.chip_of(k)).collect::<Vec<_>>(), vec![0, 1, 2, 3, 0, 1]);
+        // Other keys take free logical pages from the top, in first-touch order; a key whose own
+        // logical page was taken is remapped too, skipping pages in direct use.
+        assert_eq!((f.lpn(1 << 50).unwrap(), f.lpn(9 << 48).unwrap(), f.lpn(1 << 50).unwrap()), (user - 1, user - 2, user - 1));
+        assert_eq!(f.lpn(u64::from(user) - 3).unwrap(), user - 3);
+        assert_eq!(f.lpn(u64::from(user) - 1).unwrap(), user - 4);
+        assert_eq!(f.known_lpn(7 << 48), None);
+        assert_eq!(f.chip_of(1 << 50), (user - 1) % 4);
         // A write on chip 1 at t = 0 makes it busy with one write until 200 us.
         assert_eq!(f.write(1, 0).unwrap(), 200_000);
         assert_eq!(f.load(1, 100_000), ChipLoad { reads: 0, writes: 1, gc: false, gc_ns: 0 });
@@ -246,7 +300,7 @@ mod tests {
         let mut f = device(&[("capacity", "4MiB"), ("planes", "1"), ("pages_per_block", "4")]);
         assert_eq!(f.cfg.user_pages, 1024);
         for k in 0..1024 {
-            f.lpn(k * 100).unwrap();
+            f.lpn(k * 7).unwrap();
         }
         assert!(f.lpn(99_999).unwrap_err().to_string().contains("device.capacity"));
     }

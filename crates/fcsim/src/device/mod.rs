@@ -1,9 +1,9 @@
 //! Device models behind a cache tier: a flash SSD (geometry, page-mapped FTL, GC, per-chip
 //! timing) and none.
 //!
-//! The simulation loop drives a device through [`Backing`]: it turns trace page keys into the
-//! device's logical pages, and submits reads and programs with their arrival times; each returns
-//! its completion time. Flash-aware policies see the device only through [`DeviceView`], a
+//! A cache tier drives the device behind it through [`Backing`], in trace page keys: it submits
+//! reads and programs with their arrival times, and each returns its completion time. Hits do
+//! not touch the device. Flash-aware policies see the device only through [`DeviceView`], a
 //! read-only view (chip of a page, chip load, chip in GC).
 
 pub mod config;
@@ -19,10 +19,11 @@ pub use timing::ChipLoad;
 use crate::error::Result;
 
 /// What a flash-aware policy may ask of the device at eviction time. Pages are the keys the
-/// policy sees (the device's logical pages); `t` is the current request's arrival time.
+/// policy sees (trace page keys); `t` is the current request's arrival time.
 pub trait DeviceView {
     fn chips(&self) -> u32;
-    /// The chip holding `page` (where its next program goes under static placement).
+    /// The chip holding `page` (where its next program goes under static placement). Every page
+    /// a tier admitted has its place on the device; a page the device never saw reports chip 0.
     fn chip_of(&self, page: u64) -> u32;
     /// Host reads and writes and GC jobs queued or running on `chip` at `t`.
     fn load(&self, chip: u32, t: u64) -> ChipLoad;
@@ -43,10 +44,11 @@ pub trait DeviceView {
 pub trait Backing {
     /// Whether requests get response times (false: no device, nothing is timed).
     const TIMED: bool;
-    /// The page the tier and device use for a trace page key.
-    fn page(&mut self, key: u64) -> Result<u64>;
+    /// Gives `page` its place on the device, if it has none, when a tier admits it without
+    /// touching the device (an admitted write miss), so the view can answer for it.
+    fn admit(&mut self, page: u64) -> Result<()>;
     /// Reads `page` at `t`; returns the completion time.
-    fn read(&mut self, page: u64, t: u64) -> u64;
+    fn read(&mut self, page: u64, t: u64) -> Result<u64>;
     /// Writes `page` at `t`; returns the completion time.
     fn write(&mut self, page: u64, t: u64) -> Result<u64>;
     fn trim(&mut self, page: u64);
@@ -64,12 +66,12 @@ pub struct NoDevice;
 impl Backing for NoDevice {
     const TIMED: bool = false;
     #[inline]
-    fn page(&mut self, key: u64) -> Result<u64> {
-        Ok(key)
+    fn admit(&mut self, _: u64) -> Result<()> {
+        Ok(())
     }
     #[inline]
-    fn read(&mut self, _: u64, t: u64) -> u64 {
-        t
+    fn read(&mut self, _: u64, t: u64) -> Result<u64> {
+        Ok(t)
     }
     #[inline]
     fn write(&mut self, _: u64, t: u64) -> Result<u64> {
@@ -92,19 +94,23 @@ impl Backing for NoDevice {
 impl Backing for Flash {
     const TIMED: bool = true;
     #[inline]
-    fn page(&mut self, key: u64) -> Result<u64> {
-        self.lpn(key).map(u64::from)
+    fn admit(&mut self, page: u64) -> Result<()> {
+        self.lpn(page).map(|_| ())
     }
     #[inline]
-    fn read(&mut self, page: u64, t: u64) -> u64 {
-        Flash::read(self, page as u32, t)
+    fn read(&mut self, page: u64, t: u64) -> Result<u64> {
+        let lpn = self.lpn(page)?;
+        Ok(Flash::read(self, lpn, t))
     }
     #[inline]
     fn write(&mut self, page: u64, t: u64) -> Result<u64> {
-        Flash::write(self, page as u32, t)
+        let lpn = self.lpn(page)?;
+        Flash::write(self, lpn, t)
     }
     fn trim(&mut self, page: u64) {
-        Flash::trim(self, page as u32);
+        if let Some(lpn) = self.known_lpn(page) {
+            Flash::trim(self, lpn);
+        }
     }
     #[inline]
     fn hit(&self, t: u64) -> u64 {
