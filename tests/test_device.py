@@ -23,7 +23,7 @@ SMALL = {
     "device.steady": 1,
 }
 
-ONE_CHIP = {"device.channels": 1, "device.chips_per_channel": 1, "device.planes": 1}
+TINY = {"device.channels": 1, "device.chips_per_channel": 1, "device.planes": 1, "device.op": 0.5}
 
 
 def test_buffer_over_flash_accounts_for_every_page() -> None:
@@ -77,7 +77,7 @@ def test_grid_over_devices() -> None:
         ({"device": "gasa", "set": {"device.gc": "lru"}}, "greedy, fifo, cost-benefit"),
         ({"device": "gasa", "set": {"device.wheels": 4}}, "unknown parameter device.wheels"),
         ({"set": {"device.op": 0.07}}, "no device is"),
-        ({"device": "gasa", "set": {**ONE_CHIP, "device.capacity": "4MiB", "device.op": 0.5}}, "more distinct pages"),
+        ({"device": "gasa", "set": {**TINY, "device.capacity": "4MiB"}}, "more distinct pages"),
     ],
 )
 def test_bad_device_configs_are_config_errors(kwargs: dict, needle: str) -> None:
