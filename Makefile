@@ -44,6 +44,7 @@ fmt: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	cargo bench -p fcsim --bench policy
+	cargo bench -p fcsim --bench device
 	$(BIN)/python bench/side_by_side.py
 
 clean:

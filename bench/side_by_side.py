@@ -7,6 +7,7 @@
 - MRC: `fcsim mrc --method exact` (every size) against one libCacheSim LRU run at 10%.
 - Memory: peak resident memory per cached page of LRU at 10% of a working set of over a
   million pages, as the growth of a fresh process's peak RSS over a one-page cache.
+- Device: LRU with no device against the same LRU over the `lcr` SSD, same trace, same run.
 
     .venv/bin/python bench/side_by_side.py [--runs 3] [--out bench/RESULTS.md]
 """
@@ -52,6 +53,10 @@ TARGETS = {"lru", "fifo", "arc", "lirs", "min"}  # issue 3: >= 1.5x at 1% and 10
 MATCHING = {"lirs": {"lirs.q_hit_demotes": "true"}}
 SIZES = ["1%", "10%"]
 MEMORY_TRACE = "synth:uniform,requests=3000000,pages=1500000,seed=1,iops=0"
+DEVICE_TRACES = {
+    "zipf 5M, 25% writes": "synth:zipf,alpha=1.0,requests=5000000,pages=1000000,seed=1,iops=1e5,write=0.25",
+    "cloudphysics_vscsi_2h": str(ROOT / "data/traces/cloudphysics_vscsi_2h.csv.gz"),
+}
 
 
 def hashpower(pages: int) -> int:
@@ -163,10 +168,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         rows, mrc_rows = speed(a.runs, Path(d))
         mem = memory(Path(d))
-    write_results(Path(a.out), rows, mrc_rows, mem, a.runs)
+        dev_rows = device(a.runs, Path(d))
+    write_results(Path(a.out), rows, mrc_rows, mem, dev_rows, a.runs)
 
 
-def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, runs: int) -> None:
+def device(runs: int, tmp: Path) -> list:
+    """LRU alone and LRU over the lcr SSD on the same `.fct` trace, interleaved; the loop's own
+    time (`sim_seconds`), with the device's build and preconditioning reported apart."""
+    out = []
+    for label, spec in DEVICE_TRACES.items():
+        fct = tmp / f"device-{len(out)}.fct"
+        fcsim.convert(spec, fct)
+        for size in SIZES:
+            alone, over, setup = [], [], []
+            for _ in range(runs):
+                a = fcsim.simulate(fct, "lru", size)
+                b = fcsim.simulate(fct, "lru", size, device="lcr")
+                assert a.hits == b.hits
+                alone.append(a.sim_seconds)
+                over.append(b.sim_seconds)
+                setup.append(b.device_setup_s)
+            n = b.requests
+            ta, tb = statistics.median(alone), statistics.median(over)
+            print(f"device: {label} {size}: alone {n / ta / 1e6:.2f}M/s, over lcr {n / tb / 1e6:.2f}M/s")
+            setup_s = statistics.median(setup)
+            out.append((label, size, n, b.hit_ratio, n / ta, n / tb, setup_s, b.resp_mean_us))
+    return out
+
+
+def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: list, runs: int) -> None:
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     ws, pages, per_page = mem
     lines = [
@@ -223,7 +253,28 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, runs: int)
         "of 3). A node is 24 bytes (key, two u32 links, counter, flags); the key → node index",
         "holds 8 bytes a slot (32 hash bits and a node number) and is at most half full.",
         "",
+        "## LRU over the lcr SSD against LRU alone",
+        "",
+        "The same LRU over the same `.fct` trace, with no device and as the DRAM buffer of the `lcr`",
+        "SSD (64 chips, 64 GiB, greedy GC, OP 15%, filled sequentially before the run): read misses",
+        "read flash, dirty evictions program it, every request gets a response time. Requests/s",
+        f"of the simulation loop (`sim_seconds`), medians of {runs} interleaved runs; building and",
+        "filling the 64 GiB drive happens once per run before the loop and is listed apart.",
+        "Issue 4's target: over lcr ≥ 1/3 of alone.",
+        "",
+        "| trace | size | requests | hit ratio | alone req/s | over lcr req/s | ratio | device setup "
+        "| mean response |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, size, n, hr, ra, rb, setup, resp in dev_rows:
+        lines.append(
+            f"| {label} | {size} | {n:,} | {hr:.4f} | {ra / 1e6:.2f}M | {rb / 1e6:.2f}M | {rb / ra:.2f} "
+            f"| {setup:.2f} s | {resp:,.1f} us |"
+        )
+    lines += [
+        "",
         *criterion_section(),
+        *criterion_device_section(),
     ]
     path.write_text("\n".join(lines) + "\n")
 
@@ -250,6 +301,40 @@ def criterion_section() -> list[str]:
         out.append(
             f"| zipf5m/{est.parents[1].name} | {ns / 1e6:.1f} ms | {5_000_000 / (ns / 1e9) / 1e6:.2f}M |"
         )
+    return [*out, ""]
+
+
+def criterion_estimate(est: Path) -> float:
+    e = json.loads(est.read_text())
+    return float((e.get("slope") or e["mean"])["point_estimate"])  # the estimate criterion prints
+
+
+def criterion_device_section() -> list[str]:
+    """The last `cargo bench -p fcsim --bench device` results."""
+    ftl = sorted((ROOT / "target" / "criterion" / "ftl").glob("*/*/new/estimates.json"))
+    lru = sorted((ROOT / "target" / "criterion" / "device-zipf5m").glob("*/*/new/estimates.json"))
+    if not ftl and not lru:
+        return ["## Criterion: device", "", "Not run: `cargo bench -p fcsim --bench device`."]
+    out = [
+        "## Criterion: device (Rust core alone)",
+        "",
+        "From `cargo bench -p fcsim --bench device`. `ftl/greedy-op15-steady/P`: 2M uniform random",
+        "host page writes into preset P preconditioned to steady state (filled, then one user",
+        "capacity of random overwrites), greedy GC, OP 15%, GC threshold 5%, each placed, collected",
+        "and timed on its chip; issue 4's target is ≥ 5M writes/s. `device-zipf5m/lru-D/S`: LRU at",
+        "S of a 5M-request Zipf trace with 25% writes, with no device or over lcr (loop time only).",
+        "",
+        "| benchmark | time per iteration | rate |",
+        "|---|---:|---:|",
+    ]
+    for est in ftl:
+        ns = criterion_estimate(est)
+        name = f"ftl/{est.parents[2].name}/{est.parents[1].name}"
+        out.append(f"| {name} | {ns / 1e6:.1f} ms | {2_000_000 / (ns / 1e9) / 1e6:.2f}M writes/s |")
+    for est in lru:
+        ns = criterion_estimate(est)
+        name = f"device-zipf5m/{est.parents[2].name}/{est.parents[1].name}"
+        out.append(f"| {name} | {ns / 1e6:.1f} ms | {5_000_000 / (ns / 1e9) / 1e6:.2f}M requests/s |")
     return [*out, ""]
 
 

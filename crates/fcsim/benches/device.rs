@@ -4,7 +4,7 @@
 //!   chips, 64 GiB, 125 MB of mapping tables) and the `gasa` SSD (8 chips, 8 GiB), greedy GC, OP
 //!   15%, preconditioned to steady state (filled, then one user capacity of uniform random
 //!   overwrites); each write is placed, GC'd and timed on its chip. Writes are uniform random.
-//! * `zipf5m/lru-*`: LRU at 1% and 10% of a 5M-request Zipf trace's working set (25% writes)
+//! * `device-zipf5m/lru-*`: LRU at 1% and 10% of a 5M-request Zipf trace's working set (25% writes)
 //!   with no device and over the `lcr` SSD, in the same run; throughput in host requests.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
@@ -71,7 +71,7 @@ fn lru_over_device(c: &mut Criterion) {
     let path = zipf_rw_trace();
     let h = fct::read_header(&path).expect("header");
     let trace = path.to_str().expect("utf-8 path");
-    let mut g = c.benchmark_group("zipf5m");
+    let mut g = c.benchmark_group("device-zipf5m");
     g.sample_size(10).measurement_time(Duration::from_secs(15)).throughput(Throughput::Elements(h.requests));
     for pct in [1.0, 10.0] {
         for device in [None, Some("lcr")] {
