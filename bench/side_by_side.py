@@ -311,17 +311,17 @@ def criterion_estimate(est: Path) -> float:
 
 def criterion_device_section() -> list[str]:
     """The last `cargo bench -p fcsim --bench device` results."""
-    ftl = sorted((ROOT / "target" / "criterion" / "ftl").glob("*/*/new/estimates.json"))
-    lru = sorted((ROOT / "target" / "criterion" / "device-zipf5m").glob("*/*/new/estimates.json"))
+    ftl = sorted((ROOT / "target" / "criterion" / "ftl").glob("*/new/estimates.json"))
+    lru = sorted((ROOT / "target" / "criterion" / "device-zipf5m").glob("*/new/estimates.json"))
     if not ftl and not lru:
         return ["## Criterion: device", "", "Not run: `cargo bench -p fcsim --bench device`."]
     out = [
         "## Criterion: device (Rust core alone)",
         "",
-        "From `cargo bench -p fcsim --bench device`. `ftl/greedy-op15-steady/P`: 2M uniform random",
+        "From `cargo bench -p fcsim --bench device`. `ftl/greedy-op15-steady_P`: 2M uniform random",
         "host page writes into preset P preconditioned to steady state (filled, then one user",
         "capacity of random overwrites), greedy GC, OP 15%, GC threshold 5%, each placed, collected",
-        "and timed on its chip; issue 4's target is ≥ 5M writes/s. `device-zipf5m/lru-D/S`: LRU at",
+        "and timed on its chip; issue 4's target is ≥ 5M writes/s. `device-zipf5m/lru-D_S`: LRU at",
         "S of a 5M-request Zipf trace with 25% writes, with no device or over lcr (loop time only).",
         "",
         "| benchmark | time per iteration | rate |",
@@ -329,11 +329,11 @@ def criterion_device_section() -> list[str]:
     ]
     for est in ftl:
         ns = criterion_estimate(est)
-        name = f"ftl/{est.parents[2].name}/{est.parents[1].name}"
+        name = f"ftl/{est.parents[1].name}"
         out.append(f"| {name} | {ns / 1e6:.1f} ms | {2_000_000 / (ns / 1e9) / 1e6:.2f}M writes/s |")
     for est in lru:
         ns = criterion_estimate(est)
-        name = f"device-zipf5m/{est.parents[2].name}/{est.parents[1].name}"
+        name = f"device-zipf5m/{est.parents[1].name}"
         out.append(f"| {name} | {ns / 1e6:.1f} ms | {5_000_000 / (ns / 1e9) / 1e6:.2f}M requests/s |")
     return [*out, ""]
 

@@ -93,20 +93,22 @@ pub fn simulate(
     // The clock starts after the device is built and preconditioned (reported apart as
     // `device_setup_s`), so requests/s measures the loop alone.
     let setup = Instant::now();
-    let mut flash = device.as_ref().map(|(dc, _)| Flash::new(dc.clone())).transpose()?;
+    let (mut flash, dev_params) = match device {
+        Some((dc, used)) => (Some(Flash::new(dc)?), used),
+        None => (None, Vec::new()),
+    };
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
-    let device = match device {
+    let device = match flash.as_mut() {
         None => {
             run.drive(reader.as_mut(), &mut NoDevice, progress)?;
             None
         }
-        Some((_, dev_params)) => {
-            let flash = flash.as_mut().expect("built above");
+        Some(flash) => {
             run.drive(reader.as_mut(), flash, progress)?;
             let st = flash.stats();
-            let wear = flash.ftl().erase_counts();
-            let (wear_min, wear_max) = wear.fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
+            let (wear_min, wear_max) =
+                flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
             Some(DeviceRow {
                 preset: flash.cfg.preset.clone(),
                 params: dev_params,

@@ -1,19 +1,20 @@
 //! A flash SSD: the FTL ([`super::ftl`]) on the chips ([`super::timing`]), with logical-page
 //! assignment, placement, preconditioning and the read-only view policies receive.
 //!
-//! **Logical pages.** A trace addresses pages anywhere in a 64-bit key space (volumes, sparse
-//! offsets). The device gives the n-th distinct page it is asked about (read, written or
-//! admitted by the tier above) logical page n, so any trace whose footprint fits in the user
-//! capacity runs on any device; cache hits never look the map up. Static striping then
-//! spreads consecutive first-touched pages over consecutive chips, as DiskSim stripes
-//! consecutive logical pages. A trace whose footprint exceeds the user capacity is an error.
+//! **Logical pages.** A trace page key below the user capacity is its own logical page, as
+//! DiskSim and MQSim map a request's LBA, so static striping sees the trace's own layout. Keys
+//! beyond it (other volumes, sparse offsets) get free logical pages from the top of the logical
+//! space in first-touch order, and a key whose own logical page was already given away is
+//! remapped likewise: any trace whose footprint fits in the user capacity runs on any device. A
+//! footprint beyond the user capacity is an error. Cache hits never touch the device.
 //!
 //! **Reads of pages never written** (no preconditioning) cost a read on the page's static chip.
 //!
 //! **Preconditioning** writes `fill` × user pages (logical pages 0.., sequentially or in a
 //! seeded random order), then `steady` × user uniformly random single-page overwrites of them,
-//! and then forgets every counter, erase count and chip queue: the measured run starts at time 0
-//! on an idle drive whose blocks hold the preconditioned data.
+//! through the FTL alone (they take no chip time), and then zeroes every counter and erase
+//! count: the measured run starts at time 0 on an idle drive whose blocks hold the
+//! preconditioned data, with GC state (free blocks, block occupancy) as the overwrites left it.
 
 use super::config::{DeviceConfig, Fill, Placement};
 use super::ftl::{Ftl, FtlStats};
@@ -170,7 +171,7 @@ impl Flash {
     #[inline]
     pub fn read(&mut self, lpn: u32, t: u64) -> u64 {
         let chip = self.chip_of_lpn(lpn);
-        self.ftl.read(lpn);
+        self.ftl.read();
         self.timing.submit(chip, t, OpKind::Read)
     }
 
@@ -194,10 +195,16 @@ impl Flash {
         self.ftl.trim(lpn);
     }
 
+    /// The chip holding `lpn`. Under static placement a page never leaves its plane (GC copies
+    /// within the plane), so no mapping lookup is needed.
     #[inline]
     fn chip_of_lpn(&self, lpn: u32) -> u32 {
         let g = &self.cfg.geometry;
-        match self.ftl.lookup(lpn) {
+        let on_flash = match self.cfg.placement {
+            Placement::Static => None,
+            Placement::Dynamic => self.ftl.lookup(lpn),
+        };
+        match on_flash {
             Some(ppn) => g.chip_of_plane(g.plane_of_block(g.block_of_page(ppn))),
             None => g.chip_of_plane(g.static_plane(lpn)),
         }

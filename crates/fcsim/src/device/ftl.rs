@@ -124,11 +124,10 @@ impl Ftl {
         (p != UNMAPPED).then_some(p)
     }
 
-    /// Counts a host read of `lpn`; returns its physical page if it is on flash.
+    /// Counts a host page read (the caller knows the chip it goes to).
     #[inline]
-    pub fn read(&mut self, lpn: u32) -> Option<u32> {
+    pub fn read(&mut self) {
         self.stats.host_reads += 1;
-        self.lookup(lpn)
     }
 
     /// Writes `lpn` to `plane`, invalidating its old copy, then collects garbage on `plane` if
