@@ -107,7 +107,9 @@ def test_set_routes_options() -> None:
     small = fcsim.trace_info(t, set={"trace.block_size": "512"})
     big = fcsim.trace_info(t, set={"trace.block_size": "4096"})
     assert big["unique_pages"] > small["unique_pages"]
-    with pytest.raises(fcsim.ConfigError, match="unknown section 'device'"):
+    with pytest.raises(fcsim.ConfigError, match="unknown section 'disk'"):
+        fcsim.simulate(t, set={"disk.latency_ms": "5"})
+    with pytest.raises(fcsim.ConfigError, match="no device is"):
         fcsim.simulate(t, set={"device.op": "0.07"})
     with pytest.raises(fcsim.ConfigError, match=r"unknown parameter lru\.window"):
         fcsim.simulate(t, set={"lru.window": "0.25"})
