@@ -7,10 +7,13 @@
 //! resident pages sit in an indexed max-heap keyed by next access, so an access costs O(log n)
 //! and allocates nothing.
 //!
-//! Options the offline-bounds paper needs: `min.bypass=true` does not insert a page that is
-//! never accessed again (a miss that is not admitted), which never adds misses and frees the
-//! slot for a page that will be reused. The default inserts every missed page, as Belady's
-//! demand-paging MIN and libCacheSim's Belady do. Ties (several pages never accessed again) do
+//! Options the offline-bounds paper needs: `min.bypass=true` does not insert a missed page that
+//! is never accessed again, nor, when the cache is full, one whose next access comes no sooner
+//! than that of every resident page (the paper's MIN, §3: a page is inserted only if it will be
+//! accessed before something in the cache). Such a miss is not admitted; this never adds
+//! misses, saves the flash write, and makes MIN the bound for policies that may decline
+//! admission (LARC) too. The default inserts every missed page, as Belady's demand-paging MIN
+//! and libCacheSim's Belady do. Ties (several pages never accessed again) do
 //! not change the miss count; the heap picks any of them.
 
 use super::list::Arena;
@@ -140,8 +143,12 @@ impl Policy for Min {
             self.arena.node_mut(i).dirty |= a.write;
             return Outcome::Hit;
         }
-        if self.bypass && a.next == NEVER {
-            return Outcome::Miss { admitted: false };
+        if self.bypass {
+            let full = self.heap.nodes.len() == self.capacity;
+            let furthest = self.heap.top().map_or(NEVER, |v| self.heap.prio[v as usize]);
+            if a.next == NEVER || (full && a.next >= furthest) {
+                return Outcome::Miss { admitted: false };
+            }
         }
         if self.heap.nodes.len() == self.capacity {
             if let Some(v) = self.heap.top() {
@@ -207,5 +214,11 @@ mod tests {
         assert_eq!(hits, [false, false, false, true, true]);
         let (hits, _) = run(&[1, 2, 9, 1, 2], 2, false);
         assert_eq!(hits.iter().filter(|h| **h).count(), 1);
+        // With bypass and a full cache, a page used after every resident page is not inserted:
+        // on 1 2 3 1 2 3 with capacity 2, 3 (next at 5) comes after 1 (3) and 2 (4): skipped,
+        // and 1 and 2 hit; 3 misses again.
+        let (hits, evs) = run(&[1, 2, 3, 1, 2, 3], 2, true);
+        assert_eq!(hits, [false, false, false, true, true, false]);
+        assert!(evs.iter().all(|e| e.is_empty()));
     }
 }

@@ -8,6 +8,7 @@
 mod arc;
 mod clock;
 mod fifo;
+mod larc;
 mod lfu;
 mod lirs;
 pub mod list;
@@ -159,6 +160,7 @@ pub static POLICIES: &[PolicyInfo] = &[
     sieve::INFO,
     slru::INFO,
     min::INFO,
+    larc::INFO,
     none::INFO,
 ];
 
