@@ -51,11 +51,6 @@ impl Larc {
         Larc { arena: Arena::with_capacity(2 * capacity), q: List::default(), qr: List::default(), c, cr: 0.1 * c, capacity }
     }
 
-    /// The ghost queue's target length C_r.
-    pub fn ghost_target(&self) -> f64 {
-        self.cr
-    }
-
     fn adapt(&mut self, hit: bool) {
         let (c, cr) = (self.c, self.cr);
         let next = if hit { cr - c / (c - cr) } else { cr + c / cr };
@@ -164,10 +159,10 @@ mod tests {
     #[test]
     fn ghost_target_stays_in_bounds() {
         let mut p = Larc::new(100);
-        assert_eq!(p.ghost_target(), 10.0);
+        assert_eq!(p.cr, 10.0);
         let keys: String = (0..500).map(|i| format!("{} ", (i * 7919) % 300)).collect();
         trace(&mut p, &keys);
-        assert!((10.0..=90.0).contains(&p.ghost_target()));
+        assert!((10.0..=90.0).contains(&p.cr));
         assert!(p.len() <= 100 && p.qr.len() <= 90);
     }
 }
