@@ -21,6 +21,7 @@ def simulate(
     policy_params: dict[str, str] | None = None,
     device: str | None = None,
     device_params: dict[str, str] | None = None,
+    stack_params: dict[str, str] | None = None,
     working_set: int | None = None,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...

@@ -46,24 +46,27 @@ class Sets:
     def __init__(self, sets: Mapping[str, Any] | None) -> None:
         self.trace: dict[str, str] = {}
         self.device: dict[str, str] = {}
+        self.stack: dict[str, str] = {}
         self.policy: dict[str, dict[str, str]] = {}
         names = {p[0] for p in _core.policies()}
         for key, value in (sets or {}).items():
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
                 raise ConfigError(
-                    f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY or POLICY.KEY)"
+                    f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY, stack.KEY or POLICY.KEY)"
                 )
             prefix = prefix.lower()
             if prefix == "trace":
                 self.trace[rest] = str(value)
             elif prefix == "device":
                 self.device[rest] = str(value)
+            elif prefix == "stack":
+                self.stack[rest] = str(value)
             elif prefix in names:
                 self.policy.setdefault(prefix, {})[rest] = str(value)
             else:
                 raise ConfigError(
-                    f"option '{key}': unknown section '{prefix}'; expected trace, device or a policy "
+                    f"option '{key}': unknown section '{prefix}'; expected trace, device, stack or a policy "
                     f"({', '.join(sorted(names))})"
                 )
 
@@ -108,7 +111,13 @@ def simulate(
     With ``device`` (a preset: ``lcr``, ``gasa``, ``dynamic``, ``offline``; see ``devices()``)
     the cache is a DRAM buffer over a flash SSD, tuned by ``device.*`` keys in ``set``, and the
     row carries flash reads and writes, GC, erasures, wear and response times. ``policy="none"``
-    drives the device straight from the trace (``size`` is ignored)."""
+    drives the device straight from the trace (``size`` is ignored).
+
+    ``set={"stack.kind": "ssd-cache"}`` makes the cache a flash cache over a disk instead: the
+    device (default preset ``offline``) is the cache's medium, sized to the cache; ``stack.write``
+    is ``around`` (a read cache, the default), ``through`` or ``back``; ``stack.dram`` puts an LRU
+    DRAM tier of that fraction of the cache in front; ``stack.disk_ms`` is the disk's service
+    time (5)."""
     sets = Sets(set)
     row = _core.simulate(
         os.fspath(trace),
@@ -117,6 +126,7 @@ def simulate(
         policy_params=sets.policy.get(policy.lower(), {}),
         device=device,
         device_params=sets.device,
+        stack_params=sets.stack,
         working_set=working_set,
         progress=progress,
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),

@@ -87,7 +87,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices') "
+        help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices'), "
+        "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, stack.disk_ms) "
         "or POLICY.KEY (see 'fcsim policies'); repeatable",
     )
 

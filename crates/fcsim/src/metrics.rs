@@ -34,6 +34,8 @@ pub struct Counters {
     pub backing_writes: u64,
     /// Dirty pages flushed at the end of the run (included in `backing_writes`).
     pub flushed: u64,
+    /// Cached pages invalidated by write-around writes.
+    pub invalidations: u64,
 }
 
 /// Response-time histogram: exact below 128 ns, then 128 linear buckets per power of two, so a
@@ -149,6 +151,23 @@ pub struct DeviceRow {
     pub duration_ns: u64,
     /// Wall time spent building and preconditioning the device (not in `sim_seconds`).
     pub setup_seconds: f64,
+    /// The flash cache over a disk, when the device is a cache's medium.
+    pub ssd: Option<SsdRow>,
+}
+
+/// A flash cache over a disk: its traffic, its disk, and the DRAM tier in front of it.
+#[derive(Debug, Clone, Default)]
+pub struct SsdRow {
+    pub write_mode: &'static str,
+    pub stats: crate::device::SsdCacheStats,
+    pub disk_reads: u64,
+    pub disk_writes: u64,
+    pub disk_busy_ns: u64,
+    pub dram_pages: u64,
+    /// Counters of the DRAM tier (all zero without one).
+    pub dram: Counters,
+    /// The stack's parameters, reported as `stack_<name>`.
+    pub stack_params: Vec<(String, String)>,
 }
 
 fn ratio(a: u64, b: u64) -> Value {
@@ -203,7 +222,7 @@ impl DeviceRow {
                 "epbpd",
                 if days > 0.0 && self.blocks > 0 { Value::Float(self.erasures as f64 / self.blocks as f64 / days) } else { Value::Null },
             ),
-            ("fue", Value::Null),
+            ("fue", self.ssd.as_ref().map_or(Value::Null, |s| ratio(s.stats.read_hit_reads, flash_writes))),
             ("resp_mean_us", us(r.mean())),
             ("resp_std_us", us(r.std())),
             ("resp_p50_us", us(r.quantile(0.5))),
@@ -282,6 +301,23 @@ impl ResultRow {
             v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
             for (k, val) in &d.params {
                 v.push((format!("device_{k}"), Value::Str(val.clone())));
+            }
+            if let Some(s) = &d.ssd {
+                v.push(("stack".into(), Value::Str("ssd-cache".into())));
+                v.push(("write_mode".into(), Value::Str(s.write_mode.into())));
+                v.push(("cache_writes".into(), Value::Int(s.stats.cache_writes)));
+                v.push(("read_hit_flash_reads".into(), Value::Int(s.stats.read_hit_reads)));
+                v.push(("invalidations".into(), Value::Int(c.invalidations)));
+                v.push(("disk_reads".into(), Value::Int(s.disk_reads)));
+                v.push(("disk_writes".into(), Value::Int(s.disk_writes)));
+                v.push(("disk_busy_s".into(), Value::Float(s.disk_busy_ns as f64 / 1e9)));
+                v.push(("dram_pages".into(), Value::Int(s.dram_pages)));
+                v.push(("dram_accesses".into(), Value::Int(s.dram.accesses)));
+                v.push(("dram_hits".into(), Value::Int(s.dram.hits)));
+                v.push(("dram_read_hits".into(), Value::Int(s.dram.read_hits)));
+                for (k, val) in &s.stack_params {
+                    v.push((format!("stack_{k}"), Value::Str(val.clone())));
+                }
             }
         }
         v

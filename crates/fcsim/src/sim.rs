@@ -2,13 +2,14 @@
 //!
 //! Time moves forward only here; no stage calls back into an earlier one.
 
-use crate::config::{SimConfig, SizeSpec};
-use crate::device::{Backing, DeviceConfig, Flash, NoDevice};
+use crate::config::{SimConfig, SizeSpec, StackConfig, StackKind};
+use crate::device::config::Eviction;
+use crate::device::{no_device, Backing, Buffer, DeviceConfig, Disk, Flash, SsdCache};
 use crate::error::{Error, Result};
-use crate::metrics::{DeviceRow, Histogram, ResultRow};
-use crate::policy;
+use crate::metrics::{DeviceRow, Histogram, ResultRow, SsdRow};
+use crate::policy::{self, UsedParams};
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::Tier;
+use crate::stack::{Below, Tier};
 use crate::trace::{self, fct, info, TraceOptions, TraceReader};
 use std::time::Instant;
 
@@ -69,7 +70,8 @@ pub fn simulate(
 ) -> Result<ResultRow> {
     cfg.validate()?;
     let info = policy::policy_by_name(&cfg.policy)?;
-    let device = cfg.device.as_deref().map(|p| DeviceConfig::build(p, &cfg.device_params, cfg.page_size)).transpose()?;
+    let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
+    let ssd = stack.kind == StackKind::SsdCache;
     let mut reader = trace::open(trace, opts)?;
     // `none` caches nothing: its size is not needed and is reported as 0.
     let cached = info.name != "none";
@@ -78,10 +80,21 @@ pub fn simulate(
         (_, ws) => ws,
     };
     let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
+    // A flash cache's SSD holds the cache: its user capacity is the cache size.
+    let mut device_params = cfg.device_params.clone();
+    if ssd {
+        device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
+    }
+    let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
+    let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
+    let dram_pages = (stack.dram * size as f64).round() as usize;
+    if dram_pages > 0 && info.offline {
+        return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
+    }
     let (policy, params) = policy::build(&cfg.policy, size.max(1) as usize, cfg.params.clone())?;
     let next = if info.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
     let mut run = Run {
-        tier: Tier::new(policy, size.max(1) as usize),
+        tier: Tier::with_mode(policy, size.max(1) as usize, stack.write),
         splitter: PageSplitter::new(cfg.page_size, reader.key_unit()),
         next,
         requests: 0,
@@ -93,37 +106,43 @@ pub fn simulate(
     // The clock starts after the device is built and preconditioned (reported apart as
     // `device_setup_s`), so requests/s measures the loop alone.
     let setup = Instant::now();
-    let (mut flash, dev_params) = match device {
-        Some((dc, used)) => (Some(Flash::new(dc)?), used),
-        None => (None, Vec::new()),
-    };
+    let flash = device.as_ref().map(|(dc, _)| Flash::new(dc.clone())).transpose()?;
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
-    let device = match flash.as_mut() {
-        None => {
-            run.drive(reader.as_mut(), &mut NoDevice, progress)?;
-            None
+    let device = match (flash, device) {
+        (Some(flash), Some((dc, used))) if !ssd => {
+            let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, sync: dc.eviction == Eviction::Sync };
+            run.drive(reader.as_mut(), &mut b, progress)?;
+            Some(run.device_row(&b.store, used, setup_seconds, None))
         }
-        Some(flash) => {
-            run.drive(reader.as_mut(), flash, progress)?;
-            let st = flash.stats();
-            let (wear_min, wear_max) =
-                flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
-            Some(DeviceRow {
-                preset: flash.cfg.preset.clone(),
-                params: dev_params,
-                host_page_reads: st.host_reads,
-                host_page_writes: st.host_writes,
-                gc_page_copies: st.gc_copies,
-                erasures: st.erasures,
-                blocks: u64::from(flash.cfg.geometry.total_blocks()),
-                wear_min,
-                wear_max,
-                chip_busy_ns: flash.timing().busy().collect(),
-                response: std::mem::take(&mut run.response),
-                duration_ns: run.last_ns - run.first_ns.unwrap_or(0),
-                setup_seconds,
-            })
+        (Some(flash), Some((dc, used))) => {
+            let mut cache = SsdCache::new(flash, Disk::new(stack.disk_ns), stack.write);
+            let mut dram = None;
+            if dram_pages > 0 {
+                let lru = policy::build("lru", dram_pages, Default::default())?.0;
+                let flash_tier = std::mem::replace(&mut run.tier, Tier::new(lru, dram_pages));
+                let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, sync: true };
+                run.drive(reader.as_mut(), &mut b, progress)?;
+                dram = Some(std::mem::replace(&mut run.tier, b.store.tier).counters);
+                cache = b.store.dev;
+            } else {
+                run.drive(reader.as_mut(), &mut cache, progress)?;
+            }
+            let row = SsdRow {
+                write_mode: stack.write.name(),
+                stats: cache.stats,
+                disk_reads: cache.disk.reads,
+                disk_writes: cache.disk.writes,
+                disk_busy_ns: cache.disk.busy_ns,
+                dram_pages: dram_pages as u64,
+                dram: dram.unwrap_or_default(),
+                stack_params,
+            };
+            Some(run.device_row(&cache.flash, used, setup_seconds, Some(row)))
+        }
+        _ => {
+            run.drive(reader.as_mut(), &mut no_device(), progress)?;
+            None
         }
     };
     let sim_seconds = start.elapsed().as_secs_f64();
@@ -143,6 +162,10 @@ pub fn simulate(
         device,
     })
 }
+
+/// The device of a flash cache when none is named: the offline-bounds paper's (2 MiB erase
+/// units, OP 7%), sized to the cache.
+pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
 
 /// The state of one run of the loop.
 struct Run {
@@ -188,5 +211,28 @@ impl Run {
             }
         }
         self.tier.flush(self.last_ns, dev)
+    }
+
+    /// What `flash` did during the run, for the result row.
+    fn device_row(&mut self, flash: &Flash, params: UsedParams, setup_seconds: f64, ssd: Option<SsdRow>) -> DeviceRow {
+        let st = flash.stats();
+        let (wear_min, wear_max) =
+            flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
+        DeviceRow {
+            preset: flash.cfg.preset.clone(),
+            params,
+            host_page_reads: st.host_reads,
+            host_page_writes: st.host_writes,
+            gc_page_copies: st.gc_copies,
+            erasures: st.erasures,
+            blocks: u64::from(flash.cfg.geometry.total_blocks()),
+            wear_min,
+            wear_max,
+            chip_busy_ns: flash.timing().busy().collect(),
+            response: std::mem::take(&mut self.response),
+            duration_ns: self.last_ns - self.first_ns.unwrap_or(0),
+            setup_seconds,
+            ssd,
+        }
     }
 }

@@ -1,27 +1,34 @@
-//! The cache stack: a tier (policy + write policy) over a backing store.
+//! The cache stack: tiers (policy + write mode) over a backing store.
 //!
-//! The tier is write-back and write-allocate: a write hit dirties the page; a write miss admits
-//! the page dirty (the whole page is taken to be overwritten, so nothing is read from the
-//! backing store); a read miss reads the page from the backing store and admits it; a dirty
-//! page is written to the backing store when it is evicted, and the dirty pages left at the end
-//! are flushed and counted (as the GASA paper counts them, §IV.B.2). A trim drops the page
-//! without writing it back. A miss the policy declines to admit goes to the backing store
-//! directly (a read is served from it, a write is written to it).
+//! A write-back tier (the default; DRAM buffers, write caches) is write-allocate: a write hit
+//! dirties the page; a write miss admits the page dirty (the whole page is taken to be
+//! overwritten, so nothing is read from the backing store); a read miss reads the page from
+//! the backing store and admits it; a dirty page is written to the backing store when it is
+//! evicted, and the dirty pages left at the end are flushed and counted (as the GASA paper
+//! counts them, §IV.B.2). A trim drops the page without writing it back. A miss the policy
+//! declines to admit goes to the backing store directly (a read is served from it, a write is
+//! written to it).
 //!
-//! Over a device (buffer over SSD): a read miss reads flash, a dirty eviction programs flash, a
-//! hit and an admitted write cost the device's DRAM latency; a request waits for the evictions
-//! it causes unless the device's evictions are asynchronous.
+//! A write-through tier also writes every write to the backing store, so its pages are never
+//! dirty (the policy sees writes as clean accesses). A write-around tier (a read cache) never
+//! shows the policy a write: the write goes to the backing store and invalidates the cached
+//! copy.
+//!
+//! What each event costs below the tier (DRAM latency, flash reads and programs, disk I/O) is
+//! the [`Backing`]'s business; dirty victims are written back before a missed page is read, so
+//! on one chip the read queues behind them.
 
-use crate::device::Backing;
+use crate::device::{Backing, DeviceView, Store, WriteMode};
 use crate::error::Result;
 use crate::metrics::Counters;
 use crate::policy::{Access, Evicted, Outcome, Policy};
-use crate::request::Op;
+use crate::request::{Op, NEVER};
 
 /// One cache tier.
 pub struct Tier {
     policy: Box<dyn Policy>,
     capacity: usize,
+    mode: WriteMode,
     evicted: Vec<Evicted>,
     pub counters: Counters,
 }
@@ -33,8 +40,13 @@ impl std::fmt::Debug for Tier {
 }
 
 impl Tier {
+    /// A write-back tier.
     pub fn new(policy: Box<dyn Policy>, capacity: usize) -> Self {
-        Tier { policy, capacity, evicted: Vec::with_capacity(16), counters: Counters::default() }
+        Tier::with_mode(policy, capacity, WriteMode::Back)
+    }
+
+    pub fn with_mode(policy: Box<dyn Policy>, capacity: usize, mode: WriteMode) -> Self {
+        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), counters: Counters::default() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -46,15 +58,14 @@ impl Tier {
     }
 
     /// Processes one page access of a request that arrived at `time` (ns); returns when the
-    /// access completes on `dev` (for [`crate::device::NoDevice`], `time`). Dirty victims are
-    /// written back before a missed page is read, so on one chip the read queues behind them.
+    /// access completes on `dev` (with no device, `time`).
     #[inline]
     pub fn access<B: Backing>(&mut self, key: u64, op: Op, index: u64, next: u64, time: u64, dev: &mut B) -> Result<u64> {
         let c = &mut self.counters;
         if op == Op::Trim {
             c.trims += 1;
-            self.policy.remove(key);
-            dev.trim(key);
+            let cached = self.policy.remove(key).is_some();
+            dev.trim(key, cached);
             return Ok(time);
         }
         let write = op == Op::Write;
@@ -64,8 +75,17 @@ impl Tier {
         } else {
             c.reads += 1;
         }
+        if write && self.mode == WriteMode::Around {
+            let mut done = time;
+            if self.policy.remove(key).is_some() {
+                c.invalidations += 1;
+                done = dev.evict(key, false, time)?;
+            }
+            c.backing_writes += 1;
+            return Ok(done.max(dev.write_around(key, time)?));
+        }
         self.evicted.clear();
-        let a = Access { key, write, index, next, time };
+        let a = Access { key, write: write && self.mode == WriteMode::Back, index, next, time };
         let outcome = match dev.view() {
             Some(view) => self.policy.access_on(&a, view, &mut self.evicted),
             None => self.policy.access(&a, &mut self.evicted),
@@ -76,21 +96,19 @@ impl Tier {
             if e.dirty {
                 c.dirty_evictions += 1;
                 c.backing_writes += 1;
-                let t = dev.write(e.key, time)?;
-                if dev.sync_evictions() {
-                    done = done.max(t);
-                }
             }
+            done = done.max(dev.evict(e.key, e.dirty, time)?);
         }
         let t = match outcome {
             Outcome::Hit => {
                 c.hits += 1;
                 if write {
                     c.write_hits += 1;
+                    c.backing_writes += u64::from(self.mode == WriteMode::Through);
                 } else {
                     c.read_hits += 1;
                 }
-                dev.hit(time)
+                dev.hit(key, write, time)?
             }
             Outcome::Miss { admitted } => {
                 if admitted {
@@ -98,14 +116,10 @@ impl Tier {
                 }
                 if !write {
                     c.backing_reads += 1;
-                    dev.read(key, time)?
-                } else if admitted {
-                    dev.admit(key)?;
-                    dev.hit(time)
-                } else {
+                } else if !admitted || self.mode == WriteMode::Through {
                     c.backing_writes += 1;
-                    dev.write(key, time)?
                 }
+                dev.miss(key, write, admitted, time)?
             }
         };
         Ok(done.max(t))
@@ -118,8 +132,37 @@ impl Tier {
         self.counters.flushed += dirty.len() as u64;
         self.counters.backing_writes += dirty.len() as u64;
         for k in dirty {
-            dev.write(k, time)?;
+            dev.evict(k, true, time)?;
         }
         Ok(())
+    }
+}
+
+/// The next tier down as the page store of a buffer tier: the buffer's misses and write-backs
+/// are this tier's reads and writes (a DRAM buffer in front of a flash cache). The lower tier
+/// sees no next-access times, so it cannot run an offline policy.
+#[derive(Debug)]
+pub struct Below<B> {
+    pub tier: Tier,
+    pub dev: B,
+}
+
+impl<B: Backing> Store for Below<B> {
+    const TIMED: bool = B::TIMED;
+    fn read(&mut self, page: u64, t: u64) -> Result<u64> {
+        self.tier.access(page, Op::Read, 0, NEVER, t, &mut self.dev)
+    }
+    fn write(&mut self, page: u64, t: u64) -> Result<u64> {
+        self.tier.access(page, Op::Write, 0, NEVER, t, &mut self.dev)
+    }
+    fn admit(&mut self, _: u64) -> Result<()> {
+        Ok(())
+    }
+    fn trim(&mut self, page: u64) {
+        // A trim costs nothing below the tier, so it cannot fail.
+        let _ = self.tier.access(page, Op::Trim, 0, NEVER, 0, &mut self.dev);
+    }
+    fn view(&self) -> Option<&dyn DeviceView> {
+        None
     }
 }

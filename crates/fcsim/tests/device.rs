@@ -229,3 +229,58 @@ fn buffer_over_flash_hand_computed() {
     let row = golden_over_flash("async");
     assert_eq!(col(&row, "resp_mean_us"), Float(708.0 / 8.0));
 }
+
+fn golden_ssd_cache(write: &str) -> fcsim::ResultRow {
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
+    cfg.device = Some("gasa".into());
+    for (k, v) in [("channels", "1"), ("chips_per_channel", "1"), ("planes", "1"), ("pages_per_block", "4"), ("op", "1")] {
+        cfg.device_params.insert(k.into(), v.into());
+    }
+    for (k, v) in [("kind", "ssd-cache"), ("write", write), ("disk_ms", "5")] {
+        cfg.stack_params.insert(k.into(), v.into());
+    }
+    let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
+    fcsim::simulate(&path, &golden_opts(), &cfg, None, None).unwrap()
+}
+
+#[test]
+fn ssd_read_cache_hand_computed() {
+    // golden.csv (us) through an LRU flash read cache of 2 pages on one chip (read 25, program
+    // 200) over a 5 ms disk; writes go around the cache.
+    //   t1 R1  miss: disk 1..5001; programmed into a slot 5001..5201        resp 5000
+    //   t2 R2  miss: disk 5001..10001; programmed 10001..10201              resp 9999
+    //   t3 W3  around: disk 10001..15001                                    resp 14998
+    //   t4 R1  hit: flash read 10201..10226                                 resp 10222
+    //   t5 W4  around: disk 15001..20001                                    resp 19996
+    //   t6 R2  hit: flash read 10226..10251                                 resp 10245
+    //   t7 R3+4: 3 evicts 1 (trim), disk 20001..25001, programmed 25001..25201;
+    //            4 evicts 2 (trim), disk 25001..30001, programmed 30001..30201  resp 29994
+    //   t8 T4  trims 4's slot
+    //   t9 R4  miss: disk 30001..35001, programmed 35001..35201              resp 34992
+    // Mean 135446 / 8 = 16930.75 us. Flash: 5 programs, 2 reads (busy 1050 us); disk 7 pages
+    // (35 ms). FUE = read-hit flash reads / flash writes = 2 / 5.
+    use fcsim::Value::{Float, Int, Str};
+    let row = golden_ssd_cache("around");
+    assert_eq!((row.counters.hits, row.counters.accesses, row.counters.insertions), (2, 9, 5));
+    assert_eq!(col(&row, "stack"), Str("ssd-cache".into()));
+    assert_eq!(col(&row, "cache_writes"), Int(5));
+    assert_eq!(col(&row, "flash_page_writes"), Int(5));
+    assert_eq!(col(&row, "read_hit_flash_reads"), Int(2));
+    assert_eq!((col(&row, "disk_reads"), col(&row, "disk_writes")), (Int(5), Int(2)));
+    assert_eq!(col(&row, "fue"), Float(0.4));
+    assert_eq!(col(&row, "resp_mean_us"), Float(16930.75));
+    assert_eq!(col(&row, "runtime_s"), Float(1050e-6));
+    assert_eq!(col(&row, "disk_busy_s"), Float(0.035));
+    // Write-back: both writes enter the cache dirty. W4 evicts 3 (dirty, written to disk),
+    // and R3 evicts 4 (dirty) then 1; writes are never disk writes on their own.
+    let row = golden_ssd_cache("back");
+    assert_eq!(row.counters.dirty_evictions, col_int(&row, "disk_writes"));
+    assert!(col_int(&row, "cache_writes") > 5);
+}
+
+fn col_int(row: &fcsim::ResultRow, name: &str) -> u64 {
+    match col(row, name) {
+        fcsim::Value::Int(v) => v,
+        v => panic!("{name}: {v:?}"),
+    }
+}

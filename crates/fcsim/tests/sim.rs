@@ -1,7 +1,7 @@
 //! The simulation loop end to end on tiny traces with hand-computed answers, the conformance
 //! kit run over every registered policy, and trace conversion round trips.
 
-use fcsim::device::NoDevice;
+use fcsim::device::no_device;
 use fcsim::metrics::Counters;
 use fcsim::policy::{self, POLICIES};
 use fcsim::request::{Op, NEVER};
@@ -51,6 +51,7 @@ fn golden_lru() {
         backing_reads: 5,
         backing_writes: 1,
         flushed: 0,
+        invalidations: 0,
     };
     assert_eq!(c, want);
 }
@@ -77,10 +78,10 @@ fn drive(policy: &str, cap: usize, ops: &[(u64, Op)]) -> Counters {
     let (p, _) = policy::build(policy, cap, BTreeMap::new()).unwrap();
     let mut tier = Tier::new(p, cap);
     for (i, &(k, op)) in ops.iter().enumerate() {
-        tier.access(k, op, i as u64, NEVER, 0, &mut NoDevice).unwrap();
+        tier.access(k, op, i as u64, NEVER, 0, &mut no_device()).unwrap();
         assert!(tier.resident() <= cap, "{policy}: {} pages resident in a cache of {cap}", tier.resident());
     }
-    tier.flush(0, &mut NoDevice).unwrap();
+    tier.flush(0, &mut no_device()).unwrap();
     tier.counters
 }
 
@@ -124,7 +125,7 @@ proptest! {
         let (p, _) = policy::build("min", cap, bypass).unwrap();
         let mut min = Tier::new(p, cap);
         for (i, &(k, op)) in ops.iter().enumerate() {
-            min.access(k, op, i as u64, next[i], 0, &mut NoDevice).unwrap();
+            min.access(k, op, i as u64, next[i], 0, &mut no_device()).unwrap();
         }
         let min_misses = min.counters.accesses - min.counters.hits;
         for p in POLICIES.iter().filter(|p| !p.offline) {

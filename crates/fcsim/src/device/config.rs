@@ -12,7 +12,8 @@
 //!
 //! **Geometry.** The physical array is channels × chips per channel × dies × planes × blocks per
 //! plane × pages per block. User capacity is ⌊physical pages / (1 + op)⌋ unless `capacity` is
-//! given, in which case blocks per plane are derived from it.
+//! given: then each plane gets the blocks that hold user × (1 + op), plus its GC reserve and
+//! its open block (so a small device, such as a flash cache, keeps its spare space usable).
 
 use super::geometry::Geometry;
 use crate::config::SizeSpec;
@@ -282,6 +283,10 @@ impl DeviceConfig {
         }
         let seed: u64 = p.take("device", "seed", 42, "an unsigned integer")?;
         let planes_total = u64::from(channels) * u64::from(chips_per_channel) * u64::from(dies) * u64::from(planes);
+        // With a capacity, each plane gets the blocks for user × (1 + op), plus its GC reserve
+        // and its open block: the spare space stays usable by GC however small the device is
+        // (a flash cache of a few thousand pages).
+        let mut reserve = None;
         let user_pages = match &capacity {
             Some(c) => {
                 let pages = SizeSpec::parse(c)
@@ -292,8 +297,11 @@ impl DeviceConfig {
                     .map_err(|_| Error::config(format!("device.capacity={c}: expected user capacity in bytes (64GiB) or pages")))?;
                 let physical = (pages as f64 * (1.0 + op)).ceil() as u64;
                 let per_block = planes_total * u64::from(pages_per_block);
-                blocks =
+                let data =
                     u32::try_from(physical.div_ceil(per_block)).map_err(|_| Error::config(format!("device.capacity={c} is too large")))?;
+                let r = ((gc_threshold * f64::from(data)).ceil() as u32).max(2);
+                reserve = Some(r);
+                blocks = data + r + 1;
                 pages
             }
             None => 0,
@@ -304,7 +312,7 @@ impl DeviceConfig {
             return Err(Error::config(format!("device has {physical} physical pages; at most 2^32 - 3 are supported")));
         }
         let user_pages = if capacity.is_some() { user_pages } else { (physical as f64 / (1.0 + op)).floor() as u64 };
-        let gc_reserve_blocks = ((gc_threshold * f64::from(blocks)).ceil() as u32).max(2);
+        let gc_reserve_blocks = reserve.unwrap_or_else(|| ((gc_threshold * f64::from(blocks)).ceil() as u32).max(2));
         // Each plane keeps its reserve free and one block open for writing; the rest must hold
         // more than the user data, or GC could find no block with an invalid page.
         let usable = planes_total * (u64::from(blocks).saturating_sub(u64::from(gc_reserve_blocks) + 1)) * u64::from(pages_per_block);

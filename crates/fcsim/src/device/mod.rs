@@ -1,5 +1,5 @@
 //! Device models behind a cache tier: a flash SSD (geometry, page-mapped FTL, GC, per-chip
-//! timing) and none.
+//! timing), a disk, a flash cache over a disk, and none.
 //!
 //! A cache tier drives the device behind it through [`Backing`], in trace page keys: it submits
 //! reads and programs with their arrival times, and each returns its completion time. Hits do
@@ -7,13 +7,17 @@
 //! read-only view (chip of a page, chip load, chip in GC).
 
 pub mod config;
+mod disk;
 mod flash;
 pub mod ftl;
 pub mod geometry;
+mod ssdcache;
 pub mod timing;
 
 pub use config::{DeviceConfig, PRESETS};
+pub use disk::Disk;
 pub use flash::Flash;
+pub use ssdcache::{SsdCache, SsdCacheStats, WriteMode};
 pub use timing::ChipLoad;
 
 use crate::error::Result;
@@ -40,35 +44,90 @@ pub trait DeviceView {
     }
 }
 
-/// The store behind a cache tier, as the simulation loop drives it. Times are ns.
+/// What a cache tier's events cost below it; each returns the completion time of the page, in
+/// ns. Two semantics implement it: [`Buffer`] (a DRAM buffer over a page [`Store`]: an SSD, the
+/// next tier, or nothing) and [`SsdCache`] (a flash cache whose medium is an SSD, over a disk).
 pub trait Backing {
     /// Whether requests get response times (false: no device, nothing is timed).
     const TIMED: bool;
-    /// Gives `page` its place on the device, if it has none, when a tier admits it without
+    /// A resident page was read (`write` false) or written.
+    fn hit(&mut self, page: u64, write: bool, t: u64) -> Result<u64>;
+    /// A missed page; `admitted` if the tier now holds it.
+    fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64>;
+    /// A page left the tier: evicted, or invalidated by a write-around write (never dirty).
+    fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64>;
+    /// A write that bypasses the tier (write-around).
+    fn write_around(&mut self, page: u64, t: u64) -> Result<u64>;
+    /// A trim of `page`; `cached` if the tier held it.
+    fn trim(&mut self, page: u64, cached: bool);
+    /// The device view for flash-aware policies, if the tier sits on a flash device.
+    fn view(&self) -> Option<&dyn DeviceView>;
+}
+
+/// Pages below a buffer tier: read, written, trimmed, each returning its completion time.
+pub trait Store {
+    const TIMED: bool;
+    fn read(&mut self, page: u64, t: u64) -> Result<u64>;
+    fn write(&mut self, page: u64, t: u64) -> Result<u64>;
+    /// Gives `page` its place on the device, if it has none, when the buffer admits it without
     /// touching the device (an admitted write miss), so the view can answer for it.
     fn admit(&mut self, page: u64) -> Result<()>;
-    /// Reads `page` at `t`; returns the completion time.
-    fn read(&mut self, page: u64, t: u64) -> Result<u64>;
-    /// Writes `page` at `t`; returns the completion time.
-    fn write(&mut self, page: u64, t: u64) -> Result<u64>;
     fn trim(&mut self, page: u64);
-    /// Completion of a page served by the cache tier itself.
-    fn hit(&self, t: u64) -> u64;
-    /// Whether a request waits for the write-backs its evictions cause.
-    fn sync_evictions(&self) -> bool;
     fn view(&self) -> Option<&dyn DeviceView>;
+}
+
+/// DRAM-buffer semantics over a store: a hit or an admitted write costs `dram_ns`; a read miss
+/// reads the store; a declined write and a dirty eviction write it (the request waits for the
+/// eviction when `sync`).
+#[derive(Debug)]
+pub struct Buffer<S> {
+    pub store: S,
+    pub dram_ns: u64,
+    pub sync: bool,
+}
+
+impl<S: Store> Backing for Buffer<S> {
+    const TIMED: bool = S::TIMED;
+    #[inline]
+    fn hit(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+        Ok(t + self.dram_ns)
+    }
+    #[inline]
+    fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64> {
+        match (write, admitted) {
+            (false, _) => self.store.read(page, t),
+            (true, true) => {
+                self.store.admit(page)?;
+                Ok(t + self.dram_ns)
+            }
+            (true, false) => self.store.write(page, t),
+        }
+    }
+    #[inline]
+    fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {
+        if !dirty {
+            return Ok(t);
+        }
+        let done = self.store.write(page, t)?;
+        Ok(if self.sync { done } else { t })
+    }
+    fn write_around(&mut self, page: u64, t: u64) -> Result<u64> {
+        self.store.write(page, t)
+    }
+    fn trim(&mut self, page: u64, _: bool) {
+        self.store.trim(page);
+    }
+    fn view(&self) -> Option<&dyn DeviceView> {
+        self.store.view()
+    }
 }
 
 /// No device: the backing store is only counted.
 #[derive(Debug, Default)]
 pub struct NoDevice;
 
-impl Backing for NoDevice {
+impl Store for NoDevice {
     const TIMED: bool = false;
-    #[inline]
-    fn admit(&mut self, _: u64) -> Result<()> {
-        Ok(())
-    }
     #[inline]
     fn read(&mut self, _: u64, t: u64) -> Result<u64> {
         Ok(t)
@@ -78,25 +137,23 @@ impl Backing for NoDevice {
         Ok(t)
     }
     #[inline]
-    fn trim(&mut self, _: u64) {}
+    fn admit(&mut self, _: u64) -> Result<()> {
+        Ok(())
+    }
     #[inline]
-    fn hit(&self, t: u64) -> u64 {
-        t
-    }
-    fn sync_evictions(&self) -> bool {
-        true
-    }
+    fn trim(&mut self, _: u64) {}
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
 }
 
-impl Backing for Flash {
+/// A tier with no device below it.
+pub fn no_device() -> Buffer<NoDevice> {
+    Buffer { store: NoDevice, dram_ns: 0, sync: true }
+}
+
+impl Store for Flash {
     const TIMED: bool = true;
-    #[inline]
-    fn admit(&mut self, page: u64) -> Result<()> {
-        self.lpn(page).map(|_| ())
-    }
     #[inline]
     fn read(&mut self, page: u64, t: u64) -> Result<u64> {
         let lpn = self.lpn(page)?;
@@ -107,17 +164,14 @@ impl Backing for Flash {
         let lpn = self.lpn(page)?;
         Flash::write(self, lpn, t)
     }
+    #[inline]
+    fn admit(&mut self, page: u64) -> Result<()> {
+        self.lpn(page).map(|_| ())
+    }
     fn trim(&mut self, page: u64) {
         if let Some(lpn) = self.known_lpn(page) {
             Flash::trim(self, lpn);
         }
-    }
-    #[inline]
-    fn hit(&self, t: u64) -> u64 {
-        t + self.cfg.dram_ns
-    }
-    fn sync_evictions(&self) -> bool {
-        self.cfg.eviction == config::Eviction::Sync
     }
     fn view(&self) -> Option<&dyn DeviceView> {
         Some(self)

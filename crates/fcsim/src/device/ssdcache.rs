@@ -1,0 +1,153 @@
+//! A flash cache over a disk: the cache tier's medium is an SSD (the [`Flash`] model, its user
+//! capacity the cache size), its backing store a [`Disk`] (LARC, the dynamic-allocation paper
+//! and the offline-bounds paper all cache a disk on flash).
+//!
+//! A cached page occupies a slot, a logical page of the SSD: a free slot is taken when a page
+//! is inserted and trimmed when it leaves, so the SSD sees the cache's own write pattern and
+//! its GC and erasures are the cache's. Per page:
+//!
+//! | event | flash | disk |
+//! |---|---|---|
+//! | read hit | read the slot | — |
+//! | write hit | program the slot (write-back, write-through) | write (write-through) |
+//! | read miss | program a slot if admitted, after the disk read (not waited for) | read |
+//! | write miss, admitted | program a slot | write (write-through) |
+//! | write miss, declined | — | write |
+//! | eviction | trim the slot; a dirty page is read first | write (dirty, write-back) |
+//! | write, write-around | trim the slot if cached (invalidation) | write |
+//!
+//! A request waits for the flash read and disk write of a dirty eviction it causes (the
+//! dynamic-allocation paper's eq. 4 charges them to the miss).
+
+use super::{Backing, DeviceView, Disk, Flash};
+use crate::error::{Error, Result};
+use rustc_hash::FxHashMap;
+
+/// How a flash cache handles writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteMode {
+    /// A read cache: writes go to the disk and invalidate the cached copy.
+    Around,
+    /// Writes go to the disk and to the cache (hits update it; misses may be admitted).
+    Through,
+    /// Every admitted write goes to the SSD only; dirty pages reach the disk when evicted.
+    Back,
+}
+
+impl WriteMode {
+    pub fn parse(s: &str) -> Result<WriteMode> {
+        match s.to_ascii_lowercase().as_str() {
+            "around" | "write-around" => Ok(WriteMode::Around),
+            "through" | "write-through" => Ok(WriteMode::Through),
+            "back" | "write-back" => Ok(WriteMode::Back),
+            _ => Err(Error::config(format!("stack.write={s}: expected around, through or back"))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteMode::Around => "around",
+            WriteMode::Through => "through",
+            WriteMode::Back => "back",
+        }
+    }
+}
+
+/// What the flash cache did, in pages.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SsdCacheStats {
+    /// Pages programmed into the SSD by the cache: insertions and write hits.
+    pub cache_writes: u64,
+    /// Pages read from the SSD to serve read hits.
+    pub read_hit_reads: u64,
+    /// Cached pages invalidated by write-around writes.
+    pub invalidations: u64,
+}
+
+#[derive(Debug)]
+pub struct SsdCache {
+    pub flash: Flash,
+    pub disk: Disk,
+    pub mode: WriteMode,
+    slots: FxHashMap<u64, u32>,
+    free: Vec<u32>,
+    pub stats: SsdCacheStats,
+}
+
+impl SsdCache {
+    /// A flash cache on `flash` (whose user pages are its slots) over `disk`.
+    pub fn new(flash: Flash, disk: Disk, mode: WriteMode) -> Self {
+        let slots = flash.cfg.user_pages as u32;
+        SsdCache { flash, disk, mode, slots: FxHashMap::default(), free: (0..slots).rev().collect(), stats: SsdCacheStats::default() }
+    }
+
+    fn program(&mut self, page: u64, t: u64) -> Result<u64> {
+        let slot = match self.slots.get(&page) {
+            Some(&s) => s,
+            None => {
+                let s =
+                    self.free.pop().ok_or_else(|| Error::config("flash cache: more pages admitted than slots (policy over capacity)"))?;
+                self.slots.insert(page, s);
+                s
+            }
+        };
+        self.stats.cache_writes += 1;
+        self.flash.write(slot, t)
+    }
+}
+
+impl Backing for SsdCache {
+    const TIMED: bool = true;
+
+    fn hit(&mut self, page: u64, write: bool, t: u64) -> Result<u64> {
+        if !write {
+            let slot = *self.slots.get(&page).ok_or_else(|| Error::config("flash cache: a hit on a page with no slot"))?;
+            self.stats.read_hit_reads += 1;
+            return Ok(self.flash.read(slot, t));
+        }
+        let done = self.program(page, t)?;
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)) } else { done })
+    }
+
+    fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64> {
+        if !write {
+            let data = self.disk.read(t);
+            if admitted {
+                self.program(page, data)?;
+            }
+            return Ok(data);
+        }
+        if !admitted {
+            return Ok(self.disk.write(t));
+        }
+        let done = self.program(page, t)?;
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)) } else { done })
+    }
+
+    fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {
+        let Some(slot) = self.slots.remove(&page) else { return Ok(t) };
+        let mut done = t;
+        if dirty {
+            let read = self.flash.read(slot, t);
+            done = self.disk.write(read);
+        }
+        self.flash.trim(slot);
+        self.free.push(slot);
+        Ok(done)
+    }
+
+    fn write_around(&mut self, _: u64, t: u64) -> Result<u64> {
+        Ok(self.disk.write(t))
+    }
+
+    fn trim(&mut self, page: u64, _: bool) {
+        if let Some(slot) = self.slots.remove(&page) {
+            self.flash.trim(slot);
+            self.free.push(slot);
+        }
+    }
+
+    fn view(&self) -> Option<&dyn DeviceView> {
+        None
+    }
+}
