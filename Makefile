@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
 .PHONY: demo test lint fmt bench rust-test py-test clean

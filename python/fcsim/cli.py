@@ -8,6 +8,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -266,6 +267,32 @@ def cmd_devices(_: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_sweep(a: argparse.Namespace) -> int:
+    from fcsim import sweep
+
+    out = a.out or f"{Path(a.experiment).stem}.parquet"
+    bar = Bar("sweeping")
+    try:
+        df = sweep.sweep(a.experiment, out, traces_dir=a.traces, jobs=a.jobs, progress=bar)
+    finally:
+        bar.close()
+    print(f"wrote {out}: {len(df)} points")
+    return 0
+
+
+def cmd_reproduce(a: argparse.Namespace) -> int:
+    from fcsim import report
+
+    out = a.out or f"results/{a.paper}"
+    bar = Bar(f"reproducing {a.paper}")
+    try:
+        summary = report.reproduce(a.paper, out, traces_dir=a.traces, jobs=a.jobs, progress=bar)
+    finally:
+        bar.close()
+    print(f"wrote {summary} and the plots and table beside it")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
     sub = ap.add_subparsers(dest="command", required=True)
@@ -299,6 +326,20 @@ def parser() -> argparse.ArgumentParser:
 
     dev = sub.add_parser("devices", help="flash device presets and their parameters")
     dev.set_defaults(func=cmd_devices)
+
+    sw = sub.add_parser("sweep", help="run an experiment file (TOML grid) into one Parquet table, resumably")
+    sw.add_argument("experiment", help="experiment file (.toml)")
+    sw.add_argument("--out", help="Parquet table (default: EXPERIMENT.parquet); finished points are kept")
+    sw.add_argument("--traces", help="directory the experiment's trace names are relative to")
+    sw.add_argument("--jobs", type=int, help="worker processes (default: cores)")
+    sw.set_defaults(func=cmd_sweep)
+
+    rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
+    rep.add_argument("paper", choices=["larc"], help="the paper")
+    rep.add_argument("--out", help="output directory (default: results/PAPER)")
+    rep.add_argument("--traces", default="data/traces", help="trace directory (default: data/traces)")
+    rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")
+    rep.set_defaults(func=cmd_reproduce)
 
     trace = sub.add_parser("trace", help="trace statistics and conversion")
     tsub = trace.add_subparsers(dest="trace_command", required=True)
