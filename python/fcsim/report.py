@@ -200,4 +200,3 @@ def _version() -> str:
         return version("fcsim")
     except PackageNotFoundError:  # pragma: no cover
         return "dev"
-
