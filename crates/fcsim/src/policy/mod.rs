@@ -6,9 +6,12 @@
 //! here and one line in [`POLICIES`]; the CLI and Python pick it by name.
 
 mod arc;
+mod cflru;
 mod clock;
 mod fifo;
+mod gcar;
 mod larc;
+mod lcr;
 mod lfu;
 mod lirs;
 pub mod list;
@@ -20,6 +23,7 @@ mod s3fifo;
 mod sieve;
 mod slru;
 mod twoq;
+mod window;
 
 use crate::device::DeviceView;
 use crate::error::{Error, Result};
@@ -161,6 +165,9 @@ pub static POLICIES: &[PolicyInfo] = &[
     slru::INFO,
     min::INFO,
     larc::INFO,
+    cflru::INFO,
+    gcar::INFO,
+    lcr::INFO,
     none::INFO,
 ];
 
@@ -193,15 +200,55 @@ pub(crate) mod testing {
     /// Runs `keys` (a trailing `w` marks a write, e.g. "3w") and returns, per access, whether it
     /// hit and the keys it evicted.
     pub fn trace(p: &mut dyn Policy, accesses: &str) -> Vec<(bool, Vec<u64>)> {
+        run(p, accesses, None)
+    }
+
+    /// [`trace`] over a device view.
+    pub fn trace_on(p: &mut dyn Policy, accesses: &str, view: &dyn DeviceView) -> Vec<(bool, Vec<u64>)> {
+        run(p, accesses, Some(view))
+    }
+
+    fn run(p: &mut dyn Policy, accesses: &str, view: Option<&dyn DeviceView>) -> Vec<(bool, Vec<u64>)> {
         let mut out = Vec::new();
         let mut ev = Vec::new();
         for (i, tok) in accesses.split_whitespace().enumerate() {
             let write = tok.ends_with('w');
             let key: u64 = tok.trim_end_matches('w').parse().expect("key");
             ev.clear();
-            let o = p.access(&Access { key, write, index: i as u64, next: crate::request::NEVER, time: 0 }, &mut ev);
+            let a = Access { key, write, index: i as u64, next: crate::request::NEVER, time: 0 };
+            let o = match view {
+                Some(v) => p.access_on(&a, v, &mut ev),
+                None => p.access(&a, &mut ev),
+            };
             out.push((o == Outcome::Hit, ev.iter().map(|e| e.key).collect()));
         }
         out
+    }
+
+    /// A device view for tests: page k is on chip k mod chips; each chip's L_chip is fixed.
+    pub struct FixedView {
+        pub loads_us: Vec<u64>,
+        pub in_gc: Vec<bool>,
+    }
+
+    impl DeviceView for FixedView {
+        fn chips(&self) -> u32 {
+            self.loads_us.len() as u32
+        }
+        fn chip_of(&self, page: u64) -> u32 {
+            (page % self.loads_us.len() as u64) as u32
+        }
+        fn load(&self, chip: u32, _: u64) -> crate::device::ChipLoad {
+            crate::device::ChipLoad { gc: self.in_gc[chip as usize], ..Default::default() }
+        }
+        fn read_ns(&self) -> u64 {
+            25_000
+        }
+        fn write_ns(&self) -> u64 {
+            200_000
+        }
+        fn l_chip(&self, chip: u32, _: u64) -> u64 {
+            self.loads_us[chip as usize] * 1000
+        }
     }
 }

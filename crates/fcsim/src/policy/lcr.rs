@@ -1,0 +1,105 @@
+//! LCR, load-aware cache replacement: Wang et al., "LCR: Load-aware cache replacement for
+//! flash-based SSDs" (`lcr-load-aware-cache-replacement.txt`), §III, Alg. 1-3.
+//!
+//! One LRU list; its last `lcr.window` of the cache is the destaging region, the rest the working
+//! region. Alg. 1: scanning the destaging region from the LRU end, the first clean page is the
+//! victim; if there is none, the dirty page on the chip with the smallest load
+//! L_chip = N_R·T_read + N_W·T_write + P·T_gc (eq. 2; the device view, at the request's
+//! arrival) goes, the page nearest the LRU end winning a tie (Alg. 1 keeps the first strict
+//! minimum). Hits move the page to the MRU end; every miss is admitted (Alg. 2-3).
+//!
+//! Vague in the paper, chosen here: the window's default is 0.1 of the cache (the paper varies
+//! it from 1/64 to 100%, Fig. 8, without naming the one of Fig. 5-7), the same as CFLRU's so the
+//! two differ only in the dirty victim. With no device (no view) every chip's load is 0, so the
+//! dirty victim is the LRU page: LCR is CFLRU.
+
+use super::window::{first_clean, window_param, Candidate, WindowLru};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use crate::device::DeviceView;
+use crate::error::Result;
+
+pub const INFO: PolicyInfo = PolicyInfo {
+    name: "lcr",
+    description: "load-aware LRU: in the destaging window, evict a clean page, else the dirty page on the least-loaded chip",
+    source: "LCR §III, Alg. 1-3",
+    offline: false,
+    params: &["window"],
+    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+        let w = window_param(p, "lcr", 0.1)?;
+        Ok(Box::new(Lcr(WindowLru::new(cap, w))))
+    },
+};
+
+#[derive(Debug)]
+pub struct Lcr(WindowLru);
+
+/// Alg. 1, Select_Victim_Block.
+fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
+    if let Some(i) = first_clean(c) {
+        return i;
+    }
+    let Some(v) = view else { return 0 };
+    let mut best = (u64::MAX, 0);
+    for (i, x) in c.iter().enumerate() {
+        let l = v.l_chip(v.chip_of(x.key), t);
+        if l < best.0 {
+            best = (l, i);
+        }
+    }
+    best.1
+}
+
+impl Policy for Lcr {
+    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+        self.0.access(a, None, evicted, choose)
+    }
+
+    fn access_on(&mut self, a: &Access, view: &dyn DeviceView, evicted: &mut Vec<Evicted>) -> Outcome {
+        self.0.access(a, Some(view), evicted, choose)
+    }
+
+    fn remove(&mut self, key: u64) -> Option<bool> {
+        self.0.remove(key)
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
+        self.0.for_each_dirty(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{trace, trace_on, FixedView};
+    use super::*;
+
+    #[test]
+    fn lcr_fig4() {
+        // LCR Fig. 4: the destaging region holds only dirty pages; the LRU page D4 is on chip 2
+        // with L_chip = 20 ms, the largest; LCR keeps it and evicts D6, on the chip with the
+        // smallest load. Here: capacity 6, window 3 (D4 D5 D6 from the LRU end); page k on chip
+        // k mod 3: D4 → chip 1 (20 ms), D5 → chip 2 (10 ms), D6 → chip 0 (5 ms).
+        let view = FixedView { loads_us: vec![5_000, 20_000, 10_000], in_gc: vec![false; 3] };
+        let mut p = Lcr(WindowLru::new(6, 0.5));
+        trace(&mut p, "4w 5w 6w 7w 8w 9w");
+        assert_eq!(trace_on(&mut p, "10", &view)[0].1, [6]);
+        // Equal loads: the page nearest the LRU end (Alg. 1 keeps the first strict minimum).
+        let flat = FixedView { loads_us: vec![7, 7, 7], in_gc: vec![false; 3] };
+        assert_eq!(trace_on(&mut p, "11", &flat)[0].1, [4]);
+        // 10 and 11 are clean but at the MRU end: the region is 5 7 8, all dirty, all on chips
+        // of equal load, so 5 goes.
+        assert_eq!(trace_on(&mut p, "12", &flat)[0].1, [5]);
+        // With no view the dirty victim is the LRU page and clean ones go first: 13w evicts 7,
+        // 14w evicts 10 (clean), 15w evicts 11 (clean). The region is then 8 (chip 2, 10 ms),
+        // 9 (chip 0, 5 ms) and 12 (clean): the clean page goes, not the least-loaded dirty one.
+        trace(&mut p, "13w 14w 15w");
+        assert_eq!(trace_on(&mut p, "16", &view)[0].1, [12]);
+        // Without a device it is CFLRU: the LRU page.
+        let mut q = Lcr(WindowLru::new(3, 1.0));
+        trace(&mut q, "1w 2w 3w");
+        assert_eq!(trace(&mut q, "4")[0].1, [1]);
+    }
+}

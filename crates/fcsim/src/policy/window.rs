@@ -1,0 +1,98 @@
+//! The machinery CFLRU, GCaR-CFLRU and LCR share: one LRU list whose last `window` pages (the
+//! clean-first region of CFLRU, the destaging region of LCR) are the eviction candidates, and a
+//! rule that picks the victim among them. Each policy is its own file with its rule.
+
+use super::list::{each_dirty, Arena, List};
+use super::{Access, Evicted, Outcome, PolicyParams};
+use crate::device::DeviceView;
+use crate::error::{Error, Result};
+
+/// A candidate for eviction, seen from the LRU end.
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate {
+    pub node: u32,
+    pub key: u64,
+    pub dirty: bool,
+}
+
+#[derive(Debug)]
+pub struct WindowLru {
+    pub arena: Arena,
+    pub list: List,
+    capacity: usize,
+    /// Pages in the window, at least 1.
+    window: usize,
+    candidates: Vec<Candidate>,
+}
+
+/// Reads `POLICY.window`, a fraction of the cache in (0, 1].
+pub fn window_param(p: &mut PolicyParams, policy: &str, default: f64) -> Result<f64> {
+    let w: f64 = p.take(policy, "window", default, "a fraction of the cache in (0, 1]")?;
+    if !(w > 0.0 && w <= 1.0) {
+        return Err(Error::config(format!("{policy}.window={w}: expected a fraction of the cache in (0, 1]")));
+    }
+    Ok(w)
+}
+
+impl WindowLru {
+    /// A cache of `capacity` pages whose window is `window` × capacity pages (rounded, ≥ 1).
+    pub fn new(capacity: usize, window: f64) -> Self {
+        let window = ((capacity as f64 * window).round() as usize).clamp(1, capacity);
+        WindowLru { arena: Arena::with_capacity(capacity), list: List::default(), capacity, window, candidates: Vec::with_capacity(window) }
+    }
+
+    /// One access; when a page must go, `choose` gets the window's pages from the LRU end (and
+    /// the device view, if any) and returns the index of the victim among them.
+    #[inline]
+    pub fn access(
+        &mut self,
+        a: &Access,
+        view: Option<&dyn DeviceView>,
+        evicted: &mut Vec<Evicted>,
+        choose: impl Fn(&[Candidate], Option<&dyn DeviceView>, u64) -> usize,
+    ) -> Outcome {
+        if let Some(i) = self.arena.get(a.key) {
+            self.list.move_to_front(&mut self.arena, i);
+            self.arena.node_mut(i).dirty |= a.write;
+            return Outcome::Hit;
+        }
+        if self.list.len() >= self.capacity {
+            self.candidates.clear();
+            let mut cur = self.list.back();
+            while let Some(i) = cur {
+                if self.candidates.len() == self.window {
+                    break;
+                }
+                let n = self.arena.node(i);
+                self.candidates.push(Candidate { node: i, key: n.key, dirty: n.dirty });
+                cur = self.list.prev(&self.arena, i);
+            }
+            let v = self.candidates[choose(&self.candidates, view, a.time)].node;
+            self.list.unlink(&mut self.arena, v);
+            let n = self.arena.release(v);
+            evicted.push(Evicted { key: n.key, dirty: n.dirty });
+        }
+        let i = self.arena.alloc(a.key, 0, a.write);
+        self.list.push_front(&mut self.arena, i);
+        Outcome::Miss { admitted: true }
+    }
+
+    pub fn remove(&mut self, key: u64) -> Option<bool> {
+        let i = self.arena.get(key)?;
+        self.list.unlink(&mut self.arena, i);
+        Some(self.arena.release(i).dirty)
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
+        each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
+    }
+}
+
+/// The first clean candidate from the LRU end, if any.
+pub fn first_clean(c: &[Candidate]) -> Option<usize> {
+    c.iter().position(|c| !c.dirty)
+}
