@@ -9,6 +9,7 @@ mod arc;
 mod cflru;
 mod clock;
 mod fifo;
+mod gasa;
 mod gcar;
 mod larc;
 mod lcr;
@@ -16,6 +17,7 @@ mod lfu;
 mod lirs;
 pub mod list;
 mod lru;
+mod lruwsr;
 mod min;
 mod mq;
 mod none;
@@ -166,6 +168,8 @@ pub static POLICIES: &[PolicyInfo] = &[
     min::INFO,
     larc::INFO,
     cflru::INFO,
+    lruwsr::INFO,
+    gasa::INFO,
     gcar::INFO,
     lcr::INFO,
     none::INFO,
