@@ -6,6 +6,7 @@
 //! here and one line in [`POLICIES`]; the CLI and Python pick it by name.
 
 mod arc;
+mod ccflru;
 mod cflru;
 mod clock;
 mod fifo;
@@ -21,6 +22,7 @@ mod lruwsr;
 mod min;
 mod mq;
 mod none;
+mod ptlru;
 mod s3fifo;
 mod sieve;
 mod slru;
@@ -169,6 +171,8 @@ pub static POLICIES: &[PolicyInfo] = &[
     larc::INFO,
     cflru::INFO,
     lruwsr::INFO,
+    ccflru::INFO,
+    ptlru::INFO,
     gasa::INFO,
     gcar::INFO,
     lcr::INFO,
