@@ -24,6 +24,9 @@ pub struct Counters {
     pub hits: u64,
     pub read_hits: u64,
     pub write_hits: u64,
+    /// Hits on a page that was dirty (the rest hit clean pages; GASA Fig. 11).
+    pub read_hits_dirty: u64,
+    pub write_hits_dirty: u64,
     pub insertions: u64,
     pub evictions: u64,
     pub dirty_evictions: u64,
@@ -288,6 +291,9 @@ impl ResultRow {
         let rps = if self.sim_seconds > 0.0 { Value::Float(c.requests as f64 / self.sim_seconds) } else { Value::Null };
         v.push(("requests_per_s".into(), rps));
         v.push(("bad_lines".into(), Value::Int(self.bad_lines)));
+        v.push(("read_hits_dirty".into(), Value::Int(c.read_hits_dirty)));
+        v.push(("write_hits_dirty".into(), Value::Int(c.write_hits_dirty)));
+        v.push(("dirty_eviction_share".into(), ratio(c.dirty_evictions, c.evictions)));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }

@@ -100,13 +100,15 @@ impl Tier {
             done = done.max(dev.evict(e.key, e.dirty, time)?);
         }
         let t = match outcome {
-            Outcome::Hit => {
+            Outcome::Hit { dirty } => {
                 c.hits += 1;
                 if write {
                     c.write_hits += 1;
+                    c.write_hits_dirty += u64::from(dirty);
                     c.backing_writes += u64::from(self.mode == WriteMode::Through);
                 } else {
                     c.read_hits += 1;
+                    c.read_hits_dirty += u64::from(dirty);
                 }
                 dev.hit(key, write, time)?
             }

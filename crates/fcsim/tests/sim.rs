@@ -34,7 +34,8 @@ fn golden_lru() {
     // Capacity 3, MRU first. R1 miss [1]; R2 miss [2 1]; W3 miss, admitted dirty, nothing read
     // [3* 2 1]; R1 hit [1 3* 2]; W4 miss evicts 2 (clean) [4* 1 3*]; R2 miss evicts 3 (dirty:
     // written back) [2 4* 1]; R3 miss evicts 1 [3 2 4*]; R4 hit [4* 3 2]; T4 drops 4 unwritten
-    // [3 2]; R4 miss [4 3 2]. Nothing dirty is left to flush.
+    // [3 2]; R4 miss [4 3 2]. Nothing dirty is left to flush. Of the two read hits, R4's found
+    // its page dirty.
     let c = golden("lru");
     let want = Counters {
         requests: 9,
@@ -45,6 +46,8 @@ fn golden_lru() {
         hits: 2,
         read_hits: 2,
         write_hits: 0,
+        read_hits_dirty: 1,
+        write_hits_dirty: 0,
         insertions: 7,
         evictions: 3,
         dirty_evictions: 1,
@@ -109,6 +112,9 @@ proptest! {
             prop_assert!(c.insertions <= misses);
             prop_assert_eq!(c.backing_reads, c.reads - c.read_hits);
             prop_assert!(c.dirty_evictions <= c.evictions && c.evictions <= c.insertions);
+            prop_assert!(c.read_hits_dirty <= c.read_hits && c.write_hits_dirty <= c.write_hits);
+            // Every dirty page is written back once: on eviction or in the final flush.
+            prop_assert!(c.dirty_evictions + c.flushed <= c.writes);
             // Same input, same result.
             prop_assert_eq!(c, drive(p.name, cap, &ops));
         }

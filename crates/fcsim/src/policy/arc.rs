@@ -17,7 +17,7 @@
 //!   |L1| + |L2| ≤ 2c.
 //! - REPLACE with the chosen list empty (possible only at p = c) takes from the other list.
 
-use super::list::{each_dirty, take, Arena, List};
+use super::list::{each_dirty, take, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -105,8 +105,8 @@ impl Policy for Arc {
                 // Case I: a hit in T1 or T2 moves the page to the MRU end of T2.
                 self.unlink(i);
                 self.push(i, T2);
-                self.arena.node_mut(i).dirty |= a.write;
-                Outcome::Hit
+                let was = touch(&mut self.arena, i, a.write);
+                Outcome::Hit { dirty: was }
             }
             Some(i) => {
                 // Cases II and III: a hit in B1 or B2 adapts p, then the page enters T2.

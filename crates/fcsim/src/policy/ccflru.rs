@@ -66,11 +66,12 @@ impl Policy for CcfLru {
             let tag = self.arena.node(i).tag;
             self.q[tag as usize].unlink(&mut self.arena, i);
             let n = self.arena.node_mut(i);
+            let was = n.dirty;
             n.dirty |= a.write;
             n.count = 0;
             n.tag = ML;
             self.q[ML as usize].push_front(&mut self.arena, i);
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.q[CL as usize].len() + self.q[ML as usize].len() >= self.capacity {
             let v = self.victim();

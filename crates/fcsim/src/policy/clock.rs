@@ -44,8 +44,9 @@ impl Policy for Clock {
         if let Some(i) = self.arena.get(a.key) {
             let n = self.arena.node_mut(i);
             n.count = (n.count + 1).min(self.max);
+            let was = n.dirty;
             n.dirty |= a.write;
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.queue.len() == self.capacity {
             while let Some(t) = self.queue.back() {

@@ -6,7 +6,7 @@
 //! ring holds 2c entries and is compacted when it fills with holes, so a trim costs O(1)
 //! amortized.
 
-use super::list::{Arena, NIL};
+use super::list::{touch, Arena, NIL};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -92,8 +92,8 @@ impl Policy for Fifo {
         let victim = if self.len == self.capacity { self.oldest() } else { None };
         match self.arena.claim(a.key, victim, 0, a.write) {
             Ok(i) => {
-                self.arena.node_mut(i).dirty |= a.write;
-                Outcome::Hit
+                let was = touch(&mut self.arena, i, a.write);
+                Outcome::Hit { dirty: was }
             }
             Err(i) => {
                 if victim.is_some() {

@@ -127,6 +127,7 @@ impl Policy for Gasa {
         let found = self.arena.get(a.key);
         if let Some(i) = found.filter(|&i| self.arena.node(i).tag != GL) {
             let n = self.arena.node_mut(i);
+            let was = n.dirty;
             n.dirty |= a.write;
             n.count |= HOT;
             if n.count & GHOST != 0 {
@@ -134,7 +135,7 @@ impl Policy for Gasa {
                 self.gs = (self.gs + 1.0).min(self.gsmax);
             }
             self.move_to(i, ML);
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if let Some(g) = found {
             self.q[GL as usize].unlink(&mut self.arena, g);

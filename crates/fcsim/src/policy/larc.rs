@@ -19,7 +19,7 @@
 //!   never shows LARC a write (the write invalidates the cached copy); in write-through and
 //!   write-back a declined write goes to the disk only.
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -64,9 +64,9 @@ impl Policy for Larc {
         if let Some(i) = found {
             if self.arena.node(i).tag == Q {
                 self.q.move_to_front(&mut self.arena, i);
-                self.arena.node_mut(i).dirty |= a.write;
+                let was = touch(&mut self.arena, i, a.write);
                 self.adapt(true);
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: was };
             }
         }
         self.adapt(false);

@@ -6,7 +6,7 @@
 //! count longest ago is evicted (equivalently the least recently accessed of them), as
 //! libCacheSim's LFU does. O(1) per access: one LRU-ordered list per count.
 
-use super::list::{Arena, List};
+use super::list::{touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 use rustc_hash::FxHashMap;
@@ -65,11 +65,11 @@ impl Policy for Lfu {
             let c = self.arena.node(i).count;
             self.unlink(i);
             self.link(i, c.saturating_add(1));
-            self.arena.node_mut(i).dirty |= a.write;
+            let was = touch(&mut self.arena, i, a.write);
             if c == self.min && !self.by_count.get(&c).is_some_and(|l| !l.is_empty()) {
                 self.min = c + 1;
             }
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.len == self.capacity {
             let victim = self.by_count.get(&self.min).and_then(|l| l.back());

@@ -176,14 +176,14 @@ impl Lirs {
             let tag = self.s.node(i).tag;
             if tag & LIR != 0 {
                 self.prune();
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: false };
             }
             if tag & RESIDENT != 0 && self.lir_limit == 0 {
                 // A one-page cache has no LIR set: the page stays HIR.
                 if let Some(j) = q {
                     self.q_list.move_to_front(&mut self.q, j);
                 }
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: false };
             }
             if tag & RESIDENT != 0 {
                 // Resident HIR in S: becomes LIR; it leaves Q.
@@ -196,7 +196,7 @@ impl Lirs {
                 }
                 self.s.node_mut(i).tag = LIR | RESIDENT;
                 self.lirs += 1;
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: false };
             }
             // Non-resident HIR in S: a miss; the page becomes LIR.
             if let Some(j) = self.nh.get(key) {
@@ -225,7 +225,7 @@ impl Lirs {
                 self.demote_lir(evicted);
             }
             self.push_s(key, RESIDENT);
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: false };
         }
         // A page in neither S nor Q.
         if self.resident() >= self.capacity {
@@ -247,7 +247,10 @@ impl Lirs {
 
 impl Policy for Lirs {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        let o = self.lookup(a, evicted);
+        let o = match self.lookup(a, evicted) {
+            Outcome::Hit { .. } => Outcome::Hit { dirty: self.dirty.contains(&a.key) },
+            miss => miss,
+        };
         if a.write {
             self.dirty.insert(a.key);
         }

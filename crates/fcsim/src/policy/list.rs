@@ -258,6 +258,15 @@ pub fn each_dirty(arena: &Arena, lists: &[List], f: &mut dyn FnMut(u64)) {
     }
 }
 
+/// Marks a hit on node `i`: a write dirties it. Returns whether it was dirty before.
+#[inline]
+pub fn touch(arena: &mut Arena, i: u32, write: bool) -> bool {
+    let n = arena.node_mut(i);
+    let was = n.dirty;
+    n.dirty |= write;
+    was
+}
+
 /// Removes `key` from whichever of `lists` holds it (a node's tag is its list's index) and
 /// frees its node; returns the node.
 pub fn take(arena: &mut Arena, lists: &mut [List], key: u64) -> Option<Node> {

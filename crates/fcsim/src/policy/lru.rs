@@ -4,7 +4,7 @@
 //! most recently used at the front; a hit moves the page to the front; a miss admits the page at
 //! the front after evicting the back if the cache is full. Every miss is admitted.
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -39,8 +39,8 @@ impl Policy for Lru {
         match self.arena.claim(a.key, victim, 0, a.write) {
             Ok(i) => {
                 self.list.move_to_front(&mut self.arena, i);
-                self.arena.node_mut(i).dirty |= a.write;
-                Outcome::Hit
+                let was = touch(&mut self.arena, i, a.write);
+                Outcome::Hit { dirty: was }
             }
             Err(i) => {
                 if victim.is_some() {

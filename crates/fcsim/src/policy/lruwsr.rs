@@ -45,9 +45,10 @@ impl Policy for LruWsr {
         if let Some(i) = self.arena.get(a.key) {
             self.list.move_to_front(&mut self.arena, i);
             let n = self.arena.node_mut(i);
+            let was = n.dirty;
             n.dirty |= a.write;
             n.count = 0;
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.list.len() >= self.capacity {
             while let Some(b) = self.list.back() {

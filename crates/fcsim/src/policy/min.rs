@@ -16,7 +16,7 @@
 //! and libCacheSim's Belady do. Ties (several pages never accessed again) do
 //! not change the miss count; the heap picks any of them.
 
-use super::list::Arena;
+use super::list::{touch, Arena};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 use crate::request::NEVER;
@@ -140,8 +140,8 @@ impl Policy for Min {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
             self.heap.update(i, a.next);
-            self.arena.node_mut(i).dirty |= a.write;
-            return Outcome::Hit;
+            let was = touch(&mut self.arena, i, a.write);
+            return Outcome::Hit { dirty: was };
         }
         if self.bypass {
             let full = self.heap.nodes.len() == self.capacity;
@@ -192,7 +192,10 @@ mod tests {
         let (mut hits, mut evs) = (Vec::new(), Vec::new());
         for (i, &k) in keys.iter().enumerate() {
             let mut ev = Vec::new();
-            hits.push(p.access(&Access { key: k, write: false, index: i as u64, next: next[i], time: 0 }, &mut ev) == Outcome::Hit);
+            hits.push(matches!(
+                p.access(&Access { key: k, write: false, index: i as u64, next: next[i], time: 0 }, &mut ev),
+                Outcome::Hit { .. }
+            ));
             evs.push(ev.iter().map(|e| e.key).collect());
         }
         (hits, evs)

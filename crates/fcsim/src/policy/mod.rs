@@ -59,11 +59,11 @@ pub struct Evicted {
 /// What happened to an access.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    Hit,
+    /// The page was resident; `dirty`: it was dirty before this access (GASA Fig. 11 splits
+    /// hits by it).
+    Hit { dirty: bool },
     /// The page was not resident. `admitted` says whether it is resident now.
-    Miss {
-        admitted: bool,
-    },
+    Miss { admitted: bool },
 }
 
 /// The contract between a cache tier and its replacement policy.
@@ -228,7 +228,7 @@ pub(crate) mod testing {
                 Some(v) => p.access_on(&a, v, &mut ev),
                 None => p.access(&a, &mut ev),
             };
-            out.push((o == Outcome::Hit, ev.iter().map(|e| e.key).collect()));
+            out.push((matches!(o, Outcome::Hit { .. }), ev.iter().map(|e| e.key).collect()));
         }
         out
     }

@@ -112,10 +112,11 @@ impl Policy for Mq {
                 self.queues[q as usize].unlink(&mut self.arena, i);
                 let n = self.arena.node_mut(i);
                 n.count = n.count.saturating_add(1);
+                let was = n.dirty;
                 n.dirty |= a.write;
                 self.place(i);
                 self.adjust();
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: was };
             }
             Some(i) => {
                 self.qout.unlink(&mut self.arena, i);

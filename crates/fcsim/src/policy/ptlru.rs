@@ -14,7 +14,7 @@
 //! the dirty pages between LH's LRU end and its first clean page; a hit in LD moves the page
 //! back to LH (hot again).
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 use rand::rngs::StdRng;
@@ -81,9 +81,9 @@ impl PtLru {
 impl Policy for PtLru {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
-            self.arena.node_mut(i).dirty |= a.write;
+            let was = touch(&mut self.arena, i, a.write);
             self.move_to(i, LH);
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.len() >= self.capacity {
             let v = self.victim();

@@ -114,8 +114,9 @@ impl Policy for S3Fifo {
             Some(i) if self.arena.node(i).tag != GHOST => {
                 let n = self.arena.node_mut(i);
                 n.count = n.count.saturating_add(1);
+                let was = n.dirty;
                 n.dirty |= a.write;
-                return Outcome::Hit;
+                return Outcome::Hit { dirty: was };
             }
             Some(i) => {
                 self.q[GHOST as usize].unlink(&mut self.arena, i);

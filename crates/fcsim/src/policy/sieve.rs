@@ -56,8 +56,9 @@ impl Policy for Sieve {
         if let Some(i) = self.arena.get(a.key) {
             let n = self.arena.node_mut(i);
             n.count = 1;
+            let was = n.dirty;
             n.dirty |= a.write;
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         if self.queue.len() == self.capacity {
             self.evict(evicted);

@@ -12,7 +12,7 @@
 //! bottom) fills the whole cache before the first eviction, as libCacheSim does; with two
 //! segments this is Karedla's probationary/protected SLRU with equal halves.
 
-use super::list::{each_dirty, take, Arena, List};
+use super::list::{each_dirty, take, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -77,7 +77,7 @@ impl Slru {
 impl Policy for Slru {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
-            self.arena.node_mut(i).dirty |= a.write;
+            let was = touch(&mut self.arena, i, a.write);
             let k = self.arena.node(i).tag as usize;
             if k + 1 == self.segs.len() {
                 self.segs[k].move_to_front(&mut self.arena, i);
@@ -87,7 +87,7 @@ impl Policy for Slru {
                 self.segs[k + 1].push_front(&mut self.arena, i);
                 self.cool(k + 1, evicted);
             }
-            return Outcome::Hit;
+            return Outcome::Hit { dirty: was };
         }
         while self.len_all() >= self.capacity {
             self.evict(evicted);

@@ -12,7 +12,7 @@
 //! Am already holds c − Kin pages also pushes out Am's LRU page. Shares are rounded down, Kin at
 //! least one page (libCacheSim admits nothing when Kin rounds to 0, i.e. below 4 pages).
 
-use super::list::{each_dirty, take, to_ghost, Arena, List};
+use super::list::{each_dirty, take, to_ghost, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -89,13 +89,13 @@ impl Policy for TwoQ {
         let ghost = match self.arena.get(a.key) {
             Some(i) => match self.arena.node(i).tag {
                 AIN => {
-                    self.arena.node_mut(i).dirty |= a.write;
-                    return Outcome::Hit;
+                    let was = touch(&mut self.arena, i, a.write);
+                    return Outcome::Hit { dirty: was };
                 }
                 AM => {
                     self.q[AM as usize].move_to_front(&mut self.arena, i);
-                    self.arena.node_mut(i).dirty |= a.write;
-                    return Outcome::Hit;
+                    let was = touch(&mut self.arena, i, a.write);
+                    return Outcome::Hit { dirty: was };
                 }
                 _ => {
                     self.q[AOUT as usize].unlink(&mut self.arena, i);

@@ -2,7 +2,7 @@
 //! clean-first region of CFLRU, the destaging region of LCR) are the eviction candidates, and a
 //! rule that picks the victim among them. Each policy is its own file with its rule.
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::{Error, Result};
@@ -53,8 +53,8 @@ impl WindowLru {
     ) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
             self.list.move_to_front(&mut self.arena, i);
-            self.arena.node_mut(i).dirty |= a.write;
-            return Outcome::Hit;
+            let was = touch(&mut self.arena, i, a.write);
+            return Outcome::Hit { dirty: was };
         }
         if self.list.len() >= self.capacity {
             self.candidates.clear();
