@@ -107,3 +107,15 @@ def test_cli_device_runs_and_errors() -> None:
     ]:
         r = cli("run", MSR, *args)
         assert r.returncode == 2 and needle in r.stderr and "Traceback" not in r.stderr
+
+
+def test_load_options() -> None:
+    base = fcsim.simulate(MSR, "lru", "5%", device="gasa")
+    heavy = fcsim.simulate(MSR, "lru", "5%", device="gasa", set={"sim.time_scale": 0.001})
+    closed = fcsim.simulate(MSR, "lru", "5%", device="gasa", set={"sim.queue_depth": 1})
+    assert heavy.time_scale == 0.001 and closed.queue_depth == 1
+    assert heavy.resp_mean_us > base.resp_mean_us  # the same I/O, a thousand times denser
+    assert heavy.hits == base.hits == closed.hits
+    for bad in ({"sim.time_scale": 0}, {"sim.queue_depth": 2, "sim.time_scale": 2}, {"sim.speed": 1}):
+        with pytest.raises(fcsim.ConfigError):
+            fcsim.simulate(MSR, "lru", "5%", device="gasa", set=bad)

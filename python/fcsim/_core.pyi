@@ -22,6 +22,8 @@ def simulate(
     device: str | None = None,
     device_params: dict[str, str] | None = None,
     stack_params: dict[str, str] | None = None,
+    time_scale: float = 1.0,
+    queue_depth: int = 0,
     working_set: int | None = None,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...

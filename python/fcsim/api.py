@@ -47,13 +47,14 @@ class Sets:
         self.trace: dict[str, str] = {}
         self.device: dict[str, str] = {}
         self.stack: dict[str, str] = {}
+        self.sim: dict[str, Any] = {}
         self.policy: dict[str, dict[str, str]] = {}
         names = {p[0] for p in _core.policies()}
         for key, value in (sets or {}).items():
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
                 raise ConfigError(
-                    f"option '{key}': expected SECTION.KEY (trace.KEY, device.KEY, stack.KEY or POLICY.KEY)"
+                    f"option '{key}': expected SECTION.KEY (trace., device., stack., sim. or POLICY.KEY)"
                 )
             prefix = prefix.lower()
             if prefix == "trace":
@@ -62,13 +63,26 @@ class Sets:
                 self.device[rest] = str(value)
             elif prefix == "stack":
                 self.stack[rest] = str(value)
+            elif prefix == "sim":
+                self.sim[rest] = self._sim_value(key, rest, value)
             elif prefix in names:
                 self.policy.setdefault(prefix, {})[rest] = str(value)
             else:
                 raise ConfigError(
-                    f"option '{key}': unknown section '{prefix}'; expected trace, device, stack or a policy "
-                    f"({', '.join(sorted(names))})"
+                    f"option '{key}': unknown section '{prefix}'; expected trace, device, stack, sim "
+                    f"or a policy ({', '.join(sorted(names))})"
                 )
+
+    @staticmethod
+    def _sim_value(key: str, name: str, value: Any) -> Any:
+        try:
+            if name == "time_scale":
+                return float(value)
+            if name == "queue_depth":
+                return int(value)
+        except ValueError:
+            raise ConfigError(f"option '{key}={value}': expected a number") from None
+        raise ConfigError(f"option '{key}': unknown; sim takes time_scale and queue_depth")
 
 
 def devices() -> list[dict[str, Any]]:
@@ -117,7 +131,10 @@ def simulate(
     device (default preset ``offline``) is the cache's medium, sized to the cache; ``stack.write``
     is ``around`` (a read cache, the default), ``through`` or ``back``; ``stack.dram`` puts an LRU
     DRAM tier of that fraction of the cache in front; ``stack.disk_ms`` is the disk's service
-    time (5)."""
+    time (5).
+
+    ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
+    ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests."""
     sets = Sets(set)
     row = _core.simulate(
         os.fspath(trace),
@@ -127,6 +144,7 @@ def simulate(
         device=device,
         device_params=sets.device,
         stack_params=sets.stack,
+        **sets.sim,
         working_set=working_set,
         progress=progress,
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),

@@ -95,7 +95,7 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
 
 /// Simulates one policy at one size over a trace; returns the result row as a dict.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, working_set=None, progress=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, working_set=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -111,6 +111,8 @@ fn simulate<'py>(
     device: Option<String>,
     device_params: Option<BTreeMap<String, String>>,
     stack_params: Option<BTreeMap<String, String>>,
+    time_scale: f64,
+    queue_depth: u32,
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -123,6 +125,8 @@ fn simulate<'py>(
         device,
         device_params: device_params.unwrap_or_default(),
         stack_params: stack_params.unwrap_or_default(),
+        time_scale,
+        queue_depth,
     };
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;

@@ -110,6 +110,10 @@ pub struct SimConfig {
     pub device_params: BTreeMap<String, String>,
     /// Cache-stack parameters, without the `stack.` prefix (see [`StackConfig`]).
     pub stack_params: BTreeMap<String, String>,
+    /// Inter-arrival times are multiplied by this (below 1: a heavier load). Default 1.
+    pub time_scale: f64,
+    /// A closed loop of this many outstanding requests instead of the trace's times (0: off).
+    pub queue_depth: u32,
 }
 
 /// What the cache tier is.
@@ -172,12 +176,20 @@ impl SimConfig {
             device: None,
             device_params: BTreeMap::new(),
             stack_params: BTreeMap::new(),
+            time_scale: 1.0,
+            queue_depth: 0,
         }
     }
 
     pub fn validate(&self) -> Result<()> {
         if self.page_size == 0 {
             return Err(Error::config("page size must be positive"));
+        }
+        if !(self.time_scale > 0.0 && self.time_scale.is_finite()) {
+            return Err(Error::config(format!("time scale {}: expected a factor > 0", self.time_scale)));
+        }
+        if self.queue_depth > 0 && self.time_scale != 1.0 {
+            return Err(Error::config("a closed loop (queue depth) ignores the trace's times: do not combine it with a time scale"));
         }
         if self.device.is_none() && !self.device_params.is_empty() {
             let k = self.device_params.keys().next().map_or("", |k| k.as_str());

@@ -195,6 +195,8 @@ pub struct ResultRow {
     /// The policy's parameters, reported as `param_<name>`.
     pub params: Vec<(String, String)>,
     pub device: Option<DeviceRow>,
+    pub time_scale: f64,
+    pub queue_depth: u32,
 }
 
 fn opt_f(v: Option<f64>) -> Value {
@@ -294,6 +296,8 @@ impl ResultRow {
         v.push(("read_hits_dirty".into(), Value::Int(c.read_hits_dirty)));
         v.push(("write_hits_dirty".into(), Value::Int(c.write_hits_dirty)));
         v.push(("dirty_eviction_share".into(), ratio(c.dirty_evictions, c.evictions)));
+        v.push(("time_scale".into(), Value::Float(self.time_scale)));
+        v.push(("queue_depth".into(), Value::Int(u64::from(self.queue_depth))));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }

@@ -11,6 +11,8 @@ use crate::policy::{self, UsedParams};
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Below, Tier};
 use crate::trace::{self, fct, info, TraceOptions, TraceReader};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::time::Instant;
 
 /// Called every few tens of thousands of requests with (done, total) in the reader's unit;
@@ -94,6 +96,7 @@ pub fn simulate(
     let (policy, params) = policy::build(&cfg.policy, size.max(1) as usize, cfg.params.clone())?;
     let next = if info.offline { next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
     let mut run = Run {
+        arrivals: Arrivals::new(cfg),
         tier: Tier::with_mode(policy, size.max(1) as usize, stack.write),
         splitter: PageSplitter::new(cfg.page_size, reader.key_unit()),
         next,
@@ -160,6 +163,8 @@ pub fn simulate(
         bad_lines: reader.bad_lines(),
         params,
         device,
+        time_scale: cfg.time_scale,
+        queue_depth: cfg.queue_depth,
     })
 }
 
@@ -167,8 +172,58 @@ pub fn simulate(
 /// units, OP 7%), sized to the cache.
 pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
 
+/// When requests arrive.
+#[derive(Debug)]
+enum Arrivals {
+    /// At the trace's times, inter-arrival gaps multiplied by `scale` (the first request keeps
+    /// its time).
+    Trace { scale: f64, first: Option<u64> },
+    /// A closed loop of `depth` outstanding requests, as a benchmark issues them: a request
+    /// arrives when the earliest of the outstanding ones completes (the first `depth` at time 0),
+    /// whatever the trace says.
+    Closed { depth: usize, outstanding: BinaryHeap<Reverse<u64>> },
+}
+
+impl Arrivals {
+    fn new(cfg: &SimConfig) -> Self {
+        match cfg.queue_depth {
+            0 => Arrivals::Trace { scale: cfg.time_scale, first: None },
+            d => Arrivals::Closed { depth: d as usize, outstanding: BinaryHeap::with_capacity(d as usize + 1) },
+        }
+    }
+
+    #[inline]
+    fn arrive(&mut self, t: u64) -> u64 {
+        match self {
+            Arrivals::Trace { scale, first } => {
+                let f = *first.get_or_insert(t);
+                if *scale == 1.0 || t <= f {
+                    t
+                } else {
+                    f + ((t - f) as f64 * *scale) as u64
+                }
+            }
+            Arrivals::Closed { depth, outstanding } => {
+                if outstanding.len() < *depth {
+                    0
+                } else {
+                    outstanding.pop().map_or(0, |Reverse(t)| t)
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn complete(&mut self, done: u64) {
+        if let Arrivals::Closed { outstanding, .. } = self {
+            outstanding.push(Reverse(done));
+        }
+    }
+}
+
 /// The state of one run of the loop.
 struct Run {
+    arrivals: Arrivals,
     tier: Tier,
     splitter: PageSplitter,
     next: Vec<u64>,
@@ -182,10 +237,11 @@ impl Run {
     /// The loop: each request's pages go through the tier to `dev`; a timed device records the
     /// request's response time (completion of its last page minus its arrival). Time moves
     /// forward only: a request stamped before its predecessor arrives at its predecessor's time.
+    /// Arrivals follow the trace (optionally time-scaled) or a closed loop.
     fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, mut progress: Option<Progress<'_>>) -> Result<()> {
         let mut index = 0u64;
         while let Some(r) = reader.next_request()? {
-            let now = r.time_ns.max(self.last_ns);
+            let now = self.arrivals.arrive(r.time_ns).max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             let (first, n) = self.splitter.pages(&r);
@@ -200,6 +256,7 @@ impl Run {
             if B::TIMED && r.op != Op::Trim {
                 self.response.record(done - now);
             }
+            self.arrivals.complete(done);
             self.requests += 1;
             if self.requests % PROGRESS_EVERY == 0 {
                 if let Some(p) = progress.as_mut() {

@@ -171,7 +171,12 @@ fn golden_opts() -> fcsim::TraceOptions {
 }
 
 fn golden_over_flash(eviction: &str) -> fcsim::ResultRow {
+    golden_over_flash_with(eviction, |_| {})
+}
+
+fn golden_over_flash_with(eviction: &str, tweak: impl Fn(&mut fcsim::SimConfig)) -> fcsim::ResultRow {
     let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
+    tweak(&mut cfg);
     cfg.device = Some("gasa".into());
     for (k, v) in [
         ("channels", "1"),
@@ -228,6 +233,29 @@ fn buffer_over_flash_hand_computed() {
     // Asynchronous evictions: W4 completes in DRAM (1 us); nothing else changes.
     let row = golden_over_flash("async");
     assert_eq!(col(&row, "resp_mean_us"), Float(708.0 / 8.0));
+}
+
+#[test]
+fn closed_loop_and_time_scale() {
+    // A closed loop of one request: each arrives when the previous one completes, so nothing
+    // queues behind another request, only behind its own write-backs:
+    //   R1 25, R2 25, W3 1 (DRAM), R1 25, W4 200 (its eviction's program), R2 25,
+    //   R3+4 225 (4's eviction programs chip 0, then 4 is read there), R4 25.
+    // Mean 551 / 8 us. Stretching the trace's gaps 1000× (1 us → 1 ms) gives the same answer:
+    // the chips are idle when each request arrives.
+    use fcsim::Value::Float;
+    let closed = golden_over_flash_with("sync", |c| c.queue_depth = 1);
+    assert_eq!(col(&closed, "resp_mean_us"), Float(551.0 / 8.0));
+    let spread = golden_over_flash_with("sync", |c| c.time_scale = 1000.0);
+    assert_eq!(col(&spread, "resp_mean_us"), Float(551.0 / 8.0));
+    assert_eq!(col(&spread, "time_scale"), Float(1000.0));
+    let mut bad = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
+    bad.queue_depth = 4;
+    bad.time_scale = 0.5;
+    assert!(bad.validate().unwrap_err().to_string().contains("closed loop"));
+    bad.queue_depth = 0;
+    bad.time_scale = 0.0;
+    assert!(bad.validate().is_err());
 }
 
 fn golden_ssd_cache(write: &str) -> fcsim::ResultRow {
