@@ -98,3 +98,14 @@ def test_reproduce_larc(tmp_path: Path) -> None:
     assert larc["cache_writes"].sum() < 0.5 * lru["cache_writes"].sum()
     # A read cache: every write goes around, so SSD writes are insertions.
     assert (df["cache_writes"] == df["insertions"]).all()
+
+
+def test_reproduce_gasa(tmp_path: Path) -> None:
+    summary = report.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2)
+    text = summary.read_text()
+    for part in ("## Flash writes", "## Hit ratio", "## Overall runtime", "## Split hit ratios"):
+        assert part in text
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    assert len(df) == 6 * 6 * 5 and set(df["device"]) == {"gasa"}
+    # Flash writes are the buffer's write-backs (dirty evictions and the final flush) plus GC.
+    assert (df["flash_page_writes"] - df["gc_page_writes"] == df["backing_writes"]).all()

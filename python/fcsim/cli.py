@@ -336,7 +336,7 @@ def parser() -> argparse.ArgumentParser:
     sw.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
-    rep.add_argument("paper", choices=["larc"], help="the paper")
+    rep.add_argument("paper", choices=["gasa", "larc"], help="the paper")
     rep.add_argument("--out", help="output directory (default: results/PAPER)")
     rep.add_argument("--traces", default="data/traces", help="trace directory (default: data/traces)")
     rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")
