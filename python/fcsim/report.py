@@ -292,7 +292,8 @@ def gasa_report(df: pd.DataFrame, out: Path, command: str) -> Path:
     ]
     for r in one.itertuples(index=False):
         n = r.accesses
-        split = (r.read_hits - r.read_hits_dirty, r.read_hits_dirty, r.write_hits - r.write_hits_dirty, r.write_hits_dirty)
+        rd, wd = r.read_hits_dirty, r.write_hits_dirty
+        split = (r.read_hits - rd, rd, r.write_hits - wd, wd)
         lines.append(f"| {r.trace} | {r.policy} | " + " | ".join(f"{x / n:.4f}" for x in split) + " |")
     cols = ["trace", "size_pct", "policy", "size_pages", "hit_ratio", "flash_page_writes", "gc_page_writes"]
     cols += ["erasures", "runtime_s", "resp_mean_us"]
