@@ -54,6 +54,11 @@ COLUMNS = [
     "sim_seconds",
     "requests_per_s",
     "bad_lines",
+    "read_hits_dirty",
+    "write_hits_dirty",
+    "dirty_eviction_share",
+    "time_scale",
+    "queue_depth",
 ]
 
 
