@@ -14,7 +14,7 @@
 //! clean pages in ML get the same second chance as hot dirty ones (they become cold and are
 //! evicted on the next pass, before any page still hot).
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, move_to, take, take_node, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -63,21 +63,14 @@ impl CcfLru {
 impl Policy for CcfLru {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
-            let tag = self.arena.node(i).tag;
-            self.q[tag as usize].unlink(&mut self.arena, i);
-            let n = self.arena.node_mut(i);
-            let was = n.dirty;
-            n.dirty |= a.write;
-            n.count = 0;
-            n.tag = ML;
-            self.q[ML as usize].push_front(&mut self.arena, i);
+            let was = touch(&mut self.arena, i, a.write);
+            self.arena.node_mut(i).count = 0;
+            move_to(&mut self.arena, &mut self.q, i, ML);
             return Outcome::Hit { dirty: was };
         }
         if self.q[CL as usize].len() + self.q[ML as usize].len() >= self.capacity {
             let v = self.victim();
-            let tag = self.arena.node(v).tag;
-            self.q[tag as usize].unlink(&mut self.arena, v);
-            let n = self.arena.release(v);
+            let n = take_node(&mut self.arena, &mut self.q, v);
             evicted.push(Evicted { key: n.key, dirty: n.dirty });
         }
         let tag = if a.write { ML } else { CL };
@@ -87,10 +80,7 @@ impl Policy for CcfLru {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let tag = self.arena.node(i).tag;
-        self.q[tag as usize].unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        take(&mut self.arena, &mut self.q, key).map(|n| n.dirty)
     }
 
     fn len(&self) -> usize {

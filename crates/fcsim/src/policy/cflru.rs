@@ -9,8 +9,8 @@
 //! Vague in the paper, chosen here: the window is rounded to whole pages, at least one. Finding
 //! the victim scans the window: O(window) per eviction.
 
-use super::window::{first_clean, window_param, WindowLru};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::window::{first_clean, window_param, Candidate, WindowLru};
+use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
 
@@ -22,33 +22,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     params: &["window"],
     make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "cflru", 0.1)?;
-        Ok(Box::new(Cflru(WindowLru::new(cap, w))))
+        Ok(Box::new(WindowLru::new(cap, w, choose)))
     },
 };
 
-#[derive(Debug)]
-pub struct Cflru(WindowLru);
-
-fn choose(c: &[super::window::Candidate], _: Option<&dyn DeviceView>, _: u64) -> usize {
+fn choose(c: &[Candidate], _: Option<&dyn DeviceView>, _: u64) -> usize {
     first_clean(c).unwrap_or(0)
-}
-
-impl Policy for Cflru {
-    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        self.0.access(a, None, evicted, choose)
-    }
-
-    fn remove(&mut self, key: u64) -> Option<bool> {
-        self.0.remove(key)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        self.0.for_each_dirty(f)
-    }
 }
 
 #[cfg(test)]
@@ -60,7 +39,7 @@ mod tests {
     fn gasa_fig2() {
         // GASA Fig. 2: seven pages, MRU to LRU P1 .. P7, the clean-first region the last three
         // (P5 P6 P7); P7 and P6 dirty, P5 clean. A miss evicts P5, not P7 (the LRU page).
-        let mut p = Cflru(WindowLru::new(7, 3.0 / 7.0));
+        let mut p = WindowLru::new(7, 3.0 / 7.0, choose);
         trace(&mut p, "7w 6w 5 4 3 2 1");
         let t = trace(&mut p, "8");
         assert_eq!(t[0].1, [5]);
@@ -68,7 +47,7 @@ mod tests {
         // MRU end; the region is P4 P6 P7 → P4 clean, evicted; then P3, P2 ...
         let t = trace(&mut p, "9w");
         assert_eq!(t[0].1, [4]);
-        let mut q = Cflru(WindowLru::new(3, 1.0 / 3.0));
+        let mut q = WindowLru::new(3, 1.0 / 3.0, choose);
         trace(&mut q, "1w 2w 3w");
         assert_eq!(trace(&mut q, "4")[0].1, [1]);
     }

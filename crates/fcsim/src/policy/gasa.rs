@@ -18,7 +18,7 @@
 //! in the paper, chosen here: GS is real-valued and starts at GSMIN; GL keeps ⌊GS⌋ ids; a write
 //! hit dirties the page like any write (it stays in ML).
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, move_to, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 
@@ -73,10 +73,7 @@ impl Gasa {
     }
 
     fn move_to(&mut self, i: u32, to: u8) {
-        let from = self.arena.node(i).tag;
-        self.q[from as usize].unlink(&mut self.arena, i);
-        self.arena.node_mut(i).tag = to;
-        self.q[to as usize].push_front(&mut self.arena, i);
+        move_to(&mut self.arena, &mut self.q, i, to);
     }
 
     /// Fig. 8: frees a slot when the buffer is full.
@@ -155,11 +152,8 @@ impl Policy for Gasa {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let tag = self.arena.node(i).tag;
-        self.q[tag as usize].unlink(&mut self.arena, i);
-        let n = self.arena.release(i);
-        (tag != GL).then_some(n.dirty)
+        let n = take(&mut self.arena, &mut self.q, key)?;
+        (n.tag != GL).then_some(n.dirty)
     }
 
     fn len(&self) -> usize {

@@ -12,7 +12,7 @@
 //! it. With no device (no view) GCaR-CFLRU is CFLRU.
 
 use super::window::{first_clean, window_param, Candidate, WindowLru};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
 
@@ -24,37 +24,12 @@ pub const INFO: PolicyInfo = PolicyInfo {
     params: &["window"],
     make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "gcar-cflru", 0.1)?;
-        Ok(Box::new(GcarCflru(WindowLru::new(cap, w))))
+        Ok(Box::new(WindowLru::new(cap, w, choose)))
     },
 };
 
-#[derive(Debug)]
-pub struct GcarCflru(WindowLru);
-
 fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
     first_clean(c).or_else(|| view.and_then(|v| c.iter().position(|x| !v.in_gc(v.chip_of(x.key), t)))).unwrap_or(0)
-}
-
-impl Policy for GcarCflru {
-    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        self.0.access(a, None, evicted, choose)
-    }
-
-    fn access_on(&mut self, a: &Access, view: &dyn DeviceView, evicted: &mut Vec<Evicted>) -> Outcome {
-        self.0.access(a, Some(view), evicted, choose)
-    }
-
-    fn remove(&mut self, key: u64) -> Option<bool> {
-        self.0.remove(key)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        self.0.for_each_dirty(f)
-    }
 }
 
 #[cfg(test)]
@@ -68,15 +43,15 @@ mod tests {
         // 1 is collecting garbage. No clean page in the window, so the first dirty page whose chip
         // is not in GC goes: 2 (CFLRU would evict 1).
         let view = FixedView { loads_us: vec![0, 0, 0, 0, 0], in_gc: vec![false, true, false, false, false] };
-        let mut p = GcarCflru(WindowLru::new(4, 0.75));
+        let mut p = WindowLru::new(4, 0.75, choose);
         trace(&mut p, "1w 2w 3w 4w");
         assert_eq!(trace_on(&mut p, "5", &view)[0].1, [2]);
         // A clean page in the window still goes first, even before a dirty page of an idle chip.
-        let mut q = GcarCflru(WindowLru::new(4, 0.75));
+        let mut q = WindowLru::new(4, 0.75, choose);
         trace(&mut q, "1w 2 3w 4w");
         assert_eq!(trace_on(&mut q, "5", &view)[0].1, [2]);
         // Without a device it is CFLRU.
-        let mut r = GcarCflru(WindowLru::new(4, 0.75));
+        let mut r = WindowLru::new(4, 0.75, choose);
         trace(&mut r, "1w 2w 3w 4w");
         assert_eq!(trace(&mut r, "5")[0].1, [1]);
     }

@@ -14,7 +14,7 @@
 //! dirty victim is the LRU page: LCR is CFLRU.
 
 use super::window::{first_clean, window_param, Candidate, WindowLru};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
 
@@ -26,12 +26,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     params: &["window"],
     make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "lcr", 0.1)?;
-        Ok(Box::new(Lcr(WindowLru::new(cap, w))))
+        Ok(Box::new(WindowLru::new(cap, w, choose)))
     },
 };
-
-#[derive(Debug)]
-pub struct Lcr(WindowLru);
 
 /// Alg. 1, Select_Victim_Block.
 fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
@@ -49,28 +46,6 @@ fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
     best.1
 }
 
-impl Policy for Lcr {
-    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        self.0.access(a, None, evicted, choose)
-    }
-
-    fn access_on(&mut self, a: &Access, view: &dyn DeviceView, evicted: &mut Vec<Evicted>) -> Outcome {
-        self.0.access(a, Some(view), evicted, choose)
-    }
-
-    fn remove(&mut self, key: u64) -> Option<bool> {
-        self.0.remove(key)
-    }
-
-    fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        self.0.for_each_dirty(f)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{trace, trace_on, FixedView};
@@ -83,7 +58,7 @@ mod tests {
         // smallest load. Here: capacity 6, window 3 (D4 D5 D6 from the LRU end); page k on chip
         // k mod 3: D4 → chip 1 (20 ms), D5 → chip 2 (10 ms), D6 → chip 0 (5 ms).
         let view = FixedView { loads_us: vec![5_000, 20_000, 10_000], in_gc: vec![false; 3] };
-        let mut p = Lcr(WindowLru::new(6, 0.5));
+        let mut p = WindowLru::new(6, 0.5, choose);
         trace(&mut p, "4w 5w 6w 7w 8w 9w");
         assert_eq!(trace_on(&mut p, "10", &view)[0].1, [6]);
         // Equal loads: the page nearest the LRU end (Alg. 1 keeps the first strict minimum).
@@ -98,7 +73,7 @@ mod tests {
         trace(&mut p, "13w 14w 15w");
         assert_eq!(trace_on(&mut p, "16", &view)[0].1, [12]);
         // Without a device it is CFLRU: the LRU page.
-        let mut q = Lcr(WindowLru::new(3, 1.0));
+        let mut q = WindowLru::new(3, 1.0, choose);
         trace(&mut q, "1w 2w 3w");
         assert_eq!(trace(&mut q, "4")[0].1, [1]);
     }

@@ -271,8 +271,20 @@ pub fn touch(arena: &mut Arena, i: u32, write: bool) -> bool {
 /// frees its node; returns the node.
 pub fn take(arena: &mut Arena, lists: &mut [List], key: u64) -> Option<Node> {
     let i = arena.get(key)?;
+    Some(take_node(arena, lists, i))
+}
+
+/// Removes node `i` from the list of `lists` its tag names and frees it; returns the node.
+pub fn take_node(arena: &mut Arena, lists: &mut [List], i: u32) -> Node {
     lists[arena.node(i).tag as usize].unlink(arena, i);
-    Some(arena.release(i))
+    arena.release(i)
+}
+
+/// Moves node `i` from the list of `lists` its tag names to the front of list `to`.
+pub fn move_to(arena: &mut Arena, lists: &mut [List], i: u32, to: u8) {
+    lists[arena.node(i).tag as usize].unlink(arena, i);
+    arena.node_mut(i).tag = to;
+    lists[to as usize].push_front(arena, i);
 }
 
 /// Makes the unlinked node `i` a ghost (an id remembered after eviction, with tag `tag`) at the

@@ -14,7 +14,7 @@
 //! the dirty pages between LH's LRU end and its first clean page; a hit in LD moves the page
 //! back to LH (hot again).
 
-use super::list::{each_dirty, touch, Arena, List};
+use super::list::{each_dirty, move_to, take, take_node, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::{Error, Result};
 use rand::rngs::StdRng;
@@ -55,10 +55,7 @@ impl PtLru {
     }
 
     fn move_to(&mut self, i: u32, to: u8) {
-        let from = self.arena.node(i).tag;
-        self.q[from as usize].unlink(&mut self.arena, i);
-        self.arena.node_mut(i).tag = to;
-        self.q[to as usize].push_front(&mut self.arena, i);
+        move_to(&mut self.arena, &mut self.q, i, to);
     }
 
     fn victim(&mut self) -> u32 {
@@ -87,9 +84,7 @@ impl Policy for PtLru {
         }
         if self.len() >= self.capacity {
             let v = self.victim();
-            let tag = self.arena.node(v).tag;
-            self.q[tag as usize].unlink(&mut self.arena, v);
-            let n = self.arena.release(v);
+            let n = take_node(&mut self.arena, &mut self.q, v);
             evicted.push(Evicted { key: n.key, dirty: n.dirty });
         }
         let tag = if a.write { LH } else { LC };
@@ -99,10 +94,7 @@ impl Policy for PtLru {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        let tag = self.arena.node(i).tag;
-        self.q[tag as usize].unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        take(&mut self.arena, &mut self.q, key).map(|n| n.dirty)
     }
 
     fn len(&self) -> usize {

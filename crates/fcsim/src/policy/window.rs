@@ -1,9 +1,10 @@
 //! The machinery CFLRU, GCaR-CFLRU and LCR share: one LRU list whose last `window` pages (the
 //! clean-first region of CFLRU, the destaging region of LCR) are the eviction candidates, and a
-//! rule that picks the victim among them. Each policy is its own file with its rule.
+//! rule that picks the victim among them. Each policy is its own file with its rule; this file
+//! implements [`Policy`] for all three.
 
 use super::list::{each_dirty, touch, Arena, List};
-use super::{Access, Evicted, Outcome, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::{Error, Result};
 
@@ -15,10 +16,15 @@ pub struct Candidate {
     pub dirty: bool,
 }
 
+/// A victim rule: given the window's pages from the LRU end, the device view (if the tier sits
+/// on a device) and the request's arrival time, the index of the victim among them.
+pub type Rule = fn(&[Candidate], Option<&dyn DeviceView>, u64) -> usize;
+
 #[derive(Debug)]
 pub struct WindowLru {
-    pub arena: Arena,
-    pub list: List,
+    rule: Rule,
+    arena: Arena,
+    list: List,
     capacity: usize,
     /// Pages in the window, at least 1.
     window: usize,
@@ -35,22 +41,23 @@ pub fn window_param(p: &mut PolicyParams, policy: &str, default: f64) -> Result<
 }
 
 impl WindowLru {
-    /// A cache of `capacity` pages whose window is `window` × capacity pages (rounded, ≥ 1).
-    pub fn new(capacity: usize, window: f64) -> Self {
+    /// A cache of `capacity` pages whose window is `window` × capacity pages (rounded, ≥ 1),
+    /// evicting by `rule`.
+    pub fn new(capacity: usize, window: f64, rule: Rule) -> Self {
         let window = ((capacity as f64 * window).round() as usize).clamp(1, capacity);
-        WindowLru { arena: Arena::with_capacity(capacity), list: List::default(), capacity, window, candidates: Vec::with_capacity(window) }
+        WindowLru {
+            rule,
+            arena: Arena::with_capacity(capacity),
+            list: List::default(),
+            capacity,
+            window,
+            candidates: Vec::with_capacity(window),
+        }
     }
 
-    /// One access; when a page must go, `choose` gets the window's pages from the LRU end (and
-    /// the device view, if any) and returns the index of the victim among them.
+    /// One access; when a page must go, the rule picks it from the window.
     #[inline]
-    pub fn access(
-        &mut self,
-        a: &Access,
-        view: Option<&dyn DeviceView>,
-        evicted: &mut Vec<Evicted>,
-        choose: impl Fn(&[Candidate], Option<&dyn DeviceView>, u64) -> usize,
-    ) -> Outcome {
+    fn access_with(&mut self, a: &Access, view: Option<&dyn DeviceView>, evicted: &mut Vec<Evicted>) -> Outcome {
         if let Some(i) = self.arena.get(a.key) {
             self.list.move_to_front(&mut self.arena, i);
             let was = touch(&mut self.arena, i, a.write);
@@ -67,7 +74,7 @@ impl WindowLru {
                 self.candidates.push(Candidate { node: i, key: n.key, dirty: n.dirty });
                 cur = self.list.prev(&self.arena, i);
             }
-            let v = self.candidates[choose(&self.candidates, view, a.time)].node;
+            let v = self.candidates[(self.rule)(&self.candidates, view, a.time)].node;
             self.list.unlink(&mut self.arena, v);
             let n = self.arena.release(v);
             evicted.push(Evicted { key: n.key, dirty: n.dirty });
@@ -76,18 +83,28 @@ impl WindowLru {
         self.list.push_front(&mut self.arena, i);
         Outcome::Miss { admitted: true }
     }
+}
 
-    pub fn remove(&mut self, key: u64) -> Option<bool> {
+impl Policy for WindowLru {
+    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+        self.access_with(a, None, evicted)
+    }
+
+    fn access_on(&mut self, a: &Access, view: &dyn DeviceView, evicted: &mut Vec<Evicted>) -> Outcome {
+        self.access_with(a, Some(view), evicted)
+    }
+
+    fn remove(&mut self, key: u64) -> Option<bool> {
         let i = self.arena.get(key)?;
         self.list.unlink(&mut self.arena, i);
         Some(self.arena.release(i).dirty)
     }
 
-    pub fn len(&self) -> usize {
+    fn len(&self) -> usize {
         self.list.len()
     }
 
-    pub fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
+    fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
         each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
     }
 }
