@@ -39,6 +39,7 @@ def test_buffer_over_flash_accounts_for_every_page() -> None:
     assert len(r.chip_busy_s) == 4
     assert r.runtime_s == pytest.approx(sum(r.chip_busy_s))
     assert r.load_balance == pytest.approx(max(r.chip_busy_s) / (sum(r.chip_busy_s) / 4))
+    assert 1.0 <= r.load_balance_p50 <= r.load_balance_p90 <= 4.0 * 1.008
     assert r.resp_mean_us >= 1.0  # at least the DRAM latency
     assert r.resp_p50_us <= r.resp_p99_us <= r.resp_p999_us <= r.resp_max_us
     assert r.device_op == "0.15" and r.device_gc == "greedy" and r.device_blocks == "64"

@@ -148,6 +148,8 @@ pub struct DeviceRow {
     pub wear_max: u64,
     /// Busy time of each chip, ns.
     pub chip_busy_ns: Vec<u64>,
+    /// The load balance rate × 1000 of each epoch with any chip work (`timing::Epochs`).
+    pub balance_rates: Histogram,
     /// Response time of each host request, ns.
     pub response: Histogram,
     /// Time from the first request's arrival to the last one's, ns.
@@ -307,6 +309,9 @@ impl ResultRow {
             v.push(("wear_min".into(), Value::Int(d.wear_min)));
             v.push(("wear_mean".into(), opt_f((d.blocks > 0).then(|| d.erasures as f64 / d.blocks as f64))));
             v.push(("wear_max".into(), Value::Int(d.wear_max)));
+            for (name, q) in [("load_balance_p50", 0.5), ("load_balance_p90", 0.9)] {
+                v.push((name.into(), opt_f(d.balance_rates.quantile(q).map(|r| r / 1000.0))));
+            }
             v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
             v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
             for (k, val) in &d.params {

@@ -244,6 +244,7 @@ impl Run {
             let now = self.arrivals.arrive(r.time_ns).max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
+            dev.advance(now);
             let (first, n) = self.splitter.pages(&r);
             let mut done = now;
             for key in first..first + n {
@@ -286,6 +287,7 @@ impl Run {
             wear_min,
             wear_max,
             chip_busy_ns: flash.timing().busy().collect(),
+            balance_rates: flash.timing().balance_rates(),
             response: std::mem::take(&mut self.response),
             duration_ns: self.last_ns - self.first_ns.unwrap_or(0),
             setup_seconds,

@@ -167,4 +167,8 @@ impl<B: Backing> Store for Below<B> {
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
+    #[inline]
+    fn advance(&mut self, now: u64) {
+        self.dev.advance(now);
+    }
 }

@@ -79,6 +79,8 @@ pub struct DeviceConfig {
     pub xfer_ns: u64,
     /// Latency of a buffer hit (DRAM).
     pub dram_ns: u64,
+    /// Epoch of the per-epoch load balance rate (LCR Fig. 2).
+    pub balance_epoch_ns: u64,
     pub eviction: Eviction,
     /// Fraction of user pages written before the run (0: a fresh drive).
     pub fill: f64,
@@ -172,6 +174,7 @@ pub static DEFAULTS: &[(&str, &str)] = &[
     ("erase_us", "1500"),
     ("xfer_us", "0"),
     ("dram_us", "1"),
+    ("balance_epoch_ms", "10"),
     ("eviction", "sync"),
     ("fill", "0"),
     ("fill_order", "sequential"),
@@ -268,6 +271,11 @@ impl DeviceConfig {
         let erase_ns = us(&mut p, "erase_us", 1500.0)?;
         let xfer_ns = us(&mut p, "xfer_us", 0.0)?;
         let dram_ns = us(&mut p, "dram_us", 1.0)?;
+        let epoch_ms: f64 = p.take("device", "balance_epoch_ms", 10.0, "an epoch length in milliseconds (> 0)")?;
+        let balance_epoch_ns = (epoch_ms * 1e6).round() as u64;
+        if !(epoch_ms.is_finite() && balance_epoch_ns > 0) {
+            return Err(Error::config(format!("device.balance_epoch_ms={epoch_ms}: expected an epoch length in milliseconds (> 0)")));
+        }
         let eviction = choice(&mut p, "eviction", "sync", &[("sync", Eviction::Sync), ("async", Eviction::Async)])?;
         let fill: f64 = p.take("device", "fill", 0.0, "a fraction of user capacity in [0, 1]")?;
         if !(0.0..=1.0).contains(&fill) {
@@ -335,6 +343,7 @@ impl DeviceConfig {
             write_ns,
             erase_ns,
             xfer_ns,
+            balance_epoch_ns,
             dram_ns,
             eviction,
             fill,

@@ -18,7 +18,7 @@
 
 use super::config::{DeviceConfig, Fill, Placement};
 use super::ftl::{Ftl, FtlStats};
-use super::timing::{ChipLoad, OpKind, Timing};
+use super::timing::{ChipLoad, Epochs, OpKind, Timing};
 use super::DeviceView;
 use crate::error::{Error, Result};
 use rand::rngs::StdRng;
@@ -59,6 +59,7 @@ impl Flash {
             next_chip: 0,
             cfg,
         };
+        f.timing.epochs = Epochs::new(g.chips(), f.cfg.balance_epoch_ns);
         f.precondition()?;
         Ok(f)
     }
@@ -220,6 +221,10 @@ impl Flash {
 
     pub fn timing(&self) -> &Timing {
         &self.timing
+    }
+
+    pub fn timing_mut(&mut self) -> &mut Timing {
+        &mut self.timing
     }
 
     /// Records every chip op as (chip, start, end), for tests.

@@ -62,6 +62,9 @@ pub trait Backing {
     fn trim(&mut self, page: u64, cached: bool);
     /// The device view for flash-aware policies, if the tier sits on a flash device.
     fn view(&self) -> Option<&dyn DeviceView>;
+    /// The loop's clock reached `now`: no op will arrive earlier from here on.
+    #[inline]
+    fn advance(&mut self, _now: u64) {}
 }
 
 /// Pages below a buffer tier: read, written, trimmed, each returning its completion time.
@@ -74,6 +77,9 @@ pub trait Store {
     fn admit(&mut self, page: u64) -> Result<()>;
     fn trim(&mut self, page: u64);
     fn view(&self) -> Option<&dyn DeviceView>;
+    /// See [`Backing::advance`].
+    #[inline]
+    fn advance(&mut self, _now: u64) {}
 }
 
 /// DRAM-buffer semantics over a store: a hit or an admitted write costs `dram_ns`; a read miss
@@ -119,6 +125,10 @@ impl<S: Store> Backing for Buffer<S> {
     }
     fn view(&self) -> Option<&dyn DeviceView> {
         self.store.view()
+    }
+    #[inline]
+    fn advance(&mut self, now: u64) {
+        self.store.advance(now);
     }
 }
 
@@ -175,5 +185,9 @@ impl Store for Flash {
     }
     fn view(&self) -> Option<&dyn DeviceView> {
         Some(self)
+    }
+    #[inline]
+    fn advance(&mut self, now: u64) {
+        self.timing_mut().advance(now);
     }
 }

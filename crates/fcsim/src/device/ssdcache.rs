@@ -150,4 +150,9 @@ impl Backing for SsdCache {
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
+
+    #[inline]
+    fn advance(&mut self, now: u64) {
+        self.flash.timing_mut().advance(now);
+    }
 }

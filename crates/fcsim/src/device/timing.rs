@@ -8,10 +8,16 @@
 //! its transfer ends). A GC job (valid-page copies by copyback, each a read and a program, then
 //! the erases) holds its chip alone and moves no data over the channel.
 //!
+//! The chips also add up their work (busy time) per epoch of simulated time, split at epoch
+//! boundaries, for the per-epoch load balance rate: in each epoch with any work, the busiest
+//! chip's work over the mean chip's (LCR §II.B, Fig. 2). An epoch is final once the loop says no
+//! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept.
+//!
 //! Each chip keeps the ops still pending (not completed) at the latest submission time, with
 //! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
 //! running on this chip at time t" in O(log queue) (LCR eq. 2).
 
+use crate::metrics::Histogram;
 use std::collections::VecDeque;
 
 /// What an op does on its chip.
@@ -66,6 +72,8 @@ pub struct Timing {
     pub read_ns: u64,
     pub write_ns: u64,
     pub xfer_ns: u64,
+    /// Per-epoch work, for the load balance rate.
+    pub epochs: Epochs,
     /// Every op as (chip, start, end), when enabled (tests).
     pub log: Option<Vec<(u32, u64, u64)>>,
 }
@@ -79,6 +87,7 @@ impl Timing {
             read_ns,
             write_ns,
             xfer_ns,
+            epochs: Epochs::new(chips, 0),
             log: None,
         }
     }
@@ -129,6 +138,7 @@ impl Timing {
         }
         c.free_at = end;
         c.busy += end - start;
+        self.epochs.add(chip, start, end);
         if let Some(log) = self.log.as_mut() {
             log.push((chip, start, end));
         }
@@ -165,15 +175,97 @@ impl Timing {
         self.chips.iter().map(|c| c.busy)
     }
 
+    /// No op will arrive before `now` any more: the load-balance epochs that ended by then are
+    /// final.
+    #[inline]
+    pub fn advance(&mut self, now: u64) {
+        self.epochs.advance(now);
+    }
+
+    /// The load balance rates of the epochs so far (see [`Epochs::rates`]).
+    pub fn balance_rates(&self) -> Histogram {
+        self.epochs.rates()
+    }
+
     /// Forgets all ops (after preconditioning): every chip idle at time 0.
     pub fn reset(&mut self) {
         for c in &mut self.chips {
             *c = Chip::default();
         }
         self.channel_free.fill(0);
+        self.epochs = Epochs::new(self.chips.len() as u32, self.epochs.epoch_ns);
         if let Some(log) = self.log.as_mut() {
             log.clear();
         }
+    }
+}
+
+/// Each chip's work per epoch of simulated time (LCR §II.B, Fig. 2: the load balance rate is the
+/// busiest chip's load over the mean chip's). Only the epochs that may still get work are kept.
+#[derive(Debug, Clone)]
+pub struct Epochs {
+    /// Epoch length, ns (0: not accounted).
+    pub epoch_ns: u64,
+    chips: usize,
+    /// Work of each chip in the open epochs, epoch-major, from epoch `first_open`.
+    open: VecDeque<u64>,
+    first_open: u64,
+    /// Rates × 1000 of the closed epochs that had work.
+    closed: Histogram,
+}
+
+impl Epochs {
+    pub fn new(chips: u32, epoch_ns: u64) -> Self {
+        Epochs { epoch_ns, chips: chips as usize, open: VecDeque::new(), first_open: 0, closed: Histogram::default() }
+    }
+
+    /// Adds `chip`'s busy interval [start, end), split at epoch boundaries. An op never starts
+    /// before the time last passed to [`Epochs::advance`].
+    #[inline]
+    fn add(&mut self, chip: u32, mut start: u64, end: u64) {
+        if self.epoch_ns == 0 {
+            return;
+        }
+        if self.open.is_empty() {
+            self.first_open = start / self.epoch_ns;
+        }
+        while start < end {
+            let e = start / self.epoch_ns;
+            let stop = end.min((e + 1) * self.epoch_ns);
+            let i = (e.saturating_sub(self.first_open) as usize) * self.chips + chip as usize;
+            if self.open.len() <= i {
+                self.open.resize((i / self.chips + 1) * self.chips, 0);
+            }
+            self.open[i] += stop - start;
+            start = stop;
+        }
+    }
+
+    /// No op will start before `now`: the epochs that ended by then are closed.
+    #[inline]
+    fn advance(&mut self, now: u64) {
+        if !self.open.is_empty() && now >= (self.first_open + 1) * self.epoch_ns {
+            self.close(now / self.epoch_ns);
+        }
+    }
+
+    /// Closes the open epochs before `until`.
+    fn close(&mut self, until: u64) {
+        while self.first_open < until && !self.open.is_empty() {
+            let (sum, max) = self.open.drain(..self.chips).fold((0, 0), |(s, m), w| (s + w, m.max(w)));
+            if sum > 0 {
+                self.closed.record((max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64);
+            }
+            self.first_open += 1;
+        }
+    }
+
+    /// The rate × 1000 of every epoch in which any chip worked (1000: even load; 1000 × chips:
+    /// one chip did all the work), the open epochs included.
+    pub fn rates(&self) -> Histogram {
+        let mut all = self.clone();
+        all.close(u64::MAX);
+        all.closed
     }
 }
 
@@ -205,6 +297,30 @@ mod tests {
         assert_eq!(t.submit(0, 200 * us, OpKind::Read), 1775 * us);
         assert_eq!(t.load(0, 1000 * us), ChipLoad { reads: 1, writes: 0, gc: true, gc_ns: 1500 * us });
         assert_eq!(t.busy().collect::<Vec<_>>(), vec![(25 + 25 + 200 + 1500 + 25) * us, 25 * us]);
+    }
+
+    #[test]
+    fn balance_rate_per_epoch() {
+        // Epochs of 100 us, two chips. Epoch 0: chip 0 reads 0..25 and 25..50 (50 us), chip 1
+        // reads 5..30 (25 us): rate = 50 / mean(50, 25) = 4/3. A write on chip 1 at 150 us
+        // runs 150..350: epoch 1 gets 50 us of it (chip 1 only: rate 2), epoch 2 gets 100 us
+        // (rate 2), epoch 3 gets 50 us (rate 2). Epoch 4 has no work and no rate. Advancing to 150 us
+        // closes epoch 0 only; advancing to 510 us closes epochs 1-4.
+        let us = 1000;
+        let mut t = Timing::new(2, 1, 25 * us, 200 * us, 0);
+        t.epochs = Epochs::new(2, 100 * us);
+        t.submit(0, 0, OpKind::Read);
+        t.submit(0, 0, OpKind::Read);
+        t.submit(1, 5 * us, OpKind::Read);
+        t.submit(1, 150 * us, OpKind::Write);
+        t.advance(150 * us);
+        t.submit(0, 500 * us, OpKind::Read);
+        t.advance(510 * us);
+        t.submit(1, 510 * us, OpKind::Read);
+        // Epoch 5: 25 us on each chip, rate 1.
+        let h = t.balance_rates();
+        assert_eq!((h.count(), h.max()), (5, Some(2000)));
+        assert_eq!(h.mean(), Some((1333.0 + 3.0 * 2000.0 + 1000.0) / 5.0));
     }
 
     #[test]
