@@ -30,7 +30,7 @@ const NIL: u32 = u32::MAX;
 /// greedy victim (a valid count is at most pages per block < 2^31).
 const NOT_CLOSED: u32 = 1 << 31;
 
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 struct Plane {
     free: Vec<u32>,
     open: u32,
@@ -59,7 +59,7 @@ pub struct FtlStats {
 }
 
 /// The FTL of one device.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ftl {
     geo: Geometry,
     gc: GcPolicy,
