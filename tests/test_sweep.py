@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -61,6 +64,84 @@ def test_sweep_runs_the_grid_and_resumes(tmp_path: Path) -> None:
     assert list(again["point"]) == list(df["point"])
 
 
+SLOW = """
+traces = ["synth:zipf,alpha=0.8,requests=300000,pages=60000,write=0.3,seed=4"]
+policies = ["lru", "arc", "lirs"]
+sizes = ["1%", "2%", "4%", "8%"]
+devices = ["gasa"]
+"""
+
+
+def test_killed_sweep_resumes_without_recomputing(tmp_path: Path) -> None:
+    exp = tmp_path / "slow.toml"
+    exp.write_text(SLOW)
+    out = tmp_path / "slow.parquet"
+    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), "--jobs", "1"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its pool, mid-way
+    proc.wait()
+    first = pd.read_parquet(out)  # a whole table: written to a temporary file, then renamed
+    assert 0 < len(first) < 12
+    again = sweep.sweep(exp, out, jobs=2)
+    assert len(again) == 12 and again["point"].is_unique
+    kept = again.merge(first[["point", "sim_seconds"]], on="point", suffixes=("", "_first"))
+    assert len(kept) == len(first) and (kept["sim_seconds"] == kept["sim_seconds_first"]).all()
+
+
+PARTS = """
+policies = ["lru"]
+sizes = ["5%"]
+[set]
+"cflru.window" = 0.2
+[[part]]
+traces = [
+    { file = "synth:zipf,alpha=0.9,requests=5000,pages=1000,seed=1", "sim.time_scale" = [1, 2] },
+    "synth:zipf,alpha=0.9,requests=5000,pages=1000,seed=2",
+]
+[[part]]
+traces = ["synth:zipf,alpha=0.9,requests=5000,pages=1000,seed=2"]
+policies = ["lru", "cflru"]
+[[part.grid]]
+"cflru.window" = [0.1, 0.2]
+"""
+
+
+def test_parts_and_per_trace_axes(tmp_path: Path) -> None:
+    exp = tmp_path / "parts.toml"
+    exp.write_text(PARTS)
+    pts = sweep.load(exp).points()
+    # Part 1: seed 1 at two time scales, seed 2 once (with the top-level window 0.2); part 2:
+    # LRU and CFLRU on seed 2 at windows 0.1 and 0.2, where LRU at 0.2 is part 1's point and
+    # runs once.
+    assert [(p["trace"][-6:], p["policy"], p["set"].get("sim.time_scale")) for p in pts[:3]] == [
+        ("seed=1", "lru", 1),
+        ("seed=1", "lru", 2),
+        ("seed=2", "lru", None),
+    ]
+    assert len(pts) == 6 and len({sweep.point_key(p) for p in pts}) == 6
+    df = sweep.run(sweep.load(exp), tmp_path / "parts.parquet", jobs=2)
+    assert sorted(df["param_window"].dropna()) == ["0.1", "0.2"]
+    assert sorted(df["time_scale"][:2]) == [1.0, 2.0]
+
+
+def test_sweep_on_a_dask_cluster(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(EXPERIMENT)
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as c:
+        df = sweep.sweep(exp, tmp_path / "dask.parquet", scheduler=c.scheduler_address)
+    local = sweep.sweep(exp, tmp_path / "local.parquet", jobs=2)
+    cols = ["point", "hits", "erasures", "cache_writes"]
+    pd.testing.assert_frame_equal(df[cols], local[cols])
+    with pytest.raises(fcsim.ConfigError, match="cannot reach"):
+        sweep.sweep(exp, tmp_path / "x.parquet", scheduler="tpc://127.0.0.1:8786")
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [
@@ -68,6 +149,8 @@ def test_sweep_runs_the_grid_and_resumes(tmp_path: Path) -> None:
         ('traces = ["x"]\nsizes = ["1%"]', "'policies' must be a non-empty list"),
         ("traces = [", "not valid TOML"),
         ('traces = ["x"]\npolicies = ["lru"]\nsizes = ["1%"]\n[[grid]]\n"stack.write" = []', "[[grid]]"),
+        ('policies = ["lru"]\nsizes = ["1%"]\n[[part]]\ntraces = [{ name = "x" }]', "needs 'file'"),
+        ('policies = ["lru"]\nsizes = ["1%"]\n[[part]]\ntraces = ["x"]\nhue = 1', "[[part]] 1: unknown"),
     ],
 )
 def test_bad_experiments(tmp_path: Path, text: str, needle: str) -> None:

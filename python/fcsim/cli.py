@@ -274,7 +274,9 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     out = a.out or f"{Path(a.experiment).stem}.parquet"
     bar = Bar("sweeping")
     try:
-        df = sweep.sweep(a.experiment, out, traces_dir=a.traces, jobs=a.jobs, progress=bar)
+        df = sweep.sweep(
+            a.experiment, out, traces_dir=a.traces, jobs=a.jobs, scheduler=a.scheduler, progress=bar
+        )
     finally:
         bar.close()
     print(f"wrote {out}: {len(df)} points")
@@ -287,11 +289,19 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     out = a.out or f"results/{a.paper}"
     bar = Bar(f"reproducing {a.paper}")
     try:
-        summary = report.reproduce(a.paper, out, traces_dir=a.traces, jobs=a.jobs, progress=bar)
+        summary = report.reproduce(
+            a.paper, out, traces_dir=a.traces, jobs=a.jobs, scheduler=a.scheduler, progress=bar
+        )
     finally:
         bar.close()
     print(f"wrote {summary} and the plots and table beside it")
     return 0
+
+
+SCHEDULER_HELP = (
+    "run on the Dask cluster at this address (tcp://HOST:8786) instead of a local pool; its workers "
+    "need fcsim (pip install 'fcsim[dask]') and the traces at the same paths"
+)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -333,13 +343,15 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--out", help="Parquet table (default: EXPERIMENT.parquet); finished points are kept")
     sw.add_argument("--traces", help="directory the experiment's trace names are relative to")
     sw.add_argument("--jobs", type=int, help="worker processes (default: cores)")
+    sw.add_argument("--scheduler", help=SCHEDULER_HELP)
     sw.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
-    rep.add_argument("paper", choices=["gasa", "larc"], help="the paper")
+    rep.add_argument("paper", choices=["gasa", "larc", "lcr"], help="the paper")
     rep.add_argument("--out", help="output directory (default: results/PAPER)")
     rep.add_argument("--traces", default="data/traces", help="trace directory (default: data/traces)")
     rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")
+    rep.add_argument("--scheduler", help=SCHEDULER_HELP)
     rep.set_defaults(func=cmd_reproduce)
 
     trace = sub.add_parser("trace", help="trace statistics and conversion")

@@ -27,6 +27,7 @@ def reproduce(
     *,
     traces_dir: str | os.PathLike[str] = "data/traces",
     jobs: int | None = None,
+    scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
@@ -38,7 +39,7 @@ def reproduce(
     if not Path(traces_dir).is_dir():
         raise ConfigError(f"{traces_dir}: no such trace directory (give --traces DIR)")
     exp = sweep.load(sweep.packaged(paper), traces_dir)
-    df = sweep.run(exp, out / "results.parquet", jobs=jobs, progress=progress)
+    df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     (out / "experiment.toml").write_text(sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
     return {"larc": larc_report, "gasa": gasa_report}[paper](df, out, command)

@@ -1,5 +1,5 @@
-"""Experiment files and sweeps: a grid of simulations run on a local process pool, written to one
-Parquet table, resumable.
+"""Experiment files and sweeps: a grid of simulations run on a local process pool (or a Dask
+cluster), written to one Parquet table, resumable.
 
 An experiment is a TOML file::
 
@@ -14,6 +14,12 @@ An experiment is a TOML file::
     [[grid]]                      # optional: more axes, each point of every entry
     "device.op" = [0.07, 0.28]
 
+A trace may be a table with its own ``--set`` keys: a list is an axis for that trace only, a
+scalar a value for it (``{ file = "a.csv.gz", "sim.time_scale" = [1, 3] }``). An experiment
+made of several grids lists them as ``[[part]]`` tables, each with any of ``traces``,
+``policies``, ``sizes``, ``devices``, ``set`` and ``grid``; what a part leaves out it takes from
+the top level (``set`` and ``grid`` add to it). A point in two parts runs once.
+
 The output table holds one result row per point, plus ``point`` (the point's key). Rows are
 written (atomically) as points finish; running the same sweep again skips the points already
 in the table, so an interrupted sweep resumes where it stopped.
@@ -24,9 +30,10 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import time
 import tomllib
-from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,45 +43,116 @@ import pandas as pd
 from fcsim import api, output
 from fcsim._core import ConfigError
 
-KEYS = {"name", "description", "traces", "policies", "sizes", "devices", "set", "grid"}
+GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid"}
+KEYS = GRID_KEYS | {"name", "description", "part"}
+
+
+@dataclass
+class Trace:
+    """A trace of an experiment, with the ``--set`` values and axes that apply to it alone."""
+
+    path: str
+    sets: dict[str, Any] = field(default_factory=dict)
+    axes: dict[str, list[Any]] = field(default_factory=dict)
+
+
+@dataclass
+class Part:
+    """One grid: traces x policies x sizes x devices x the ``--set`` axes."""
+
+    traces: list[Trace]
+    policies: list[str]
+    sizes: list[str]
+    devices: list[str | None]
+    sets: dict[str, Any] = field(default_factory=dict)
+    grid: list[dict[str, list[Any]]] = field(default_factory=list)
+
+    def points(self) -> list[dict[str, Any]]:
+        """Every point, in order: trace, policy, size, device, then the --set axes."""
+        out = []
+        for t in self.traces:
+            axes: list[dict[str, Any]] = [{}]
+            for entry in [*self.grid, t.axes]:
+                keys = list(entry)
+                axes = [
+                    {**a, **dict(zip(keys, combo, strict=True))}
+                    for a in axes
+                    for combo in itertools.product(*(entry[k] for k in keys))
+                ]
+            out += [
+                {"trace": t.path, "policy": p, "size": s, "device": d, "set": {**self.sets, **t.sets, **a}}
+                for p in self.policies
+                for s in self.sizes
+                for d in self.devices
+                for a in axes
+            ]
+        return out
 
 
 @dataclass
 class Experiment:
     name: str
-    traces: list[str]
-    policies: list[str]
-    sizes: list[str]
-    devices: list[str | None]
-    sets: dict[str, Any] = field(default_factory=dict)
-    grid: list[dict[str, Any]] = field(default_factory=list)
+    parts: list[Part]
     description: str = ""
 
     def points(self) -> list[dict[str, Any]]:
-        """Every point of the grid, in order: trace, policy, size, device, extra --set axes."""
-        axes: list[dict[str, Any]] = [{}]
-        for entry in self.grid:
-            keys = list(entry)
-            axes = [
-                {**a, **dict(zip(keys, combo, strict=True))}
-                for a in axes
-                for combo in itertools.product(*(entry[k] for k in keys))
-            ]
-        return [
-            {"trace": t, "policy": p, "size": s, "device": d, "set": {**self.sets, **a}}
-            for t in self.traces
-            for p in self.policies
-            for s in self.sizes
-            for d in self.devices
-            for a in axes
-        ]
+        """Every point of every part, in order, each once."""
+        seen: dict[str, dict[str, Any]] = {}
+        for part in self.parts:
+            for pt in part.points():
+                seen.setdefault(point_key(pt), pt)
+        return list(seen.values())
 
 
-def _list(doc: dict[str, Any], key: str, path: Path) -> list[str]:
+def _list(doc: dict[str, Any], key: str, where: str) -> list[str]:
     v = doc.get(key)
     if not isinstance(v, list) or not v or not all(isinstance(x, str | int | float) for x in v):
-        raise ConfigError(f"{path}: '{key}' must be a non-empty list")
+        raise ConfigError(f"{where}: '{key}' must be a non-empty list")
     return [str(x) for x in v]
+
+
+def _traces(doc: dict[str, Any], base: Path, where: str) -> list[Trace]:
+    v = doc.get("traces")
+    if not isinstance(v, list) or not v:
+        raise ConfigError(f"{where}: 'traces' must be a non-empty list")
+    out = []
+    for t in v:
+        if isinstance(t, dict):
+            rest = {k: x for k, x in t.items() if k != "file"}
+            f = t.get("file")
+            if not isinstance(f, str) or any(isinstance(x, list) and not x for x in rest.values()):
+                raise ConfigError(
+                    f"{where}: a trace table needs 'file' and --set keys with values or non-empty lists"
+                )
+            sets = {k: x for k, x in rest.items() if not isinstance(x, list)}
+            axes = {k: x for k, x in rest.items() if isinstance(x, list)}
+        elif isinstance(t, str):
+            f, sets, axes = t, {}, {}
+        else:
+            raise ConfigError(f"{where}: a trace is a file name or a table with 'file'")
+        out.append(Trace(f if f.startswith("synth:") else str(base / f), sets, axes))
+    return out
+
+
+def _grid(doc: dict[str, Any], where: str) -> list[dict[str, list[Any]]]:
+    grid = doc.get("grid", [])
+    if not isinstance(grid, list) or not all(
+        isinstance(g, dict) and all(isinstance(v, list) and v for v in g.values()) for g in grid
+    ):
+        raise ConfigError(f"{where}: each [[grid]] entry maps --set keys to non-empty lists of values")
+    return grid
+
+
+def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> Part:
+    merged = {**top, **{k: v for k, v in doc.items() if k not in ("set", "grid")}}
+    return Part(
+        traces=_traces(merged, base, where),
+        policies=_list(merged, "policies", where),
+        sizes=_list(merged, "sizes", where),
+        devices=[d or None for d in merged.get("devices", [""])],
+        sets={**top.get("set", {}), **doc.get("set", {})},
+        grid=_grid(top, where) + (_grid(doc, where) if doc is not top else []),
+    )
 
 
 def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None = None) -> Experiment:
@@ -93,22 +171,21 @@ def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None
             f"{p}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(KEYS))}"
         )
     base = Path(traces_dir) if traces_dir is not None else p.parent
-    traces = [t if t.startswith("synth:") else str(base / t) for t in _list(doc, "traces", p)]
-    devices: list[str | None] = [d or None for d in doc.get("devices", [""])]
-    grid = doc.get("grid", [])
-    if not isinstance(grid, list) or not all(
-        isinstance(g, dict) and all(isinstance(v, list) and v for v in g.values()) for g in grid
-    ):
-        raise ConfigError(f"{p}: each [[grid]] entry maps --set keys to non-empty lists of values")
+    parts_doc = doc.get("part", [])
+    if not isinstance(parts_doc, list) or not all(isinstance(x, dict) for x in parts_doc):
+        raise ConfigError(f"{p}: 'part' must be [[part]] tables")
+    for i, pd_ in enumerate(parts_doc):
+        bad = set(pd_) - GRID_KEYS
+        if bad:
+            raise ConfigError(
+                f"{p}: [[part]] {i + 1}: unknown key(s) {', '.join(sorted(bad))}; "
+                f"expected {', '.join(sorted(GRID_KEYS))}"
+            )
+    parts = [_part(x, doc, base, f"{p}: [[part]] {i + 1}") for i, x in enumerate(parts_doc)]
     return Experiment(
         name=str(doc.get("name", p.stem)),
         description=str(doc.get("description", "")),
-        traces=traces,
-        policies=_list(doc, "policies", p),
-        sizes=_list(doc, "sizes", p),
-        devices=devices,
-        sets=dict(doc.get("set", {})),
-        grid=grid,
+        parts=parts or [_part(doc, doc, base, str(p))],
     )
 
 
@@ -123,26 +200,62 @@ def _run_point(pt: dict[str, Any]) -> dict[str, Any]:
     return {**row, "point": point_key(pt)}
 
 
+def _local(todo: list[dict[str, Any]], jobs: int | None) -> Iterator[dict[str, Any]]:
+    """Rows of ``todo`` as they finish on a local process pool."""
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures = [pool.submit(_run_point, pt) for pt in todo]
+        try:
+            for f in as_completed(futures):
+                yield f.result()
+        finally:
+            for f in futures:
+                f.cancel()
+
+
+def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[dict[str, Any]]:
+    """Rows of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError("--scheduler needs Dask's distributed: pip install 'fcsim[dask]'") from None
+    try:
+        client = distributed.Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    with client:
+        futures = client.map(_run_point, todo, pure=False)
+        try:
+            for f in distributed.as_completed(futures):
+                yield f.result()
+        finally:
+            client.cancel(futures)
+
+
 def run(
     exp: Experiment,
     out: str | os.PathLike[str],
     *,
     jobs: int | None = None,
+    scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
-    """Runs every point of ``exp`` not already in ``out`` (Parquet); returns the whole table."""
+    """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
+    ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
+    traces at the same paths); returns the whole table. The table is rewritten (atomically) as
+    points finish, at most every second."""
     out = Path(out)
     output.check_path(out)
     points = exp.points()
     for pt in points:  # fail on a bad option before the first run
         api.Sets(pt["set"])
-    done: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     if out.exists():
         prev = pd.read_parquet(out)
         if "point" not in prev.columns:
             raise ConfigError(f"{out}: exists and is not a sweep table (no 'point' column)")
-        done = prev.to_dict("records")
-    have = {r["point"] for r in done}
+        rows = prev.to_dict("records")
+    have = {r["point"] for r in rows}
     todo = [pt for pt in points if point_key(pt) not in have]
     total = len(points)
 
@@ -151,23 +264,16 @@ def run(
             progress(len(have) / total if total else 1.0)
 
     report()
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo) or 1))
-    rows = done
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: set[Future[dict[str, Any]]] = {pool.submit(_run_point, pt) for pt in todo}
-        try:
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    row = f.result()
-                    rows.append(row)
-                    have.add(row["point"])
+    if todo:
+        written = time.monotonic()
+        results = _dask(todo, scheduler) if scheduler else _local(todo, jobs)
+        for i, row in enumerate(results):
+            rows.append(row)
+            have.add(row["point"])
+            if time.monotonic() - written >= 1.0 or i == len(todo) - 1:
                 output.write_table(pd.DataFrame(rows), out)
-                report()
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            raise
+                written = time.monotonic()
+            report()
     order = {point_key(pt): i for i, pt in enumerate(points)}
     df = pd.DataFrame(rows)
     df = df[df["point"].isin(order)].sort_values("point", key=lambda s: s.map(order)).reset_index(drop=True)
@@ -180,10 +286,11 @@ def sweep(
     *,
     traces_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
+    scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
     """Loads the experiment at ``path`` and runs it into ``out`` (see :func:`run`)."""
-    return run(load(path, traces_dir), out, jobs=jobs, progress=progress)
+    return run(load(path, traces_dir), out, jobs=jobs, scheduler=scheduler, progress=progress)
 
 
 def packaged(name: str) -> Path:
