@@ -192,3 +192,24 @@ def test_reproduce_gasa(tmp_path: Path) -> None:
     assert len(df) == 6 * 6 * 5 and set(df["device"]) == {"gasa"}
     # Flash writes are the buffer's write-backs (dirty evictions and the final flush) plus GC.
     assert (df["flash_page_writes"] - df["gc_page_writes"] == df["backing_writes"]).all()
+
+
+def test_reproduce_lcr(tmp_path: Path) -> None:
+    summary = report.reproduce("lcr", tmp_path, traces_dir=TRACES, jobs=2)
+    text = summary.read_text()
+    for part in ("## Load", "(LCR Fig. 5-7)", "## Window size", "## Cache size", "### Why LCR"):
+        assert part in text
+    for png in ("response_mean", "response_std", "hit_ratio", "load_balance", "window", "cache_size"):
+        assert (tmp_path / f"{png}.png").stat().st_size > 10_000
+    df = pd.read_parquet(tmp_path / "results.parquet")
+    # Fig. 5-7: 7 traces x 2 loads x 4 policies; Fig. 8: 4 traces x 7 windows; Fig. 9-10: 4 more
+    # sizes x 4 policies; a fresh drive: 7 traces x 4 policies.
+    assert len(df) == 56 + 28 + 16 + 28 and df["point"].is_unique
+    fresh = df[df["device_fill"] == "0"]
+    assert (fresh["gc_page_writes"] == 0).all()
+    # With no GC, GCaR-CFLRU has nothing to pass over: it is CFLRU, response for response.
+    by = fresh.set_index(["trace", "policy"])["resp_mean_us"]
+    for trace in set(fresh["trace"]):
+        assert by[(trace, "gcar-cflru")] == by[(trace, "cflru")]
+    steady = df[df["device_fill"] == "1"]
+    assert (steady["erasures"] > 0).all() and (steady["load_balance_p50"] >= 1).all()
