@@ -6,6 +6,10 @@
 //! smaller than the slot range and stays in cache, and a word's own bits are counted with
 //! popcount. When the slots run out, live slots are renumbered in order (capacity doubling when
 //! they fill half of it), so the structure holds O(M) slots for M distinct pages.
+//!
+//! Each page's slot is found in a plain array indexed by the page key while keys stay below
+//! four times the expected number of pages (page numbers of one volume are dense), else in a
+//! hash map: an array entry is 4 bytes and one memory access, a map entry about 20 and a probe.
 
 use super::Mrc;
 use rustc_hash::FxHashMap;
@@ -18,7 +22,9 @@ pub struct StackDistances {
     /// Fenwick tree over `bits`' words: live slots per word.
     tree: Vec<u32>,
     /// Each page's slot.
-    last: FxHashMap<u64, u32>,
+    last: Last,
+    /// Pages seen (live slots).
+    pages: usize,
     next: usize,
     mrc: Mrc,
 }
@@ -37,9 +43,8 @@ impl StackDistances {
     /// Sized for about `pages` distinct pages (a hint; it grows past it).
     pub fn with_pages(pages: usize) -> Self {
         let cap = (2 * pages).next_power_of_two().max(1 << 16);
-        let mut last: FxHashMap<u64, u32> = FxHashMap::default();
-        last.reserve(pages);
-        StackDistances { bits: vec![0; cap / 64], tree: vec![0; cap / 64 + 1], last: FxHashMap::default(), next: 0, mrc: Mrc::default() }
+        let last = Last::Dense { slots: Vec::new(), limit: (4 * pages).max(1 << 16) as u64, hint: pages };
+        StackDistances { bits: vec![0; cap / 64], tree: vec![0; cap / 64 + 1], last, pages: 0, next: 0, mrc: Mrc::default() }
     }
 
     #[inline]
@@ -81,7 +86,7 @@ impl StackDistances {
     /// slots), doubling the capacity if they fill half of it, and rebuilds the bitset and tree
     /// in linear time.
     fn compact(&mut self) {
-        let live = self.last.len();
+        let live = self.pages;
         let mut words = self.bits.len();
         if 2 * live > 64 * words {
             words *= 2;
@@ -92,11 +97,12 @@ impl StackDistances {
             before.push(sum);
             sum += w.count_ones();
         }
-        for slot in self.last.values_mut() {
+        let bits = &self.bits;
+        self.last.for_each(|slot| {
             let s = *slot as usize;
             let mask = (1u64 << (s % 64)) - 1;
-            *slot = before[s / 64] + (self.bits[s / 64] & mask).count_ones();
-        }
+            *slot = before[s / 64] + (bits[s / 64] & mask).count_ones();
+        });
         self.next = live;
         self.bits = vec![0; words];
         for w in 0..live / 64 {
@@ -127,8 +133,8 @@ impl StackDistances {
         let d = match self.last.insert(key, slot as u32) {
             Some(old) => {
                 let old = old as usize;
-                // Live slots after the old one (the map already counts this page once).
-                let newer = self.last.len() as u32 - self.prefix(old);
+                // Live slots after the old one (the old one is still live).
+                let newer = self.pages as u32 - self.prefix(old);
                 self.clear(old);
                 let d = u64::from(newer) + 1; // the pages used since, and this one
                 if self.mrc.hist.len() < d as usize {
@@ -138,6 +144,7 @@ impl StackDistances {
                 Some(d)
             }
             None => {
+                self.pages += 1;
                 self.mrc.cold += 1;
                 None
             }
@@ -148,6 +155,52 @@ impl StackDistances {
 
     pub fn finish(self) -> Mrc {
         self.mrc
+    }
+}
+
+/// Where each page's slot is kept (see the module docs).
+#[derive(Debug)]
+enum Last {
+    /// Indexed by key; `ABSENT` for a page not seen. Used while every key is below `limit`.
+    Dense {
+        slots: Vec<u32>,
+        limit: u64,
+        hint: usize,
+    },
+    Sparse(FxHashMap<u64, u32>),
+}
+
+const ABSENT: u32 = u32::MAX;
+
+impl Last {
+    /// Sets `key`'s slot; returns its previous one.
+    #[inline]
+    fn insert(&mut self, key: u64, slot: u32) -> Option<u32> {
+        match self {
+            Last::Dense { slots, limit, .. } if key < *limit => {
+                let k = key as usize;
+                if k >= slots.len() {
+                    slots.resize((k + 1).next_power_of_two().min(*limit as usize), ABSENT);
+                }
+                let old = std::mem::replace(&mut slots[k], slot);
+                (old != ABSENT).then_some(old)
+            }
+            Last::Dense { slots, hint, .. } => {
+                let mut map = FxHashMap::default();
+                map.reserve((*hint).max(slots.len() / 4));
+                map.extend(slots.iter().enumerate().filter(|(_, &s)| s != ABSENT).map(|(k, &s)| (k as u64, s)));
+                *self = Last::Sparse(map);
+                self.insert(key, slot)
+            }
+            Last::Sparse(map) => map.insert(key, slot),
+        }
+    }
+
+    fn for_each(&mut self, mut f: impl FnMut(&mut u32)) {
+        match self {
+            Last::Dense { slots, .. } => slots.iter_mut().filter(|s| **s != ABSENT).for_each(f),
+            Last::Sparse(map) => map.values_mut().for_each(&mut f),
+        }
     }
 }
 
@@ -207,6 +260,24 @@ mod tests {
         assert_eq!(mrc.misses(1), 7);
         assert_eq!(mrc.misses(3), 4);
         assert_eq!(mrc.steps(), [(1, 7), (3, 4)]);
+    }
+
+    #[test]
+    fn sparse_keys_leave_the_array_with_their_slots() {
+        // Pages 0..100 go to the array; a key far beyond its limit moves them to a map, and
+        // the distances carry on as before: 5 pages used since page 3's last access.
+        let mut sd = StackDistances::with_pages(10);
+        for k in 0..100 {
+            sd.access(k);
+        }
+        assert!(matches!(sd.last, Last::Dense { .. }));
+        assert_eq!(sd.access(1 << 40), None);
+        assert!(matches!(sd.last, Last::Sparse(_)));
+        for k in [96, 97, 98, 99] {
+            sd.access(k);
+        }
+        assert_eq!(sd.access(95), Some(6));
+        assert_eq!(sd.access(1 << 40), Some(6));
     }
 
     #[test]
