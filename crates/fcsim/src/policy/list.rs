@@ -5,7 +5,7 @@
 //! after eviction) live in the same arena and index, told apart by their tag.
 //!
 //! The index is an open-addressing table (8 bytes a slot: 32 hash bits and a node number, at
-//! most half full): linear probing from a Fibonacci hash of the key, and backward-shift deletion
+//! most half full, or a quarter for small caches): linear probing from a Fibonacci hash of the key, and backward-shift deletion
 //! (Knuth, TAOCP 3, §6.4, Algorithm R), which leaves no tombstones, so a cache that evicts and
 //! inserts forever never rehashes. With the 24-byte node, a cached page costs about 40 bytes.
 
@@ -22,6 +22,9 @@ pub struct Node {
     pub tag: u8,
     pub dirty: bool,
 }
+
+/// Slots of the largest index kept at most a quarter full (8 bytes each: 512 KiB).
+const SMALL_INDEX: usize = 1 << 16;
 
 /// An empty index slot.
 const EMPTY: u64 = u64::MAX;
@@ -44,7 +47,12 @@ fn hash32(key: u64) -> u64 {
 
 impl Index {
     fn with_capacity(n: usize) -> Self {
-        let size = (2 * n.max(4)).next_power_of_two();
+        // At most a quarter full while that takes at most 512 KiB (small caches: shorter probe
+        // runs and deletion shifts, and still in L2), else at most half full (large caches,
+        // whose index would spill out of L2 sooner). Measured: LRU and FIFO at 1% of the 5M
+        // Zipf trace run about 1.2x faster than at half full; 10% is unchanged.
+        let quarter = (4 * n.max(4)).next_power_of_two();
+        let size = if quarter <= SMALL_INDEX { quarter } else { (2 * n.max(4)).next_power_of_two() };
         Index { slots: vec![EMPTY; size], bits: size.trailing_zeros(), len: 0 }
     }
 
