@@ -210,13 +210,15 @@ pub struct Epochs {
     /// Work of each chip in the open epochs, epoch-major, from epoch `first_open`.
     open: VecDeque<u64>,
     first_open: u64,
+    /// Start time and number of the open epoch the latest op ended in (start `u64::MAX`: none).
+    last: (u64, u64),
     /// Rates × 1000 of the closed epochs that had work.
     closed: Histogram,
 }
 
 impl Epochs {
     pub fn new(chips: u32, epoch_ns: u64) -> Self {
-        Epochs { epoch_ns, chips: chips as usize, open: VecDeque::new(), first_open: 0, closed: Histogram::default() }
+        Epochs { epoch_ns, chips: chips as usize, open: VecDeque::new(), first_open: 0, last: (u64::MAX, 0), closed: Histogram::default() }
     }
 
     /// Adds `chip`'s busy interval [start, end), split at epoch boundaries. An op never starts
@@ -228,6 +230,13 @@ impl Epochs {
         }
         if self.open.is_empty() {
             self.first_open = start / self.epoch_ns;
+            self.last = (u64::MAX, 0);
+        }
+        // Most ops fall in the epoch of the op before them: no division then.
+        let (lo, e) = self.last;
+        if start >= lo && end <= lo + self.epoch_ns {
+            self.open[(e - self.first_open) as usize * self.chips + chip as usize] += end - start;
+            return;
         }
         while start < end {
             let e = start / self.epoch_ns;
@@ -237,6 +246,9 @@ impl Epochs {
                 self.open.resize((i / self.chips + 1) * self.chips, 0);
             }
             self.open[i] += stop - start;
+            if e >= self.first_open {
+                self.last = (e * self.epoch_ns, e);
+            }
             start = stop;
         }
     }
@@ -252,6 +264,9 @@ impl Epochs {
     /// Closes the open epochs before `until`.
     fn close(&mut self, until: u64) {
         while self.first_open < until && !self.open.is_empty() {
+            if self.last.1 == self.first_open {
+                self.last = (u64::MAX, 0);
+            }
             let (sum, max) = self.open.drain(..self.chips).fold((0, 0), |(s, m), w| (s + w, m.max(w)));
             if sum > 0 {
                 self.closed.record((max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64);
