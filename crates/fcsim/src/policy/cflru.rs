@@ -9,7 +9,7 @@
 //! Vague in the paper, chosen here: the window is rounded to whole pages, at least one. Finding
 //! the victim scans the window: O(window) per eviction.
 
-use super::window::{first_clean, window_param, Candidate, WindowLru};
+use super::window::{window_param, Candidate, ChipMemo, WindowLru};
 use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
@@ -26,8 +26,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     },
 };
 
-fn choose(c: &[Candidate], _: Option<&dyn DeviceView>, _: u64) -> usize {
-    first_clean(c).unwrap_or(0)
+/// A window of dirty pages gives up its LRU page.
+fn choose(_: &[Candidate], _: Option<&dyn DeviceView>, _: u64, _: &mut ChipMemo) -> usize {
+    0
 }
 
 #[cfg(test)]

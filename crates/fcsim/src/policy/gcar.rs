@@ -11,7 +11,7 @@
 //! CFLRU's search for a clean one does); a chip is "in GC" while a GC job is queued or running on
 //! it. With no device (no view) GCaR-CFLRU is CFLRU.
 
-use super::window::{first_clean, window_param, Candidate, WindowLru};
+use super::window::{window_param, Candidate, ChipMemo, WindowLru};
 use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
@@ -28,8 +28,16 @@ pub const INFO: PolicyInfo = PolicyInfo {
     },
 };
 
-fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
-    first_clean(c).or_else(|| view.and_then(|v| c.iter().position(|x| !v.in_gc(v.chip_of(x.key), t)))).unwrap_or(0)
+/// A window of dirty pages gives up its first page whose chip is not collecting, else its LRU
+/// page.
+fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64, memo: &mut ChipMemo) -> usize {
+    let Some(v) = view else { return 0 };
+    c.iter()
+        .position(|x| {
+            let chip = v.chip_of(x.key);
+            memo.get(chip, || u64::from(v.in_gc(chip, t))) == 0
+        })
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

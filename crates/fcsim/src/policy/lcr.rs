@@ -13,7 +13,7 @@
 //! two differ only in the dirty victim. With no device (no view) every chip's load is 0, so the
 //! dirty victim is the LRU page: LCR is CFLRU.
 
-use super::window::{first_clean, window_param, Candidate, WindowLru};
+use super::window::{window_param, Candidate, ChipMemo, WindowLru};
 use super::{Policy, PolicyInfo, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::Result;
@@ -30,15 +30,14 @@ pub const INFO: PolicyInfo = PolicyInfo {
     },
 };
 
-/// Alg. 1, Select_Victim_Block.
-fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64) -> usize {
-    if let Some(i) = first_clean(c) {
-        return i;
-    }
+/// Alg. 1, Select_Victim_Block, for a destaging region of dirty pages (its first clean page,
+/// if any, has gone already: see [`super::window`]).
+fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64, memo: &mut ChipMemo) -> usize {
     let Some(v) = view else { return 0 };
     let mut best = (u64::MAX, 0);
     for (i, x) in c.iter().enumerate() {
-        let l = v.l_chip(v.chip_of(x.key), t);
+        let chip = v.chip_of(x.key);
+        let l = memo.get(chip, || v.l_chip(chip, t));
         if l < best.0 {
             best = (l, i);
         }

@@ -1,24 +1,50 @@
 //! The machinery CFLRU, GCaR-CFLRU and LCR share: one LRU list whose last `window` pages (the
-//! clean-first region of CFLRU, the destaging region of LCR) are the eviction candidates, and a
-//! rule that picks the victim among them. Each policy is its own file with its rule; this file
-//! implements [`Policy`] for all three.
+//! clean-first region of CFLRU, the destaging region of LCR) are the eviction candidates. All
+//! three evict the first clean page of the window from the LRU end; when the window holds only
+//! dirty pages, each policy's rule picks one. Each policy is its own file with its rule; this
+//! file implements [`Policy`] for all three. The walk stops at the first clean page, and a rule
+//! asks the device about each chip at most once per eviction ([`ChipMemo`]).
 
 use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::{Error, Result};
 
-/// A candidate for eviction, seen from the LRU end.
+/// A dirty candidate for eviction, seen from the LRU end.
 #[derive(Debug, Clone, Copy)]
 pub struct Candidate {
     pub node: u32,
     pub key: u64,
-    pub dirty: bool,
 }
 
-/// A victim rule: given the window's pages from the LRU end, the device view (if the tier sits
-/// on a device) and the request's arrival time, the index of the victim among them.
-pub type Rule = fn(&[Candidate], Option<&dyn DeviceView>, u64) -> usize;
+/// A victim rule for a window of dirty pages: given them from the LRU end, the device view (if
+/// the tier sits on a device), the request's arrival time and a per-chip memo, the index of the
+/// victim among them.
+pub type Rule = fn(&[Candidate], Option<&dyn DeviceView>, u64, &mut ChipMemo) -> usize;
+
+/// One value per chip, computed at most once per eviction: a window of hundreds of pages spans
+/// far fewer chips, and each chip's load is one device query.
+#[derive(Debug, Default)]
+pub struct ChipMemo(Vec<u64>);
+
+const UNSET: u64 = u64::MAX;
+
+impl ChipMemo {
+    fn reset(&mut self, chips: u32) {
+        self.0.clear();
+        self.0.resize(chips as usize, UNSET);
+    }
+
+    /// `chip`'s value, from `f` the first time it is asked for since the last reset.
+    #[inline]
+    pub fn get(&mut self, chip: u32, f: impl FnOnce() -> u64) -> u64 {
+        let v = &mut self.0[chip as usize];
+        if *v == UNSET {
+            *v = f();
+        }
+        *v
+    }
+}
 
 #[derive(Debug)]
 pub struct WindowLru {
@@ -29,6 +55,7 @@ pub struct WindowLru {
     /// Pages in the window, at least 1.
     window: usize,
     candidates: Vec<Candidate>,
+    memo: ChipMemo,
 }
 
 /// Reads `POLICY.window`, a fraction of the cache in (0, 1].
@@ -52,6 +79,7 @@ impl WindowLru {
             capacity,
             window,
             candidates: Vec::with_capacity(window),
+            memo: ChipMemo::default(),
         }
     }
 
@@ -65,16 +93,26 @@ impl WindowLru {
         }
         if self.list.len() >= self.capacity {
             self.candidates.clear();
+            let mut clean = None;
             let mut cur = self.list.back();
             while let Some(i) = cur {
                 if self.candidates.len() == self.window {
                     break;
                 }
                 let n = self.arena.node(i);
-                self.candidates.push(Candidate { node: i, key: n.key, dirty: n.dirty });
+                if !n.dirty {
+                    clean = Some(i);
+                    break;
+                }
+                self.candidates.push(Candidate { node: i, key: n.key });
                 cur = self.list.prev(&self.arena, i);
             }
-            let v = self.candidates[(self.rule)(&self.candidates, view, a.time)].node;
+            let v = clean.unwrap_or_else(|| {
+                if let Some(view) = view {
+                    self.memo.reset(view.chips());
+                }
+                self.candidates[(self.rule)(&self.candidates, view, a.time, &mut self.memo)].node
+            });
             self.list.unlink(&mut self.arena, v);
             let n = self.arena.release(v);
             evicted.push(Evicted { key: n.key, dirty: n.dirty });
@@ -107,9 +145,4 @@ impl Policy for WindowLru {
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
         each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
     }
-}
-
-/// The first clean candidate from the LRU end, if any.
-pub fn first_clean(c: &[Candidate]) -> Option<usize> {
-    c.iter().position(|c| !c.dirty)
 }
