@@ -199,6 +199,7 @@ def test_reproduce_lcr(tmp_path: Path) -> None:
     text = summary.read_text()
     for part in ("## Load", "(LCR Fig. 5-7)", "## Window size", "## Cache size", "### Why LCR"):
         assert part in text
+    assert "fcsim reproduce lcr" in (tmp_path / "README.md").read_text()
     for png in ("response_mean", "response_std", "hit_ratio", "load_balance", "window", "cache_size"):
         assert (tmp_path / f"{png}.png").stat().st_size > 10_000
     df = pd.read_parquet(tmp_path / "results.parquet")

@@ -43,6 +43,13 @@ def reproduce(
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     (out / "experiment.toml").write_text(sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
+    (out / "README.md").write_text(
+        f"# fcsim reproduce {paper}\n\nMade by `{command}` (from the repository root, after `make demo`:\n"
+        f"`.venv/bin/fcsim reproduce {paper}`). The grid is `experiment.toml` (a copy of the one shipped\n"
+        f"in `python/fcsim/experiments/{paper}.toml`); `results.parquet` holds every result row; the\n"
+        "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
+        "points in `results.parquet`; delete it to rerun everything.\n"
+    )
     return {"larc": larc_report, "gasa": gasa_report, "lcr": lcr_report}[paper](df, out, command)
 
 
