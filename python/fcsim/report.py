@@ -319,6 +319,14 @@ def gasa_report(df: pd.DataFrame, out: Path, command: str) -> Path:
 
 LCR_POLICIES = ("lru", "cflru", "gcar-cflru", "lcr")
 LCR_DEFAULT_WINDOW = "0.1"
+LCR_SIZE = 1024  # pages: the buffer of Fig. 5-8 in lcr.toml
+
+
+def _swept(rows: pd.DataFrame, varied: pd.Series) -> pd.DataFrame:
+    """The rows of every (trace, load) in which an axis was swept (``varied``: rows off its main
+    value), main value included."""
+    keys = set(zip(rows.loc[varied, "trace"], rows.loc[varied, "load"], strict=True))
+    return rows[[k in keys for k in zip(rows["trace"], rows["load"], strict=True)]]
 
 
 def _load(r: pd.Series) -> str:
@@ -341,7 +349,7 @@ def _bars(df: pd.DataFrame, metric: str, ylabel: str, path: Path, normalise: boo
         for trace, load in groups:
             g = df[(df["trace"] == trace) & (df["load"] == load)].set_index("policy")[metric]
             ys.append(g[policy] / g["lru"] if normalise else g[policy])
-        xs = [j + (i - 1.5) * width for j in range(len(groups))]
+        xs = [j + (i - (len(LCR_POLICIES) - 1) / 2) * width for j in range(len(groups))]
         ax.bar(xs, ys, width, label=policy.upper())
     ax.set_xticks(range(len(groups)))
     labels = [f"{t.split('.')[0][:18]}\n{load}" for t, load in groups]
@@ -395,7 +403,7 @@ def lcr_report(df: pd.DataFrame, out: Path, command: str) -> Path:
     df["write_share"] = df["writes"] / df["accesses"]
     fresh = df[df["device_fill"].astype(float) == 0]
     df = df[df["device_fill"].astype(float) > 0]
-    main = df[(df["size_pages"] == 1024) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
+    main = df[(df["size_pages"] == LCR_SIZE) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
     main = main[main["policy"].isin(LCR_POLICIES)]
     _bars(main, "resp_mean_us", "mean response time (normalised to LRU)", out / "response_mean.png", True)
     _bars(
@@ -410,11 +418,9 @@ def lcr_report(df: pd.DataFrame, out: Path, command: str) -> Path:
         out / "load_balance.png",
         False,
     )
-    win = df[(df["policy"] == "lcr") & (df["size_pages"] == 1024)]
-    win = win[win["trace"].isin(set(win.loc[win["window"] != LCR_DEFAULT_WINDOW, "trace"]))]
-    win = win[win["window"] != ""].assign(w=lambda d: d["window"].astype(float))
-    loads = win[win["window"] != LCR_DEFAULT_WINDOW].groupby("trace")["load"].first()
-    win = win[win["load"] == win["trace"].map(loads)]
+    swept_window = df[(df["policy"] == "lcr") & (df["size_pages"] == LCR_SIZE)]
+    win = _swept(swept_window, swept_window["window"] != LCR_DEFAULT_WINDOW)
+    win = win.assign(w=win["window"].astype(float))
     _lines(
         win,
         "w",
@@ -423,13 +429,9 @@ def lcr_report(df: pd.DataFrame, out: Path, command: str) -> Path:
         out / "window.png",
         False,
     )
-    sizes = df[df["window"].isin(["", LCR_DEFAULT_WINDOW])]
-    size_traces = set(sizes.loc[sizes["size_pages"] != 1024, "trace"])
-    sizes = sizes[sizes["trace"].isin(size_traces)]
-    size_loads = sizes[sizes["size_pages"] != 1024].groupby("trace")["load"].first()
-    sizes = sizes[sizes["load"] == sizes["trace"].map(size_loads)].assign(
-        mib=lambda d: d["size_pages"] * 4 / 1024
-    )
+    default_window = df[df["window"].isin(["", LCR_DEFAULT_WINDOW])]
+    sizes = _swept(default_window, default_window["size_pages"] != LCR_SIZE)
+    sizes = sizes.assign(mib=sizes["size_pages"] * sizes["page_size"] / 2**20)
     _lines(
         sizes,
         "mib",
