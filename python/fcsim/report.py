@@ -119,40 +119,40 @@ def larc_report(df: pd.DataFrame, out: Path, command: str) -> Path:
     read_dom = [t for t in dict.fromkeys(df["trace"]) if t in READ_DOMINANT]
     mixed = [t for t in dict.fromkeys(df["trace"]) if t not in READ_DOMINANT]
 
-    def rng(trace: str, metric: str, other: str) -> tuple[float, float]:
-        t = piv.loc[trace]
-        r = (t[(metric, "larc")] / t[(metric, other)] - 1) * 100
-        return float(r.min()), float(r.max())
+    def vs_lru_arc(title: str, claim: list[str], metric: str) -> list[str]:
+        rows = [
+            f"## {title}",
+            "",
+            *claim,
+            "",
+            "| trace | kind | LARC vs LRU, over sizes | LARC vs ARC, over sizes |",
+        ]
+        rows.append("|---|---|---:|---:|")
+        for trace in read_dom + mixed:
+            kind = "read-dominant" if trace in read_dom else "mixed"
+            cells = [_range(piv, trace, metric, "larc", other) for other in ("lru", "arc")]
+            rows.append(
+                f"| {trace} | {kind} | " + " | ".join(f"{lo:+.1f}% … {hi:+.1f}%" for lo, hi in cells) + " |"
+            )
+        return rows
 
-    lines += [
-        "## Hit rate",
-        "",
-        "Slides: websearch +9 to +277% vs LRU and +5 to +31% vs ARC; ads +4 to +190% vs LRU and",
-        "+2 to +17% vs ARC; webvm +14 to +22% vs LRU; homes marginal.",
-        "",
-        "| trace | kind | LARC vs LRU, over sizes | LARC vs ARC, over sizes |",
-        "|---|---|---:|---:|",
-    ]
-    for trace in read_dom + mixed:
-        lo, hi = rng(trace, "hit_ratio", "lru")
-        alo, ahi = rng(trace, "hit_ratio", "arc")
-        kind = "read-dominant" if trace in read_dom else "mixed"
-        lines.append(f"| {trace} | {kind} | {lo:+.1f}% … {hi:+.1f}% | {alo:+.1f}% … {ahi:+.1f}% |")
-    lines += [
-        "",
-        "## SSD writes",
-        "",
-        "Slides, LARC vs LRU: websearch -60 to -94%, ads -40 to -93%, webvm -16 to -25%, homes",
-        "-11 to -40%.",
-        "",
-        "| trace | kind | LARC vs LRU, over sizes | LARC vs ARC, over sizes |",
-        "|---|---|---:|---:|",
-    ]
-    for trace in read_dom + mixed:
-        lo, hi = rng(trace, "cache_writes", "lru")
-        alo, ahi = rng(trace, "cache_writes", "arc")
-        kind = "read-dominant" if trace in read_dom else "mixed"
-        lines.append(f"| {trace} | {kind} | {lo:+.1f}% … {hi:+.1f}% | {alo:+.1f}% … {ahi:+.1f}% |")
+    lines += vs_lru_arc(
+        "Hit rate",
+        [
+            "Slides: websearch +9 to +277% vs LRU and +5 to +31% vs ARC; ads +4 to +190% vs LRU and",
+            "+2 to +17% vs ARC; webvm +14 to +22% vs LRU; homes marginal.",
+        ],
+        "hit_ratio",
+    )
+    lines.append("")
+    lines += vs_lru_arc(
+        "SSD writes",
+        [
+            "Slides, LARC vs LRU: websearch -60 to -94%, ads -40 to -93%, webvm -16 to -25%, homes",
+            "-11 to -40%.",
+        ],
+        "cache_writes",
+    )
     lines += [
         "",
         "## On each read-dominant trace at 1%, 5% and 10%: LARC's hit ratio ≥ LRU's, SSD writes ≤ LRU's",

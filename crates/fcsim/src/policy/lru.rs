@@ -4,7 +4,7 @@
 //! most recently used at the front; a hit moves the page to the front; a miss admits the page at
 //! the front after evicting the back if the cache is full. Every miss is admitted.
 
-use super::list::{each_dirty, touch, Arena, List};
+use super::list::{each_dirty, take, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -56,9 +56,7 @@ impl Policy for Lru {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        self.list.unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        take(&mut self.arena, std::slice::from_mut(&mut self.list), key).map(|n| n.dirty)
     }
 
     fn len(&self) -> usize {

@@ -11,7 +11,7 @@
 //! matters once a page is dirty); every miss is admitted. Finding a victim takes at most one pass
 //! over the list plus one page.
 
-use super::list::{each_dirty, Arena, List};
+use super::list::{each_dirty, take, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
 use crate::error::Result;
 
@@ -69,9 +69,7 @@ impl Policy for LruWsr {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        self.list.unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        take(&mut self.arena, std::slice::from_mut(&mut self.list), key).map(|n| n.dirty)
     }
 
     fn len(&self) -> usize {

@@ -5,7 +5,7 @@
 //! file implements [`Policy`] for all three. The walk stops at the first clean page, and a rule
 //! asks the device about each chip at most once per eviction ([`ChipMemo`]).
 
-use super::list::{each_dirty, touch, Arena, List};
+use super::list::{each_dirty, take, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyParams};
 use crate::device::DeviceView;
 use crate::error::{Error, Result};
@@ -133,9 +133,7 @@ impl Policy for WindowLru {
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
-        let i = self.arena.get(key)?;
-        self.list.unlink(&mut self.arena, i);
-        Some(self.arena.release(i).dirty)
+        take(&mut self.arena, std::slice::from_mut(&mut self.list), key).map(|n| n.dirty)
     }
 
     fn len(&self) -> usize {
