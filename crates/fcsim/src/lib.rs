@@ -1,6 +1,22 @@
 //! # fcsim — FlashCacheSim core
 //!
-//! A trace-driven simulator of caches on and in front of NAND flash. Data flows one way:
+//! A trace-driven simulator of caches on and in front of NAND flash. Data flows one way, and the
+//! modules are layered so that each uses only the ones above it in this list (a test,
+//! `tests/layers.rs`, fails on an import that points up or on a cycle):
+//!
+//! ```text
+//! leaves   error · params (key=value with used-value tracking) · size · histogram
+//!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
+//! trace    a reader per format → HostRequests; synth; .fct; info; convert
+//! policy   one replacement policy per file + the registry (sees the device only as a view)
+//! device   flash (geometry, FTL, GC, per-chip timing), disk; the Backing/Store boundary
+//! stack    cache tiers over what is below them: write modes, the flash cache over a disk
+//! sim      the one loop: requests → pages → tier → device, counters and response times
+//! mrc      miss-ratio curves
+//! metrics  the result row, from the stack's counters and the device's statistics
+//! config   SimConfig: what one run is
+//! run      assembles a SimConfig into policy + stack + device, runs the loop, builds the row
+//! ```
 //!
 //! 1. [`trace`]: a reader per format turns a trace file (plain, gzip, zstd or xz) into
 //!    [`request::HostRequest`]s — time in ns, byte offset and length, op, volume. fcsim's own
@@ -8,32 +24,38 @@
 //!    synthetic traces.
 //! 2. [`request::PageSplitter`]: a host request becomes the page accesses it touches.
 //! 3. [`stack::Tier`]: a [`policy::Policy`] (picked by name from [`policy::POLICIES`]) decides
-//!    hits, admissions and victims; the tier is write-back and write-allocate and counts what
-//!    reaches the backing store.
+//!    hits, admissions and victims; the tier applies its write mode and counts what reaches
+//!    the store below it.
 //! 4. [`device`]: optionally, a flash SSD behind the tier (geometry, page-mapped FTL, GC,
 //!    per-chip timing): read misses and write-backs become flash ops with completion times.
-//! 5. [`metrics`]: counters, device statistics and response times become one
-//!    [`metrics::ResultRow`] per (trace, configuration).
+//! 5. [`sim`]: the one loop that drives these stages; [`metrics`] turns what it leaves
+//!    (counters, device statistics, response times) into one [`metrics::ResultRow`] per
+//!    (trace, configuration).
 //!
-//! [`mrc`] computes exact LRU miss-ratio curves for all sizes in one pass.
-//!
-//! [`sim::simulate`] is the one loop that drives these stages. Configuration is validated
-//! ([`config`]) before the first request; every failure is an [`error::Error`] that names the
-//! file and line, or the option, that caused it.
+//! [`run::simulate`] assembles a [`config::SimConfig`], validated before the first request,
+//! and runs it; every failure is an [`error::Error`] that names the file and line, or the
+//! option, that caused it. [`mrc`] computes exact LRU miss-ratio curves for all sizes in one
+//! pass.
 
 pub mod config;
 pub mod device;
 pub mod error;
+pub mod histogram;
 pub mod metrics;
 pub mod mrc;
+pub mod params;
 pub mod policy;
 pub mod request;
+pub mod run;
 pub mod sim;
+pub mod size;
 pub mod stack;
 pub mod trace;
+pub mod view;
 
-pub use config::{SimConfig, SizeSpec};
+pub use config::SimConfig;
 pub use error::{Error, Result};
 pub use metrics::{ResultRow, Value};
-pub use sim::simulate;
+pub use run::simulate;
+pub use size::SizeSpec;
 pub use trace::TraceOptions;

@@ -1,5 +1,8 @@
-//! Counters of a run and the result row (column names are part of fcsim's interface; see
+//! The result row of a run (column names are part of fcsim's interface; see
 //! DESIGN.md). A column that does not apply to the run is null.
+
+use crate::histogram::Histogram;
+use crate::stack::{Counters, SsdCacheStats};
 
 /// A value of a result row cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -10,127 +13,6 @@ pub enum Value {
     Str(String),
     /// Per-chip values (busy time of each chip).
     List(Vec<f64>),
-}
-
-/// Counters of one cache tier, in page accesses.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counters {
-    pub requests: u64,
-    /// Read and write page accesses (trims are not accesses).
-    pub accesses: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub trims: u64,
-    pub hits: u64,
-    pub read_hits: u64,
-    pub write_hits: u64,
-    /// Hits on a page that was dirty (the rest hit clean pages; GASA Fig. 11).
-    pub read_hits_dirty: u64,
-    pub write_hits_dirty: u64,
-    pub insertions: u64,
-    pub evictions: u64,
-    pub dirty_evictions: u64,
-    /// Pages read from the backing store (read misses).
-    pub backing_reads: u64,
-    /// Pages written to the backing store: dirty evictions, writes not admitted, and the dirty
-    /// pages flushed at the end.
-    pub backing_writes: u64,
-    /// Dirty pages flushed at the end of the run (included in `backing_writes`).
-    pub flushed: u64,
-    /// Cached pages invalidated by write-around writes.
-    pub invalidations: u64,
-}
-
-/// Response-time histogram: exact below 128 ns, then 128 linear buckets per power of two, so a
-/// quantile is within 0.8% of the true value; mean, standard deviation and max are exact.
-/// Fixed size (58 × 128 counters); recording allocates nothing.
-#[derive(Debug, Clone)]
-pub struct Histogram {
-    counts: Vec<u64>,
-    n: u64,
-    sum: f64,
-    sum_sq: f64,
-    max: u64,
-}
-
-const SUB_BITS: u32 = 7;
-const SUB: u64 = 1 << SUB_BITS;
-
-impl Default for Histogram {
-    fn default() -> Self {
-        Histogram { counts: vec![0; ((64 - SUB_BITS + 1) as usize) << SUB_BITS], n: 0, sum: 0.0, sum_sq: 0.0, max: 0 }
-    }
-}
-
-impl Histogram {
-    #[inline]
-    fn bucket(v: u64) -> usize {
-        if v < SUB {
-            return v as usize;
-        }
-        let e = 63 - v.leading_zeros(); // ≥ SUB_BITS
-        let shift = e - SUB_BITS;
-        (((shift + 1) as usize) << SUB_BITS) | ((v >> shift) & (SUB - 1)) as usize
-    }
-
-    /// The smallest value of bucket `b` and its width.
-    fn bounds(b: usize) -> (u64, u64) {
-        let (major, minor) = ((b >> SUB_BITS) as u32, (b as u64) & (SUB - 1));
-        if major == 0 {
-            return (minor, 1);
-        }
-        let shift = major - 1;
-        ((SUB | minor) << shift, 1 << shift)
-    }
-
-    #[inline]
-    pub fn record(&mut self, v: u64) {
-        self.counts[Self::bucket(v)] += 1;
-        self.n += 1;
-        let f = v as f64;
-        self.sum += f;
-        self.sum_sq += f * f;
-        self.max = self.max.max(v);
-    }
-
-    pub fn count(&self) -> u64 {
-        self.n
-    }
-
-    pub fn mean(&self) -> Option<f64> {
-        (self.n > 0).then(|| self.sum / self.n as f64)
-    }
-
-    /// Population standard deviation.
-    pub fn std(&self) -> Option<f64> {
-        let m = self.mean()?;
-        Some((self.sum_sq / self.n as f64 - m * m).max(0.0).sqrt())
-    }
-
-    pub fn max(&self) -> Option<u64> {
-        (self.n > 0).then_some(self.max)
-    }
-
-    /// The `q` quantile (nearest rank), as the midpoint of its bucket, capped at the max; the
-    /// top rank is the exact max.
-    pub fn quantile(&self, q: f64) -> Option<f64> {
-        if self.n == 0 {
-            return None;
-        }
-        let rank = ((q * self.n as f64).ceil() as u64).clamp(1, self.n);
-        if rank == self.n {
-            return Some(self.max as f64);
-        }
-        let mut seen = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                let (lo, w) = Self::bounds(b);
-                return Some((lo as f64 + (w - 1) as f64 / 2.0).min(self.max as f64));
-            }
-        }
-        None
-    }
 }
 
 /// What the device did during the measured run.
@@ -164,7 +46,7 @@ pub struct DeviceRow {
 #[derive(Debug, Clone, Default)]
 pub struct SsdRow {
     pub write_mode: &'static str,
-    pub stats: crate::device::SsdCacheStats,
+    pub stats: SsdCacheStats,
     pub disk_reads: u64,
     pub disk_writes: u64,
     pub disk_busy_ns: u64,
@@ -336,37 +218,5 @@ impl ResultRow {
             }
         }
         v
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn histogram_quantiles_within_a_bucket() {
-        let mut h = Histogram::default();
-        for v in 1..=100_000u64 {
-            h.record(v * 1000);
-        }
-        assert_eq!(h.count(), 100_000);
-        assert!((h.mean().unwrap() - 50_000_500.0).abs() < 1e-3);
-        for (q, exact) in [(0.5, 50_000_000.0), (0.99, 99_000_000.0), (0.999, 99_900_000.0)] {
-            let got = h.quantile(q).unwrap();
-            assert!((got - exact).abs() / exact < 0.008, "q{q}: {got} vs {exact}");
-        }
-        assert_eq!(h.quantile(1.0).unwrap(), 100_000_000.0);
-        assert_eq!(h.max(), Some(100_000_000));
-        // Small values are exact.
-        let mut h = Histogram::default();
-        for v in [3, 3, 7] {
-            h.record(v);
-        }
-        assert_eq!((h.quantile(0.5), h.quantile(1.0)), (Some(3.0), Some(7.0)));
-        // Every bucket's bounds contain the values it holds.
-        for v in [127u64, 128, 129, 255, 256, 1 << 20, (1 << 20) + 12345, u64::MAX / 3] {
-            let (lo, w) = Histogram::bounds(Histogram::bucket(v));
-            assert!(lo <= v && v - lo < w, "{v}: [{lo}, +{w})");
-        }
     }
 }

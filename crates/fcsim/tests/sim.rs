@@ -2,10 +2,9 @@
 //! kit run over every registered policy, and trace conversion round trips.
 
 use fcsim::device::no_device;
-use fcsim::metrics::Counters;
 use fcsim::policy::{self, POLICIES};
 use fcsim::request::{Op, NEVER};
-use fcsim::stack::Tier;
+use fcsim::stack::{Counters, Tier};
 use fcsim::trace::{self, convert, fct, TraceOptions};
 use fcsim::{simulate, SimConfig, SizeSpec};
 use proptest::prelude::*;

@@ -16,9 +16,9 @@
 //! its open block (so a small device, such as a flash cache, keeps its spare space usable).
 
 use super::geometry::Geometry;
-use crate::config::SizeSpec;
 use crate::error::{Error, Result};
-use crate::policy::{PolicyParams, UsedParams};
+use crate::params::{Params, UsedParams};
+use crate::size::SizeSpec;
 use std::collections::BTreeMap;
 
 /// Garbage-collection victim selection.
@@ -196,7 +196,7 @@ pub fn preset_by_name(name: &str) -> Result<&'static Preset> {
     })
 }
 
-fn us(p: &mut PolicyParams, key: &str, default: f64) -> Result<u64> {
+fn us(p: &mut Params, key: &str, default: f64) -> Result<u64> {
     let v: f64 = p.take("device", key, default, "a latency in microseconds (>= 0)")?;
     if !(v >= 0.0 && v.is_finite()) {
         return Err(Error::config(format!("device.{key}={v}: expected a latency in microseconds (>= 0)")));
@@ -204,7 +204,7 @@ fn us(p: &mut PolicyParams, key: &str, default: f64) -> Result<u64> {
     Ok((v * 1000.0).round() as u64)
 }
 
-fn positive(p: &mut PolicyParams, key: &str, default: u32) -> Result<u32> {
+fn positive(p: &mut Params, key: &str, default: u32) -> Result<u32> {
     let v: u32 = p.take("device", key, default, "a positive integer")?;
     if v == 0 {
         return Err(Error::config(format!("device.{key}=0: expected a positive integer")));
@@ -212,7 +212,7 @@ fn positive(p: &mut PolicyParams, key: &str, default: u32) -> Result<u32> {
     Ok(v)
 }
 
-fn choice<T: Copy>(p: &mut PolicyParams, key: &str, default: &str, options: &[(&str, T)]) -> Result<T> {
+fn choice<T: Copy>(p: &mut Params, key: &str, default: &str, options: &[(&str, T)]) -> Result<T> {
     let names: Vec<&str> = options.iter().map(|(n, _)| *n).collect();
     let s: String = p.take("device", key, default.to_string(), "")?;
     options
@@ -244,7 +244,7 @@ impl DeviceConfig {
                 )));
             }
         }
-        let mut p = PolicyParams::new(given);
+        let mut p = Params::new(given);
         let channels = positive(&mut p, "channels", 1)?;
         let chips_per_channel = positive(&mut p, "chips_per_channel", 1)?;
         let dies = positive(&mut p, "dies", 1)?;
@@ -330,7 +330,7 @@ impl DeviceConfig {
                  {gc_reserve_blocks} free block(s) for GC and one open: raise device.op ({op}) or lower device.gc_threshold ({gc_threshold})"
             )));
         }
-        let used = p.finish_section("device", &param_names())?;
+        let used = p.finish("device", &param_names())?;
         let cfg = DeviceConfig {
             preset: preset.name.to_string(),
             geometry,

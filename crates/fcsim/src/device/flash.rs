@@ -18,9 +18,9 @@
 
 use super::config::{DeviceConfig, Fill, Placement};
 use super::ftl::{Ftl, FtlStats};
-use super::timing::{ChipLoad, Epochs, OpKind, Timing};
-use super::DeviceView;
+use super::timing::{Epochs, OpKind, Timing};
 use crate::error::{Error, Result};
+use crate::view::{ChipLoad, DeviceView};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

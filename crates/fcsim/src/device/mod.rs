@@ -1,52 +1,30 @@
 //! Device models behind a cache tier: a flash SSD (geometry, page-mapped FTL, GC, per-chip
-//! timing), a disk, a flash cache over a disk, and none.
+//! timing), a disk, and none.
 //!
-//! A cache tier drives the device behind it through [`Backing`], in trace page keys: it submits
+//! A cache tier drives what is below it through [`Backing`], in trace page keys: it submits
 //! reads and programs with their arrival times, and each returns its completion time. Hits do
-//! not touch the device. Flash-aware policies see the device only through [`DeviceView`], a
-//! read-only view (chip of a page, chip load, chip in GC).
+//! not touch the device. Flash-aware policies see the device only through
+//! [`crate::view::DeviceView`], a read-only view (chip of a page, chip load, chip in GC), which
+//! [`Flash`] implements. A flash cache over a disk (the SSD as a cache tier's medium) is a cache
+//! semantics over two devices, so it lives in [`crate::stack`].
 
 pub mod config;
 mod disk;
 mod flash;
 pub mod ftl;
 pub mod geometry;
-mod ssdcache;
 pub mod timing;
 
 pub use config::{DeviceConfig, PRESETS};
 pub use disk::Disk;
 pub use flash::Flash;
-pub use ssdcache::{SsdCache, SsdCacheStats, WriteMode};
-pub use timing::ChipLoad;
 
 use crate::error::Result;
-
-/// What a flash-aware policy may ask of the device at eviction time. Pages are the keys the
-/// policy sees (trace page keys); `t` is the current request's arrival time.
-pub trait DeviceView {
-    fn chips(&self) -> u32;
-    /// The chip holding `page` (where its next program goes under static placement). Every page
-    /// a tier admitted has its place on the device; a page the device never saw reports chip 0.
-    fn chip_of(&self, page: u64) -> u32;
-    /// Host reads and writes and GC jobs queued or running on `chip` at `t`.
-    fn load(&self, chip: u32, t: u64) -> ChipLoad;
-    fn read_ns(&self) -> u64;
-    fn write_ns(&self) -> u64;
-    /// L_chip = N_R·T_read + N_W·T_write + P·T_gc (LCR eq. 2), in ns.
-    fn l_chip(&self, chip: u32, t: u64) -> u64 {
-        let l = self.load(chip, t);
-        l.reads * self.read_ns() + l.writes * self.write_ns() + if l.gc { l.gc_ns } else { 0 }
-    }
-    /// A GC job is queued or running on `chip` at `t` (the GCaR notion of a chip in GC).
-    fn in_gc(&self, chip: u32, t: u64) -> bool {
-        self.load(chip, t).gc
-    }
-}
+use crate::view::DeviceView;
 
 /// What a cache tier's events cost below it; each returns the completion time of the page, in
 /// ns. Two semantics implement it: [`Buffer`] (a DRAM buffer over a page [`Store`]: an SSD, the
-/// next tier, or nothing) and [`SsdCache`] (a flash cache whose medium is an SSD, over a disk).
+/// next tier, or nothing) and [`crate::stack::SsdCache`] (a flash cache whose medium is an SSD, over a disk).
 pub trait Backing {
     /// Whether requests get response times (false: no device, nothing is timed).
     const TIMED: bool;

@@ -17,7 +17,8 @@
 //! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
 //! running on this chip at time t" in O(log queue) (LCR eq. 2).
 
-use crate::metrics::Histogram;
+use crate::histogram::Histogram;
+use crate::view::ChipLoad;
 use std::collections::VecDeque;
 
 /// What an op does on its chip.
@@ -49,18 +50,6 @@ struct Chip {
     gcs: u32,
     last_gc: u64,
     pending: VecDeque<Pending>,
-}
-
-/// The load of one chip at an instant (LCR §III.B.1).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ChipLoad {
-    /// Host reads and writes queued or running (N_R, N_W).
-    pub reads: u64,
-    pub writes: u64,
-    /// A GC job is queued or running (P).
-    pub gc: bool,
-    /// Duration of the chip's latest GC job (T_gc: moving its valid pages and erasing).
-    pub gc_ns: u64,
 }
 
 /// The chips and channels of a device.

@@ -18,8 +18,9 @@
 //! - REPLACE with the chosen list empty (possible only at p = c) takes from the other list.
 
 use super::list::{each_dirty, take, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "arc",
@@ -27,7 +28,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Megiddo & Modha, FAST'03, Fig. 4",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Arc::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Arc::new(cap))) },
 };
 
 const T1: u8 = 0;

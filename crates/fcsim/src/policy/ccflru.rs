@@ -15,8 +15,9 @@
 //! evicted on the next pass, before any page still hot).
 
 use super::list::{each_dirty, move_to, take, take_node, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "ccf-lru",
@@ -24,7 +25,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Li et al., IEEE TCE 2009; GASA §II.B Fig. 4",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(CcfLru::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(CcfLru::new(cap))) },
 };
 
 const CL: u8 = 0;

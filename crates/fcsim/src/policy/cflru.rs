@@ -10,9 +10,10 @@
 //! the victim scans the window: O(window) per eviction.
 
 use super::window::{window_param, Candidate, ChipMemo, WindowLru};
-use super::{Policy, PolicyInfo, PolicyParams};
-use crate::device::DeviceView;
+use super::{Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
+use crate::view::DeviceView;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "cflru",
@@ -20,7 +21,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Park et al., CASES'06; GASA §II.B Fig. 2",
     offline: false,
     params: &["window"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "cflru", 0.1)?;
         Ok(Box::new(WindowLru::new(cap, w, choose)))
     },

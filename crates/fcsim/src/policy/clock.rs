@@ -7,8 +7,9 @@
 //! has it lowered by one and goes back to the head; the first page found at 0 is evicted.
 
 use super::list::{each_dirty, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "clock",
@@ -16,7 +17,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Corbató 1968; FIFO-reinsertion as in libCacheSim",
     offline: false,
     params: &["bits"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let bits: u32 = p.take("clock", "bits", 1, "a number of bits from 1 to 16")?;
         if !(1..=16).contains(&bits) {
             return Err(Error::config(format!("clock.bits={bits}: expected 1 to 16")));

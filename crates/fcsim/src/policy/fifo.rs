@@ -7,8 +7,9 @@
 //! amortized.
 
 use super::list::{touch, Arena, NIL};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
@@ -16,7 +17,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "classic; baseline in the LARC slides and the offline-bounds paper",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Fifo::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Fifo::new(cap))) },
 };
 
 #[derive(Debug)]
@@ -141,7 +142,7 @@ mod tests {
         // Capacity 3. Queue (newest first): 1:[1] 2:[2 1] 3:[3 2 1] 1 hit, order kept:[3 2 1]
         // 4 miss evicts the oldest, 1 (LRU would have evicted 2):[4 3 2] 1 miss evicts 2:[1 4 3]
         // 3 hit:[1 4 3] 5 miss evicts 3:[5 1 4]
-        let mut p = (INFO.make)(3, &mut PolicyParams::default()).unwrap();
+        let mut p = (INFO.make)(3, &mut Params::default()).unwrap();
         let t = trace(p.as_mut(), "1 2 3 1 4 1 3 5");
         let hits: Vec<bool> = t.iter().map(|x| x.0).collect();
         assert_eq!(hits, [false, false, false, true, false, false, true, false]);

@@ -19,8 +19,9 @@
 //! hit dirties the page like any write (it stays in ML).
 
 use super::list::{each_dirty, move_to, take, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gasa",
@@ -28,7 +29,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "GASA §III, Fig. 7-8",
     offline: false,
     params: &["gsmin", "gsmax"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let gsmin: f64 = p.take("gasa", "gsmin", 0.1, "a fraction of the buffer")?;
         let gsmax: f64 = p.take("gasa", "gsmax", 1.0, "a fraction of the buffer")?;
         if !(gsmin >= 0.0 && gsmax >= gsmin && gsmax.is_finite()) {

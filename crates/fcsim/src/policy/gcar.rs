@@ -12,9 +12,10 @@
 //! it. With no device (no view) GCaR-CFLRU is CFLRU.
 
 use super::window::{window_param, Candidate, ChipMemo, WindowLru};
-use super::{Policy, PolicyInfo, PolicyParams};
-use crate::device::DeviceView;
+use super::{Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
+use crate::view::DeviceView;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gcar-cflru",
@@ -22,7 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Wu et al., ICS'16; LCR §II.C",
     offline: false,
     params: &["window"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "gcar-cflru", 0.1)?;
         Ok(Box::new(WindowLru::new(cap, w, choose)))
     },

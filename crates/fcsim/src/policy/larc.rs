@@ -20,8 +20,9 @@
 //!   write-back a declined write goes to the disk only.
 
 use super::list::{each_dirty, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "larc",
@@ -29,7 +30,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Huang et al., ACM TOS 12(2) 2016; LARC slides",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Larc::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Larc::new(cap))) },
 };
 
 const Q: u8 = 0;

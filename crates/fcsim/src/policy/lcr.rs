@@ -14,9 +14,10 @@
 //! dirty victim is the LRU page: LCR is CFLRU.
 
 use super::window::{window_param, Candidate, ChipMemo, WindowLru};
-use super::{Policy, PolicyInfo, PolicyParams};
-use crate::device::DeviceView;
+use super::{Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
+use crate::view::DeviceView;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "lcr",
@@ -24,7 +25,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "LCR §III, Alg. 1-3",
     offline: false,
     params: &["window"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "lcr", 0.1)?;
         Ok(Box::new(WindowLru::new(cap, w, choose)))
     },

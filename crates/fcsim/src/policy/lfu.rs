@@ -7,8 +7,9 @@
 //! libCacheSim's LFU does. O(1) per access: one LRU-ordered list per count.
 
 use super::list::{touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 use rustc_hash::FxHashMap;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -17,7 +18,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "classic; baseline in the LARC slides",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lfu::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Lfu::new(cap))) },
 };
 
 #[derive(Debug)]

@@ -25,8 +25,9 @@
 //!   `lirs.q_hit_demotes=true` does, and gives libCacheSim's misses exactly.
 
 use super::list::{Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 use rustc_hash::FxHashSet;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -35,7 +36,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Jiang & Zhang, SIGMETRICS'02, §3-4",
     offline: false,
     params: &["hir", "stack", "q_hit_demotes"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let hir: f64 = p.take("lirs", "hir", 0.01, "a share of the cache in (0, 1)")?;
         let stack: f64 = p.take("lirs", "stack", 2.0, "a multiple of the cache size, ≥ 1")?;
         let q_hit_demotes = p.take("lirs", "q_hit_demotes", false, "true or false")?;

@@ -5,8 +5,9 @@
 //! the front after evicting the back if the cache is full. Every miss is admitted.
 
 use super::list::{each_dirty, take, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "lru",
@@ -14,7 +15,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "classic; baseline in GASA §II, LCR §IV, LARC slides",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap))) },
 };
 
 #[derive(Debug)]

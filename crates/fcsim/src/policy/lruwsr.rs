@@ -12,8 +12,9 @@
 //! over the list plus one page.
 
 use super::list::{each_dirty, take, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "lru-wsr",
@@ -21,7 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Jung et al., IEEE TCE 2008; GASA §II.B Fig. 3",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(LruWsr::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(LruWsr::new(cap))) },
 };
 
 /// `Node::count` holds the cold flag.

@@ -17,8 +17,9 @@
 //! not change the miss count; the heap picks any of them.
 
 use super::list::{touch, Arena};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 use crate::request::NEVER;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -27,7 +28,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Belady 1966; offline-bounds paper §3",
     offline: true,
     params: &["bypass"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let bypass = p.take("min", "bypass", false, "true or false")?;
         Ok(Box::new(Min::new(cap, bypass)))
     },

@@ -29,8 +29,9 @@ mod slru;
 mod twoq;
 mod window;
 
-use crate::device::DeviceView;
 use crate::error::{Error, Result};
+use crate::params::{Params, UsedParams};
+use crate::view::DeviceView;
 use std::collections::BTreeMap;
 
 /// One page access as a policy sees it.
@@ -94,46 +95,6 @@ pub trait Policy: Send {
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64));
 }
 
-/// Policy parameters given by the user (`--set lru.KEY=VALUE`); each policy takes the keys it
-/// knows and [`PolicyParams::finish`] rejects the rest. The values taken are reported in the
-/// result row as `param_<name>`.
-#[derive(Debug, Default)]
-pub struct PolicyParams {
-    given: BTreeMap<String, String>,
-    used: Vec<(String, String)>,
-}
-
-impl PolicyParams {
-    pub fn new(given: BTreeMap<String, String>) -> Self {
-        PolicyParams { given, used: Vec::new() }
-    }
-
-    /// Takes a parameter, parsed, or its default. Both are recorded for the result row.
-    pub fn take<T: std::str::FromStr + std::fmt::Display>(&mut self, policy: &str, key: &str, default: T, what: &str) -> Result<T> {
-        let v = match self.given.remove(key) {
-            None => default,
-            Some(s) => s.parse::<T>().map_err(|_| Error::config(format!("{policy}.{key}={s}: expected {what}")))?,
-        };
-        self.used.push((key.to_string(), v.to_string()));
-        Ok(v)
-    }
-
-    /// Fails on a parameter the policy did not take; returns the parameters used.
-    pub fn finish(self, policy: &PolicyInfo) -> Result<UsedParams> {
-        self.finish_section(policy.name, policy.params)
-    }
-
-    /// Fails on a parameter of `section` (a policy, `device`) that was not taken; returns the
-    /// parameters used.
-    pub fn finish_section(self, section: &str, known: &[&str]) -> Result<UsedParams> {
-        if let Some(k) = self.given.keys().next() {
-            let known = if known.is_empty() { "it takes none".to_string() } else { format!("it takes {}", known.join(", ")) };
-            return Err(Error::config(format!("unknown parameter {section}.{k}: {known}")));
-        }
-        Ok(self.used)
-    }
-}
-
 /// One row of the registry.
 #[derive(Clone, Copy)]
 pub struct PolicyInfo {
@@ -145,7 +106,7 @@ pub struct PolicyInfo {
     pub offline: bool,
     /// Names of its parameters.
     pub params: &'static [&'static str],
-    pub make: fn(usize, &mut PolicyParams) -> Result<Box<dyn Policy>>,
+    pub make: fn(usize, &mut Params) -> Result<Box<dyn Policy>>,
 }
 
 impl std::fmt::Debug for PolicyInfo {
@@ -186,18 +147,15 @@ pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     })
 }
 
-/// A policy's parameters as (name, value) pairs, in the order it took them.
-pub type UsedParams = Vec<(String, String)>;
-
 /// Builds a policy by name with `capacity` pages; returns it with the parameters it used.
 pub fn build(name: &str, capacity: usize, params: BTreeMap<String, String>) -> Result<(Box<dyn Policy>, UsedParams)> {
     let info = policy_by_name(name)?;
     if capacity == 0 {
         return Err(Error::config("cache size must be at least one page"));
     }
-    let mut p = PolicyParams::new(params);
+    let mut p = Params::new(params);
     let policy = (info.make)(capacity, &mut p)?;
-    Ok((policy, p.finish(info)?))
+    Ok((policy, p.finish(info.name, info.params)?))
 }
 
 #[cfg(test)]
@@ -246,8 +204,8 @@ pub(crate) mod testing {
         fn chip_of(&self, page: u64) -> u32 {
             (page % self.loads_us.len() as u64) as u32
         }
-        fn load(&self, chip: u32, _: u64) -> crate::device::ChipLoad {
-            crate::device::ChipLoad { gc: self.in_gc[chip as usize], ..Default::default() }
+        fn load(&self, chip: u32, _: u64) -> crate::view::ChipLoad {
+            crate::view::ChipLoad { gc: self.in_gc[chip as usize], ..Default::default() }
         }
         fn read_ns(&self) -> u64 {
             25_000

@@ -13,8 +13,9 @@
 //! lifeTime is a fixed parameter (the paper sets it from the trace's peak temporal distance).
 
 use super::list::{each_dirty, to_ghost, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "mq",
@@ -22,7 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Zhou, Philbin & Li, USENIX ATC'01, Fig. 5",
     offline: false,
     params: &["queues", "lifetime", "qout"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let queues: usize = p.take("mq", "queues", 8, "a number of queues from 1 to 32")?;
         let lifetime: u64 = p.take("mq", "lifetime", 10_000, "a number of accesses")?;
         let qout: f64 = p.take("mq", "qout", 4.0, "a multiple of the cache size, ≥ 0")?;

@@ -2,8 +2,9 @@
 //! backing store. Drives a device straight from a trace (`--policy none`); the cache size is
 //! ignored and reported as 0.
 
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "none",
@@ -11,7 +12,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "-",
     offline: false,
     params: &[],
-    make: |_, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(NoCache)) },
+    make: |_, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(NoCache)) },
 };
 
 #[derive(Debug)]

@@ -15,8 +15,9 @@
 //! back to LH (hot again).
 
 use super::list::{each_dirty, move_to, take, take_node, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -26,7 +27,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Cui et al., IEEE TCE 2014; GASA §II.B Fig. 5",
     offline: false,
     params: &["p", "seed"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let prob: f64 = p.take("pt-lru", "p", 0.8, "a probability in [0, 1]")?;
         if !(0.0..=1.0).contains(&prob) {
             return Err(Error::config(format!("pt-lru.p={prob}: expected a probability in [0, 1]")));

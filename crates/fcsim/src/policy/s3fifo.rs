@@ -18,8 +18,9 @@
 //!   a single page, i.e. below 20 pages; fcsim admits normally).
 
 use super::list::{each_dirty, take, to_ghost, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "s3fifo",
@@ -27,7 +28,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Yang et al., SOSP'23, Algorithm 1; libCacheSim S3FIFO.c",
     offline: false,
     params: &["small", "ghost", "threshold"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let small: f64 = p.take("s3fifo", "small", 0.1, "a share of the cache in (0, 1)")?;
         let ghost: f64 = p.take("s3fifo", "ghost", 0.9, "a share of the cache, ≥ 0")?;
         let threshold: u32 = p.take("s3fifo", "threshold", 2, "a positive count")?;

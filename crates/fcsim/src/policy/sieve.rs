@@ -8,8 +8,9 @@
 //! moved.
 
 use super::list::{each_dirty, Arena, List, NIL};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sieve",
@@ -17,7 +18,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Zhang et al., NSDI'24, Algorithm 1",
     offline: false,
     params: &[],
-    make: |cap, _: &mut PolicyParams| -> Result<Box<dyn Policy>> { Ok(Box::new(Sieve::new(cap))) },
+    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Sieve::new(cap))) },
 };
 
 #[derive(Debug)]

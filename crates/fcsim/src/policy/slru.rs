@@ -13,8 +13,9 @@
 //! segments this is Karedla's probationary/protected SLRU with equal halves.
 
 use super::list::{each_dirty, take, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "slru",
@@ -22,7 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Karedla, Love & Wherry 1994; Huang et al. SOSP'13 §4",
     offline: false,
     params: &["segments"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let n: usize = p.take("slru", "segments", 4, "a number of segments from 1 to 16")?;
         if !(1..=16).contains(&n) {
             return Err(Error::config("slru.segments must be 1 to 16"));

@@ -13,8 +13,9 @@
 //! least one page (libCacheSim admits nothing when Kin rounds to 0, i.e. below 4 pages).
 
 use super::list::{each_dirty, take, to_ghost, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyInfo, PolicyParams};
+use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
+use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "2q",
@@ -22,7 +23,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Johnson & Shasha, VLDB'94, §2",
     offline: false,
     params: &["kin", "kout"],
-    make: |cap, p: &mut PolicyParams| -> Result<Box<dyn Policy>> {
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let kin: f64 = p.take("2q", "kin", 0.25, "a share of the cache in (0, 1)")?;
         let kout: f64 = p.take("2q", "kout", 0.5, "a share of the cache, ≥ 0")?;
         if !(kin > 0.0 && kin < 1.0 && kout >= 0.0 && kout.is_finite()) {

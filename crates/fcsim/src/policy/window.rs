@@ -6,9 +6,10 @@
 //! asks the device about each chip at most once per eviction ([`ChipMemo`]).
 
 use super::list::{each_dirty, take, touch, Arena, List};
-use super::{Access, Evicted, Outcome, Policy, PolicyParams};
-use crate::device::DeviceView;
+use super::{Access, Evicted, Outcome, Policy};
 use crate::error::{Error, Result};
+use crate::params::Params;
+use crate::view::DeviceView;
 
 /// A dirty candidate for eviction, seen from the LRU end.
 #[derive(Debug, Clone, Copy)]
@@ -59,7 +60,7 @@ pub struct WindowLru {
 }
 
 /// Reads `POLICY.window`, a fraction of the cache in (0, 1].
-pub fn window_param(p: &mut PolicyParams, policy: &str, default: f64) -> Result<f64> {
+pub fn window_param(p: &mut Params, policy: &str, default: f64) -> Result<f64> {
     let w: f64 = p.take(policy, "window", default, "a fraction of the cache in (0, 1]")?;
     if !(w > 0.0 && w <= 1.0) {
         return Err(Error::config(format!("{policy}.window={w}: expected a fraction of the cache in (0, 1]")));

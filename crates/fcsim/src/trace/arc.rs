@@ -6,7 +6,8 @@
 //! a single block. The traces hold reads only and no time: a request's time is its line index
 //! in nanoseconds, so that order is kept and spans read as "number of requests".
 
-use super::{parse_len, parse_offset, parse_u64, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_len, parse_offset, parse_u64, take_n, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -18,7 +19,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         (1..=4).contains(&f.len()) && f.iter().all(|x| x.parse::<u64>().is_ok())
     })

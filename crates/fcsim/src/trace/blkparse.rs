@@ -7,7 +7,8 @@
 //! bare flush) carries no data and is skipped. The summary blkparse prints after the events
 //! (lines starting `CPU` or `Total`) ends the trace. Single volume.
 
-use super::{parse_len, parse_offset, parse_scaled, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_len, parse_offset, parse_scaled, take_n, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -23,7 +24,7 @@ fn is_event(f: &[&str]) -> bool {
 }
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| is_event(&l.split_ascii_whitespace().collect::<Vec<_>>()))
+    super::text::most(lines, |l| is_event(&l.split_ascii_whitespace().collect::<Vec<_>>()))
 }
 
 fn make(_: &mut Params) -> Result<Box<dyn LineFormat>, String> {

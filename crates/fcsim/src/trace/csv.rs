@@ -8,7 +8,8 @@
 //! (default `,`). Without an `op` column every request is a read; without `time`, time is the
 //! request index.
 
-use super::{parse_len, parse_offset, parse_scaled, parse_u64, spans, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_len, parse_offset, parse_scaled, parse_u64, spans, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {

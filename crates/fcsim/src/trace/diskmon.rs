@@ -4,7 +4,8 @@
 //! length`. time is seconds since the start of the capture (decimal), sector and length in
 //! 512-byte sectors. The volume is the disk number.
 
-use super::{fields, parse_len, parse_offset, parse_scaled, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -16,7 +17,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split('\t').collect();
         f.len() >= 7 && matches!(f[4], "Read" | "Write")
     })

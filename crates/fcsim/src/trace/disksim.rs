@@ -8,7 +8,8 @@
 //!
 //! Both keep the device as the volume. Detection picks DiskSim when the time has a decimal point.
 
-use super::{parse_len, parse_offset, parse_scaled, parse_u64, words, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_len, parse_offset, parse_scaled, parse_u64, words, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const MQSIM: FormatInfo = FormatInfo {
@@ -33,11 +34,11 @@ fn numeric5(l: &str) -> Option<Vec<&str>> {
 }
 
 fn sniff_mqsim(lines: &[&str]) -> bool {
-    super::most(lines, |l| numeric5(l).is_some_and(|f| f[0].parse::<u64>().is_ok() && matches!(f[4], "0" | "1")))
+    super::text::most(lines, |l| numeric5(l).is_some_and(|f| f[0].parse::<u64>().is_ok() && matches!(f[4], "0" | "1")))
 }
 
 fn sniff_disksim(lines: &[&str]) -> bool {
-    super::most(lines, |l| numeric5(l).is_some_and(|f| parse_scaled(f[0], 6, "").is_ok()))
+    super::text::most(lines, |l| numeric5(l).is_some_and(|f| parse_scaled(f[0], 6, "").is_ok()))
 }
 
 fn make_mqsim(_: &mut Params) -> Result<Box<dyn LineFormat>, String> {

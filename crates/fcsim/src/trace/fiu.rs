@@ -4,7 +4,8 @@
 //! size in 512-byte sectors, op `R` or `W`. The process name may contain spaces, so the fields
 //! after it are taken from the end of the line. Single volume.
 
-use super::{parse_len, parse_offset, parse_u64, take_n, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_len, parse_offset, parse_u64, take_n, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -16,7 +17,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split_ascii_whitespace().collect();
         f.len() >= 9 && matches!(f[f.len() - 4], "R" | "W") && f[0].parse::<u64>().is_ok()
     })

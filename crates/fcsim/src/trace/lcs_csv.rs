@@ -7,7 +7,8 @@
 //! `trace.has_header` (true), `trace.delimiter` (`,`). Time is in seconds (integer), as
 //! libCacheSim's traces use. These defaults read what `fcsim trace convert --to lcs-csv` writes.
 
-use super::{parse_u64, spans, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{parse_u64, spans, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, KeyUnit, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {

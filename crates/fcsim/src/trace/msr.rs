@@ -5,7 +5,8 @@
 //! Type is `Read` or `Write`; Offset and Size are bytes. The volume is DiskNumber (a published
 //! MSR file holds one host, so the host name is not part of the key).
 
-use super::{fields, parse_len, parse_offset, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -17,7 +18,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split(',').collect();
         f.len() == 7 && matches!(f[3].to_ascii_lowercase().as_str(), "read" | "write") && f[0].parse::<u64>().is_ok()
     })

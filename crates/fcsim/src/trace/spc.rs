@@ -5,7 +5,8 @@
 //! bytes, Opcode `r`/`R` or `w`/`W`, Timestamp in seconds (decimal) since the trace start,
 //! converted to ns exactly. The volume is the ASU.
 
-use super::{fields, parse_len, parse_offset, parse_scaled, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -17,7 +18,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split(',').map(str::trim).collect();
         f.len() >= 5 && matches!(f[3], "r" | "R" | "w" | "W") && f[1].parse::<u64>().is_ok()
     })

@@ -5,7 +5,8 @@
 //! nanosecond precision (decimal, parsed exactly), IOType `R` or `W`, Offset and Size in bytes.
 //! The volume is the LUN.
 
-use super::{fields, parse_len, parse_offset, parse_scaled, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -18,7 +19,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 
 fn sniff(lines: &[&str]) -> bool {
     lines[0].to_ascii_lowercase().replace(' ', "").starts_with("timestamp,response,iotype,lun,offset,size")
-        || super::most(lines, |l| {
+        || super::text::most(lines, |l| {
             let f: Vec<&str> = l.split(',').collect();
             f.len() == 6 && matches!(f[2], "R" | "W") && f[0].contains('.')
         })

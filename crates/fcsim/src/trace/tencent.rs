@@ -4,7 +4,8 @@
 //! (integer), Offset and Size are 512-byte sectors, IOType 0 = read, 1 = write. The volume is
 //! VolumeID. Timestamps are whole seconds and not strictly sorted in the published files.
 
-use super::{fields, parse_len, parse_offset, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -16,7 +17,7 @@ pub const FORMAT: FormatInfo = FormatInfo {
 };
 
 fn sniff(lines: &[&str]) -> bool {
-    super::most(lines, |l| {
+    super::text::most(lines, |l| {
         let f: Vec<&str> = l.split(',').collect();
         f.len() == 5 && f.iter().all(|x| x.trim().parse::<u64>().is_ok()) && matches!(f[3].trim(), "0" | "1")
     })

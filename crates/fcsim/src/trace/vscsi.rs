@@ -5,7 +5,8 @@
 //! hex (READ(6/10/12/16) = 08/28/a8/88, WRITE(6/10/12/16) = 0a/2a/aa/8a, UNMAP = 42 as trim),
 //! size in bytes, lbn a 512-byte logical block number. Single volume.
 
-use super::{fields, parse_len, parse_offset, parse_u64, FormatInfo, LineFormat, Opener, Params, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_u64, LineFormat, Parsed};
+use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
 pub const FORMAT: FormatInfo = FormatInfo {

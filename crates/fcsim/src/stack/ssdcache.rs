@@ -19,39 +19,11 @@
 //! A request waits for the flash read and disk write of a dirty eviction it causes (the
 //! dynamic-allocation paper's eq. 4 charges them to the miss).
 
-use super::{Backing, DeviceView, Disk, Flash};
+use super::config::WriteMode;
+use crate::device::{Backing, Disk, Flash};
 use crate::error::{Error, Result};
+use crate::view::DeviceView;
 use rustc_hash::FxHashMap;
-
-/// How a flash cache handles writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum WriteMode {
-    /// A read cache: writes go to the disk and invalidate the cached copy.
-    Around,
-    /// Writes go to the disk and to the cache (hits update it; misses may be admitted).
-    Through,
-    /// Every admitted write goes to the SSD only; dirty pages reach the disk when evicted.
-    Back,
-}
-
-impl WriteMode {
-    pub fn parse(s: &str) -> Result<WriteMode> {
-        match s.to_ascii_lowercase().as_str() {
-            "around" | "write-around" => Ok(WriteMode::Around),
-            "through" | "write-through" => Ok(WriteMode::Through),
-            "back" | "write-back" => Ok(WriteMode::Back),
-            _ => Err(Error::config(format!("stack.write={s}: expected around, through or back"))),
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            WriteMode::Around => "around",
-            WriteMode::Through => "through",
-            WriteMode::Back => "back",
-        }
-    }
-}
 
 /// What the flash cache did, in pages.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

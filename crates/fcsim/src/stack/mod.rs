@@ -18,11 +18,46 @@
 //! the [`Backing`]'s business; dirty victims are written back before a missed page is read, so
 //! on one chip the read queues behind them.
 
-use crate::device::{Backing, DeviceView, Store, WriteMode};
+pub mod config;
+mod ssdcache;
+
+pub use config::{StackConfig, StackKind, WriteMode};
+pub use ssdcache::{SsdCache, SsdCacheStats};
+
+use crate::device::{Backing, Store};
 use crate::error::Result;
-use crate::metrics::Counters;
 use crate::policy::{Access, Evicted, Outcome, Policy};
 use crate::request::{Op, NEVER};
+use crate::view::DeviceView;
+
+/// Counters of one cache tier, in page accesses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub requests: u64,
+    /// Read and write page accesses (trims are not accesses).
+    pub accesses: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub trims: u64,
+    pub hits: u64,
+    pub read_hits: u64,
+    pub write_hits: u64,
+    /// Hits on a page that was dirty (the rest hit clean pages; GASA Fig. 11).
+    pub read_hits_dirty: u64,
+    pub write_hits_dirty: u64,
+    pub insertions: u64,
+    pub evictions: u64,
+    pub dirty_evictions: u64,
+    /// Pages read from the backing store (read misses).
+    pub backing_reads: u64,
+    /// Pages written to the backing store: dirty evictions, writes not admitted, and the dirty
+    /// pages flushed at the end.
+    pub backing_writes: u64,
+    /// Dirty pages flushed at the end of the run (included in `backing_writes`).
+    pub flushed: u64,
+    /// Cached pages invalidated by write-around writes.
+    pub invalidations: u64,
+}
 
 /// One cache tier.
 pub struct Tier {

@@ -1,0 +1,143 @@
+//! One run: a [`SimConfig`] assembled into a policy, a cache stack and a device, driven over a
+//! trace by the loop ([`crate::sim`]), and reported as one [`ResultRow`]. The top of the crate:
+//! it may use every module, and no module uses it.
+
+use crate::config::SimConfig;
+use crate::device::config::Eviction;
+use crate::device::{no_device, Buffer, DeviceConfig, Disk, Flash};
+use crate::error::{Error, Result};
+use crate::metrics::{DeviceRow, ResultRow, SsdRow};
+use crate::params::UsedParams;
+use crate::policy;
+use crate::request::PageSplitter;
+use crate::sim::{self, Progress, Run};
+use crate::size::SizeSpec;
+use crate::stack::{Below, SsdCache, StackConfig, StackKind, Tier};
+use crate::trace::{self, TraceOptions};
+use std::time::Instant;
+
+/// Simulates one configuration over a trace. `working_set` (pages) avoids a pass over the trace
+/// for percent sizes when the caller already knows it.
+pub fn simulate(
+    trace: &str,
+    opts: &TraceOptions,
+    cfg: &SimConfig,
+    working_set: Option<u64>,
+    progress: Option<Progress<'_>>,
+) -> Result<ResultRow> {
+    cfg.validate()?;
+    let info = policy::policy_by_name(&cfg.policy)?;
+    let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
+    let ssd = stack.kind == StackKind::SsdCache;
+    let mut reader = trace::open(trace, opts)?;
+    // `none` caches nothing: its size is not needed and is reported as 0.
+    let cached = info.name != "none";
+    let ws = match (cfg.size, working_set) {
+        (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size)?),
+        (_, ws) => ws,
+    };
+    let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
+    // A flash cache's SSD holds the cache: its user capacity is the cache size.
+    let mut device_params = cfg.device_params.clone();
+    if ssd {
+        device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
+    }
+    let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
+    let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
+    let dram_pages = (stack.dram * size as f64).round() as usize;
+    if dram_pages > 0 && info.offline {
+        return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
+    }
+    let (policy, params) = policy::build(&cfg.policy, size.max(1) as usize, cfg.params.clone())?;
+    let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
+    let tier = Tier::with_mode(policy, size.max(1) as usize, stack.write);
+    let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
+
+    // The clock starts after the device is built and preconditioned (reported apart as
+    // `device_setup_s`), so requests/s measures the loop alone.
+    let setup = Instant::now();
+    let flash = device.as_ref().map(|(dc, _)| Flash::new(dc.clone())).transpose()?;
+    let setup_seconds = setup.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let device = match (flash, device) {
+        (Some(flash), Some((dc, used))) if !ssd => {
+            let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, sync: dc.eviction == Eviction::Sync };
+            run.drive(reader.as_mut(), &mut b, progress)?;
+            Some(device_row(&mut run, &b.store, used, setup_seconds, None))
+        }
+        (Some(flash), Some((dc, used))) => {
+            let mut cache = SsdCache::new(flash, Disk::new(stack.disk_ns), stack.write);
+            let mut dram = None;
+            if dram_pages > 0 {
+                let lru = policy::build("lru", dram_pages, Default::default())?.0;
+                let flash_tier = std::mem::replace(&mut run.tier, Tier::new(lru, dram_pages));
+                let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, sync: true };
+                run.drive(reader.as_mut(), &mut b, progress)?;
+                dram = Some(std::mem::replace(&mut run.tier, b.store.tier).counters);
+                cache = b.store.dev;
+            } else {
+                run.drive(reader.as_mut(), &mut cache, progress)?;
+            }
+            let row = SsdRow {
+                write_mode: stack.write.name(),
+                stats: cache.stats,
+                disk_reads: cache.disk.reads,
+                disk_writes: cache.disk.writes,
+                disk_busy_ns: cache.disk.busy_ns,
+                dram_pages: dram_pages as u64,
+                dram: dram.unwrap_or_default(),
+                stack_params,
+            };
+            Some(device_row(&mut run, &cache.flash, used, setup_seconds, Some(row)))
+        }
+        _ => {
+            run.drive(reader.as_mut(), &mut no_device(), progress)?;
+            None
+        }
+    };
+    let sim_seconds = start.elapsed().as_secs_f64();
+    let mut counters = run.tier.counters;
+    counters.requests = run.requests;
+    debug_assert!(run.tier.resident() <= run.tier.capacity());
+    Ok(ResultRow {
+        trace: sim::trace_name(trace),
+        format: reader.format().to_string(),
+        policy: info.name.to_string(),
+        size_pages: size,
+        page_size: cfg.page_size,
+        counters,
+        sim_seconds,
+        bad_lines: reader.bad_lines(),
+        params,
+        device,
+        time_scale: cfg.time_scale,
+        queue_depth: cfg.queue_depth,
+    })
+}
+
+/// The device of a flash cache when none is named: the offline-bounds paper's (2 MiB erase
+/// units, OP 7%), sized to the cache.
+pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
+
+/// What `flash` did during the run, for the result row.
+fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f64, ssd: Option<SsdRow>) -> DeviceRow {
+    let st = flash.stats();
+    let (wear_min, wear_max) = flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
+    DeviceRow {
+        preset: flash.cfg.preset.clone(),
+        params,
+        host_page_reads: st.host_reads,
+        host_page_writes: st.host_writes,
+        gc_page_copies: st.gc_copies,
+        erasures: st.erasures,
+        blocks: u64::from(flash.cfg.geometry.total_blocks()),
+        wear_min,
+        wear_max,
+        chip_busy_ns: flash.timing().busy().collect(),
+        balance_rates: flash.timing().balance_rates(),
+        response: std::mem::take(&mut run.response),
+        duration_ns: run.duration_ns(),
+        setup_seconds,
+        ssd,
+    }
+}
