@@ -3,11 +3,12 @@
 //! Every logical page maps to at most one physical page (`l2p`); every physical page is free,
 //! valid (holding the logical page `p2l` names) or invalid. A plane writes into one open block
 //! (its write frontier) in page order; host writes and GC copies share the frontier, so a copy
-//! is rewritten at the head as in the FIFO-cleaning model of Desnoyers (SYSTOR 2012). When a
-//! block is taken from a plane's free list and fewer than `reserve` free blocks remain, GC runs
-//! on that plane until the reserve is restored: it picks a closed victim (greedy, FIFO or
-//! cost-benefit), copies its valid pages to the frontier (a read and a program each, on the same
-//! plane), and erases it. The caller turns the returned [`GcWork`] into chip time.
+//! is rewritten at the head as in the FIFO-cleaning model of Desnoyers (SYSTOR 2012; not in the
+//! seed papers' reference lists). When a block is taken from a plane's free list and fewer than
+//! `reserve` free blocks remain, GC runs on that plane until the reserve is restored: it picks a
+//! closed victim (greedy, FIFO or cost-benefit), copies its valid pages to the frontier (a read
+//! and a program each, on the same plane), and erases it. The caller turns the returned
+//! [`GcWork`] into chip time.
 //!
 //! Greedy takes the plane's closed block with the fewest valid pages by a vectorised minimum
 //! over the plane's valid counts (4 bytes a block, so the counts of a 64 GiB drive fit in 1 MiB

@@ -2,8 +2,8 @@
 //!
 //! [`exact`] computes the exact LRU stack distance of every access (Mattson et al., "Evaluation
 //! techniques for storage hierarchies", IBM Systems Journal 9(2), 1970) in O(N log M) with a
-//! Fenwick tree over access times (Bennett & Kruskal, "LRU stack processing", IBM J. R&D 19(4),
-//! 1975), compacted so that it holds O(M) slots for M distinct pages. The LRU miss count at size
+//! Fenwick tree over access times (Bennett & Kruskal 1975; not in the seed papers' reference
+//! lists), compacted so that it holds O(M) slots for M distinct pages. The LRU miss count at size
 //! c is the number of accesses whose distance exceeds c (cold accesses included), which equals
 //! LRU simulated at c exactly.
 //!

@@ -1,4 +1,4 @@
-//! CLOCK (second chance): Corbató, "A paging experiment with the Multics system", 1968; the
+//! CLOCK (second chance): Corbató 1968 (not in the seed papers' reference lists); the
 //! FIFO-with-reinsertion form used by libCacheSim.
 //!
 //! Pages sit in a FIFO queue with a reference counter of `clock.bits` bits (default 1, the
@@ -14,7 +14,7 @@ use crate::params::Params;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "clock",
     description: "CLOCK / second chance (n-bit reference counter)",
-    source: "Corbató 1968; FIFO-reinsertion as in libCacheSim",
+    source: "Corbató 1968 (not in the seed papers' reference lists); FIFO-reinsertion as in libCacheSim",
     offline: false,
     params: &["bits"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {

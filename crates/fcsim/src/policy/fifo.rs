@@ -1,10 +1,9 @@
 //! FIFO: evict the page admitted longest ago; hits do not change the order.
 //!
-//! Classic baseline (LARC slides; offline-bounds paper §2). Pages sit in a ring of node numbers
-//! in admission order: eviction takes the oldest entry and the new page reuses its node, so no
-//! list is relinked. A trim leaves a hole in the ring (skipped when the hand reaches it); the
-//! ring holds 2c entries and is compacted when it fills with holes, so a trim costs O(1)
-//! amortized.
+//! Classic baseline (LARC slides). Pages sit in a ring of node numbers in admission order:
+//! eviction takes the oldest entry and the new page reuses its node, so no list is relinked. A
+//! trim leaves a hole in the ring (skipped when the hand reaches it); the ring holds 2c entries
+//! and is compacted when it fills with holes, so a trim costs O(1) amortized.
 
 use super::list::{touch, Arena, NIL};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
@@ -14,7 +13,7 @@ use crate::params::Params;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "fifo",
     description: "first in, first out",
-    source: "classic; baseline in the LARC slides and the offline-bounds paper",
+    source: "classic; baseline in the LARC slides",
     offline: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Fifo::new(cap))) },

@@ -1,6 +1,6 @@
-//! GASA, ghost-buffer-assisted and self-tuning algorithm: Yuan et al., "GASA: A New Page
-//! Replacement Algorithm for NAND Flash Memory" (`gasa-ghost-buffer-page-replacement.txt`), §III,
-//! Fig. 7 (GASA_Access) and Fig. 8 (GASA_Alloc).
+//! GASA, ghost-buffer-assisted and self-tuning algorithm: Li, Feng, Hua, Xia, Wang, "GASA: A New
+//! Page Replacement Algorithm for NAND Flash Memory" (`gasa-ghost-buffer-page-replacement.txt`),
+//! §III, Fig. 7 (GASA_Access) and Fig. 8 (GASA_Alloc).
 //!
 //! Three LRU lists: CL (cold clean pages), ML (hot clean, cold dirty and hot dirty pages) and GL
 //! (ghosts: ids of evicted pages). A hit (in CL or ML) sets the page's hot flag and moves it to

@@ -1,6 +1,6 @@
-//! GCaR-CFLRU: CFLRU made aware of garbage collection. Wu, Jiang, Hu, Lin, "GC-aware request
-//! steering / GCaR: garbage collection aware cache management with improved performance for
-//! flash-based SSDs", ICS'16; the baseline of the LCR paper (§II.C, §IV).
+//! GCaR-CFLRU: CFLRU made aware of garbage collection. Wu, Lin, Mao, Jiang, "GCaR: Garbage
+//! collection aware cache management with improved performance for flash-based SSDs", ICS'16;
+//! the baseline of the LCR paper (§II.C, §IV).
 //!
 //! CFLRU's list and clean-first window (`gcar.window`, default 0.1). The victim is the first
 //! clean page of the window from the LRU end; failing that, the first dirty page of the window

@@ -1,6 +1,6 @@
-//! LARC, lazy adaptive replacement: Huang, Zhang, Li, Wang, Xie, "Improving flash-based disk
-//! cache with lazy adaptive replacement", ACM TOS 12(2), 2016 (MSST'13); the slides in
-//! `larc-lazy-adaptive-replacement.txt` ("LARC", "Self Tunning").
+//! LARC, lazy adaptive replacement: Huang, Wei, Feng, Chen, Chen, "Improving flash-based disk
+//! cache with lazy adaptive replacement", ACM TOS 12(2), 2016 (MSST'13: Huang, Wei, Chen, Chen,
+//! Feng); the slides in `larc-lazy-adaptive-replacement.txt` ("LARC", "Self Tunning").
 //!
 //! The cache Q is an LRU list of C pages; the ghost queue Q_r is an LRU list of page ids whose
 //! target length C_r starts at 0.1·C. A hit moves the page to Q's MRU end. A miss on a page whose

@@ -1,5 +1,5 @@
-//! LCR, load-aware cache replacement: Wang et al., "LCR: Load-aware cache replacement for
-//! flash-based SSDs" (`lcr-load-aware-cache-replacement.txt`), §III, Alg. 1-3.
+//! LCR, load-aware cache replacement: Liu et al., "LCR: Load-aware Cache Replacement
+//! Algorithm for Flash-based SSDs" (`lcr-load-aware-cache-replacement.txt`), §III, Alg. 1-3.
 //!
 //! One LRU list; its last `lcr.window` of the cache is the destaging region, the rest the working
 //! region. Alg. 1: scanning the destaging region from the LRU end, the first clean page is the

@@ -5,9 +5,10 @@
 //! after eviction) live in the same arena and index, told apart by their tag.
 //!
 //! The index is an open-addressing table (8 bytes a slot: 32 hash bits and a node number, at
-//! most half full, or a quarter for small caches): linear probing from a Fibonacci hash of the key, and backward-shift deletion
-//! (Knuth, TAOCP 3, §6.4, Algorithm R), which leaves no tombstones, so a cache that evicts and
-//! inserts forever never rehashes. With the 24-byte node, a cached page costs about 40 bytes.
+//! most half full, or a quarter for small caches): linear probing from a Fibonacci hash of the key,
+//! and backward-shift deletion (Knuth, TAOCP 3, §6.4, Algorithm R; not in the seed papers'
+//! reference lists), which leaves no tombstones, so a cache that evicts and inserts forever never
+//! rehashes. With the 24-byte node, a cached page costs about 40 bytes.
 
 pub const NIL: u32 = u32::MAX;
 

@@ -1,6 +1,6 @@
-//! LRU-WSR, LRU with write sequence reordering: Jung, Shim, Yoo, Koh, "LRU-WSR: integration of
-//! LRU and writes sequence reordering for flash memory", IEEE TCE 54(3), 2008; as the GASA paper
-//! describes it (§II.B, Fig. 3).
+//! LRU-WSR, LRU with write sequence reordering: Jung, Shim, Park, Kang, Cha, "LRU-WSR:
+//! integration of LRU and writes sequence reordering for flash memory", IEEE TCE 54(3), 2008; as
+//! the GASA paper describes it (§II.B, Fig. 3).
 //!
 //! One LRU list; each page has a cold flag, clear when the page enters. To find a victim, pages
 //! are taken from the LRU end: a clean page, or a dirty page whose cold flag is set, is the

@@ -1,4 +1,4 @@
-//! PT-LRU, probabilistic triplicate LRU: Cui, Wu, Wang, Li, "PT-LRU: a probabilistic page
+//! PT-LRU, probabilistic triplicate LRU: Cui, Wu, Wang, Duan, "PT-LRU: a probabilistic page
 //! replacement algorithm for NAND flash-based consumer electronics", IEEE TCE 60(4), 2014; as
 //! the GASA paper describes it (§II.B, Fig. 5).
 //!

@@ -1,5 +1,5 @@
-//! S3-FIFO: Yang et al., "FIFO queues are all you need for cache eviction", SOSP'23, §4
-//! (Algorithm 1), in the form of libCacheSim's S3FIFO.c.
+//! S3-FIFO: Yang et al., SOSP'23 (not in the seed papers' reference lists), §4 (Algorithm 1),
+//! in the form of libCacheSim's S3FIFO.c.
 //!
 //! A small FIFO S (`s3fifo.small` = 10% of the cache), a main FIFO M (the rest) with a 2-bit
 //! reference count, and a ghost FIFO G of ids (`s3fifo.ghost` = 90% of the cache). A missed
@@ -25,7 +25,7 @@ use crate::params::Params;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "s3fifo",
     description: "S3-FIFO (small FIFO + main FIFO + ghost FIFO)",
-    source: "Yang et al., SOSP'23, Algorithm 1; libCacheSim S3FIFO.c",
+    source: "Yang et al., SOSP'23 (not in the seed papers' reference lists); libCacheSim S3FIFO.c",
     offline: false,
     params: &["small", "ghost", "threshold"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {

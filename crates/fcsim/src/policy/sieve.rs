@@ -1,5 +1,4 @@
-//! SIEVE: Zhang et al., "SIEVE is Simpler than LRU: an Efficient Turn-Key Eviction Algorithm for
-//! Web Caches", NSDI'24, §3 (Algorithm 1).
+//! SIEVE: Zhang et al., NSDI'24 (not in the seed papers' reference lists), §3 (Algorithm 1).
 //!
 //! One FIFO queue (new pages at the head) with a visited bit per page and a hand that starts at
 //! the tail. A hit sets the bit. To evict, the hand moves from the tail towards the head,
@@ -15,7 +14,7 @@ use crate::params::Params;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "sieve",
     description: "SIEVE (FIFO with a visited bit and a moving hand)",
-    source: "Zhang et al., NSDI'24, Algorithm 1",
+    source: "Zhang et al., NSDI'24 (not in the seed papers' reference lists)",
     offline: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Sieve::new(cap))) },

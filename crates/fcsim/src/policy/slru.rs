@@ -1,6 +1,6 @@
 //! SLRU (segmented LRU): Karedla, Love & Wherry, "Caching strategies to improve disk system
-//! performance", IEEE Computer 27(3), 1994; with n segments as S4LRU (Huang et al., "An
-//! Analysis of Facebook Photo Caching", SOSP'13, §4) and libCacheSim's SLRU.
+//! performance", Computer 27(3), 1994; with n segments as S4LRU (Huang et al., SOSP'13; not in the
+//! seed papers' reference lists) and libCacheSim's SLRU.
 //!
 //! `slru.segments` LRU segments (default 4), each ⌊c / n⌋ pages. A hit in segment i moves the
 //! page to the MRU end of segment i + 1 (the top segment keeps it); a segment over its size
@@ -20,7 +20,7 @@ use crate::params::Params;
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "slru",
     description: "segmented LRU (n equal LRU segments; S4LRU by default)",
-    source: "Karedla, Love & Wherry 1994; Huang et al. SOSP'13 §4",
+    source: "Karedla, Love & Wherry 1994; S4LRU: Huang et al., SOSP'13 (not in the seed papers' reference lists)",
     offline: false,
     params: &["segments"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {

@@ -3,8 +3,8 @@
 //! - DiskSim (Bucy et al., "The DiskSim Simulation Environment Version 4.0 Reference Manual",
 //!   §4.3 "ascii" input): arrival time in milliseconds (decimal), device number, starting block
 //!   and size in 512-byte blocks, flags with bit 0 set for a read (DISKSIM_READ).
-//! - MQSim (Tavakkol et al., FAST'18; `ASCII_Trace_Definition.h`): arrival time in nanoseconds
-//!   (integer), device, start LBA and size in 512-byte sectors, type 1 = read, 0 = write.
+//! - MQSim (`ASCII_Trace_Definition.h`): arrival time in nanoseconds (integer), device, start
+//!   LBA and size in 512-byte sectors, type 1 = read, 0 = write.
 //!
 //! Both keep the device as the volume. Detection picks DiskSim when the time has a decimal point.
 

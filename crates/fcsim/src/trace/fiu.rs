@@ -1,4 +1,5 @@
-//! FIU SRCMap / IODedup traces (Koller & Rangaswami, "I/O Deduplication", FAST'10; SNIA IOTTA).
+//! FIU SRCMap / IODedup traces (Koller & Rangaswami, "I/O deduplication: Utilizing content
+//! similarity to improve I/O performance", ACM TOS 6(3), 2010; SNIA IOTTA).
 //!
 //! Space-separated: `ts pid process lba size op major minor md5`. ts is in nanoseconds, lba and
 //! size in 512-byte sectors, op `R` or `W`. The process name may contain spaces, so the fields

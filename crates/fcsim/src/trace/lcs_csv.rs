@@ -1,4 +1,4 @@
-//! libCacheSim CSV traces (Yang et al., libCacheSim; its `csv` reader with a column spec).
+//! libCacheSim CSV traces (libCacheSim's `csv` reader with a column spec).
 //!
 //! Each row is one access to an object id: the key is the id, not a byte address, so a row is
 //! exactly one page access. Columns are 1-based as libCacheSim numbers them:

@@ -1,4 +1,4 @@
-//! libCacheSim oracleGeneral binary traces (Yang et al., libCacheSim, `oracleGeneral` reader).
+//! libCacheSim oracleGeneral binary traces (libCacheSim's `oracleGeneral` reader).
 //!
 //! Packed little-endian records of 24 bytes: `u32 time (s), u64 obj_id, u32 obj_size,
 //! i64 next_access_vtime` (-1 = never). Keys are object ids: one record is one page access.

@@ -1,5 +1,6 @@
-//! SPC / UMass trace repository ASCII format (Financial1/2, WebSearch1-3; "SPC Trace File Format
-//! Specification", Storage Performance Council, 2002).
+//! SPC / UMass trace repository ASCII format (Financial1/2, WebSearch1-3; the UMass Trace
+//! Repository is cited as GASA [22]; SPC's format specification is not in the seed papers'
+//! reference lists).
 //!
 //! CSV: `ASU,LBA,Size,Opcode,Timestamp[,optional fields]`. LBA is in 512-byte blocks, Size in
 //! bytes, Opcode `r`/`R` or `w`/`W`, Timestamp in seconds (decimal) since the trace start,

@@ -1,5 +1,4 @@
-//! SYSTOR'17 VDI traces (Lee et al., "Understanding storage traffic characteristics on enterprise
-//! virtual desktop infrastructure", SYSTOR'17; SNIA IOTTA).
+//! SYSTOR'17 VDI traces (SNIA IOTTA).
 //!
 //! CSV with header `Timestamp,Response,IOType,LUN,Offset,Size`. Timestamp is Unix seconds with
 //! nanosecond precision (decimal, parsed exactly), IOType `R` or `W`, Offset and Size in bytes.

@@ -1,4 +1,4 @@
-//! Tencent CBS block traces (Zhang et al., "OSCA", USENIX ATC'20; SNIA IOTTA trace 27917).
+//! Tencent CBS block traces (SNIA IOTTA trace 27917).
 //!
 //! CSV, no header: `Timestamp,Offset,Size,IOType,VolumeID`. Timestamp is Unix seconds
 //! (integer), Offset and Size are 512-byte sectors, IOType 0 = read, 1 = write. The volume is
