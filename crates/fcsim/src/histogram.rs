@@ -45,14 +45,25 @@ impl Histogram {
 
     #[inline]
     pub fn record(&mut self, v: u64) {
-        self.counts[Self::bucket(v)] += 1;
-        self.n += 1;
-        let f = v as f64;
-        self.sum += f;
-        self.sum_sq += f * f;
+        self.record_weighted(v, 1);
+    }
+
+    /// Records `v` as if it were seen `weight` times (quantiles, mean and standard deviation
+    /// weighted by it).
+    #[inline]
+    pub fn record_weighted(&mut self, v: u64, weight: u64) {
+        if weight == 0 {
+            return;
+        }
+        self.counts[Self::bucket(v)] += weight;
+        self.n += weight;
+        let (f, w) = (v as f64, weight as f64);
+        self.sum += f * w;
+        self.sum_sq += f * f * w;
         self.max = self.max.max(v);
     }
 
+    /// Values recorded (their total weight).
     pub fn count(&self) -> u64 {
         self.n
     }

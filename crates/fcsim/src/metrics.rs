@@ -30,8 +30,10 @@ pub struct DeviceRow {
     pub wear_max: u64,
     /// Busy time of each chip, ns.
     pub chip_busy_ns: Vec<u64>,
-    /// The load balance rate × 1000 of each epoch with any chip work (`timing::Epochs`).
+    /// The load balance rate × 1000 of each epoch with enough work, weighted by its work
+    /// (`device::timing::Epochs`), and the number of such epochs.
     pub balance_rates: Histogram,
+    pub balance_epochs: u64,
     /// Response time of each host request, ns.
     pub response: Histogram,
     /// Time from the first request's arrival to the last one's, ns.
@@ -194,6 +196,7 @@ impl ResultRow {
             for (name, q) in [("load_balance_p50", 0.5), ("load_balance_p90", 0.9)] {
                 v.push((name.into(), opt_f(d.balance_rates.quantile(q).map(|r| r / 1000.0))));
             }
+            v.push(("load_balance_epochs".into(), Value::Int(d.balance_epochs)));
             v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
             v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
             for (k, val) in &d.params {

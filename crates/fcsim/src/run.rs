@@ -3,8 +3,7 @@
 //! it may use every module, and no module uses it.
 
 use crate::config::SimConfig;
-use crate::device::config::Eviction;
-use crate::device::{no_device, Buffer, DeviceConfig, Disk, Flash};
+use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
 use crate::error::{Error, Result};
 use crate::metrics::{DeviceRow, ResultRow, SsdRow};
 use crate::params::UsedParams;
@@ -61,7 +60,7 @@ pub fn simulate(
     let start = Instant::now();
     let device = match (flash, device) {
         (Some(flash), Some((dc, used))) if !ssd => {
-            let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, sync: dc.eviction == Eviction::Sync };
+            let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, eviction: dc.eviction };
             run.drive(reader.as_mut(), &mut b, progress)?;
             Some(device_row(&mut run, &b.store, used, setup_seconds, None))
         }
@@ -71,7 +70,7 @@ pub fn simulate(
             if dram_pages > 0 {
                 let lru = policy::build("lru", dram_pages, Default::default())?.0;
                 let flash_tier = std::mem::replace(&mut run.tier, Tier::new(lru, dram_pages));
-                let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, sync: true };
+                let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, eviction: Eviction::Parallel };
                 run.drive(reader.as_mut(), &mut b, progress)?;
                 dram = Some(std::mem::replace(&mut run.tier, b.store.tier).counters);
                 cache = b.store.dev;
@@ -122,6 +121,7 @@ pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
 /// What `flash` did during the run, for the result row.
 fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f64, ssd: Option<SsdRow>) -> DeviceRow {
     let st = flash.stats();
+    let (balance_rates, balance_epochs) = flash.timing().balance_rates();
     let (wear_min, wear_max) = flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
     DeviceRow {
         preset: flash.cfg.preset.clone(),
@@ -134,7 +134,8 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
         wear_min,
         wear_max,
         chip_busy_ns: flash.timing().busy().collect(),
-        balance_rates: flash.timing().balance_rates(),
+        balance_rates,
+        balance_epochs,
         response: std::mem::take(&mut run.response),
         duration_ns: run.duration_ns(),
         setup_seconds,

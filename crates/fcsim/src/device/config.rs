@@ -24,12 +24,15 @@ use std::collections::BTreeMap;
 /// Garbage-collection victim selection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GcPolicy {
-    /// The block with the fewest valid pages (Kawaguchi et al. 1995; DiskSim's SSD model).
+    /// The block with the fewest valid pages: greedy GC (Bux & Iliadis, the dynamic-allocation
+    /// paper's [13]; LCR §IV.A; DiskSim's SSD model).
     Greedy,
-    /// The block closed longest ago, whatever it holds (FIFO / LRU cleaning, Desnoyers 2012).
+    /// The block closed longest ago, whatever it holds (FIFO / LRU cleaning; Desnoyers, SYSTOR
+    /// 2012, not in the seed papers' reference lists).
     Fifo,
-    /// Maximise (1 − u) / (2u) × age (Kawaguchi et al. 1995; Rosenblum & Ousterhout's LFS),
-    /// with age in host page writes since the block was last invalidated into.
+    /// Maximise (1 − u) / (2u) × age (cost-benefit cleaning: Kawaguchi et al. 1995, Rosenblum &
+    /// Ousterhout's LFS; not in the seed papers' reference lists), with age in host page writes
+    /// since the block was last invalidated into.
     CostBenefit,
 }
 
@@ -43,11 +46,15 @@ pub enum Placement {
     Dynamic,
 }
 
-/// How a buffer tier's dirty evictions relate to the host request that caused them.
+/// How a buffer tier's dirty evictions relate to the host request whose miss caused them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Eviction {
-    /// The request waits for the eviction's program to complete (LCR, GCaR model it so).
+    /// Flush, then serve: the missed page is read (or a write admitted) once the dirty victims'
+    /// programs complete, and the request waits for both (LCR Alg. 2–3; GCaR).
     Sync,
+    /// The miss is served at the request's arrival, alongside the flush; the request waits for
+    /// both (on one chip the read still queues behind the program).
+    Parallel,
     /// The program occupies its chip but the request does not wait for it.
     Async,
 }
@@ -103,7 +110,7 @@ pub struct Preset {
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "lcr",
-        source: "LCR Table I-II and §IV.A: 64 chips, 8 planes/chip, 512 blocks/plane, 64 pages/block, 4 KiB, OP 15%, \
+        source: "LCR Table II and §IV.A: 64 chips, 8 planes/chip, 512 blocks/plane, 64 pages/block, 4 KiB, OP 15%, \
                  greedy GC, 25/200/1500 us, drive filled before the run; channels (8) not given",
         values: &[
             ("channels", "8"),
@@ -157,7 +164,8 @@ pub static PRESETS: &[Preset] = &[
     },
 ];
 
-/// fcsim's defaults, under every preset. Timing is the papers' common 25 us / 200 us / 1.5 ms.
+/// fcsim's defaults, under every preset. Timing is 25 us / 200 us / 1.5 ms, as in GASA Table I, LCR
+/// Table II and dynamic-allocation Table I (LCR's Table I gives a 2 ms erase).
 pub static DEFAULTS: &[(&str, &str)] = &[
     ("channels", "1"),
     ("chips_per_channel", "8"),
@@ -276,7 +284,8 @@ impl DeviceConfig {
         if !(epoch_ms.is_finite() && balance_epoch_ns > 0) {
             return Err(Error::config(format!("device.balance_epoch_ms={epoch_ms}: expected an epoch length in milliseconds (> 0)")));
         }
-        let eviction = choice(&mut p, "eviction", "sync", &[("sync", Eviction::Sync), ("async", Eviction::Async)])?;
+        let eviction =
+            choice(&mut p, "eviction", "sync", &[("sync", Eviction::Sync), ("parallel", Eviction::Parallel), ("async", Eviction::Async)])?;
         let fill: f64 = p.take("device", "fill", 0.0, "a fraction of user capacity in [0, 1]")?;
         if !(0.0..=1.0).contains(&fill) {
             return Err(Error::config(format!("device.fill={fill}: expected a fraction of user capacity in [0, 1]")));

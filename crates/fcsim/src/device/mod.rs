@@ -15,7 +15,7 @@ pub mod ftl;
 pub mod geometry;
 pub mod timing;
 
-pub use config::{DeviceConfig, PRESETS};
+pub use config::{DeviceConfig, Eviction, PRESETS};
 pub use disk::Disk;
 pub use flash::Flash;
 
@@ -34,6 +34,12 @@ pub trait Backing {
     fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64>;
     /// A page left the tier: evicted, or invalidated by a write-around write (never dirty).
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64>;
+    /// Whether a miss is served only once the evictions it caused complete (flush, then read);
+    /// otherwise it is served at the request's arrival, alongside them.
+    #[inline]
+    fn flush_first(&self) -> bool {
+        false
+    }
     /// A write that bypasses the tier (write-around).
     fn write_around(&mut self, page: u64, t: u64) -> Result<u64>;
     /// A trim of `page`; `cached` if the tier held it.
@@ -61,13 +67,13 @@ pub trait Store {
 }
 
 /// DRAM-buffer semantics over a store: a hit or an admitted write costs `dram_ns`; a read miss
-/// reads the store; a declined write and a dirty eviction write it (the request waits for the
-/// eviction when `sync`).
+/// reads the store; a declined write and a dirty eviction write it. `eviction` orders a miss's
+/// flush and its read (see [`Eviction`]).
 #[derive(Debug)]
 pub struct Buffer<S> {
     pub store: S,
     pub dram_ns: u64,
-    pub sync: bool,
+    pub eviction: Eviction,
 }
 
 impl<S: Store> Backing for Buffer<S> {
@@ -93,7 +99,11 @@ impl<S: Store> Backing for Buffer<S> {
             return Ok(t);
         }
         let done = self.store.write(page, t)?;
-        Ok(if self.sync { done } else { t })
+        Ok(if self.eviction == Eviction::Async { t } else { done })
+    }
+    #[inline]
+    fn flush_first(&self) -> bool {
+        self.eviction == Eviction::Sync
     }
     fn write_around(&mut self, page: u64, t: u64) -> Result<u64> {
         self.store.write(page, t)
@@ -137,7 +147,7 @@ impl Store for NoDevice {
 
 /// A tier with no device below it.
 pub fn no_device() -> Buffer<NoDevice> {
-    Buffer { store: NoDevice, dram_ns: 0, sync: true }
+    Buffer { store: NoDevice, dram_ns: 0, eviction: Eviction::Parallel }
 }
 
 impl Store for Flash {

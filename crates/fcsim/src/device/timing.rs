@@ -1,6 +1,17 @@
 //! Per-chip timing: each chip is a serial FIFO server, so an op's completion is known when it is
 //! submitted and no global event queue is needed.
 //!
+//! **Why a chip, not a plane, is the server.** The LCR paper ran DiskSim 4.0's SSD extension
+//! (§IV.A) with its sample SSD parameters (Table II: 8 planes per package, 25/200/1500 µs,
+//! OP 15%) and reasons about chips only ("requests queued in this chip", a chip in GC state). In
+//! that simulator an element (a chip) has one queue and one busy flag: `ssd_activate_elem`
+//! (ssdmodel/ssd.c) dispatches one page op at a time unless copy-back is on and "Number of
+//! parallel units" is 2 or 4 (the sample configurations set 1), and `ssd_invoke_element_cleaning`
+//! holds the whole element busy while one of its planes is cleaned. So GC on one plane stalls
+//! every plane of its chip here too (`tests/device.rs`, `gc_on_one_plane_holds_the_whole_chip`);
+//! planes only place blocks and bound GC. Plane-level parallelism (MQSim-style multi-plane
+//! ops) is not modelled.
+//!
 //! An op arriving at `t` starts at `max(t, chip free)` and holds the chip for its latency. With a
 //! channel transfer time `x` > 0 the page also crosses its channel, a second serial server: a
 //! program first transfers (start = max(t, chip free, channel free); the channel is held `x`, the
@@ -10,7 +21,7 @@
 //!
 //! The chips also add up their work (busy time) per epoch of simulated time, split at epoch
 //! boundaries, for the per-epoch load balance rate: in each epoch with any work, the busiest
-//! chip's work over the mean chip's (LCR §II.B, Fig. 2). An epoch is final once the loop says no
+//! chip's work over the mean chip's (LCR §II.A, Fig. 2). An epoch is final once the loop says no
 //! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept.
 //!
 //! Each chip keeps the ops still pending (not completed) at the latest submission time, with
@@ -171,8 +182,9 @@ impl Timing {
         self.epochs.advance(now);
     }
 
-    /// The load balance rates of the epochs so far (see [`Epochs::rates`]).
-    pub fn balance_rates(&self) -> Histogram {
+    /// The load balance rates of the epochs so far, and how many epochs counted (see
+    /// [`Epochs::rates`]).
+    pub fn balance_rates(&self) -> (Histogram, u64) {
         self.epochs.rates()
     }
 
@@ -189,8 +201,15 @@ impl Timing {
     }
 }
 
-/// Each chip's work per epoch of simulated time (LCR §II.B, Fig. 2: the load balance rate is the
-/// busiest chip's load over the mean chip's). Only the epochs that may still get work are kept.
+/// Each chip's work per epoch of simulated time, for the load balance rate (LCR §II.A, Fig. 2:
+/// the busiest chip's load over the mean chip's). Only the epochs that may still get work are
+/// kept.
+///
+/// The paper does not say over what span a rate is taken. A rate means something only when the
+/// epoch holds work: with a request or two in it, the rate is just chips / chips touched. So an
+/// epoch counts only if its chips worked, in total, at least one epoch's length (the work of
+/// one fully busy chip; the mean utilisation is then at least 1 / chips), and the rates are
+/// weighted by that work: the quantiles say how unbalanced the device is while it works.
 #[derive(Debug, Clone)]
 pub struct Epochs {
     /// Epoch length, ns (0: not accounted).
@@ -201,13 +220,23 @@ pub struct Epochs {
     first_open: u64,
     /// Start time and number of the open epoch the latest op ended in (start `u64::MAX`: none).
     last: (u64, u64),
-    /// Rates × 1000 of the closed epochs that had work.
+    /// Rates × 1000 of the closed epochs that count, weighted by their work in ns.
     closed: Histogram,
+    /// Closed epochs that count.
+    counted: u64,
 }
 
 impl Epochs {
     pub fn new(chips: u32, epoch_ns: u64) -> Self {
-        Epochs { epoch_ns, chips: chips as usize, open: VecDeque::new(), first_open: 0, last: (u64::MAX, 0), closed: Histogram::default() }
+        Epochs {
+            epoch_ns,
+            chips: chips as usize,
+            open: VecDeque::new(),
+            first_open: 0,
+            last: (u64::MAX, 0),
+            closed: Histogram::default(),
+            counted: 0,
+        }
     }
 
     /// Adds `chip`'s busy interval [start, end), split at epoch boundaries. An op never starts
@@ -257,19 +286,21 @@ impl Epochs {
                 self.last = (u64::MAX, 0);
             }
             let (sum, max) = self.open.drain(..self.chips).fold((0, 0), |(s, m), w| (s + w, m.max(w)));
-            if sum > 0 {
-                self.closed.record((max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64);
+            if sum >= self.epoch_ns {
+                self.closed.record_weighted((max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64, sum);
+                self.counted += 1;
             }
             self.first_open += 1;
         }
     }
 
-    /// The rate × 1000 of every epoch in which any chip worked (1000: even load; 1000 × chips:
-    /// one chip did all the work), the open epochs included.
-    pub fn rates(&self) -> Histogram {
+    /// The rate × 1000 of every epoch that counts (1000: even load; 1000 × chips: one chip did
+    /// all the work), weighted by its work, the open epochs included; and how many epochs
+    /// counted.
+    pub fn rates(&self) -> (Histogram, u64) {
         let mut all = self.clone();
         all.close(u64::MAX);
-        all.closed
+        (all.closed, all.counted)
     }
 }
 
@@ -305,11 +336,14 @@ mod tests {
 
     #[test]
     fn balance_rate_per_epoch() {
-        // Epochs of 100 us, two chips. Epoch 0: chip 0 reads 0..25 and 25..50 (50 us), chip 1
-        // reads 5..30 (25 us): rate = 50 / mean(50, 25) = 4/3. A write on chip 1 at 150 us
-        // runs 150..350: epoch 1 gets 50 us of it (chip 1 only: rate 2), epoch 2 gets 100 us
-        // (rate 2), epoch 3 gets 50 us (rate 2). Epoch 4 has no work and no rate. Advancing to 150 us
-        // closes epoch 0 only; advancing to 510 us closes epochs 1-4.
+        // Epochs of 100 us, two chips. An epoch counts if its chips worked 100 us in all.
+        //   Epoch 0: chip 0 reads 0..25 and 25..50, chip 1 reads 5..30: 75 us, too little work.
+        //   A write on chip 1 at 150 us runs 150..350: epochs 1 and 3 get 50 us of it (too
+        //   little), epoch 2 gets 100 us on chip 1 alone: rate 2, weight 100 us.
+        //   Writes on chip 0 at 500 us (500..700) and chip 1 at 510 us (510..710): epoch 5 has
+        //   100 and 90 us, rate 100 / 95, weight 190 us; epoch 6 has 100 and 100, rate 1, weight
+        //   200 us; epoch 7 has 10 us, too little.
+        // Three epochs count; the mean rate × 1000 is weighted by their work.
         let us = 1000;
         let mut t = Timing::new(2, 1, 25 * us, 200 * us, 0);
         t.epochs = Epochs::new(2, 100 * us);
@@ -318,13 +352,14 @@ mod tests {
         t.submit(1, 5 * us, OpKind::Read);
         t.submit(1, 150 * us, OpKind::Write);
         t.advance(150 * us);
-        t.submit(0, 500 * us, OpKind::Read);
+        t.submit(0, 500 * us, OpKind::Write);
         t.advance(510 * us);
-        t.submit(1, 510 * us, OpKind::Read);
-        // Epoch 5: 25 us on each chip, rate 1.
-        let h = t.balance_rates();
-        assert_eq!((h.count(), h.max()), (5, Some(2000)));
-        assert_eq!(h.mean(), Some((1333.0 + 3.0 * 2000.0 + 1000.0) / 5.0));
+        t.submit(1, 510 * us, OpKind::Write);
+        let (h, counted) = t.balance_rates();
+        assert_eq!(counted, 3);
+        assert_eq!((h.count(), h.max()), (490 * us, Some(2000)));
+        let r5 = (100.0f64 / 95.0 * 1000.0).round();
+        assert_eq!(h.mean(), Some((2000.0 * 100.0 + r5 * 190.0 + 1000.0 * 200.0) / 490.0));
     }
 
     #[test]

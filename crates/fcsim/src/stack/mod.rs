@@ -15,8 +15,9 @@
 //! copy.
 //!
 //! What each event costs below the tier (DRAM latency, flash reads and programs, disk I/O) is
-//! the [`Backing`]'s business; dirty victims are written back before a missed page is read, so
-//! on one chip the read queues behind them.
+//! the [`Backing`]'s business. Dirty victims are written back before a missed page is read: on
+//! one chip the read queues behind them, and when the backing store says so
+//! ([`Backing::flush_first`]) the read is issued only once they complete.
 
 pub mod config;
 mod ssdcache;
@@ -156,7 +157,7 @@ impl Tier {
                 } else if !admitted || self.mode == WriteMode::Through {
                     c.backing_writes += 1;
                 }
-                dev.miss(key, write, admitted, time)?
+                dev.miss(key, write, admitted, if dev.flush_first() { done } else { time })?
             }
         };
         Ok(done.max(t))
