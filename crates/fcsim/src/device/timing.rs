@@ -24,7 +24,8 @@
 //! chip's work over the mean chip's (LCR §II.A, Fig. 2). An epoch is final once the loop says no
 //! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept.
 //!
-//! Each chip keeps the ops still pending (not completed) at the latest submission time, with
+//! Each chip keeps the ops still pending (not completed) at the loop's clock ([`Timing::advance`];
+//! an op may be submitted later than the clock, as a read that waits for a flush is), with
 //! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
 //! running on this chip at time t" in O(log queue) (LCR eq. 2).
 
@@ -74,6 +75,8 @@ pub struct Timing {
     pub xfer_ns: u64,
     /// Per-epoch work, for the load balance rate.
     pub epochs: Epochs,
+    /// The loop's clock: no op arrives before it any more.
+    clock: u64,
     /// Every op as (chip, start, end), when enabled (tests).
     pub log: Option<Vec<(u32, u64, u64)>>,
 }
@@ -88,6 +91,7 @@ impl Timing {
             write_ns,
             xfer_ns,
             epochs: Epochs::new(chips, 0),
+            clock: 0,
             log: None,
         }
     }
@@ -98,7 +102,9 @@ impl Timing {
         let x = self.xfer_ns;
         let ch = super::geometry::rem(chip, self.channels) as usize;
         let c = &mut self.chips[chip as usize];
-        while c.pending.front().is_some_and(|p| p.end <= t) {
+        // Only ops done by the loop's clock can go: a load query comes at the clock, and an op
+        // submitted for a later time (a read after a flush) must not hide ops ending before it.
+        while c.pending.front().is_some_and(|p| p.end <= self.clock) {
             c.pending.pop_front();
         }
         let (start, end) = match kind {
@@ -145,8 +151,8 @@ impl Timing {
         end
     }
 
-    /// Reads, writes and GC jobs on `chip` not completed at `t` (t ≥ the latest submission's
-    /// arrival time, which the simulation loop guarantees by moving time forward only).
+    /// Reads, writes and GC jobs on `chip` not completed at `t`, for `t` at or after the loop's
+    /// clock (the current request's arrival: the loop moves time forward only).
     pub fn load(&self, chip: u32, t: u64) -> ChipLoad {
         let c = &self.chips[chip as usize];
         let i = c.pending.partition_point(|p| p.end <= t);
@@ -179,6 +185,7 @@ impl Timing {
     /// final.
     #[inline]
     pub fn advance(&mut self, now: u64) {
+        self.clock = self.clock.max(now);
         self.epochs.advance(now);
     }
 
@@ -194,6 +201,7 @@ impl Timing {
             *c = Chip::default();
         }
         self.channel_free.fill(0);
+        self.clock = 0;
         self.epochs = Epochs::new(self.chips.len() as u32, self.epochs.epoch_ns);
         if let Some(log) = self.log.as_mut() {
             log.clear();
@@ -360,6 +368,22 @@ mod tests {
         assert_eq!((h.count(), h.max()), (490 * us, Some(2000)));
         let r5 = (100.0f64 / 95.0 * 1000.0).round();
         assert_eq!(h.mean(), Some((2000.0 * 100.0 + r5 * 190.0 + 1000.0 * 200.0) / 490.0));
+    }
+
+    #[test]
+    fn a_later_submission_hides_no_pending_op() {
+        // The loop's clock is at 10 us. A write on chip 0 at 10 us runs 10..210; a read that
+        // waits for a flush is submitted for 300 us (300..325). At the clock, the write is still
+        // queued: the load counts both, not only the read.
+        let us = 1000;
+        let mut t = Timing::new(1, 1, 25 * us, 200 * us, 0);
+        t.advance(10 * us);
+        assert_eq!(t.submit(0, 10 * us, OpKind::Write), 210 * us);
+        assert_eq!(t.submit(0, 300 * us, OpKind::Read), 325 * us);
+        assert_eq!(t.load(0, 10 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
+        // Once the clock passes the write's end, it goes.
+        t.advance(250 * us);
+        assert_eq!(t.load(0, 250 * us), ChipLoad { reads: 1, writes: 0, gc: false, gc_ns: 0 });
     }
 
     #[test]
