@@ -24,6 +24,17 @@
 //! chip's work over the mean chip's (LCR §II.A, Fig. 2). An epoch is final once the loop says no
 //! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept.
 //!
+//! Ops arrive in time order but for two kinds. A buffer's read that waits for its flush
+//! (`eviction=sync`) is submitted for the flush's completion, later than the loop's clock.
+//! Serving it there must not hold its chip against ops that arrive before it, as a FIFO queue
+//! of completion times would: the idle interval it leaves (a hole) takes the later-submitted,
+//! earlier-arriving ops that fit in it whole (first fit; not with a channel transfer time). An
+//! op that does not fit waits behind the read, where a true FIFO queue would have served it
+//! first and delayed the read: the one place this model departs from an event queue, by at most
+//! one op per hole. A flash cache programs a page admitted from the disk when the disk read
+//! completes, also later than the clock; that program leaves no hole, because a read of the
+//! page (a hit) must not overtake the program that puts it there.
+//!
 //! Each chip keeps the ops still pending (not completed) at the loop's clock ([`Timing::advance`];
 //! an op may be submitted later than the clock, as a read that waits for a flush is), with
 //! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
@@ -53,6 +64,9 @@ struct Pending {
     gcs_before: u32,
 }
 
+/// Holes a chip keeps at most (the oldest is forgotten beyond).
+const MAX_HOLES: usize = 8;
+
 #[derive(Debug, Default)]
 struct Chip {
     free_at: u64,
@@ -62,6 +76,40 @@ struct Chip {
     gcs: u32,
     last_gc: u64,
     pending: VecDeque<Pending>,
+    /// Idle intervals before `free_at`, left when an op was submitted for a time later than the
+    /// loop's clock and the chip's free time (a read that waits for its flush), oldest first.
+    holes: Vec<(u64, u64)>,
+    /// Ops placed in a hole, not yet done at the clock: (end, kind).
+    early: Vec<(u64, OpKind)>,
+}
+
+impl Chip {
+    /// Places an op of `d` ns arriving at `t` in the first hole it fits whole, so that a later
+    /// submission does not hold the chip against ops that arrive before it; returns its end.
+    fn fill_hole(&mut self, t: u64, d: u64, kind: OpKind) -> Option<u64> {
+        let i = self.holes.iter().position(|&(lo, hi)| t.max(lo) + d <= hi)?;
+        let (lo, hi) = self.holes[i];
+        let start = t.max(lo);
+        let end = start + d;
+        match (start > lo, end < hi) {
+            (true, true) => {
+                self.holes[i] = (lo, start);
+                if self.holes.len() < MAX_HOLES {
+                    self.holes.insert(i + 1, (end, hi));
+                }
+            }
+            (true, false) => self.holes[i] = (lo, start),
+            (false, true) => self.holes[i] = (end, hi),
+            (false, false) => {
+                self.holes.remove(i);
+            }
+        }
+        if let OpKind::Gc(d) = kind {
+            self.last_gc = d;
+        }
+        self.early.push((end, kind));
+        Some(end)
+    }
 }
 
 /// The chips and channels of a device.
@@ -107,6 +155,26 @@ impl Timing {
         while c.pending.front().is_some_and(|p| p.end <= self.clock) {
             c.pending.pop_front();
         }
+        let clock = self.clock;
+        if !c.holes.is_empty() || !c.early.is_empty() {
+            c.holes.retain(|h| h.1 > clock);
+            c.early.retain(|e| e.0 > clock);
+        }
+        if x == 0 {
+            let d = match kind {
+                OpKind::Read => self.read_ns,
+                OpKind::Write => self.write_ns,
+                OpKind::Gc(d) => d,
+            };
+            if let Some(end) = c.fill_hole(t, d, kind) {
+                c.busy += d;
+                self.epochs.add(chip, end - d, end);
+                if let Some(log) = self.log.as_mut() {
+                    log.push((chip, end - d, end));
+                }
+                return end;
+            }
+        }
         let (start, end) = match kind {
             OpKind::Read if x > 0 => {
                 let start = t.max(c.free_at);
@@ -142,6 +210,12 @@ impl Timing {
                 c.last_gc = d;
             }
         }
+        if x == 0 && kind == OpKind::Read && t > clock && t > c.free_at {
+            if c.holes.len() == MAX_HOLES {
+                c.holes.remove(0);
+            }
+            c.holes.push((c.free_at.max(clock), t));
+        }
         c.free_at = end;
         c.busy += end - start;
         self.epochs.add(chip, start, end);
@@ -156,7 +230,7 @@ impl Timing {
     pub fn load(&self, chip: u32, t: u64) -> ChipLoad {
         let c = &self.chips[chip as usize];
         let i = c.pending.partition_point(|p| p.end <= t);
-        match c.pending.get(i) {
+        let mut load = match c.pending.get(i) {
             None => ChipLoad::default(),
             Some(p) => {
                 let gc = c.gcs != p.gcs_before;
@@ -167,7 +241,18 @@ impl Timing {
                     gc_ns: if gc { c.last_gc } else { 0 },
                 }
             }
+        };
+        for &(_, kind) in c.early.iter().filter(|e| e.0 > t) {
+            match kind {
+                OpKind::Read => load.reads += 1,
+                OpKind::Write => load.writes += 1,
+                OpKind::Gc(d) => {
+                    load.gc = true;
+                    load.gc_ns = load.gc_ns.max(d);
+                }
+            }
         }
+        load
     }
 
     /// When `chip` finishes everything submitted to it.
@@ -384,6 +469,29 @@ mod tests {
         // Once the clock passes the write's end, it goes.
         t.advance(250 * us);
         assert_eq!(t.load(0, 250 * us), ChipLoad { reads: 1, writes: 0, gc: false, gc_ns: 0 });
+    }
+
+    #[test]
+    fn a_later_submission_leaves_a_hole_for_earlier_arrivals() {
+        // Clock 0. A write on chip 0 runs 0..200 us; a read submitted for 1000 us (after a
+        // flush elsewhere) runs 1000..1025 and leaves the chip idle 200..1000. Ops that arrive
+        // before it and fit that hole run there: a read at 300 (300..325) and a write at 400
+        // (400..600). A write at 900 does not fit (900..1100 > 1000): it waits behind the read,
+        // 1025..1225. At 350 the chip has the 400 us write and the 1000 us read still to do.
+        let us = 1000;
+        let mut t = Timing::new(1, 1, 25 * us, 200 * us, 0);
+        assert_eq!(t.submit(0, 0, OpKind::Write), 200 * us);
+        assert_eq!(t.submit(0, 1000 * us, OpKind::Read), 1025 * us);
+        t.advance(300 * us);
+        assert_eq!(t.submit(0, 300 * us, OpKind::Read), 325 * us);
+        t.advance(350 * us);
+        assert_eq!(t.load(0, 350 * us), ChipLoad { reads: 1, writes: 0, gc: false, gc_ns: 0 });
+        t.advance(400 * us);
+        assert_eq!(t.submit(0, 400 * us, OpKind::Write), 600 * us);
+        assert_eq!(t.load(0, 400 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
+        t.advance(900 * us);
+        assert_eq!(t.submit(0, 900 * us, OpKind::Write), 1225 * us);
+        assert_eq!(t.busy().next(), Some((200 + 25 + 25 + 200 + 200) * us));
     }
 
     #[test]
