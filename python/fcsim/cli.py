@@ -284,12 +284,12 @@ def cmd_sweep(a: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(a: argparse.Namespace) -> int:
-    from fcsim import report
+    from fcsim import reports
 
     out = a.out or f"results/{a.paper}"
     bar = Bar(f"reproducing {a.paper}")
     try:
-        summary = report.reproduce(
+        summary = reports.reproduce(
             a.paper, out, traces_dir=a.traces, jobs=a.jobs, scheduler=a.scheduler, progress=bar
         )
     finally:

@@ -1,0 +1,64 @@
+"""What the per-paper reports share: plots over cache sizes, percentages, the fcsim version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+MARKERS = {"lru": "s", "fifo": "+", "lfu": "^", "mq": "o", "arc": "D", "larc": "*"}
+MARKERS |= {"cflru": "^", "lru-wsr": "v", "ccf-lru": "o", "pt-lru": "D", "gasa": "*"}
+MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
+
+
+def size_pct(df: pd.DataFrame) -> pd.Series:
+    return df["point"].map(lambda p: float(json.loads(p)["size"].rstrip("%")))
+
+
+def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    traces = list(dict.fromkeys(df["trace"]))
+    cols = 3
+    rows = (len(traces) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    for ax, trace in zip(axes.flat, traces, strict=False):
+        t = df[df["trace"] == trace]
+        for policy, g in t.groupby("policy", sort=False):
+            g = g.sort_values("size_pct")
+            ax.plot(g["size_pct"], g[metric], marker=MARKERS.get(str(policy), "."), label=str(policy).upper())
+        ax.set_title(trace.split(".")[0], fontsize=10)
+        ax.set_xlabel("cache size (% of working set)")
+        ax.set_ylabel(ylabel)
+        if log:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(traces) :]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def pct(a: float, b: float) -> str:
+    return f"{(a / b - 1) * 100:+.1f}%" if b else "n/a"
+
+
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fcsim")
+    except PackageNotFoundError:  # pragma: no cover
+        return "dev"
+
+
+def pct_range(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> tuple[float, float]:
+    t = piv.loc[trace]
+    r = (t[(metric, policy)] / t[(metric, base)] - 1) * 100
+    return float(r.min()), float(r.max())

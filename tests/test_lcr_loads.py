@@ -1,0 +1,42 @@
+"""The LCR experiment's load variants follow the rule written in lcr.toml: each trace's time scale
+makes its flash work without a cache (page reads x 25 us + page writes x 200 us), spread over 64
+chips and the trace's span, keep the mean chip busy 10% and 30% of the time."""
+
+import math
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import fcsim
+
+ROOT = Path(__file__).resolve().parent.parent
+TRACES = ROOT / "data" / "traces"
+EXPERIMENT = ROOT / "python" / "fcsim" / "experiments" / "lcr.toml"
+TARGETS = (0.1, 0.3)
+
+
+def _scaled_parts() -> list[dict]:
+    exp = tomllib.loads(EXPERIMENT.read_text())
+    return [p for p in exp["part"] if any(isinstance(t, dict) for t in p["traces"])]
+
+
+def _utilisation(trace: str) -> float:
+    info = fcsim.trace_info(str(TRACES / trace))
+    work_ns = info["read_pages"] * 25e3 + info["write_pages"] * 200e3
+    return work_ns / (64 * info["span_ns"])
+
+
+@pytest.mark.parametrize("part", range(len(_scaled_parts())))
+def test_time_scales_follow_the_rule(part: int) -> None:
+    for t in _scaled_parts()[part]["traces"]:
+        if not isinstance(t, dict) or "sim.time_scale" not in t:
+            continue
+        scales = t["sim.time_scale"]
+        scales = scales if isinstance(scales, list) else [scales]
+        u = _utilisation(t["file"])
+        allowed = [u / target for target in TARGETS]
+        for s in scales:
+            assert any(math.isclose(s, a, rel_tol=0.006) for a in allowed), (
+                f"{t['file']}: time_scale {s} is not U / 0.1 = {allowed[0]:.4g} or U / 0.3 = {allowed[1]:.4g}"
+            )
