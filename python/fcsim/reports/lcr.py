@@ -232,9 +232,15 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "",
         "## Fig. 5-7 as the paper runs them: filled drive, traces at their own times",
         "",
-        f"The filled drive never reached its GC threshold here ({paper_erasures} erasures over these",
-        "runs): the excerpts write far less than the drive's 15% spare space, so it behaves as a",
-        "fresh drive and GCaR-CFLRU, which differs from CFLRU only on chips in GC, is CFLRU.",
+        *(
+            [
+                "The filled drive never reached its GC threshold here (no erasure in these runs): the",
+                "excerpts write far less than the drive's 15% spare space, so it behaves as a fresh",
+                "drive, and GCaR-CFLRU, which differs from CFLRU only on chips in GC, is CFLRU.",
+            ]
+            if paper_erasures == 0
+            else [f"GC ran on the filled drive: {paper_erasures} erasures over these runs."]
+        ),
         "",
         *_claims_table(_pivot(paper), paper),
         "",

@@ -42,7 +42,8 @@
 
 use crate::histogram::Histogram;
 use crate::view::ChipLoad;
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// What an op does on its chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,11 +80,63 @@ struct Chip {
     /// Idle intervals before `free_at`, left when an op was submitted for a time later than the
     /// loop's clock and the chip's free time (a read that waits for its flush), oldest first.
     holes: Vec<(u64, u64)>,
-    /// Ops placed in a hole, not yet done at the clock: (end, kind).
-    early: Vec<(u64, OpKind)>,
+    /// Ops placed in a hole, not yet known done at the clock, earliest end first, and how many
+    /// of each kind there are.
+    early: BinaryHeap<Reverse<(u64, Early)>>,
+    early_count: [u32; 3],
+}
+
+/// The kind of an op placed in a hole (GC jobs with their duration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Early {
+    Read,
+    Write,
+    Gc(u64),
+}
+
+impl Early {
+    fn of(kind: OpKind) -> Self {
+        match kind {
+            OpKind::Read => Early::Read,
+            OpKind::Write => Early::Write,
+            OpKind::Gc(d) => Early::Gc(d),
+        }
+    }
+
+    fn slot(self) -> usize {
+        match self {
+            Early::Read => 0,
+            Early::Write => 1,
+            Early::Gc(_) => 2,
+        }
+    }
+
+    /// Adds this op to a chip's load.
+    fn add_to(self, load: &mut ChipLoad) {
+        match self {
+            Early::Read => load.reads += 1,
+            Early::Write => load.writes += 1,
+            Early::Gc(d) => {
+                load.gc = true;
+                load.gc_ns = load.gc_ns.max(d);
+            }
+        }
+    }
 }
 
 impl Chip {
+    /// Forgets the ops in holes that ended by `clock`; returns how many are left.
+    fn drop_early(&mut self, clock: u64) -> usize {
+        while let Some(&Reverse((end, e))) = self.early.peek() {
+            if end > clock {
+                break;
+            }
+            self.early.pop();
+            self.early_count[e.slot()] -= 1;
+        }
+        self.early.len()
+    }
+
     /// Places an op of `d` ns arriving at `t` in the first hole it fits whole, so that a later
     /// submission does not hold the chip against ops that arrive before it; returns its end.
     fn fill_hole(&mut self, t: u64, d: u64, kind: OpKind) -> Option<u64> {
@@ -107,7 +160,9 @@ impl Chip {
         if let OpKind::Gc(d) = kind {
             self.last_gc = d;
         }
-        self.early.push((end, kind));
+        let e = Early::of(kind);
+        self.early.push(Reverse((end, e)));
+        self.early_count[e.slot()] += 1;
         Some(end)
     }
 }
@@ -125,6 +180,8 @@ pub struct Timing {
     pub epochs: Epochs,
     /// The loop's clock: no op arrives before it any more.
     clock: u64,
+    /// Ops in holes not yet known done, on all chips (0: nothing to drop as the clock moves).
+    early: usize,
     /// Every op as (chip, start, end), when enabled (tests).
     pub log: Option<Vec<(u32, u64, u64)>>,
 }
@@ -140,6 +197,7 @@ impl Timing {
             xfer_ns,
             epochs: Epochs::new(chips, 0),
             clock: 0,
+            early: 0,
             log: None,
         }
     }
@@ -156,10 +214,10 @@ impl Timing {
             c.pending.pop_front();
         }
         let clock = self.clock;
-        if !c.holes.is_empty() || !c.early.is_empty() {
+        if !c.holes.is_empty() {
             c.holes.retain(|h| h.1 > clock);
-            c.early.retain(|e| e.0 > clock);
         }
+        c.drop_early(clock);
         if x == 0 {
             let d = match kind {
                 OpKind::Read => self.read_ns,
@@ -167,6 +225,7 @@ impl Timing {
                 OpKind::Gc(d) => d,
             };
             if let Some(end) = c.fill_hole(t, d, kind) {
+                self.early += 1;
                 c.busy += d;
                 self.epochs.add(chip, end - d, end);
                 if let Some(log) = self.log.as_mut() {
@@ -242,15 +301,20 @@ impl Timing {
                 }
             }
         };
-        for &(_, kind) in c.early.iter().filter(|e| e.0 > t) {
-            match kind {
-                OpKind::Read => load.reads += 1,
-                OpKind::Write => load.writes += 1,
-                OpKind::Gc(d) => {
+        // Ops placed in holes: by their counts while none has ended by `t` (the usual case: they
+        // are dropped as the clock passes them), else one by one.
+        match c.early.peek() {
+            None => {}
+            Some(Reverse((first_end, _))) if *first_end > t => {
+                load.reads += u64::from(c.early_count[0]);
+                load.writes += u64::from(c.early_count[1]);
+                if c.early_count[2] > 0 {
+                    // T_gc is the chip's latest GC job, as for the queued ones.
                     load.gc = true;
-                    load.gc_ns = load.gc_ns.max(d);
+                    load.gc_ns = c.last_gc;
                 }
             }
+            Some(_) => c.early.iter().filter(|Reverse((end, _))| *end > t).for_each(|Reverse((_, e))| e.add_to(&mut load)),
         }
         load
     }
@@ -272,6 +336,10 @@ impl Timing {
     pub fn advance(&mut self, now: u64) {
         self.clock = self.clock.max(now);
         self.epochs.advance(now);
+        if self.early > 0 {
+            let clock = self.clock;
+            self.early = self.chips.iter_mut().map(|c| c.drop_early(clock)).sum();
+        }
     }
 
     /// The load balance rates of the epochs so far, and how many epochs counted (see
@@ -287,6 +355,7 @@ impl Timing {
         }
         self.channel_free.fill(0);
         self.clock = 0;
+        self.early = 0;
         self.epochs = Epochs::new(self.chips.len() as u32, self.epochs.epoch_ns);
         if let Some(log) = self.log.as_mut() {
             log.clear();
