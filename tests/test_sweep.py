@@ -167,16 +167,19 @@ def test_bad_experiments(tmp_path: Path, text: str, needle: str) -> None:
 
 
 def test_reproduce_larc(tmp_path: Path) -> None:
-    summary = reports.reproduce("larc", tmp_path, traces_dir=TRACES, jobs=2)
+    # Three short traces of the six (the whole experiment is `fcsim reproduce larc`, about a minute).
+    only = ["arc_P3.lis.zst", "mqsim_wsrch-small.trace.gz", "mqsim_tpcc-small.trace.gz"]
+    summary = reports.reproduce("larc", tmp_path, traces_dir=TRACES, jobs=2, only=only)
     text = summary.read_text()
-    for part in ("## Where fcsim disagrees with the paper", "arc_P12.lis.zst", "![hit ratio](hit_ratio.png)"):
+    assert "--only arc_P3.lis.zst,mqsim_wsrch-small.trace.gz,mqsim_tpcc-small.trace.gz" in text
+    for part in ("## Where fcsim disagrees with the paper", "arc_P3.lis.zst", "![hit ratio](hit_ratio.png)"):
         assert part in text
     assert (tmp_path / "hit_ratio.png").stat().st_size > 10_000
     assert (tmp_path / "ssd_writes.png").stat().st_size > 10_000
     df = pd.read_parquet(tmp_path / "results.parquet")
-    # The main run (6 traces x 6 policies x 5 sizes, write-around) and the write-back variant
-    # (the 2 traces with writes).
-    assert len(df) == 6 * 6 * 5 + 2 * 6 * 5
+    # The main run (3 traces x 6 policies x 5 sizes, write-around) and the write-back variant
+    # (tpcc, the one of them with writes).
+    assert len(df) == 3 * 6 * 5 + 1 * 6 * 5
     main = df[df["stack_write"] == "around"]
     larc = main[main["policy"] == "larc"]
     lru = main[main["policy"] == "lru"]
@@ -187,18 +190,21 @@ def test_reproduce_larc(tmp_path: Path) -> None:
 
 
 def test_reproduce_gasa(tmp_path: Path) -> None:
-    summary = reports.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2)
+    only = ["systor17_vdi_sample1000.csv.gz", "msr_hm_0_excerpt1000.csv", "mqsim_tpcc-small.trace.gz"]
+    summary = reports.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2, only=only)
     text = summary.read_text()
     for part in ("## Flash writes", "## Hit ratio", "## Overall runtime", "## Split hit ratios"):
         assert part in text
     df = pd.read_parquet(tmp_path / "results.parquet")
-    assert len(df) == 6 * 6 * 5 and set(df["device"]) == {"gasa"}
+    assert len(df) == 3 * 6 * 5 and set(df["device"]) == {"gasa"}
     # Flash writes are the buffer's write-backs (dirty evictions and the final flush) plus GC.
     assert (df["flash_page_writes"] - df["gc_page_writes"] == df["backing_writes"]).all()
 
 
 def test_reproduce_lcr(tmp_path: Path) -> None:
-    summary = reports.reproduce("lcr", tmp_path, traces_dir=TRACES, jobs=2)
+    # The wdev_2 stand-in (every part has it) and the shortest trace.
+    only = ["blkparse_java_50k_events.txt.gz", "msr_hm_0_excerpt1000.csv"]
+    summary = reports.reproduce("lcr", tmp_path, traces_dir=TRACES, jobs=2, only=only)
     text = summary.read_text()
     for part in (
         "## The paper's setup, in its words",
@@ -214,9 +220,9 @@ def test_reproduce_lcr(tmp_path: Path) -> None:
     for png in ("response_mean", "response_std", "hit_ratio", "load_balance", "window", "cache_size"):
         assert (tmp_path / f"{png}.png").stat().st_size > 10_000
     df = pd.read_parquet(tmp_path / "results.parquet")
-    # Fig. 5-7 as the paper runs them: 7 traces x 4 policies; two loads on the filled and the
-    # aged drive: 2 x 7 x 2 x 4; Fig. 8: 4 traces x 7 windows; Fig. 9-10: 4 more sizes x 4.
-    assert len(df) == 28 + 112 + 28 + 16 and df["point"].is_unique
+    # Fig. 5-7 as the paper runs them: 2 traces x 4 policies; two loads on the filled and the
+    # aged drive: 2 x 2 x 2 x 4; Fig. 8: blkparse x 7 windows; Fig. 9-10: 4 more sizes x 4.
+    assert len(df) == 8 + 32 + 7 + 16 and df["point"].is_unique
     filled = df[df["device_steady"] == "0"]
     assert (filled["device_fill"] == "1").all()
     # The excerpts never bring the filled drive to GC: GCaR-CFLRU has nothing to pass over and
@@ -230,3 +236,8 @@ def test_reproduce_lcr(tmp_path: Path) -> None:
         )
     aged = df[df["device_steady"] == "1"]
     assert (aged["erasures"] > 0).all() and (aged["load_balance_epochs"] > 0).all()
+
+
+def test_reproduce_only_names_traces_of_the_experiment(tmp_path: Path) -> None:
+    with pytest.raises(fcsim.ConfigError, match="not a trace of lcr"):
+        reports.reproduce("lcr", tmp_path, traces_dir=TRACES, only=["nope.csv"])

@@ -290,7 +290,13 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     bar = Bar(f"reproducing {a.paper}")
     try:
         summary = reports.reproduce(
-            a.paper, out, traces_dir=a.traces, jobs=a.jobs, scheduler=a.scheduler, progress=bar
+            a.paper,
+            out,
+            traces_dir=a.traces,
+            jobs=a.jobs,
+            scheduler=a.scheduler,
+            progress=bar,
+            only=[t for t in (a.only or "").split(",") if t],
         )
     finally:
         bar.close()
@@ -352,6 +358,9 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--traces", default="data/traces", help="trace directory (default: data/traces)")
     rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")
     rep.add_argument("--scheduler", help=SCHEDULER_HELP)
+    rep.add_argument(
+        "--only", help="run on these of the experiment's traces only (file names, comma-separated)"
+    )
     rep.set_defaults(func=cmd_reproduce)
 
     trace = sub.add_parser("trace", help="trace statistics and conversion")

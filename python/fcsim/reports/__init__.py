@@ -6,7 +6,7 @@ measures. Outputs go to one directory with the command that made them. One modul
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from fcsim import sweep
@@ -25,9 +25,11 @@ def reproduce(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
+    only: Sequence[str] = (),
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
-    its plots and summary; returns the summary's path."""
+    its plots and summary; returns the summary's path. ``only`` keeps the experiment's traces
+    with these file names (a quick look, or a test); the summary says so."""
     if paper not in PAPERS:
         raise ConfigError(f"fcsim reproduce {paper}: not available; available: {', '.join(PAPERS)}")
     out = Path(out_dir)
@@ -35,9 +37,21 @@ def reproduce(
     if not Path(traces_dir).is_dir():
         raise ConfigError(f"{traces_dir}: no such trace directory (give --traces DIR)")
     exp = sweep.load(sweep.packaged(paper), traces_dir)
+    if only:
+        names = {Path(t.path).name for part in exp.parts for t in part.traces}
+        unknown = sorted(set(only) - names)
+        if unknown:
+            raise ConfigError(
+                f"--only {', '.join(unknown)}: not a trace of {paper}; its traces: {', '.join(sorted(names))}"
+            )
+        for part in exp.parts:
+            part.traces = [t for t in part.traces if Path(t.path).name in only]
+        exp.parts = [part for part in exp.parts if part.traces]
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     (out / "experiment.toml").write_text(sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
+    if only:
+        command += " --only " + ",".join(only)
     (out / "README.md").write_text(
         f"# fcsim reproduce {paper}\n\nMade by `{command}` (from the repository root, after `make demo`:\n"
         f"`.venv/bin/fcsim reproduce {paper}`). The grid is `experiment.toml` (a copy of the one shipped\n"
