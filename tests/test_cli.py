@@ -141,3 +141,14 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     assert p.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_flash_aware_policies_refuse_to_run_without_a_device() -> None:
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    for policy in ("lcr", "gcar-cflru"):
+        r = run("run", t, "--policy", policy, "--size", "5%")
+        assert r.returncode == 2 and "Traceback" not in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1 and "--device" in r.stderr, r.stderr
+        assert run("run", t, "--policy", policy, "--size", "5%", "--device", "lcr").returncode == 0
+    marked = [line.split()[0] for line in run("policies").stdout.splitlines() if "needs --device" in line]
+    assert marked == ["gcar-cflru", "lcr"]

@@ -31,8 +31,12 @@ class Result(dict[str, Any]):
 
 
 def policies() -> list[dict[str, Any]]:
-    """Registered policies: name, description, source and parameter names."""
-    return [{"name": n, "description": d, "source": s, "params": p} for n, d, s, p in _core.policies()]
+    """Registered policies: name, description, source, parameter names, and whether the policy
+    needs a flash device's view (it then runs only as the DRAM buffer over a flash device)."""
+    return [
+        {"name": n, "description": d, "source": s, "params": p, "needs_device": v}
+        for n, d, s, p, v in _core.policies()
+    ]
 
 
 def formats() -> list[dict[str, str]]:

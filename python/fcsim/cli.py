@@ -256,7 +256,8 @@ def cmd_formats(_: argparse.Namespace) -> int:
 def cmd_policies(_: argparse.Namespace) -> int:
     for p in fcsim.policies():
         params = f"  params: {', '.join(p['params'])}" if p["params"] else ""
-        print(f"{p['name']:<10} {p['description']}  ({p['source']}){params}")
+        needs = "  [needs --device: the buffer over a flash SSD]" if p["needs_device"] else ""
+        print(f"{p['name']:<10} {p['description']}  ({p['source']}){params}{needs}")
     return 0
 
 

@@ -233,8 +233,8 @@ fn check_size(size: &str) -> PyResult<()> {
 
 /// Registered policies: (name, description, source, parameters).
 #[pyfunction]
-fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str>)> {
-    fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec())).collect()
+fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str>, bool)> {
+    fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec(), p.needs_view)).collect()
 }
 
 type KeyValues = Vec<(&'static str, &'static str)>;

@@ -43,6 +43,12 @@ pub fn simulate(
     }
     let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
     let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
+    if info.needs_view && (device.is_none() || ssd) {
+        return Err(Error::config(format!(
+            "{} chooses victims by the flash device's chip loads: run it as the DRAM buffer over a flash device (--device lcr); without that view it would be CFLRU",
+            info.name
+        )));
+    }
     let dram_pages = (stack.dram * size as f64).round() as usize;
     if dram_pages > 0 && info.offline {
         return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));

@@ -306,6 +306,24 @@ fn gc_on_one_plane_holds_the_whole_chip() {
 }
 
 #[test]
+fn flash_aware_policies_need_the_device_view() {
+    // Without a flash device below the buffer, or as a flash cache's policy (no chip view), GCaR
+    // and LCR would be CFLRU: they refuse to run.
+    let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
+    for policy in ["lcr", "gcar-cflru"] {
+        let cfg = fcsim::SimConfig::new(policy, fcsim::SizeSpec::Pages(2));
+        let err = fcsim::simulate(&path, &golden_opts(), &cfg, None, None).unwrap_err().to_string();
+        assert!(err.contains("chip loads") && err.contains("--device"), "{err}");
+        let mut ssd = cfg.clone();
+        ssd.stack_params.insert("kind".into(), "ssd-cache".into());
+        assert!(fcsim::simulate(&path, &golden_opts(), &ssd, None, None).is_err());
+        let mut over_flash = cfg.clone();
+        over_flash.device = Some("gasa".into());
+        assert!(fcsim::simulate(&path, &golden_opts(), &over_flash, None, None).is_ok());
+    }
+}
+
+#[test]
 fn load_balance_per_epoch_hand_computed() {
     // The sync run above in epochs of 100 us. Chip 0 works 2..52 (reads), 52..252 (program),
     // 252..302 (reads); chip 1 works 1..51 (reads), 51..251 (program), 252..277 (read).

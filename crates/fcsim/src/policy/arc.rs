@@ -27,6 +27,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "adaptive replacement cache (T1/T2 + ghosts B1/B2)",
     source: "Megiddo & Modha, FAST'03, Fig. 4",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Arc::new(cap))) },
 };

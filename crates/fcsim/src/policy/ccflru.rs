@@ -35,6 +35,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "cold-clean-first LRU: cold clean list first, then LRU-WSR over the mixed list",
     source: "Li et al., IEEE TCE 2009; GASA §II.B Fig. 4",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(CcfLru::new(cap))) },
 };

@@ -20,6 +20,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "clean-first LRU: evict a clean page from the LRU-end window before a dirty one",
     source: "Park et al., CASES'06; GASA §II.B Fig. 2",
     offline: false,
+    needs_view: false,
     params: &["window"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "cflru", 0.1)?;

@@ -16,6 +16,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "CLOCK / second chance (n-bit reference counter)",
     source: "Corbató 1968 (not in the seed papers' reference lists); FIFO-reinsertion as in libCacheSim",
     offline: false,
+    needs_view: false,
     params: &["bits"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let bits: u32 = p.take("clock", "bits", 1, "a number of bits from 1 to 16")?;

@@ -15,6 +15,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "first in, first out",
     source: "classic; baseline in the LARC slides",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Fifo::new(cap))) },
 };

@@ -28,6 +28,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "ghost-assisted, self-tuning: cold clean pages first, a ghost list finds hot ones",
     source: "GASA §III, Fig. 7-8",
     offline: false,
+    needs_view: false,
     params: &["gsmin", "gsmax"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let gsmin: f64 = p.take("gasa", "gsmin", 0.1, "a fraction of the buffer")?;

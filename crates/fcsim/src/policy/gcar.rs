@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "CFLRU that keeps dirty pages of chips collecting garbage (needs a device)",
     source: "Wu et al., ICS'16; LCR §II.C",
     offline: false,
+    needs_view: true,
     params: &["window"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "gcar-cflru", 0.1)?;

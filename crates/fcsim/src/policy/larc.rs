@@ -29,6 +29,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "lazy adaptive replacement: LRU cache admitting a page on its second miss within a self-tuning ghost queue",
     source: "Huang et al., ACM TOS 12(2) 2016; LARC slides",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Larc::new(cap))) },
 };

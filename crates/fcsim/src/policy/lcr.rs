@@ -24,6 +24,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "load-aware LRU: in the destaging window, evict a clean page, else the dirty page on the least-loaded chip",
     source: "LCR §III, Alg. 1-3",
     offline: false,
+    needs_view: true,
     params: &["window"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "lcr", 0.1)?;

@@ -17,6 +17,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "least frequently used (in-cache counts; ties: least recent)",
     source: "classic; baseline in the LARC slides",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Lfu::new(cap))) },
 };

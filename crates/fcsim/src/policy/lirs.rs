@@ -35,6 +35,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "LIRS (LIR set + HIR queue by inter-reference recency)",
     source: "Jiang & Zhang, SIGMETRICS'02, §3-4",
     offline: false,
+    needs_view: false,
     params: &["hir", "stack", "q_hit_demotes"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let hir: f64 = p.take("lirs", "hir", 0.01, "a share of the cache in (0, 1)")?;

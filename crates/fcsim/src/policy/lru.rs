@@ -14,6 +14,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "least recently used",
     source: "classic; baseline in GASA §II, LCR §IV, LARC slides",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Lru::new(cap))) },
 };

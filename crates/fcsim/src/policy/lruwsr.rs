@@ -21,6 +21,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "LRU with write sequence reordering: hot dirty pages get a second chance",
     source: "Jung et al., IEEE TCE 2008; GASA §II.B Fig. 3",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(LruWsr::new(cap))) },
 };

@@ -27,6 +27,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Belady's MIN (offline optimum; evicts the page used furthest in the future)",
     source: "Belady 1966; offline-bounds paper §3",
     offline: true,
+    needs_view: false,
     params: &["bypass"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let bypass = p.take("min", "bypass", false, "true or false")?;

@@ -104,6 +104,9 @@ pub struct PolicyInfo {
     pub source: &'static str,
     /// The policy reads each access's next-access index (offline); the loop computes them.
     pub offline: bool,
+    /// The policy chooses victims by the device's view (chip loads, chips in GC): it runs only
+    /// as a buffer over a flash device, never silently without the view.
+    pub needs_view: bool,
     /// Names of its parameters.
     pub params: &'static [&'static str],
     pub make: fn(usize, &mut Params) -> Result<Box<dyn Policy>>,

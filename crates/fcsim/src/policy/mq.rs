@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "Multi-Queue (m LRU queues by log2 frequency + history Qout)",
     source: "Zhou, Philbin & Li, USENIX ATC'01, Fig. 5",
     offline: false,
+    needs_view: false,
     params: &["queues", "lifetime", "qout"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let queues: usize = p.take("mq", "queues", 8, "a number of queues from 1 to 32")?;

@@ -11,6 +11,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "no cache: every access goes to the backing store (drive a device from a trace)",
     source: "-",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |_, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(NoCache)) },
 };

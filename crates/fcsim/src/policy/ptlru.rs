@@ -26,6 +26,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "probabilistic triplicate LRU: cold clean first, then cold dirty with probability p",
     source: "Cui et al., IEEE TCE 2014; GASA §II.B Fig. 5",
     offline: false,
+    needs_view: false,
     params: &["p", "seed"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let prob: f64 = p.take("pt-lru", "p", 0.8, "a probability in [0, 1]")?;

@@ -27,6 +27,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "S3-FIFO (small FIFO + main FIFO + ghost FIFO)",
     source: "Yang et al., SOSP'23 (not in the seed papers' reference lists); libCacheSim S3FIFO.c",
     offline: false,
+    needs_view: false,
     params: &["small", "ghost", "threshold"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let small: f64 = p.take("s3fifo", "small", 0.1, "a share of the cache in (0, 1)")?;

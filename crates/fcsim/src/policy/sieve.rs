@@ -16,6 +16,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "SIEVE (FIFO with a visited bit and a moving hand)",
     source: "Zhang et al., NSDI'24 (not in the seed papers' reference lists)",
     offline: false,
+    needs_view: false,
     params: &[],
     make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Sieve::new(cap))) },
 };

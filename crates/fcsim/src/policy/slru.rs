@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "segmented LRU (n equal LRU segments; S4LRU by default)",
     source: "Karedla, Love & Wherry 1994; S4LRU: Huang et al., SOSP'13 (not in the seed papers' reference lists)",
     offline: false,
+    needs_view: false,
     params: &["segments"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let n: usize = p.take("slru", "segments", 4, "a number of segments from 1 to 16")?;

@@ -22,6 +22,7 @@ pub const INFO: PolicyInfo = PolicyInfo {
     description: "2Q (A1in FIFO + A1out ghost FIFO + Am LRU)",
     source: "Johnson & Shasha, VLDB'94, §2",
     offline: false,
+    needs_view: false,
     params: &["kin", "kout"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let kin: f64 = p.take("2q", "kin", 0.25, "a share of the cache in (0, 1)")?;
