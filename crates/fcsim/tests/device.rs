@@ -175,9 +175,10 @@ fn golden_over_flash(eviction: &str) -> fcsim::ResultRow {
     golden_over_flash_with(eviction, |_| {})
 }
 
-fn golden_over_flash_with(eviction: &str, tweak: impl Fn(&mut fcsim::SimConfig)) -> fcsim::ResultRow {
-    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
-    tweak(&mut cfg);
+/// LRU with `pages` over an empty two-chip `gasa` device (one plane each, 16 blocks of 8 pages,
+/// OP 50%) with the given eviction order.
+fn lru_over_two_chips(pages: u64, eviction: &str) -> fcsim::SimConfig {
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(pages));
     cfg.device = Some("gasa".into());
     for (k, v) in [
         ("channels", "1"),
@@ -190,6 +191,12 @@ fn golden_over_flash_with(eviction: &str, tweak: impl Fn(&mut fcsim::SimConfig))
     ] {
         cfg.device_params.insert(k.into(), v.into());
     }
+    cfg
+}
+
+fn golden_over_flash_with(eviction: &str, tweak: impl Fn(&mut fcsim::SimConfig)) -> fcsim::ResultRow {
+    let mut cfg = lru_over_two_chips(2, eviction);
+    tweak(&mut cfg);
     let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
     fcsim::simulate(&path, &golden_opts(), &cfg, None, None).unwrap()
 }
@@ -254,19 +261,7 @@ fn flush_then_read_hand_computed() {
     let path = dir.join("dirty_miss.csv");
     std::fs::write(&path, "t,op,page,pages\n0,W,1,1\n1000,R,2,1\n").unwrap();
     for (eviction, second) in [("sync", 225.0), ("parallel", 200.0), ("async", 25.0)] {
-        let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(1));
-        cfg.device = Some("gasa".into());
-        for (k, v) in [
-            ("channels", "1"),
-            ("chips_per_channel", "2"),
-            ("planes", "1"),
-            ("blocks", "16"),
-            ("pages_per_block", "8"),
-            ("op", "0.5"),
-            ("eviction", eviction),
-        ] {
-            cfg.device_params.insert(k.into(), v.into());
-        }
+        let cfg = lru_over_two_chips(1, eviction);
         let row = fcsim::simulate(path.to_str().unwrap(), &golden_opts(), &cfg, None, None).unwrap();
         assert_eq!(col(&row, "resp_max_us"), fcsim::Value::Float(second), "{eviction}");
         assert_eq!(col(&row, "resp_mean_us"), fcsim::Value::Float((1.0 + second) / 2.0), "{eviction}");

@@ -86,12 +86,12 @@ struct Chip {
     early_count: [u32; 3],
 }
 
-/// The kind of an op placed in a hole (GC jobs with their duration).
+/// The kind of an op placed in a hole: its slot in `Chip::early_count`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Early {
-    Read,
-    Write,
-    Gc(u64),
+    Read = 0,
+    Write = 1,
+    Gc = 2,
 }
 
 impl Early {
@@ -99,27 +99,7 @@ impl Early {
         match kind {
             OpKind::Read => Early::Read,
             OpKind::Write => Early::Write,
-            OpKind::Gc(d) => Early::Gc(d),
-        }
-    }
-
-    fn slot(self) -> usize {
-        match self {
-            Early::Read => 0,
-            Early::Write => 1,
-            Early::Gc(_) => 2,
-        }
-    }
-
-    /// Adds this op to a chip's load.
-    fn add_to(self, load: &mut ChipLoad) {
-        match self {
-            Early::Read => load.reads += 1,
-            Early::Write => load.writes += 1,
-            Early::Gc(d) => {
-                load.gc = true;
-                load.gc_ns = load.gc_ns.max(d);
-            }
+            OpKind::Gc(_) => Early::Gc,
         }
     }
 }
@@ -132,7 +112,7 @@ impl Chip {
                 break;
             }
             self.early.pop();
-            self.early_count[e.slot()] -= 1;
+            self.early_count[e as usize] -= 1;
         }
         self.early.len()
     }
@@ -162,7 +142,7 @@ impl Chip {
         }
         let e = Early::of(kind);
         self.early.push(Reverse((end, e)));
-        self.early_count[e.slot()] += 1;
+        self.early_count[e as usize] += 1;
         Some(end)
     }
 }
@@ -301,20 +281,20 @@ impl Timing {
                 }
             }
         };
-        // Ops placed in holes: by their counts while none has ended by `t` (the usual case: they
-        // are dropped as the clock passes them), else one by one.
-        match c.early.peek() {
-            None => {}
-            Some(Reverse((first_end, _))) if *first_end > t => {
-                load.reads += u64::from(c.early_count[0]);
-                load.writes += u64::from(c.early_count[1]);
-                if c.early_count[2] > 0 {
-                    // T_gc is the chip's latest GC job, as for the queued ones.
-                    load.gc = true;
-                    load.gc_ns = c.last_gc;
-                }
+        // Ops placed in holes: their counts, once those that ended by `t` are left out (none, when
+        // `t` is the clock: they are dropped as it passes them).
+        let mut n = c.early_count;
+        if c.early.peek().is_some_and(|Reverse((end, _))| *end <= t) {
+            for Reverse((_, e)) in c.early.iter().filter(|Reverse((end, _))| *end <= t) {
+                n[*e as usize] -= 1;
             }
-            Some(_) => c.early.iter().filter(|Reverse((end, _))| *end > t).for_each(|Reverse((_, e))| e.add_to(&mut load)),
+        }
+        load.reads += u64::from(n[0]);
+        load.writes += u64::from(n[1]);
+        if n[2] > 0 {
+            // T_gc is the chip's latest GC job, as for the queued ones.
+            load.gc = true;
+            load.gc_ns = c.last_gc;
         }
         load
     }
