@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fcsim.reports import gasa, larc
+from fcsim.reports import common, gasa, larc
 
 SIZES = ("1%", "2%", "4%")
 GASA_POLICIES = ("lru", "cflru", "lru-wsr", "ccf-lru", "pt-lru", "gasa")
@@ -18,14 +18,14 @@ LARC_POLICIES = ("lru", "fifo", "lfu", "mq", "arc", "larc")
 
 
 def test_read_dominant_rule() -> None:
-    assert gasa.kind(0.80) == "read-dominant"
-    assert gasa.kind(0.85) == "read-dominant"
-    assert gasa.kind(0.79) == "mixed"
-    assert gasa.kind(0.61) == "mixed"  # not read-dominant, whatever its name suggests
-    assert gasa.kind(0.50) == "mixed"
-    assert gasa.kind(0.34) == "write-dominant"  # T3
+    assert common.kind(0.80) == "read-dominant"
+    assert common.kind(0.85) == "read-dominant"
+    assert common.kind(0.79) == "mixed"
+    assert common.kind(0.61) == "mixed"  # not read-dominant, whatever its name suggests
+    assert common.kind(0.50) == "mixed"
+    assert common.kind(0.34) == "write-dominant"  # T3
     df = pd.DataFrame({"trace": ["a", "a", "b"], "reads": [80, 80, 61], "accesses": [100, 100, 100]})
-    shares = gasa.read_share(df)
+    shares = common.read_share(df)
     assert shares["a"] == pytest.approx(0.80) and shares["b"] == pytest.approx(0.61)
 
 

@@ -1,4 +1,5 @@
-"""What the per-paper reports share: plots over cache sizes, percentages, the fcsim version."""
+"""What the per-paper reports share: plots over cache sizes, percentages, how a trace is classed
+(read-dominant, mixed, write-dominant), the fcsim version."""
 
 from __future__ import annotations
 
@@ -58,7 +59,39 @@ def version() -> str:
         return "dev"
 
 
-def pct_range(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> tuple[float, float]:
+def changes(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> pd.Series:
+    """``policy`` against ``base`` in percent, per cache size (``piv``: trace x size rows, (metric,
+    policy) columns)."""
     t = piv.loc[trace]
-    r = (t[(metric, policy)] / t[(metric, base)] - 1) * 100
+    return (t[(metric, policy)] / t[(metric, base)] - 1) * 100
+
+
+def pct_range(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> tuple[float, float]:
+    r = changes(piv, trace, metric, policy, base)
     return float(r.min()), float(r.max())
+
+
+def fmt_range(lo: float, hi: float) -> str:
+    return f"{lo:+.1f}% … {hi:+.1f}%"
+
+
+# A trace is read-dominant when reads are at least this share of its page accesses: the paper's
+# read-dominant T1 and T2 have 85% and 87% reads (Table II), its write-dominant T3 34%.
+READ_DOMINANT_MIN = 0.80
+# And write-dominant when writes are the majority of its page accesses, as on T3 (66% writes).
+WRITE_DOMINANT_MAX_READS = 0.50
+
+
+def read_share(df: pd.DataFrame) -> pd.Series:
+    """Reads over page accesses, per trace (the same in every row of a trace)."""
+    first = df.groupby("trace", sort=False)[["reads", "accesses"]].first()
+    return first["reads"] / first["accesses"]
+
+
+def kind(reads: float) -> str:
+    """read-dominant (reads ≥ 80% of page accesses), write-dominant (reads < 50%) or mixed."""
+    if reads >= READ_DOMINANT_MIN:
+        return "read-dominant"
+    if reads < WRITE_DOMINANT_MAX_READS:
+        return "write-dominant"
+    return "mixed"

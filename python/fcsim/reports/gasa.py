@@ -12,13 +12,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.reports.common import pct, pct_range, plot, size_pct, version
-
-# A trace is read-dominant when reads are at least this share of its page accesses: the paper's
-# read-dominant T1 and T2 have 85% and 87% reads (Table II), its write-dominant T3 34%.
-READ_DOMINANT_MIN = 0.80
-# And write-dominant when writes are the majority of its page accesses, as on T3 (66% writes).
-WRITE_DOMINANT_MAX_READS = 0.50
+from fcsim.reports.common import (
+    READ_DOMINANT_MIN,
+    WRITE_DOMINANT_MAX_READS,
+    fmt_range,
+    kind,
+    pct,
+    pct_range,
+    plot,
+    read_share,
+    size_pct,
+    version,
+)
 
 FLASH = ("cflru", "lru-wsr", "ccf-lru", "pt-lru", "gasa")
 NAMES = {"lru": "LRU", "cflru": "CFLRU", "lru-wsr": "LRU-WSR", "ccf-lru": "CCF-LRU", "pt-lru": "PT-LRU"}
@@ -31,21 +36,6 @@ PAPER_RUNTIME_CUT = {"T1": 14.6, "T2": 16.1, "T3": 13.1}
 PAPER_TRACES = {"T1": (1_347_536, 61_727, 0.85), "T2": (911_657, 46_627, 0.87), "T3": (766_673, 74_760, 0.34)}
 
 
-def read_share(df: pd.DataFrame) -> pd.Series:
-    """Reads over page accesses, per trace (the same in every row of a trace)."""
-    first = df.groupby("trace", sort=False)[["reads", "accesses"]].first()
-    return first["reads"] / first["accesses"]
-
-
-def kind(reads: float) -> str:
-    """read-dominant (reads ≥ 80% of page accesses), write-dominant (reads < 50%) or mixed."""
-    if reads >= READ_DOMINANT_MIN:
-        return "read-dominant"
-    if reads < WRITE_DOMINANT_MAX_READS:
-        return "write-dominant"
-    return "mixed"
-
-
 def _paper_cut(k: str, cuts: dict[str, float]) -> tuple[list[str], float]:
     """The paper's traces of the same kind (all three for a mixed trace), and the smallest of their
     'up to' reductions."""
@@ -55,10 +45,6 @@ def _paper_cut(k: str, cuts: dict[str, float]) -> tuple[list[str], float]:
 
 def _paper(names: list[str], cuts: dict[str, float]) -> str:
     return ", ".join(f"{x} -{cuts[x]:g}%" for x in names)
-
-
-def _fmt(lo: float, hi: float) -> str:
-    return f"{lo:+.1f}% … {hi:+.1f}%"
 
 
 def _sizes(pcts: list[float]) -> str:
@@ -167,6 +153,21 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
             dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
             dis.extend(f"  - {d}" for d in detail)
 
+    def cut_vs_lru(metric: str, what: str, section: str, cuts: dict[str, float]) -> None:
+        """On each trace, GASA's best cut of ``metric`` vs LRU against the paper's "up to" cut on
+        its traces of the same kind."""
+        for t in traces:
+            k = kind(shares[t])
+            names, least = _paper_cut(k, cuts)
+            lo, hi = pct_range(piv, t, metric, "gasa", "lru")
+            add(
+                f"GASA cuts LRU's {what} by {least:g}% or more at some size on {k} {t}",
+                f"{section}, up to {_paper(names, cuts)}",
+                f"GASA vs LRU {fmt_range(lo, hi)} over sizes",
+                -lo >= least,
+                [],
+            )
+
     # §IV.B.2: every flash-aware policy writes less than LRU.
     bad: list[tuple[str, float, str]] = []
     count = 0
@@ -192,17 +193,7 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
     )
 
     # §IV.B.2, abstract: GASA cuts flash writes vs LRU by up to 19.9/38.5/18.0%.
-    for t in traces:
-        k = kind(shares[t])
-        names, least = _paper_cut(k, PAPER_WRITE_CUT)
-        lo, hi = pct_range(piv, t, "flash_writes", "gasa", "lru")
-        add(
-            f"GASA cuts LRU's flash writes by {least:g}% or more at some size on {k} {t}",
-            f"§IV.B.2, up to {_paper(names, PAPER_WRITE_CUT)}",
-            f"GASA vs LRU {_fmt(lo, hi)} over sizes",
-            -lo >= least,
-            [],
-        )
+    cut_vs_lru("flash_writes", "flash writes", "§IV.B.2", PAPER_WRITE_CUT)
 
     # §IV.B.2: the cut is larger on the read-intensive traces than on the write-intensive one.
     best = {t: -pct_range(piv, t, "flash_writes", "gasa", "lru")[0] for t in traces}
@@ -309,17 +300,7 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
     )
 
     # §IV.B.3: runtime.
-    for t in traces:
-        k = kind(shares[t])
-        names, least = _paper_cut(k, PAPER_RUNTIME_CUT)
-        lo, hi = pct_range(piv, t, "runtime_s", "gasa", "lru")
-        add(
-            f"GASA cuts LRU's runtime by {least:g}% or more at some size on {k} {t}",
-            f"§IV.B.3, up to {_paper(names, PAPER_RUNTIME_CUT)}",
-            f"GASA vs LRU {_fmt(lo, hi)} over sizes",
-            -lo >= least,
-            [],
-        )
+    cut_vs_lru("runtime_s", "runtime", "§IV.B.3", PAPER_RUNTIME_CUT)
     bad = []
     for t in traces:
         for s, r in piv.loc[t]["runtime_s"].iterrows():
@@ -474,7 +455,7 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for trace in traces:
-        cells = [_fmt(*pct_range(piv, trace, "flash_writes", "gasa", o)) for o in ("lru", *FLASH[:-1])]
+        cells = [fmt_range(*pct_range(piv, trace, "flash_writes", "gasa", o)) for o in ("lru", *FLASH[:-1])]
         d = df[df["trace"] == trace]
         lines.append(
             f"| {trace} | {kind(shares[trace])} | "
@@ -493,7 +474,9 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "|---|---:|---|---:|---:|---:|---:|",
     ]
     for trace in traces:
-        cells = [_fmt(*pct_range(piv, trace, "hit_ratio", p, "lru")) for p in ("gasa", "ccf-lru", "pt-lru")]
+        cells = [
+            fmt_range(*pct_range(piv, trace, "hit_ratio", p, "lru")) for p in ("gasa", "ccf-lru", "pt-lru")
+        ]
         h = piv.loc[trace]["hit_ratio"]
         top = int((h["gasa"] >= h.max(axis=1)).sum())
         lines.append(
@@ -518,7 +501,7 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         d = df[(df["trace"] == trace) & (df["size_pct"] == df[df["trace"] == trace]["size_pct"].max())]
         split = {r["policy"]: _split(r) for _, r in d.iterrows()}
         lines.append(
-            f"| {trace} | {_fmt(lo, hi)} | "
+            f"| {trace} | {fmt_range(lo, hi)} | "
             + ", ".join(f"{s:g}%: {NAMES[p]}" for s, p in fastest.items())
             + f" | {split.get('gasa', '')} | {split.get('lru', '')} |"
         )

@@ -11,8 +11,19 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.reports.common import pct, pct_range, plot, size_pct, version
-from fcsim.reports.gasa import READ_DOMINANT_MIN, WRITE_DOMINANT_MAX_READS, kind, read_share
+from fcsim.reports.common import (
+    READ_DOMINANT_MIN,
+    WRITE_DOMINANT_MAX_READS,
+    changes,
+    fmt_range,
+    kind,
+    pct,
+    pct_range,
+    plot,
+    read_share,
+    size_pct,
+    version,
+)
 
 MAIN, VARIANT = "around", "back"
 
@@ -39,20 +50,10 @@ def _span(claims: dict[str, tuple[float, float]], names: tuple[str, ...]) -> tup
     return min(g[0] for g in got), max(g[1] for g in got)
 
 
-def _fmt(lo: float, hi: float) -> str:
-    return f"{lo:+.1f}% … {hi:+.1f}%"
-
-
 def _ws(d: pd.DataFrame) -> int:
     """A trace's working set in pages, from its largest cache (sizes are % of it)."""
     big = d.loc[d["size_pct"].idxmax()]
     return round(big["size_pages"] / big["size_pct"] * 100)
-
-
-def _changes(piv: pd.DataFrame, trace: str, metric: str, base: str) -> pd.Series:
-    """LARC against ``base`` in percent, per cache size."""
-    t = piv.loc[trace]
-    return (t[(metric, "larc")] / t[(metric, base)] - 1) * 100
 
 
 def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series) -> list[str]:
@@ -122,7 +123,7 @@ def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series) -> list[str
 def _vs_table(piv: pd.DataFrame, traces: list[str], shares: pd.Series, metric: str) -> list[str]:
     rows = ["| trace | kind | LARC vs LRU, over sizes | LARC vs ARC, over sizes |", "|---|---|---:|---:|"]
     for trace in traces:
-        cells = [_fmt(*pct_range(piv, trace, metric, "larc", other)) for other in ("lru", "arc")]
+        cells = [fmt_range(*pct_range(piv, trace, metric, "larc", other)) for other in ("lru", "arc")]
         rows.append(f"| {trace} | {kind(shares[trace])} | " + " | ".join(cells) + " |")
     return rows
 
@@ -135,7 +136,7 @@ def _check(
     inside = total = 0
     out = []
     for t in traces:
-        ch = _changes(piv, t, metric, base)
+        ch = changes(piv, t, metric, "larc", base)
         ok = (ch >= lo) & (ch <= hi)
         inside += int(ok.sum())
         total += len(ch)
@@ -367,7 +368,7 @@ def _disagreements(
     )
     lo, hi = _span(WRITES_VS_LRU, READ_TRACES)
     i, n, d = _check(piv, read_dom, "cache_writes", "lru", lo, hi)
-    below = sum(int((_changes(piv, t, "cache_writes", "lru") < lo).sum()) for t in read_dom)
+    below = sum(int((changes(piv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in read_dom)
     claim(
         f"SSD writes, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU",
         "websearch, ads; main run",
@@ -380,7 +381,7 @@ def _disagreements(
     )
     if vpiv is not None and vtraces:
         lo, hi = HIT_VS_LRU["webvm"]
-        ch = {t: _changes(vpiv, t, "hit_ratio", "lru") for t in vtraces if t not in thin}
+        ch = {t: changes(vpiv, t, "hit_ratio", "larc", "lru") for t in vtraces if t not in thin}
         below_lru = [
             f"{t}: " + "; ".join(f"{s:g}%: {v:+.1f}%" for s, v in c[c < 0].items())
             for t, c in ch.items()
@@ -397,14 +398,14 @@ def _disagreements(
             lines.extend(f"  - {x}" for x in below_lru)
         lo, hi = _span(WRITES_VS_LRU, WRITE_TRACES)
         i, n, d = _check(vpiv, vtraces, "cache_writes", "lru", lo, hi)
-        more = sum(int((_changes(vpiv, t, "cache_writes", "lru") < lo).sum()) for t in vtraces)
+        more = sum(int((changes(vpiv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in vtraces)
         for t in vtraces:
             writes = var[var["trace"] == t]["writes"].iloc[0]
             cap = (writes / vpiv.loc[t][("cache_writes", "lru")] - 1) * 100
-            beyond = int((_changes(vpiv, t, "cache_writes", "lru") < cap).sum())
+            beyond = int((changes(vpiv, t, "cache_writes", "larc", "lru") < cap).sum())
             d.append(
                 f"{t} has {int(writes):,} page writes; a cache that admitted every write would program "
-                f"at least those, a cut vs LRU of at most {_fmt(cap.min(), cap.max())} over sizes. "
+                f"at least those, a cut vs LRU of at most {fmt_range(cap.min(), cap.max())} over sizes. "
                 f"fcsim's LARC, which also filters write misses, cuts more than that at {beyond} of "
                 f"{len(cap)} sizes."
             )
@@ -419,12 +420,12 @@ def _disagreements(
             else "",
         )
         if read_dom:
-            rd_cut = pd.concat([_changes(piv, t, "cache_writes", "lru") for t in read_dom])
-            v_cut = pd.concat([_changes(vpiv, t, "cache_writes", "lru") for t in vtraces])
+            rd_cut = pd.concat([changes(piv, t, "cache_writes", "larc", "lru") for t in read_dom])
+            v_cut = pd.concat([changes(vpiv, t, "cache_writes", "larc", "lru") for t in vtraces])
             if v_cut.median() <= rd_cut.median():
                 found += 1
-                per = {t: _changes(piv, t, "cache_writes", "lru").median() for t in read_dom}
-                per_v = {t: _changes(vpiv, t, "cache_writes", "lru").median() for t in vtraces}
+                per = {t: changes(piv, t, "cache_writes", "larc", "lru").median() for t in read_dom}
+                per_v = {t: changes(vpiv, t, "cache_writes", "larc", "lru").median() for t in vtraces}
                 lines.append(
                     '- **"Works better for ... read-intensive workloads"** (Conclusion; the slides cut '
                     "SSD writes by 40-94% on websearch and ads, 11-40% on webvm and homes). fcsim: LARC's "
