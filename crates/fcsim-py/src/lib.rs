@@ -220,7 +220,7 @@ fn mrc_exact(
     progress: Option<PyObject>,
 ) -> PyResult<(u64, u64, Vec<u64>, Vec<u64>)> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let mrc = run(py, progress, |p| fcsim::mrc::exact(&trace, &opts, page_size, p))?;
+    let mrc = run(py, progress, |p| fcsim::curves::exact(&trace, &opts, page_size, p))?;
     let (sizes, misses) = mrc.steps().into_iter().unzip();
     Ok((mrc.accesses, mrc.cold, sizes, misses))
 }

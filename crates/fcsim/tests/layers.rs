@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may use the modules of every layer before its own.
 const LAYERS: &[&[&str]] = &[
     &["error"],
-    &["params", "size", "histogram", "view", "request"],
+    &["params", "size", "histogram", "view", "request", "mrc"],
     &["trace"],
     &["policy"],
     &["device"],
     &["stack"],
     &["sim"],
-    &["mrc"],
+    &["curves"],
     &["metrics"],
     &["config"],
     &["run"],

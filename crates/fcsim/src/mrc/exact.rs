@@ -153,6 +153,16 @@ impl StackDistances {
         d
     }
 
+    /// The curve so far.
+    pub fn curve(&self) -> &Mrc {
+        &self.mrc
+    }
+
+    /// Distinct pages seen (a sizing hint for a fresh instance).
+    pub fn pages_hint(&self) -> usize {
+        self.pages
+    }
+
     pub fn finish(self) -> Mrc {
         self.mrc
     }
@@ -202,45 +212,6 @@ impl Last {
             Last::Sparse(map) => map.values_mut().for_each(&mut f),
         }
     }
-}
-
-/// The exact LRU MRC of a trace.
-pub fn exact(
-    trace: &str,
-    opts: &crate::trace::TraceOptions,
-    page_size: u32,
-    progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> crate::Result<Mrc> {
-    use crate::request::{Op, PageSplitter};
-    if page_size == 0 {
-        return Err(crate::Error::config("page size must be positive"));
-    }
-    let mut reader = crate::trace::open(trace, opts)?;
-    let splitter = PageSplitter::new(page_size, reader.key_unit());
-    // A .fct header knows the number of distinct pages.
-    let pages = if reader.format() == crate::trace::fct::FORMAT.name && opts.volume.is_none() {
-        crate::trace::fct::read_header(std::path::Path::new(trace)).map_or(0, |h| h.unique_pages as usize)
-    } else {
-        0
-    };
-    let mut sd = StackDistances::with_pages(pages);
-    let mut n = 0u64;
-    while let Some(r) = reader.next_request()? {
-        let (first, count) = splitter.pages(&r);
-        if r.op != Op::Trim {
-            for key in first..first + count {
-                sd.access(key);
-            }
-        }
-        n += 1;
-        if n % (1 << 16) == 0 {
-            let (done, total) = reader.progress();
-            if !progress(done, total) {
-                return Err(crate::Error::Interrupted);
-            }
-        }
-    }
-    Ok(sd.finish())
 }
 
 #[cfg(test)]

@@ -1,4 +1,6 @@
-//! Miss-ratio curves: the LRU miss ratio at every cache size from one pass over a trace.
+//! Miss-ratio curves: the LRU miss ratio at every cache size from one pass over a stream of page
+//! accesses. A leaf: it knows nothing of traces ([`crate::curves`] feeds it a trace), so the
+//! cache stack can build curves while it runs (a windowed curve, [`CurveBuilder`]).
 //!
 //! [`exact`] computes the exact LRU stack distance of every access (Mattson et al., "Evaluation
 //! techniques for storage hierarchies", IBM Systems Journal 9(2), 1970) in O(N log M) with a
@@ -13,7 +15,7 @@
 
 mod exact;
 
-pub use exact::{exact, StackDistances};
+pub use exact::StackDistances;
 
 /// An LRU miss-ratio curve as a histogram of stack distances.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -33,6 +35,14 @@ impl Mrc {
         self.accesses - hits
     }
 
+    /// Miss ratio of an LRU cache of `size` pages (1 with no accesses).
+    pub fn miss_ratio(&self, size: u64) -> f64 {
+        match self.accesses {
+            0 => 1.0,
+            n => self.misses(usize::try_from(size).unwrap_or(usize::MAX)) as f64 / n as f64,
+        }
+    }
+
     /// The curve's steps: (size, misses at that size) for every size where the miss count
     /// drops, in increasing size. Between two steps the count stays that of the smaller size.
     pub fn steps(&self) -> Vec<(u64, u64)> {
@@ -45,5 +55,36 @@ impl Mrc {
             }
         }
         out
+    }
+}
+
+/// A curve built from a stream of page accesses that can be read at any point and started
+/// afresh: the MRC generator of the dynamic-allocation paper (§IV), which reads the curve of the
+/// last window and resets it.
+pub trait CurveBuilder: Send {
+    /// Records a read or write access to `key`.
+    fn access(&mut self, key: u64);
+    /// Miss ratio of an LRU cache of `size` pages over the accesses since the last reset (1
+    /// with none).
+    fn miss_ratio(&self, size: u64) -> f64;
+    /// Page accesses since the last reset.
+    fn accesses(&self) -> u64;
+    /// Forgets every access.
+    fn reset(&mut self);
+}
+
+impl CurveBuilder for StackDistances {
+    #[inline]
+    fn access(&mut self, key: u64) {
+        StackDistances::access(self, key);
+    }
+    fn miss_ratio(&self, size: u64) -> f64 {
+        self.curve().miss_ratio(size)
+    }
+    fn accesses(&self) -> u64 {
+        self.curve().accesses
+    }
+    fn reset(&mut self) {
+        *self = StackDistances::with_pages(self.pages_hint());
     }
 }
