@@ -2,7 +2,7 @@
 //! DESIGN.md). A column that does not apply to the run is null.
 
 use crate::histogram::Histogram;
-use crate::stack::{Counters, SsdCacheStats};
+use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
 /// A value of a result row cell.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +57,21 @@ pub struct SsdRow {
     pub dram: Counters,
     /// The stack's parameters, reported as `stack_<name>`.
     pub stack_params: Vec<(String, String)>,
+    /// The SSD split between cache and spare, when it is.
+    pub split: Option<SplitRow>,
+}
+
+/// A split SSD write cache (`stack.split`).
+#[derive(Debug, Clone)]
+pub struct SplitRow {
+    /// The spare share, or `dynamic`.
+    pub mode: String,
+    pub physical_pages: u64,
+    /// The cache's size at the end of the run.
+    pub cache_pages: u64,
+    pub model: CostModel,
+    /// What the dynamic controller did.
+    pub log: Option<SplitLog>,
 }
 
 fn ratio(a: u64, b: u64) -> Value {
@@ -123,6 +138,37 @@ impl DeviceRow {
             ("runtime_s", Value::Float(total)),
             ("load_balance", if mean > 0.0 { Value::Float(max / mean) } else { Value::Null }),
         ]
+    }
+}
+
+impl SplitRow {
+    /// The split's columns: the drive and cache sizes, the GC victims' measured utilisation U,
+    /// eq. 5's latency for the run's own miss ratio and U (null without GC), and for a dynamic
+    /// run each stretch's spare share, training flag, predicted latency and mean response.
+    fn columns(&self, c: &Counters, d: &DeviceRow) -> Vec<(&'static str, Value)> {
+        let u = (d.erasures > 0).then(|| d.gc_page_copies as f64 / (d.erasures as f64 * self.model.pages_per_block));
+        let mr = (c.accesses > 0).then(|| 1.0 - c.hits as f64 / c.accesses as f64);
+        let model = u.zip(mr).map(|(u, mr)| self.model.latency(mr, u));
+        let mut v = vec![
+            ("split", Value::Str(self.mode.clone())),
+            ("ssd_physical_pages", Value::Int(self.physical_pages)),
+            ("cache_pages", Value::Int(self.cache_pages)),
+            ("gc_victim_utilisation", opt_f(u)),
+            ("model_latency_us", us(model)),
+        ];
+        if let Some(log) = &self.log {
+            let each = |f: &dyn Fn(&crate::stack::split::Stretch) -> f64| Value::List(log.stretches.iter().map(f).collect());
+            v.extend([
+                ("split_resizes", Value::Int(log.resizes)),
+                ("split_trainings", Value::Int(log.trainings)),
+                ("split_u", Value::List(log.u.clone())),
+                ("split_spares", each(&|s| s.spare)),
+                ("split_training", each(&|s| f64::from(u8::from(s.training)))),
+                ("split_predicted_us", each(&|s| s.predicted_ns / 1000.0)),
+                ("split_resp_mean_us", each(&|s| s.resp_mean_ns / 1000.0)),
+            ]);
+        }
+        v
     }
 }
 
@@ -217,6 +263,9 @@ impl ResultRow {
                 v.push(("dram_read_hits".into(), Value::Int(s.dram.read_hits)));
                 for (k, val) in &s.stack_params {
                     v.push((format!("stack_{k}"), Value::Str(val.clone())));
+                }
+                if let Some(sp) = &s.split {
+                    v.extend(sp.columns(c, d).into_iter().map(|(n, x)| (n.to_string(), x)));
                 }
             }
         }

@@ -5,13 +5,14 @@
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
 use crate::error::{Error, Result};
-use crate::metrics::{DeviceRow, ResultRow, SsdRow};
+use crate::metrics::{DeviceRow, ResultRow, SplitRow, SsdRow};
 use crate::params::UsedParams;
 use crate::policy;
 use crate::request::PageSplitter;
 use crate::sim::{self, Progress, Run};
 use crate::size::SizeSpec;
-use crate::stack::{Below, SsdCache, StackConfig, StackKind, Tier};
+use crate::stack::split::SPLITS;
+use crate::stack::{Below, CostModel, Split, SplitMode, SsdCache, StackConfig, StackKind, Tier};
 use crate::trace::{self, TraceOptions};
 use std::time::Instant;
 
@@ -36,9 +37,22 @@ pub fn simulate(
         (_, ws) => ws,
     };
     let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
-    // A flash cache's SSD holds the cache: its user capacity is the cache size.
+    // A flash cache's SSD holds the cache: its user capacity is the cache size. A split SSD's
+    // raw capacity is the size; its logical space holds the largest cache a split allows.
     let mut device_params = cfg.device_params.clone();
-    if ssd {
+    if let Some(mode) = stack.split {
+        if let Some(k) = ["capacity", "physical", "op"].into_iter().find(|k| device_params.contains_key(*k)) {
+            return Err(Error::config(format!(
+                "device.{k}: with stack.split the SSD's raw capacity is --size and its spare share the split; drop device.{k}"
+            )));
+        }
+        let least = match mode {
+            SplitMode::Static(s) => s.min(SPLITS[0]),
+            SplitMode::Dynamic(_) => SPLITS[0],
+        };
+        device_params.insert("physical".into(), size.max(1).to_string());
+        device_params.insert("op".into(), (least / (1.0 - least)).to_string());
+    } else if ssd {
         device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
     }
     let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
@@ -53,10 +67,42 @@ pub fn simulate(
     if dram_pages > 0 && info.offline {
         return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
     }
-    let (policy, params) = policy::build(&cfg.policy, size.max(1) as usize, cfg.params.clone())?;
+    // A split SSD: the cache's size follows from the drive's raw pages (whole blocks).
+    let split = match (stack.split, &device) {
+        (Some(mode), Some((dc, _))) => {
+            let physical = dc.geometry.physical_pages();
+            let model = CostModel {
+                read_ns: dc.read_ns as f64,
+                write_ns: dc.write_ns as f64,
+                erase_ns: dc.erase_ns as f64,
+                disk_ns: stack.disk_ns as f64,
+                pages_per_block: f64::from(dc.geometry.pages_per_block),
+            };
+            Some(match mode {
+                SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
+                SplitMode::Dynamic(d) => {
+                    let ctl = Split::new(physical, model, d);
+                    (physical, model, ctl.capacity(), Some(ctl))
+                }
+            })
+        }
+        _ => None,
+    };
+    let capacity = split.as_ref().map_or(size.max(1) as usize, |s| s.2);
+    let (mut policy, params) = policy::build(&cfg.policy, capacity, cfg.params.clone())?;
+    if matches!(split, Some((.., Some(_)))) && !policy.resize(capacity, &mut Vec::new()) {
+        return Err(Error::config(format!(
+            "{} cannot change its size; stack.split=dynamic resizes the cache (use lru, as the paper)",
+            info.name
+        )));
+    }
     let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
-    let tier = Tier::with_mode(policy, size.max(1) as usize, stack.write);
+    let tier = Tier::with_mode(policy, capacity, stack.write);
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
+    let split = split.map(|(physical, model, _, ctl)| {
+        run.split = ctl;
+        (physical, model)
+    });
 
     // The clock starts after the device is built and preconditioned (reported apart as
     // `device_setup_s`), so requests/s measures the loop alone.
@@ -83,7 +129,18 @@ pub fn simulate(
             } else {
                 run.drive(reader.as_mut(), &mut cache, progress)?;
             }
+            let split = split.map(|(physical_pages, model)| SplitRow {
+                mode: match stack.split {
+                    Some(SplitMode::Static(s)) => s.to_string(),
+                    _ => "dynamic".into(),
+                },
+                physical_pages,
+                cache_pages: run.tier.capacity() as u64,
+                model,
+                log: run.split.take().map(Split::finish),
+            });
             let row = SsdRow {
+                split,
                 write_mode: stack.write.name(),
                 stats: cache.stats,
                 disk_reads: cache.disk.reads,

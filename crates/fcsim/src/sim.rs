@@ -8,7 +8,7 @@ use crate::device::Backing;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::Tier;
+use crate::stack::{Split, Tier};
 use crate::trace::{self, fct, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -122,6 +122,8 @@ pub struct Run {
     last_ns: u64,
     /// Response time of each host request, ns (a timed backing store only).
     pub response: Histogram,
+    /// A controller that resizes the tier as it runs (a split SSD write cache), if any.
+    pub split: Option<Split>,
 }
 
 impl Run {
@@ -139,6 +141,7 @@ impl Run {
             first_ns: None,
             last_ns: 0,
             response: Histogram::default(),
+            split: None,
         }
     }
 
@@ -165,10 +168,20 @@ impl Run {
                 done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
                 if r.op != Op::Trim {
                     index += 1;
+                    if let Some(s) = self.split.as_mut() {
+                        s.access(key);
+                    }
                 }
             }
             if B::TIMED && r.op != Op::Trim {
                 self.response.record(done - now);
+            }
+            // The controller's resize happens after the request: its write-backs occupy the
+            // devices, and the requests after it wait for them there.
+            if let Some(s) = self.split.as_mut() {
+                if let Some(cap) = s.after_request(done - now, dev.flash_stats().unwrap_or_default()) {
+                    self.tier.resize(cap, now, dev)?;
+                }
             }
             self.arrivals.complete(done);
             self.requests += 1;

@@ -14,6 +14,9 @@
 //! plane × pages per block. User capacity is ⌊physical pages / (1 + op)⌋ unless `capacity` is
 //! given: then each plane gets the blocks that hold user × (1 + op), plus its GC reserve and
 //! its open block (so a small device, such as a flash cache, keeps its spare space usable).
+//! `physical` (bytes or pages) instead fixes the raw size: each plane gets the blocks that hold
+//! it, rounded up to whole blocks, GC reserve and open block included (a split SSD whose cache
+//! and spare share a fixed drive).
 
 use super::geometry::Geometry;
 use crate::error::{Error, Result};
@@ -193,7 +196,7 @@ pub static DEFAULTS: &[(&str, &str)] = &[
 /// Parameter names (for help and errors), including `capacity`, which has no default.
 pub fn param_names() -> Vec<&'static str> {
     let mut v: Vec<&str> = DEFAULTS.iter().map(|(k, _)| *k).collect();
-    v.push("capacity");
+    v.extend(["capacity", "physical"]);
     v
 }
 
@@ -244,6 +247,10 @@ impl DeviceConfig {
             given.insert(k.to_ascii_lowercase(), v.clone());
         }
         let capacity = given.remove("capacity");
+        let raw = given.remove("physical");
+        if capacity.is_some() && raw.is_some() {
+            return Err(Error::config("device.capacity and device.physical both size the drive: give one"));
+        }
         let page = given.remove("page_size");
         if let Some(ps) = page {
             if ps.parse::<u32>().ok() != Some(page_size) {
@@ -323,6 +330,16 @@ impl DeviceConfig {
             }
             None => 0,
         };
+        if let Some(r) = &raw {
+            let pages = SizeSpec::parse(r)
+                .and_then(|s| match s {
+                    SizeSpec::Percent(_) => Err(Error::config("")),
+                    s => s.pages(page_size, None),
+                })
+                .map_err(|_| Error::config(format!("device.physical={r}: expected the raw capacity in bytes (16GiB) or pages")))?;
+            let per_block = planes_total * u64::from(pages_per_block);
+            blocks = u32::try_from(pages.div_ceil(per_block)).map_err(|_| Error::config(format!("device.physical={r} is too large")))?;
+        }
         let geometry = Geometry { channels, chips_per_channel, dies, planes, blocks, pages_per_block, page_size };
         let physical = geometry.physical_pages();
         if physical > u64::from(u32::MAX - 2) {
@@ -364,6 +381,9 @@ impl DeviceConfig {
         if let Some(c) = capacity {
             used.push(("capacity".into(), c));
         }
+        if let Some(r) = raw {
+            used.push(("physical".into(), r));
+        }
         Ok((cfg, used))
     }
 }
@@ -402,6 +422,11 @@ mod tests {
             assert!(e.contains(k), "{k}={v}: {e}");
         }
         assert!(build("nope", &[]).unwrap_err().to_string().contains("lcr"));
+        // A raw size: whole blocks on every plane (2 channels x 4 chips x 4 planes x 64 pages).
+        let c = build("gasa", &[("physical", "100000")]).unwrap();
+        assert_eq!(c.geometry.blocks, 100_000u32.div_ceil(32 * 64));
+        assert_eq!(c.user_pages, (f64::from(c.geometry.blocks * 32 * 64) / 1.15).floor() as u64);
+        assert!(build("gasa", &[("physical", "1GiB"), ("capacity", "1GiB")]).unwrap_err().to_string().contains("give one"));
         // 1% spare cannot hold a 5% GC reserve.
         assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise device.op"));
     }

@@ -49,6 +49,11 @@ pub trait Backing {
     /// The loop's clock reached `now`: no op will arrive earlier from here on.
     #[inline]
     fn advance(&mut self, _now: u64) {}
+    /// The flash medium's counters so far (host programs, GC copies, erasures), when the tier's
+    /// own medium is flash (a flash cache); what a controller that resizes the tier reads.
+    fn flash_stats(&self) -> Option<ftl::FtlStats> {
+        None
+    }
 }
 
 /// Pages below a buffer tier: read, written, trimmed, each returning its completion time.

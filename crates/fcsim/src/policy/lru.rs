@@ -68,6 +68,18 @@ impl Policy for Lru {
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
         each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
     }
+
+    /// Shrinking evicts from the LRU end (the dynamic-allocation paper, §IV: "evicting the data
+    /// from the LRU positions of the cache queue"); growing only raises the limit.
+    fn resize(&mut self, capacity: usize, evicted: &mut Vec<Evicted>) -> bool {
+        self.capacity = capacity.max(1);
+        while self.list.len() > self.capacity {
+            let Some(i) = self.list.pop_back(&mut self.arena) else { break };
+            let n = self.arena.release(i);
+            evicted.push(Evicted { key: n.key, dirty: n.dirty });
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -102,5 +114,26 @@ mod tests {
         assert_eq!(ev, [Evicted { key: 2, dirty: false }, Evicted { key: 1, dirty: true }]);
         assert_eq!(p.remove(4), Some(false));
         assert_eq!(p.remove(4), None);
+    }
+
+    #[test]
+    fn resize_evicts_from_the_lru_end() {
+        // 1w 2 3w 4 at capacity 4: recency [4 3 2 1]. Shrinking to 2 evicts 1 (dirty), then 2;
+        // growing to 3 evicts nothing and lets 5 in without a victim.
+        let mut p = Lru::new(4);
+        let mut ev = Vec::new();
+        for (i, (k, w)) in [(1, true), (2, false), (3, true), (4, false)].into_iter().enumerate() {
+            p.access(&Access { key: k, write: w, index: i as u64, next: 0, time: 0 }, &mut ev);
+        }
+        assert!(p.resize(2, &mut ev));
+        assert_eq!(ev, [Evicted { key: 1, dirty: true }, Evicted { key: 2, dirty: false }]);
+        ev.clear();
+        assert!(p.resize(3, &mut ev));
+        assert!(ev.is_empty());
+        assert_eq!(p.access(&Access { key: 5, write: false, index: 4, next: 0, time: 0 }, &mut ev), Outcome::Miss { admitted: true });
+        assert!(ev.is_empty());
+        assert_eq!(p.len(), 3);
+        p.access(&Access { key: 6, write: false, index: 5, next: 0, time: 0 }, &mut ev);
+        assert_eq!(ev, [Evicted { key: 3, dirty: true }]);
     }
 }

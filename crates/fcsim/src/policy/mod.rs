@@ -93,6 +93,13 @@ pub trait Policy: Send {
     }
     /// Calls `f` with every resident dirty page (the end-of-run flush).
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64));
+    /// Changes the capacity to `capacity` ≥ 1 pages; when it shrinks below the resident pages,
+    /// the policy's victims leave (pushed to `evicted` in eviction order). Returns false, doing
+    /// nothing, if the policy cannot change its size (the default).
+    fn resize(&mut self, capacity: usize, evicted: &mut Vec<Evicted>) -> bool {
+        let _ = (capacity, evicted);
+        false
+    }
 }
 
 /// One row of the registry.

@@ -1,6 +1,7 @@
 //! The cache stack's configuration (`--set stack.KEY=VALUE`): what the tier is, and for a flash
 //! cache over a disk, its write mode, the DRAM tier in front of it and the disk's service time.
 
+use super::split::{Dynamic, SplitMode};
 use crate::error::{Error, Result};
 use crate::params::{Params, UsedParams};
 use std::collections::BTreeMap;
@@ -48,12 +49,35 @@ pub enum StackKind {
 /// `stack.write` (`around`, `through`, `back`; default `around`, a read cache), `stack.dram`
 /// (a DRAM LRU tier in front, as a fraction of the flash cache; default 0) and `stack.disk_ms`
 /// (the disk's service time per page; default 5, the dynamic-allocation paper's Table I).
+///
+/// A write-back flash cache may split a fixed SSD between cache and spare (`stack.split`: a
+/// spare share in (0, 1), or `dynamic`; see [`super::split`]); `--size` is then the SSD's raw
+/// capacity. The dynamic controller takes `stack.initial` (default 0.35), `stack.window` (host
+/// page writes to flash, as a multiple of the SSD's raw pages; default 2), `stack.train` (a
+/// training stretch as a share of the window; default 1/8) and `stack.retrain` (default 0.1).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackConfig {
     pub kind: StackKind,
     pub write: WriteMode,
     pub dram: f64,
     pub disk_ns: u64,
+    pub split: Option<SplitMode>,
+}
+
+fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> {
+    let v: f64 = p.take("stack", key, default, what)?;
+    if !(v > 0.0 && v.is_finite()) {
+        return Err(Error::config(format!("stack.{key}={v}: expected {what}")));
+    }
+    Ok(v)
+}
+
+fn share(p: &mut Params, key: &str, default: f64) -> Result<f64> {
+    let v: f64 = p.take("stack", key, default, "a share of the SSD in (0, 1)")?;
+    if !(v > 0.0 && v < 1.0) {
+        return Err(Error::config(format!("stack.{key}={v}: expected a share of the SSD in (0, 1)")));
+    }
+    Ok(v)
 }
 
 impl StackConfig {
@@ -67,7 +91,7 @@ impl StackConfig {
         };
         if kind == StackKind::Buffer {
             let used = p.finish("stack", &["kind"]).map_err(|e| Error::config(format!("{e} (the others need stack.kind=ssd-cache)")))?;
-            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk_ns: 0 }, used));
+            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk_ns: 0, split: None }, used));
         }
         let write: String = p.take("stack", "write", "around".to_string(), "")?;
         let write = WriteMode::parse(&write)?;
@@ -79,7 +103,40 @@ impl StackConfig {
         if !(disk_ms >= 0.0 && disk_ms.is_finite()) {
             return Err(Error::config(format!("stack.disk_ms={disk_ms}: expected a service time in ms (>= 0)")));
         }
-        let used = p.finish("stack", &["kind", "write", "dram", "disk_ms"])?;
-        Ok((StackConfig { kind, write, dram, disk_ns: (disk_ms * 1e6).round() as u64 }, used))
+        let split: String = p.take("stack", "split", String::new(), "")?;
+        let split = match split.as_str() {
+            "" => None,
+            "dynamic" => Some(SplitMode::Dynamic(Dynamic {
+                initial: share(&mut p, "initial", 0.35)?,
+                window: positive(&mut p, "window", 2.0, "a multiple of the SSD's raw pages (> 0)")?,
+                train: positive(&mut p, "train", 0.125, "a share of the window in (0, 1]")
+                    .ok()
+                    .filter(|v| *v <= 1.0)
+                    .ok_or_else(|| Error::config("stack.train: expected a share of the window in (0, 1]"))?,
+                retrain: p
+                    .take("stack", "retrain", 0.1, "a miss-ratio distance in [0, 1]")
+                    .ok()
+                    .filter(|v: &f64| (0.0..=1.0).contains(v))
+                    .ok_or_else(|| Error::config("stack.retrain: expected a miss-ratio distance in [0, 1]"))?,
+            })),
+            s => Some(SplitMode::Static(
+                s.parse()
+                    .ok()
+                    .filter(|v: &f64| *v > 0.0 && *v < 1.0)
+                    .ok_or_else(|| Error::config(format!("stack.split={s}: expected a spare share in (0, 1) or dynamic")))?,
+            )),
+        };
+        if split.is_some() && (write != WriteMode::Back || dram > 0.0) {
+            return Err(Error::config("stack.split splits a write-back flash cache with no DRAM tier: set stack.write=back, stack.dram=0"));
+        }
+        let mut keys = vec!["kind", "write", "dram", "disk_ms", "split"];
+        if matches!(split, Some(SplitMode::Dynamic(_))) {
+            keys.extend(["initial", "window", "train", "retrain"]);
+        }
+        let used = p.finish("stack", &keys).map_err(|e| match split {
+            Some(SplitMode::Dynamic(_)) => e,
+            _ => Error::config(format!("{e} (initial, window, train and retrain need stack.split=dynamic)")),
+        })?;
+        Ok((StackConfig { kind, write, dram, disk_ns: (disk_ms * 1e6).round() as u64, split }, used))
     }
 }

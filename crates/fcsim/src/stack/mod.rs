@@ -20,13 +20,15 @@
 //! ([`Backing::flush_first`]) the read is issued only once they complete.
 
 pub mod config;
+pub mod split;
 mod ssdcache;
 
 pub use config::{StackConfig, StackKind, WriteMode};
+pub use split::{CostModel, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
 
 use crate::device::{Backing, Store};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::policy::{Access, Evicted, Outcome, Policy};
 use crate::request::{Op, NEVER};
 use crate::view::DeviceView;
@@ -161,6 +163,28 @@ impl Tier {
             }
         };
         Ok(done.max(t))
+    }
+
+    /// Changes the capacity to `capacity` pages at `time`: shrinking evicts the policy's victims
+    /// to `dev` (dirty ones written back, as any eviction); returns when the last completes.
+    /// Fails if the policy cannot change its size.
+    pub fn resize<B: Backing>(&mut self, capacity: usize, time: u64, dev: &mut B) -> Result<u64> {
+        self.evicted.clear();
+        if !self.policy.resize(capacity.max(1), &mut self.evicted) {
+            return Err(Error::config("the cache policy cannot change its size (a resizable policy, such as lru, is needed)"));
+        }
+        self.capacity = capacity.max(1);
+        let c = &mut self.counters;
+        let mut done = time;
+        for e in &self.evicted {
+            c.evictions += 1;
+            if e.dirty {
+                c.dirty_evictions += 1;
+                c.backing_writes += 1;
+            }
+            done = done.max(dev.evict(e.key, e.dirty, time)?);
+        }
+        Ok(done)
     }
 
     /// Writes back every dirty page left in the tier (end of run) at `time`.

@@ -20,6 +20,7 @@
 //! dynamic-allocation paper's eq. 4 charges them to the miss).
 
 use super::config::WriteMode;
+use crate::device::ftl::FtlStats;
 use crate::device::{Backing, Disk, Flash};
 use crate::error::{Error, Result};
 use crate::view::DeviceView;
@@ -126,5 +127,9 @@ impl Backing for SsdCache {
     #[inline]
     fn advance(&mut self, now: u64) {
         self.flash.timing_mut().advance(now);
+    }
+
+    fn flash_stats(&self) -> Option<FtlStats> {
+        Some(self.flash.stats())
     }
 }
