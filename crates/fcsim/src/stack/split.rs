@@ -203,7 +203,7 @@ impl Split {
                 let mr = SPLITS.map(|s| self.curve.miss_ratio(Self::cache_pages(self.physical, s) as u64));
                 self.close(false, flash);
                 let shifted =
-                    self.reference.is_none_or(|r| r.iter().zip(&mr).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) > self.cfg.retrain);
+                    !self.reference.is_some_and(|r| r.iter().zip(&mr).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max) <= self.cfg.retrain);
                 if shifted {
                     self.log.trainings += 1;
                     self.reference = Some(mr);
