@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 import fcsim
+from fcsim.reports import PAPERS
 from fcsim import output
 
 TABLE_COLUMNS = [
@@ -354,7 +355,7 @@ def parser() -> argparse.ArgumentParser:
     sw.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
-    rep.add_argument("paper", choices=["gasa", "larc", "lcr"], help="the paper")
+    rep.add_argument("paper", choices=PAPERS, help="the paper")
     rep.add_argument("--out", help="output directory (default: results/PAPER)")
     rep.add_argument("--traces", default="data/traces", help="trace directory (default: data/traces)")
     rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")

@@ -245,6 +245,7 @@ impl ResultRow {
             v.push(("load_balance_epochs".into(), Value::Int(d.balance_epochs)));
             v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
             v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
+            v.push(("duration_s".into(), Value::Float(d.duration_ns as f64 / 1e9)));
             for (k, val) in &d.params {
                 v.push((format!("device_{k}"), Value::Str(val.clone())));
             }

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from fcsim import sweep
 from fcsim._core import ConfigError
-from fcsim.reports import gasa, larc, lcr
+from fcsim.reports import dynamic, gasa, larc, lcr
 
-REPORTS = {"gasa": gasa.report, "larc": larc.report, "lcr": lcr.report}
+REPORTS = {"gasa": gasa.report, "larc": larc.report, "lcr": lcr.report, "dynamic": dynamic.report}
 PAPERS = tuple(REPORTS)
 
 

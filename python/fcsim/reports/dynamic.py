@@ -1,0 +1,367 @@
+"""`fcsim reproduce dynamic`: the dynamic-allocation paper's claims beside fcsim's numbers.
+
+Three runs in one table: the main run at the traces' recorded times (`queue_depth` 0), the
+closed-loop variant (one request outstanding) and the window sweep of the dynamic split (Fig. 6,
+closed loop). Every run is a split SSD write cache (`stack.split`): static spare shares and the
+MRC-driven dynamic split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fcsim.reports.common import kind, read_share, size_pct, version
+
+# The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
+BEST_STATIC = {"Financial1": 85, "Homes": 35, "Exchange": 45, "MSNFS": 25}
+PROPORTIONS = {
+    111.0: "Financial1 (4 GB / 3.6 GB)",
+    80.0: "Homes (4 GB / 5 GB)",
+    69.0: "Exchange, MSNFS (16 / 23 GB)",
+}
+# "Within a few percent": fcsim reads it as 5%.
+CLOSE = 5.0
+
+
+def _runs(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    window = (
+        df["stack_window"].astype(float) if "stack_window" in df.columns else pd.Series(2.0, index=df.index)
+    )
+    default = window.isna() | (window == 2.0)
+    main = df[(df["queue_depth"] == 0) & default]
+    closed = df[(df["queue_depth"] == 1) & default]
+    windows = df[(df["queue_depth"] == 1) & (df["split"] == "dynamic")].assign(window=window.fillna(2.0))
+    return main, closed, windows
+
+
+def _spare(s: str) -> float:
+    return float("inf") if s == "dynamic" else float(s) * 100
+
+
+def _plot(d: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    traces = list(dict.fromkeys(d["trace"]))
+    fig, axes = plt.subplots(1, len(traces), figsize=(4.2 * len(traces), 3.4), squeeze=False)
+    for ax, trace in zip(axes.flat, traces, strict=False):
+        t = d[d["trace"] == trace]
+        for size, g in t.groupby("size_pct", sort=True):
+            st = g[g["split"] != "dynamic"].sort_values("spare")
+            line = ax.plot(st["spare"], st[metric], marker="o", label=f"SSD {size:g}% of WS")[0]
+            dyn = g[g["split"] == "dynamic"]
+            if not dyn.empty:
+                ax.axhline(dyn[metric].iloc[0], color=line.get_color(), linestyle="--", linewidth=1)
+        ax.set_title(trace.split(".")[0], fontsize=10)
+        ax.set_xlabel("spare share (OP), %; dashed: dynamic")
+        ax.set_ylabel(ylabel)
+        if log:
+            ax.set_yscale("log")
+        ax.grid(alpha=0.3)
+    axes.flat[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _windows_done(r: pd.Series) -> tuple[int, int]:
+    """(full windows, training stretches) a dynamic row's controller completed."""
+    flags = np.asarray(r["split_training"], dtype=float) if r["split_training"] is not None else np.array([])
+    return int((flags == 0).sum()), int((flags == 1).sum())
+
+
+def _best(d: pd.DataFrame) -> pd.DataFrame:
+    """Per (trace, SSD size): the best static spare by mean response, and the dynamic row beside it."""
+    rows = []
+    for (trace, size), g in d.groupby(["trace", "size_pct"], sort=False):
+        st = g[g["split"] != "dynamic"]
+        best = st.loc[st["resp_mean_us"].idxmin()]
+        dyn = g[g["split"] == "dynamic"].iloc[0]
+        full, train = _windows_done(dyn)
+        rows.append(
+            {
+                "trace": trace,
+                "size": size,
+                "best_spare": best["spare"],
+                "best_resp": best["resp_mean_us"],
+                "worst_spare": st.loc[st["resp_mean_us"].idxmax(), "spare"],
+                "dyn_resp": dyn["resp_mean_us"],
+                "dyn_vs_best": (dyn["resp_mean_us"] / best["resp_mean_us"] - 1) * 100,
+                "dyn_final": 100 - dyn["cache_pages"] / dyn["ssd_physical_pages"] * 100,
+                "windows": full,
+                "training": train,
+                "resizes": int(dyn["split_resizes"]),
+                "trainings": int(dyn["split_trainings"]),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _best_table(b: pd.DataFrame) -> list[str]:
+    lines = [
+        "| trace | SSD (% of WS) | best static spare | its mean response (µs) | dynamic (µs) | dynamic vs best "
+        "| dynamic's last spare | windows / training stretches | resizes |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+    ]
+    for r in b.itertuples():
+        lines.append(
+            f"| {r.trace} | {r.size:g}% | {r.best_spare:.0f}% | {r.best_resp:,.0f} | {r.dyn_resp:,.0f} "
+            f"| {r.dyn_vs_best:+.1f}% | {r.dyn_final:.0f}% | {r.windows} / {r.training} | {r.resizes} |"
+        )
+    return lines
+
+
+def _monotone(d: pd.DataFrame, metric: str, falling: bool) -> tuple[int, int, list[str]]:
+    """(curves that keep the direction, curves, one line per curve that does not) over static spares."""
+    ok = total = 0
+    out = []
+    for (trace, size), g in d[d["split"] != "dynamic"].groupby(["trace", "size_pct"], sort=False):
+        v = g.sort_values("spare")[metric].to_numpy(dtype=float)
+        if np.isnan(v).all():
+            continue
+        total += 1
+        steps = np.diff(v)
+        good = (steps <= 1e-12).all() if falling else (steps >= -1e-12).all()
+        ok += int(good)
+        if not good:
+            s = g.sort_values("spare")
+            out.append(
+                f"{trace} at {size:g}%: "
+                + ", ".join(f"{sp:.0f}%: {x:,.4g}" for sp, x in zip(s["spare"], s[metric], strict=True))
+            )
+    return ok, total, out
+
+
+def report(df: pd.DataFrame, out: Path, command: str) -> Path:
+    df = df.copy()
+    df["size_pct"] = size_pct(df)
+    df["spare"] = df["split"].map(_spare)
+    main, closed, windows = _runs(df)
+    shares = read_share(df)
+    pages_per_req = df.groupby("trace")["accesses"].first() / df.groupby("trace")["requests"].first()
+    _plot(main, "resp_mean_us", "mean response (µs)", out / "response.png", log=True)
+    _plot(closed, "resp_mean_us", "mean response (µs), closed loop", out / "response_closed_loop.png")
+    _plot(closed, "hit_ratio", "hit ratio", out / "hit_ratio.png")
+    _plot(closed, "erasures", "erasures", out / "erasures.png")
+    r0 = df.iloc[0]
+    lines = [
+        "# Dynamic cache/over-provisioning allocation: claims and what fcsim measures",
+        "",
+        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
+        "`results.parquet`. Never edited by hand.",
+        "",
+        "## Setup as the paper states it",
+        "",
+        "- An SSD as a write cache in front of a hard disk (Fig. 2); LRU (§IV). The SSD's capacity is",
+        "  split between cache and over-provisioning; static splits OP 15%, 25%, …, 85% (§V.A) and the",
+        "  dynamic scheme: initial OP 35%; every window T (flash page writes: 2,097,152 = 8 GB for the",
+        "  4 GB SSD, 40 GB for the 16 GB one) eq. 5 with the last window's MRC picks the split; U per OP",
+        "  from a training stage, retrained on a shift of the reuse distances; shrinking evicts from the",
+        "  LRU end to the disk and trims (§IV).",
+        "- Table I: 4 KiB pages, 64-page (256 KiB) blocks, GC threshold 5%, 25 µs / 200 µs / 1.5 ms,",
+        "  a 5 ms disk; greedy GC, page mapping (§II.A). Table II: 4 GB SSD for Financial1 (3.6 GB working",
+        "  set) and Homes (5 GB), 16 GB for Exchange (23.29 GB) and MSNFS (23.03 GB).",
+        "",
+        "## What fcsim chooses where the paper is silent",
+        "",
+        "- The papers' traces (Financial1, Homes, Exchange, MSNFS) are not in the repository; the",
+        "  write-dominant timestamped real traces in `data/traces/` stand in, each at the three SSD /",
+        "  working-set proportions of Table II: "
+        + "; ".join(f"{k:g}% ({v})" for k, v in PROPORTIONS.items())
+        + ".",
+        f"- SSD: the `dynamic` preset with {int(r0['device_channels']) * int(r0['device_chips_per_channel'])}"
+        " chips of one plane (the paper gives no chip count), its raw size the SSD's, rounded up to whole",
+        "  blocks; the logical space holds the largest cache (OP 15%); evicted pages are trimmed. OP is",
+        "  the spare share of the raw capacity (the paper's text and figures; its eq. 1 prints the",
+        "  complement).",
+        "- Write-back, write-allocate: write misses enter dirty; read misses enter clean (the paper's",
+        "  model counts every access as a write); dirty pages reach the disk when evicted. The disk",
+        "  serves one 4 KiB page per 5 ms, one at a time.",
+        "- Dynamic: training begins after the first window (a fresh drive does no GC before); one",
+        "  stretch of T/8 per OP, in increasing OP; a stretch without GC leaves U unmeasured and eq. 5",
+        "  takes U = 1 − OP; retraining when the window's miss ratio at some trained size moves by more",
+        "  than 0.1 from the trained curve. The window's curve is exact LRU.",
+        "- **Main run**: the traces at their recorded times. **Closed-loop variant** (labelled so",
+        "  below): one request outstanding, each arriving when the previous completes: the service",
+        "  latency of eq. 4 without queueing between requests. **Fig. 6** runs the dynamic split with",
+        "  T = 1× to 4× the SSD in the closed loop.",
+        "",
+        "| trace | requests | page accesses | reads | kind | pages per request | span (s) |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for t in dict.fromkeys(df["trace"]):
+        d = main[main["trace"] == t]
+        lines.append(
+            f"| {t} | {int(d['requests'].iloc[0]):,} | {int(d['accesses'].iloc[0]):,} | {shares[t]:.0%} "
+            f"| {kind(shares[t])} | {pages_per_req[t]:.1f} | {d['duration_s'].iloc[0]:,.1f} |"
+        )
+
+    b_main, b_closed = _best(main), _best(closed)
+    busy = main.assign(util=main["disk_busy_s"] / main["duration_s"].where(main["duration_s"] > 0))
+    lines += [
+        "",
+        "## Main run (recorded times)",
+        "",
+        "![mean response](response.png)",
+        "",
+        *_best_table(b_main),
+        "",
+        "Disk busy time over the trace's span, static splits (above 1: the disk cannot keep up and",
+        "its queue grows for the whole run, so mean responses measure that queue):",
+        "",
+        "| trace | SSD (% of WS) | disk busy / span, lowest … highest over splits |",
+        "|---|---:|---|",
+    ]
+    for (t, s), g in busy[busy["split"] != "dynamic"].groupby(["trace", "size_pct"], sort=False):
+        span = "no span (every request at one time stamp)" if g["util"].isna().all() else ""
+        lines.append(f"| {t} | {s:g}% | {span or f'{g.util.min():.2f} … {g.util.max():.2f}'} |")
+    lines += [
+        "",
+        "## Closed-loop variant",
+        "",
+        "![mean response, closed loop](response_closed_loop.png)",
+        "",
+        "![hit ratio](hit_ratio.png)",
+        "",
+        "![erasures](erasures.png)",
+        "",
+        *_best_table(b_closed),
+        "",
+        "## The cost model against the simulator (closed-loop variant, static splits)",
+        "",
+        "Eq. 5 gives the latency of one page access; a request of k pages runs its flash pages on",
+        "several chips at once and its disk pages one after another, so the table sets eq. 5 × pages",
+        "per request beside the simulated mean response. U is measured over the whole run (GC copies",
+        "over erasures × 64); the dynamic run's trained U for the same OP is beside it.",
+        "",
+        "| trace | SSD | OP | hit ratio | U measured | U trained (dynamic) | eq. 5 (µs/page) | × pages/request "
+        "| simulated mean response (µs) | model / simulated |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    errs = []
+    for (t, s), g in closed.groupby(["trace", "size_pct"], sort=False):
+        dyn = g[g["split"] == "dynamic"].iloc[0]
+        trained = dict(zip([15, 25, 35, 45, 55, 65, 75, 85], list(dyn["split_u"]), strict=True))
+        for r in g[g["split"] != "dynamic"].sort_values("spare").itertuples():
+            model = r.model_latency_us * pages_per_req[t] if pd.notna(r.model_latency_us) else float("nan")
+            ratio = model / r.resp_mean_us if r.resp_mean_us else float("nan")
+            if pd.notna(ratio):
+                errs.append(ratio)
+            tu = trained.get(round(r.spare), float("nan"))
+            lines.append(
+                f"| {t} | {s:g}% | {r.spare:.0f}% | {r.hit_ratio:.4f} | "
+                + ("" if pd.isna(r.gc_victim_utilisation) else f"{r.gc_victim_utilisation:.3f}")
+                + f" | {'' if pd.isna(tu) else f'{tu:.3f}'} | "
+                + ("" if pd.isna(r.model_latency_us) else f"{r.model_latency_us:,.0f}")
+                + f" | {'' if pd.isna(model) else f'{model:,.0f}'} | {r.resp_mean_us:,.0f} | "
+                + ("" if pd.isna(ratio) else f"{ratio:.2f}")
+                + " |"
+            )
+    if errs:
+        lines += [
+            "",
+            f"Model / simulated over {len(errs)} points: median {np.median(errs):.2f}, range "
+            f"{min(errs):.2f} … {max(errs):.2f}. Rows without GC have no measured U and no model value.",
+        ]
+
+    lines += [
+        "",
+        "## Fig. 6: window size (dynamic, closed loop)",
+        "",
+        "| trace | SSD | T (× SSD) | mean response (µs) | windows / training stretches | resizes | last OP |",
+        "|---|---:|---:|---:|---|---:|---:|",
+    ]
+    for r in windows.sort_values(["trace", "size_pct", "window"]).itertuples():
+        full, train = _windows_done(pd.Series(r._asdict()))
+        last = 100 - r.cache_pages / r.ssd_physical_pages * 100
+        lines.append(
+            f"| {r.trace} | {r.size_pct:g}% | {r.window:g} | {r.resp_mean_us:,.0f} | {full} / {train} "
+            f"| {int(r.split_resizes)} | {last:.0f}% |"
+        )
+
+    lines += ["", "## Where fcsim disagrees with the paper", ""]
+    lines += _disagreements(main, closed, b_main, b_closed)
+    lines += ["", "## All points", "", _table(df), ""]
+    path = out / "summary.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _disagreements(
+    main: pd.DataFrame, closed: pd.DataFrame, b_main: pd.DataFrame, b_closed: pd.DataFrame
+) -> list[str]:
+    lines = []
+    for name, b in (("main run", b_main), ("closed-loop variant", b_closed)):
+        bests = sorted(set(b["best_spare"].round().astype(int)))
+        paper = ", ".join(f"{k} {v}%" for k, v in BEST_STATIC.items())
+        lines.append(
+            f"- **The best static OP differs by trace** (paper: {paper}). fcsim, {name}: best static OP "
+            + ", ".join(
+                f"{r.trace.split('.')[0]} at {r.size:g}%: {r.best_spare:.0f}%" for r in b.itertuples()
+            )
+            + (
+                f" — {'the same' if len(bests) == 1 else 'only ' + ', '.join(f'{x}%' for x in bests)} everywhere."
+                if len(bests) <= 2
+                else "."
+            )
+        )
+        far = b[b["dyn_vs_best"] > CLOSE]
+        lines.append(
+            f"- **Dynamic within a few percent of the best static OP, or better** ({name}; fcsim reads 'a few' "
+            f"as {CLOSE:g}%). fcsim: within at {len(b) - len(far)} of {len(b)} points."
+            + (
+                " Beyond: "
+                + "; ".join(
+                    f"{r.trace.split('.')[0]} at {r.size:g}%: {r.dyn_vs_best:+.1f}% "
+                    f"({r.windows} full window(s) after {r.training} training stretches, {r.resizes} resize(s))"
+                    for r in far.itertuples()
+                )
+                + ". With T = 2× the SSD these traces hold only "
+                + f"{b['windows'].min()}–{b['windows'].max()} full windows; the paper's traces carry 3–13× their"
+                " SSD in requests (Table II), so its controller ran many more windows than this one can."
+                if len(far)
+                else ""
+            )
+        )
+    ok, total, bad = _monotone(closed, "erasures", falling=True)
+    lines.append(
+        f"- **Erasures fall as OP grows** (§V.B, Fig. 5). fcsim (closed loop): at {ok} of {total} (trace, SSD) curves."
+    )
+    if bad:
+        lines.append(
+            "  Where they do not, a smaller cache misses more, and fcsim's cache admits every miss, so the"
+            " SSD takes more insertions than GC saves:"
+        )
+        lines.extend(f"  - {x}" for x in bad)
+    ok, total, bad = _monotone(closed, "hit_ratio", falling=True)
+    if ok < total:
+        lines.append(f"- **Hit ratio falls or stays as OP grows** (§V.A). fcsim: at {ok} of {total} curves.")
+        lines.extend(f"  - {x}" for x in bad)
+    gc0 = closed[(closed["split"] != "dynamic") & (closed["gc_victim_utilisation"] < 0.01)]
+    if len(gc0):
+        lines.append(
+            f"- **GC cost.** At {len(gc0)} of {int((closed['split'] != 'dynamic').sum())} static points GC victims "
+            "hold under 1% valid pages: LRU evicts (and trims) pages in about the order it wrote them, so whole "
+            "blocks die before GC reaches them, and more spare buys almost nothing. The paper's concave curve "
+            "needs GC to be costly at low OP; here it is cheap from OP 35% on."
+        )
+    return lines
+
+
+def _table(df: pd.DataFrame) -> str:
+    cols = ["trace", "queue_depth", "size_pct", "split", "stack_window", "ssd_physical_pages", "cache_pages"]
+    cols += ["hit_ratio", "resp_mean_us", "erasures", "gc_victim_utilisation", "model_latency_us"]
+    cols = [c for c in cols if c in df.columns]
+    t = df.sort_values(["queue_depth", "trace", "size_pct", "spare"])[cols].copy()
+    for c in ("hit_ratio", "gc_victim_utilisation"):
+        t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
+    for c in ("resp_mean_us", "model_latency_us"):
+        t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:,.0f}")
+    t = t.fillna("")
+    head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
+    body = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False))
+    return head + "\n" + body
