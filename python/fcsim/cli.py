@@ -14,8 +14,8 @@ from typing import Any
 import pandas as pd
 
 import fcsim
-from fcsim.reports import PAPERS
 from fcsim import output
+from fcsim.reports import PAPERS
 
 TABLE_COLUMNS = [
     "trace",

@@ -33,6 +33,8 @@ def _runs(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     main = df[(df["queue_depth"] == 0) & default]
     closed = df[(df["queue_depth"] == 1) & default]
     windows = df[(df["queue_depth"] == 1) & (df["split"] == "dynamic")].assign(window=window.fillna(2.0))
+    # T = 2 is both the closed-loop run's dynamic point and a point of the window sweep: once.
+    windows = windows.drop_duplicates(["trace", "size_pct", "window"])
     return main, closed, windows
 
 
@@ -103,8 +105,8 @@ def _best(d: pd.DataFrame) -> pd.DataFrame:
 
 def _best_table(b: pd.DataFrame) -> list[str]:
     lines = [
-        "| trace | SSD (% of WS) | best static spare | its mean response (µs) | dynamic (µs) | dynamic vs best "
-        "| dynamic's last spare | windows / training stretches | resizes |",
+        "| trace | SSD (% of WS) | best static spare | its mean response (µs) | dynamic (µs) "
+        "| dynamic vs best | dynamic's last spare | windows / training stretches | resizes |",
         "|---|---:|---:|---:|---:|---:|---:|---|---:|",
     ]
     for r in b.itertuples():
@@ -183,12 +185,12 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "  serves one 4 KiB page per 5 ms, one at a time.",
         "- Dynamic: training begins after the first window (a fresh drive does no GC before); one",
         "  stretch of T/8 per OP, in increasing OP; a stretch without GC leaves U unmeasured and eq. 5",
-        "  takes U = 1 − OP; retraining when the window's miss ratio at some trained size moves by more",
+        "  takes U = 1 - OP; retraining when the window's miss ratio at some trained size moves by more",
         "  than 0.1 from the trained curve. The window's curve is exact LRU.",
         "- **Main run**: the traces at their recorded times. **Closed-loop variant** (labelled so",
         "  below): one request outstanding, each arriving when the previous completes: the service",
         "  latency of eq. 4 without queueing between requests. **Fig. 6** runs the dynamic split with",
-        "  T = 1× to 4× the SSD in the closed loop.",
+        "  T = 1x to 4x the SSD in the closed loop.",
         "",
         "| trace | requests | page accesses | reads | kind | pages per request | span (s) |",
         "|---|---:|---:|---:|---|---:|---:|",
@@ -234,12 +236,12 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "## The cost model against the simulator (closed-loop variant, static splits)",
         "",
         "Eq. 5 gives the latency of one page access; a request of k pages runs its flash pages on",
-        "several chips at once and its disk pages one after another, so the table sets eq. 5 × pages",
+        "several chips at once and its disk pages one after another, so the table sets eq. 5 x pages",
         "per request beside the simulated mean response. U is measured over the whole run (GC copies",
-        "over erasures × 64); the dynamic run's trained U for the same OP is beside it.",
+        "over erasures x 64); the dynamic run's trained U for the same OP is beside it.",
         "",
-        "| trace | SSD | OP | hit ratio | U measured | U trained (dynamic) | eq. 5 (µs/page) | × pages/request "
-        "| simulated mean response (µs) | model / simulated |",
+        "| trace | SSD | OP | hit ratio | U measured | U trained (dynamic) | eq. 5 (µs/page) "
+        "| x pages/request | simulated mean response (µs) | model / simulated |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     errs = []
@@ -272,7 +274,7 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "",
         "## Fig. 6: window size (dynamic, closed loop)",
         "",
-        "| trace | SSD | T (× SSD) | mean response (µs) | windows / training stretches | resizes | last OP |",
+        "| trace | SSD | T (x SSD) | mean response (µs) | windows / training stretches | resizes | last OP |",
         "|---|---:|---:|---:|---|---:|---:|",
     ]
     for r in windows.sort_values(["trace", "size_pct", "window"]).itertuples():
@@ -304,32 +306,38 @@ def _disagreements(
                 f"{r.trace.split('.')[0]} at {r.size:g}%: {r.best_spare:.0f}%" for r in b.itertuples()
             )
             + (
-                f" — {'the same' if len(bests) == 1 else 'only ' + ', '.join(f'{x}%' for x in bests)} everywhere."
+                " - "
+                + ("the same" if len(bests) == 1 else "only " + ", ".join(f"{x}%" for x in bests))
+                + " everywhere."
                 if len(bests) <= 2
                 else "."
             )
         )
         far = b[b["dyn_vs_best"] > CLOSE]
         lines.append(
-            f"- **Dynamic within a few percent of the best static OP, or better** ({name}; fcsim reads 'a few' "
-            f"as {CLOSE:g}%). fcsim: within at {len(b) - len(far)} of {len(b)} points."
+            "- **Dynamic within a few percent of the best static OP, or better** "
+            f"({name}; fcsim reads 'a few' as {CLOSE:g}%). fcsim: within at {len(b) - len(far)} "
+            f"of {len(b)} points."
             + (
                 " Beyond: "
                 + "; ".join(
                     f"{r.trace.split('.')[0]} at {r.size:g}%: {r.dyn_vs_best:+.1f}% "
-                    f"({r.windows} full window(s) after {r.training} training stretches, {r.resizes} resize(s))"
+                    f"({r.windows} full window(s) after {r.training} training stretches, "
+                    f"{r.resizes} resize(s))"
                     for r in far.itertuples()
                 )
-                + ". With T = 2× the SSD these traces hold only "
-                + f"{b['windows'].min()}–{b['windows'].max()} full windows; the paper's traces carry 3–13× their"
-                " SSD in requests (Table II), so its controller ran many more windows than this one can."
+                + ". With T = 2x the SSD these traces hold only "
+                + f"{b['windows'].min()}-{b['windows'].max()} full windows; the paper's traces carry 4.6x to"
+                " 16.7x their SSD in requests (Table II), so its controller ran more windows than this"
+                " one can."
                 if len(far)
                 else ""
             )
         )
     ok, total, bad = _monotone(closed, "erasures", falling=True)
     lines.append(
-        f"- **Erasures fall as OP grows** (§V.B, Fig. 5). fcsim (closed loop): at {ok} of {total} (trace, SSD) curves."
+        f"- **Erasures fall as OP grows** (§V.B, Fig. 5). fcsim (closed loop): at {ok} of {total} "
+        "(trace, SSD) curves."
     )
     if bad:
         lines.append(
@@ -344,10 +352,10 @@ def _disagreements(
     gc0 = closed[(closed["split"] != "dynamic") & (closed["gc_victim_utilisation"] < 0.01)]
     if len(gc0):
         lines.append(
-            f"- **GC cost.** At {len(gc0)} of {int((closed['split'] != 'dynamic').sum())} static points GC victims "
-            "hold under 1% valid pages: LRU evicts (and trims) pages in about the order it wrote them, so whole "
-            "blocks die before GC reaches them, and more spare buys almost nothing. The paper's concave curve "
-            "needs GC to be costly at low OP; here it is cheap from OP 35% on."
+            f"- **GC cost.** At {len(gc0)} of {int((closed['split'] != 'dynamic').sum())} static points GC "
+            "victims hold under 1% valid pages: LRU evicts (and trims) pages in about the order it wrote "
+            "them, so whole blocks die before GC reaches them, and more spare buys almost nothing. The "
+            "paper's concave curve needs GC to be costly at low OP; here it is cheap at most splits."
         )
     return lines
 
