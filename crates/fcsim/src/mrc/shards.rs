@@ -68,6 +68,21 @@ pub fn hash(key: u64, seed: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The inclusive hash limit (T − 1) of sampling rate `rate` in (0, 1]: a page is sampled iff its
+/// hash is at most this. The rate it gives is [`rate_of`] of it, within 2^-53 of `rate`.
+pub fn limit_of(rate: f64) -> u64 {
+    if rate >= 1.0 {
+        u64::MAX
+    } else {
+        ((rate * P) as u64).saturating_sub(1)
+    }
+}
+
+/// The sampling rate R = T/P of an inclusive hash limit T − 1.
+pub fn rate_of(limit: u64) -> f64 {
+    (limit as f64 + 1.0) / P
+}
+
 /// How pages are sampled.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Sampling {
@@ -81,10 +96,8 @@ impl Sampling {
     /// Checks the parameter: a rate in (0, 1], at least one sample.
     pub fn validate(self) -> Result<Sampling> {
         match self {
-            Sampling::Rate(r) if !(r > 0.0 && r <= 1.0) => {
-                Err(Error::config(format!("SHARDS sampling rate must be in (0, 1], got {r}")))
-            }
-            Sampling::MaxSamples(0) => Err(Error::config("SHARDS needs at least one sample (max samples 0)")),
+            Sampling::Rate(r) if !(r > 0.0 && r <= 1.0) => Err(Error::config(format!("sampling rate must be in (0, 1], got {r}"))),
+            Sampling::MaxSamples(0) => Err(Error::config("SHARDS needs at least one sample (max samples is 0)")),
             s => Ok(s),
         }
     }
@@ -92,8 +105,8 @@ impl Sampling {
     /// The inclusive hash limit of a starting rate.
     fn initial_limit(self) -> u64 {
         match self {
-            Sampling::Rate(r) if r < 1.0 => ((r * P) as u64).saturating_sub(1),
-            _ => u64::MAX,
+            Sampling::Rate(r) => limit_of(r),
+            Sampling::MaxSamples(_) => u64::MAX,
         }
     }
 }
@@ -186,7 +199,7 @@ impl Shards {
 
     /// The sampling rate in force: the fixed rate, or the current one of a fixed size.
     pub fn rate(&self) -> f64 {
-        (self.limit as f64 + 1.0) / P
+        rate_of(self.limit)
     }
 
     pub fn sampling(&self) -> Sampling {
