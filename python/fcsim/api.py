@@ -289,16 +289,20 @@ MINISIM_SHARES = [10 ** (-2 + 2 * i / 9) for i in range(10)]
 
 
 def _check_mrc_options(
-    method: str, rate: float | None, max_samples: int | None, policy: str | None, sizes: object
+    method: str, rate: float | None, max_samples: int | None, policy: str | None, sizes: object, seed: int
 ) -> None:
     if method not in MRC_METHODS:
         raise ConfigError(f"unknown MRC method '{method}'; expected exact, shards or minisim")
     if rate is not None and max_samples is not None:
         raise ConfigError("give a sampling rate or a maximum number of samples, not both")
+    if seed < 0:
+        raise ConfigError(f"the sampling seed must be a non-negative integer, got {seed}")
     if max_samples is not None and max_samples < 1:
         raise ConfigError(f"max samples must be at least 1, got {max_samples}")
     if method == "exact" and (rate is not None or max_samples is not None):
-        raise ConfigError("the exact curve takes no sampling (rate and max samples are for shards and minisim)")
+        raise ConfigError(
+            "the exact curve takes no sampling (rate and max samples are for shards and minisim)"
+        )
     if policy is not None and method != "minisim":
         raise ConfigError(f"a policy's curve needs method minisim ({method} is LRU's curve)")
     if method == "minisim":
@@ -333,7 +337,7 @@ def mrc(
       pages: at a fixed ``rate`` R in (0, 1], or with at most ``max_samples`` sampled pages (the
       rate falls as the sample overflows; memory stays bounded). Default: ``max_samples=8192``.
     - ``method="minisim"``: ``policy``'s curve from miniature simulations: the policy runs on the
-      SHARDS sample at ``rate`` (default 0.01) with one cache of max(1, round(size × R)) pages per
+      SHARDS sample at ``rate`` (default 0.01) with one cache of max(1, round(size * R)) pages per
       size in ``sizes`` (pages, bytes or ``"5%"``; default 10 log-spaced shares of the working
       set from 1% to 100%), all in one pass. A size's miss ratio is its miniature cache's
       misses over the expected number of sampled accesses N·R (SHARDS' adjustment carried
@@ -351,10 +355,11 @@ def mrc(
     and the sampling: `method`, `rate` (for fixed size, the final one), `max_samples`,
     `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`; shards adds
     `adjustment` (the accesses added to the first bucket for the sample-count error) and
-    `bucket_width`, minisim `mini_sizes` and `unadjusted_miss_ratio`. Trims are skipped by the LRU curves (LRU with deletions
-    has no exact one-pass curve); minisim applies them to its caches.
+    `bucket_width`, minisim `mini_sizes` and `unadjusted_miss_ratio`. Trims are skipped by the
+    LRU curves (LRU with deletions has no exact one-pass curve); minisim applies them to its
+    caches.
     """
-    _check_mrc_options(method, rate, max_samples, policy, sizes)
+    _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
     sets = Sets(set)
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
     name = os.fspath(trace)
