@@ -68,7 +68,36 @@ def mrc_exact(
     trace_params: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
 ) -> tuple[int, int, list[int], list[int]]: ...
+def mrc_shards(
+    trace: str,
+    *,
+    rate: float | None = None,
+    max_samples: int | None = None,
+    seed: int = 0,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
+) -> tuple[int, float, list[int], list[float], float, int, int, float, int]: ...
+def mrc_minisim(
+    trace: str,
+    policy: str,
+    sizes: list[int],
+    *,
+    rate: float,
+    seed: int = 0,
+    policy_params: dict[str, str] | None = None,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
+) -> tuple[float, int, int, int, list[tuple[int, int, int, float, float]]]: ...
 def check_size(size: str) -> None: ...
+def size_pages(size: str, page_size: int = 4096, working_set: int | None = None) -> int: ...
 def policies() -> list[tuple[str, str, str, list[str], bool]]: ...
 def formats() -> list[tuple[str, str, str]]: ...
 def devices() -> tuple[list[tuple[str, str, list[tuple[str, str]]]], list[tuple[str, str]]]: ...

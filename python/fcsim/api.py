@@ -281,10 +281,48 @@ def convert(
     )
 
 
+MRC_METHODS = ("exact", "shards", "minisim")
+DEFAULT_MAX_SAMPLES = 8192
+DEFAULT_MINISIM_RATE = 0.01
+# minisim's default sizes: 10 shares of the working set, log-spaced from 1% to 100%.
+MINISIM_SHARES = [10 ** (-2 + 2 * i / 9) for i in range(10)]
+
+
+def _check_mrc_options(
+    method: str, rate: float | None, max_samples: int | None, policy: str | None, sizes: object, seed: int
+) -> None:
+    if method not in MRC_METHODS:
+        raise ConfigError(f"unknown MRC method '{method}'; expected exact, shards or minisim")
+    if rate is not None and max_samples is not None:
+        raise ConfigError("give a sampling rate or a maximum number of samples, not both")
+    if seed < 0:
+        raise ConfigError(f"the sampling seed must be a non-negative integer, got {seed}")
+    if max_samples is not None and max_samples < 1:
+        raise ConfigError(f"max samples must be at least 1, got {max_samples}")
+    if method == "exact" and (rate is not None or max_samples is not None):
+        raise ConfigError(
+            "the exact curve takes no sampling (rate and max samples are for shards and minisim)"
+        )
+    if policy is not None and method != "minisim":
+        raise ConfigError(f"a policy's curve needs method minisim ({method} is LRU's curve)")
+    if method == "minisim":
+        if policy is None:
+            raise ConfigError("minisim needs a policy")
+        if max_samples is not None:
+            raise ConfigError("minisim samples at a fixed rate (rate), not a fixed size (max samples)")
+    elif sizes is not None:
+        raise ConfigError(f"sizes are for minisim ({method} gives every size)")
+
+
 def mrc(
     trace: str | os.PathLike[str],
     method: str = "exact",
     *,
+    rate: float | None = None,
+    max_samples: int | None = None,
+    policy: str | None = None,
+    sizes: str | int | Iterable[str | int] | None = None,
+    seed: int = 0,
     format: str | None = None,
     volume: int | None = None,
     skip_bad_lines: bool = False,
@@ -292,30 +330,135 @@ def mrc(
     set: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """The LRU miss-ratio curve of a trace for every cache size, from one pass.
+    """A miss-ratio curve of a trace, from one pass.
 
-    Returns one row per step of the curve (the sizes where the miss count drops): `size_pages`,
-    `misses`, `miss_ratio`, `hit_ratio`; between two rows the curve keeps the smaller size's
-    value. `df.attrs` holds `accesses` and `cold` (first accesses, the working set). Trims are
-    skipped (LRU with deletions has no exact one-pass curve).
+    - ``method="exact"``: LRU's exact curve (stack distances), every size.
+    - ``method="shards"``: LRU's curve estimated by SHARDS from a spatially hashed sample of the
+      pages: at a fixed ``rate`` R in (0, 1], or with at most ``max_samples`` sampled pages (the
+      rate falls as the sample overflows; memory stays bounded). Default: ``max_samples=8192``.
+    - ``method="minisim"``: ``policy``'s curve from miniature simulations: the policy runs on the
+      SHARDS sample at ``rate`` (default 0.01) with one cache of max(1, round(size * R)) pages per
+      size in ``sizes`` (pages, bytes or ``"5%"``; default 10 log-spaced shares of the working
+      set from 1% to 100%), all in one pass. A size's miss ratio is its miniature cache's
+      misses over the expected number of sampled accesses N·R (SHARDS' adjustment carried
+      over: sampled accesses above or below N·R count as hits); the miniature caches' own miss
+      ratios are in ``attrs["unadjusted_miss_ratio"]``. Hit ratios only (no device); ``set``
+      may carry the policy's ``POLICY.KEY`` parameters.
+
+    ``seed`` varies the spatial hash (which pages are sampled).
+
+    Returns one row per step of the curve (the sizes where the misses drop; for minisim, one
+    row per size asked for): `size_pages`, `misses` (estimated for shards and minisim),
+    `miss_ratio`, `hit_ratio`; between two rows the curve keeps the smaller size's value.
+    `df.attrs` holds `accesses`, `cold` (the working set: exact for exact, estimated as sampled
+    pages / R otherwise, the trace's when minisim resolved percent sizes), `page_size`, `trace`,
+    and the sampling: `method`, `rate` (for fixed size, the final one), `max_samples`,
+    `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`; shards adds
+    `adjustment` (the accesses added to the first bucket for the sample-count error) and
+    `bucket_width`, minisim `mini_sizes` and `unadjusted_miss_ratio`. Trims are skipped by the
+    LRU curves (LRU with deletions has no exact one-pass curve); minisim applies them to its
+    caches.
     """
-    if method != "exact":
-        raise ConfigError(f"unknown MRC method '{method}'; expected exact")
-    trace_params = Sets(set).trace
-    accesses, cold, sizes, misses = _core.mrc_exact(
-        os.fspath(trace),
-        progress=progress,
-        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+    _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
+    sets = Sets(set)
+    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
+    name = os.fspath(trace)
+    if method == "exact":
+        accesses, cold, steps, misses = _core.mrc_exact(name, progress=progress, **tkw)
+        df = _curve(steps, misses, accesses)
+        df.attrs.update(rate=1.0, max_samples=None, samples=accesses, sampled_pages=cold)
+    elif method == "shards":
+        if rate is None and max_samples is None:
+            max_samples = DEFAULT_MAX_SAMPLES
+        accesses, unique, steps, est, r, samples, held, adjustment, width = _core.mrc_shards(
+            name, rate=rate, max_samples=max_samples, seed=seed, progress=progress, **tkw
+        )
+        df = _curve(steps, est, accesses)
+        cold = round(unique)
+        df.attrs.update(
+            rate=r,
+            max_samples=max_samples,
+            samples=samples,
+            sampled_pages=held,
+            adjustment=adjustment,
+            bucket_width=width,
+        )
+    else:
+        assert policy is not None
+        return _minisim(name, policy, sizes, rate, seed, sets, tkw, page_size, progress)
+    df.attrs.update(
+        method=method, policy="lru", seed=seed, accesses=accesses, cold=cold, page_size=page_size, trace=name
     )
-    df = pd.DataFrame({"size_pages": sizes, "misses": misses})
+    return df
+
+
+def _curve(steps: list[int], misses: list[int] | list[float], accesses: int) -> pd.DataFrame:
+    df = pd.DataFrame({"size_pages": steps, "misses": misses})
     df["miss_ratio"] = df["misses"] / accesses if accesses else 0.0
     df["hit_ratio"] = 1.0 - df["miss_ratio"]
-    df.attrs.update(accesses=accesses, cold=cold, page_size=page_size, trace=os.fspath(trace))
+    return df
+
+
+def _minisim(
+    trace: str,
+    policy: str,
+    sizes: str | int | Iterable[str | int] | None,
+    rate: float | None,
+    seed: int,
+    sets: Sets,
+    tkw: dict[str, Any],
+    page_size: int,
+    progress: Progress | None,
+) -> pd.DataFrame:
+    rate = DEFAULT_MINISIM_RATE if rate is None else rate
+    if sizes is None:
+        size_list = [f"{100 * s:.6g}%" for s in MINISIM_SHARES]
+    else:
+        size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
+    if not size_list:
+        raise ConfigError("minisim needs at least one cache size")
+    for s in size_list:
+        _core.check_size(s)
+    ws = _core.working_set(trace, **tkw) if any(s.strip().endswith("%") for s in size_list) else None
+    pages = sorted({_core.size_pages(s, page_size, ws) for s in size_list})
+    r, accesses, samples, held, points = _core.mrc_minisim(
+        trace,
+        policy,
+        pages,
+        rate=rate,
+        seed=seed,
+        policy_params=sets.policy.get(policy.lower(), {}),
+        progress=progress,
+        **tkw,
+    )
+    if accesses and not samples:
+        raise ConfigError(f"no page access of {trace} was sampled at rate {rate:g}; raise the rate")
+    ratio = [m for *_, m, _ in points]
+    df = pd.DataFrame({"size_pages": [p[0] for p in points], "misses": [m * accesses for m in ratio]})
+    df["miss_ratio"] = ratio
+    df["hit_ratio"] = 1.0 - df["miss_ratio"]
+    df.attrs.update(
+        method="minisim",
+        policy=policy.lower(),
+        seed=seed,
+        accesses=accesses,
+        cold=ws if ws is not None else round(held / r),
+        page_size=page_size,
+        trace=trace,
+        rate=r,
+        max_samples=None,
+        samples=samples,
+        sampled_pages=held,
+        mini_sizes=[p[1] for p in points],
+        unadjusted_miss_ratio=[p[4] for p in points],
+    )
     return df
 
 
 def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
-    """The miss ratio of an MRC from `mrc()` at a cache size in pages."""
+    """The miss ratio of an MRC from `mrc()` at a cache size in pages: that of the last row at or
+    below it (1 below the first row). For minisim, whose rows are the sizes simulated, that is
+    the nearest smaller simulated size."""
     steps = curve[curve["size_pages"] <= size_pages]
     if steps.empty:
         return 1.0

@@ -228,9 +228,21 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         output.check_path(a.out)
     if a.plot:
         output.check_dir(a.plot)
+    common = _common(a)
+    sizes = None if a.sizes is None else _split_list(a.sizes)
     bar = Bar("computing MRC")
     try:
-        curve = fcsim.mrc(a.trace, a.method, progress=lambda d, t: bar(d / t if t else 0.0), **_common(a))
+        curve = fcsim.mrc(
+            a.trace,
+            a.method,
+            rate=a.rate,
+            max_samples=a.max_samples,
+            policy=a.policy,
+            sizes=sizes,
+            seed=a.seed,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+            **common,
+        )
     finally:
         bar.close()
     if a.out:
@@ -239,13 +251,81 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         from fcsim.plot import mrc_plot
 
         mrc_plot(curve, a.plot)
-    ws = curve.attrs["cold"]
-    print(f"{curve.attrs['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
-    print(f"{'size':>8} {'pages':>12} {'miss_ratio':>10}")
-    for share in MRC_POINTS:
-        pages = max(1, round(ws * share))
-        print(f"{share:>8.0%} {pages:>12,} {fcsim.mrc_at(curve, pages):>10.4f}")
+    at = curve.attrs
+    sample = f"{at['samples']:,} sampled accesses, {at['sampled_pages']:,} sampled pages"
+    if a.method == "minisim":
+        _minisim_table(a, curve, common, sample)
+        return 0
+    ws = at["cold"]
+    exact = None
+    if a.compare and a.method != "exact":
+        bar = Bar("computing the exact MRC")
+        try:
+            exact = fcsim.mrc(a.trace, progress=lambda d, t: bar(d / t if t else 0.0), **common)
+        finally:
+            bar.close()
+    if a.method == "exact":
+        print(f"{at['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
+    else:
+        how = (
+            f"fixed rate R={at['rate']:g}"
+            if at["max_samples"] is None
+            else f"fixed size s_max={at['max_samples']:,}, final R={at['rate']:.4g}"
+        )
+        print(f"{at['accesses']:,} accesses, about {ws:,} unique pages (LRU, SHARDS {how}; {sample})")
+    if exact is not None:
+        ws = exact.attrs["cold"]
+        print(f"sizes are shares of the exact working set, {ws:,} pages")
+    rows = [(f"{share:.0%}", max(1, round(ws * share))) for share in MRC_POINTS]
+    ref = None if exact is None else [fcsim.mrc_at(exact, pages) for _, pages in rows]
+    _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], ref, "exact LRU", None)
+    if a.compare and a.method == "exact":
+        print("(--compare: the exact curve is its own reference)")
     return 0
+
+
+def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str) -> None:
+    at = curve.attrs
+    ws = at["cold"]
+    policy = at["policy"]
+    print(
+        f"{at['accesses']:,} accesses, {ws:,} unique pages ({policy}, minisim at R={at['rate']:g}; {sample})"
+    )
+    pages = [int(p) for p in curve["size_pages"]]
+    ref = None
+    if a.compare:
+        bar = Bar(f"simulating {policy} at full size")
+        try:
+            full = fcsim.run_grid(a.trace, [policy], pages, progress=bar, **common)
+        finally:
+            bar.close()
+        ref = [1.0 - h for h in full["hit_ratio"]]
+    rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
+    _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", at["mini_sizes"])
+
+
+def _print_rows(
+    rows: list[tuple[str, int]],
+    ratios: list[float],
+    ref: list[float] | None,
+    ref_name: str,
+    mini: list[int] | None,
+) -> None:
+    head = f"{'size':>8} {'pages':>12}" + (f" {'mini pages':>10}" if mini else "") + f" {'miss_ratio':>10}"
+    if ref is not None:
+        head += f" {'reference':>10} {'abs_error':>10}"
+    print(head)
+    for i, ((label, pages), mr) in enumerate(zip(rows, ratios, strict=True)):
+        line = f"{label:>8} {pages:>12,}" + (f" {mini[i]:>10,}" if mini else "") + f" {mr:>10.4f}"
+        if ref is not None:
+            line += f" {ref[i]:>10.4f} {abs(mr - ref[i]):>10.4f}"
+        print(line)
+    if ref is not None:
+        mae = sum(abs(m - r) for m, r in zip(ratios, ref, strict=True)) / len(ref)
+        print(
+            f"mean absolute error {mae:.4f}: the mean over the {len(ref)} sizes above of "
+            f"|miss ratio - miss ratio of the reference ({ref_name})|"
+        )
 
 
 def cmd_formats(_: argparse.Namespace) -> int:
@@ -332,9 +412,36 @@ def parser() -> argparse.ArgumentParser:
     _trace_args(run)
     run.set_defaults(func=cmd_run)
 
-    mrc = sub.add_parser("mrc", help="LRU miss-ratio curve for all cache sizes in one pass")
+    mrc = sub.add_parser(
+        "mrc", help="miss-ratio curve in one pass: LRU's (exact or SHARDS), any policy's (minisim)"
+    )
     mrc.add_argument("trace")
-    mrc.add_argument("--method", choices=["exact"], default="exact", help="exact stack distances")
+    mrc.add_argument(
+        "--method",
+        choices=["exact", "shards", "minisim"],
+        default="exact",
+        help="exact: LRU's exact curve (stack distances); shards: LRU's curve from a spatially hashed "
+        "sample of the pages (--rate R, or --max-samples S; default --max-samples 8192); minisim: "
+        "--policy P's miss ratios at --sizes from miniature caches on a sample at --rate "
+        "(default 0.01)",
+    )
+    mrc.add_argument("--rate", type=float, help="sampling rate R in (0, 1] (shards fixed rate, minisim)")
+    mrc.add_argument(
+        "--max-samples", type=int, help="shards fixed size: at most S sampled pages (memory O(S))"
+    )
+    mrc.add_argument("--policy", help="the policy of a minisim curve (see 'fcsim policies')")
+    mrc.add_argument(
+        "--sizes",
+        help="minisim cache sizes, comma-separated: pages, bytes (64MiB) or percent (5%%); "
+        "default 10 log-spaced shares of the working set from 1%% to 100%%",
+    )
+    mrc.add_argument("--seed", type=int, default=0, help="seed of the sampling hash (default 0)")
+    mrc.add_argument(
+        "--compare",
+        action="store_true",
+        help="also print each size's reference and the mean absolute error: against the exact curve "
+        "(shards), or full simulations of the policy at the same sizes (minisim)",
+    )
     mrc.add_argument("--out", help="write the curve (every step) to FILE (.csv, .parquet, .json, .jsonl)")
     mrc.add_argument("--plot", help="write the curve as a PNG")
     _trace_args(mrc)

@@ -19,7 +19,14 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | Non
     fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
     page_size = curve.attrs.get("page_size", 4096)
     x = curve["size_pages"] * page_size / 2**20
-    ax.step(x, curve["miss_ratio"], where="post", color="tab:blue", label="LRU (exact)")
+    at = curve.attrs
+    method = at.get("method", "exact")
+    if method == "minisim":
+        label = f"{at.get('policy', '?')} (miniature simulations, R={at.get('rate', 0):g})"
+        ax.plot(x, curve["miss_ratio"], marker="o", color="tab:blue", label=label)
+    else:
+        label = "LRU (exact)" if method == "exact" else f"LRU (SHARDS, R={at.get('rate', 0):.3g})"
+        ax.step(x, curve["miss_ratio"], where="post", color="tab:blue", label=label)
     ax.set_xscale("log")
     ax.set_xlabel("cache size (MiB)")
     ax.set_ylabel("miss ratio")

@@ -3,6 +3,7 @@
 //! thousands of requests and also lets Ctrl-C stop the run.
 
 use fcsim::metrics::Value;
+use fcsim::mrc::Sampling;
 use fcsim::trace::{self, convert, info::TraceInfo, TraceOptions};
 use fcsim::{Error, SimConfig, SizeSpec};
 use pyo3::create_exception;
@@ -225,10 +226,78 @@ fn mrc_exact(
     Ok((mrc.accesses, mrc.cold, sizes, misses))
 }
 
+/// The SHARDS miss-ratio curve, with `rate` (fixed rate) or `max_samples` (fixed size), exactly
+/// one: (accesses, estimated unique pages, step sizes, estimated misses at each step, final rate,
+/// sampled accesses, sampled pages held, first-bucket adjustment, bucket width in pages).
+#[pyfunction]
+#[pyo3(signature = (trace, *, rate=None, max_samples=None, seed=0, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn mrc_shards(
+    py: Python<'_>,
+    trace: String,
+    rate: Option<f64>,
+    max_samples: Option<u64>,
+    seed: u64,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
+) -> PyResult<(u64, f64, Vec<u64>, Vec<f64>, f64, u64, u64, f64, u64)> {
+    let sampling = match (rate, max_samples) {
+        (Some(r), None) => Sampling::Rate(r),
+        (None, Some(s)) => Sampling::MaxSamples(usize::try_from(s).unwrap_or(usize::MAX)),
+        _ => return Err(ConfigError::new_err("SHARDS takes a sampling rate or a maximum number of samples (one of them)")),
+    };
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let s = run(py, progress, |p| fcsim::curves::shards(&trace, &opts, page_size, sampling, seed, p))?;
+    let (sizes, misses) = s.steps().into_iter().unzip();
+    Ok((s.accesses(), s.unique_pages(), sizes, misses, s.rate(), s.samples(), s.sampled_pages() as u64, s.adjustment(), s.bucket_width()))
+}
+
+/// Miniature simulations of `policy` at `sizes` (pages) on the SHARDS sample at `rate`: (rate
+/// used, accesses, sampled accesses, distinct sampled pages, [(size, miniature size, hits,
+/// estimated miss ratio, unadjusted miss ratio)]).
+#[pyfunction]
+#[pyo3(signature = (trace, policy, sizes, *, rate, seed=0, policy_params=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn mrc_minisim(
+    py: Python<'_>,
+    trace: String,
+    policy: String,
+    sizes: Vec<u64>,
+    rate: f64,
+    seed: u64,
+    policy_params: Option<BTreeMap<String, String>>,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
+) -> PyResult<(f64, u64, u64, u64, Vec<(u64, u64, u64, f64, f64)>)> {
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let params = policy_params.unwrap_or_default();
+    let m = run(py, progress, |p| fcsim::curves::minisim(&trace, &opts, page_size, &policy, &params, &sizes, rate, seed, p))?;
+    let points = m.points.iter().map(|p| (p.size, p.mini_size, p.hits, m.miss_ratio(p), m.unadjusted_miss_ratio(p))).collect();
+    Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points))
+}
+
 /// Validates a cache size string; raises ConfigError if it cannot be parsed.
 #[pyfunction]
 fn check_size(size: &str) -> PyResult<()> {
     SizeSpec::parse(size).map(|_| ()).map_err(|e| to_py(e, None))
+}
+
+/// A cache size string in pages (`working_set` is needed for percentages); raises ConfigError.
+#[pyfunction]
+#[pyo3(signature = (size, page_size=4096, working_set=None))]
+fn size_pages(size: &str, page_size: u32, working_set: Option<u64>) -> PyResult<u64> {
+    if page_size == 0 {
+        return Err(ConfigError::new_err("page size must be positive"));
+    }
+    SizeSpec::parse(size).and_then(|s| s.pages(page_size, working_set)).map_err(|e| to_py(e, None))
 }
 
 /// Registered policies: (name, description, source, parameters).
@@ -261,7 +330,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(working_set, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
+    m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;
     m.add_function(wrap_pyfunction!(check_size, m)?)?;
+    m.add_function(wrap_pyfunction!(size_pages, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;

@@ -153,6 +153,26 @@ impl StackDistances {
         d
     }
 
+    /// Forgets `key`, as if it had never been accessed: its live slot is cleared, so it no longer
+    /// counts in later distances, and its next access is cold. SHARDS' fixed-size sampling drops
+    /// a page from its sample set this way. Returns whether `key` was seen. The curve so far is
+    /// left as it is.
+    pub fn remove(&mut self, key: u64) -> bool {
+        match self.last.remove(key) {
+            Some(slot) => {
+                self.clear(slot as usize);
+                self.pages -= 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Distinct pages held: seen and not removed.
+    pub fn pages(&self) -> usize {
+        self.pages
+    }
+
     /// The curve so far.
     pub fn curve(&self) -> &Mrc {
         &self.mrc
@@ -206,6 +226,18 @@ impl Last {
         }
     }
 
+    /// Forgets `key`; returns its slot.
+    fn remove(&mut self, key: u64) -> Option<u32> {
+        match self {
+            Last::Dense { slots, .. } => {
+                let s = slots.get_mut(usize::try_from(key).ok()?)?;
+                let old = std::mem::replace(s, ABSENT);
+                (old != ABSENT).then_some(old)
+            }
+            Last::Sparse(map) => map.remove(&key),
+        }
+    }
+
     fn for_each(&mut self, mut f: impl FnMut(&mut u32)) {
         match self {
             Last::Dense { slots, .. } => slots.iter_mut().filter(|s| **s != ABSENT).for_each(f),
@@ -249,6 +281,37 @@ mod tests {
         }
         assert_eq!(sd.access(95), Some(6));
         assert_eq!(sd.access(1 << 40), Some(6));
+    }
+
+    #[test]
+    fn removed_pages_leave_the_stack() {
+        // 1 2 3, remove 2: the stack is [3 1]; 1 is at distance 2 (not 3), and 2 is cold again.
+        // Removing a page never seen does nothing.
+        let mut sd = StackDistances::new();
+        for k in [1, 2, 3] {
+            sd.access(k);
+        }
+        assert!(sd.remove(2));
+        assert!(!sd.remove(2));
+        assert!(!sd.remove(7));
+        assert_eq!(sd.pages(), 2);
+        assert_eq!(sd.access(1), Some(2));
+        assert_eq!(sd.access(2), None);
+        assert_eq!(sd.access(3), Some(3));
+        // The same through a map (a key past the array's limit) and across compactions: keep
+        // 100 pages live out of many, removing each page 100 accesses after it came.
+        let mut sd = StackDistances::with_pages(10);
+        sd.access(1 << 40);
+        sd.remove(1 << 40);
+        for i in 0..300_000u64 {
+            if i >= 100 {
+                assert!(sd.remove(i - 100));
+            }
+            assert_eq!(sd.access(i), None);
+            assert_eq!(sd.pages(), (i as usize + 1).min(100));
+        }
+        assert_eq!(sd.access(299_950), Some(50));
+        assert!(sd.bits.len() * 64 <= 1 << 16, "slots stay O(live pages)");
     }
 
     #[test]

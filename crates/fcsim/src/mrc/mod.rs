@@ -9,13 +9,18 @@
 //! c is the number of accesses whose distance exceeds c (cold accesses included), which equals
 //! LRU simulated at c exactly.
 //!
+//! [`shards`] approximates the same curve from a spatially hashed sample of the pages (SHARDS,
+//! fixed rate or fixed size), in memory that grows with the sample, not the trace.
+//!
 //! Trims are skipped: LRU with deletions is not a stack algorithm (after a deletion the cache
 //! no longer holds the top c pages of the stack), so no one-pass curve is exact for it. On a
 //! trace with trims the curve is that of the trace without them.
 
 mod exact;
+pub mod shards;
 
 pub use exact::StackDistances;
+pub use shards::{Sampling, Shards};
 
 /// An LRU miss-ratio curve as a histogram of stack distances.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
