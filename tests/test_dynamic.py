@@ -89,3 +89,18 @@ def test_reproduce_dynamic_on_one_trace(tmp_path: Path) -> None:
         assert heading in text
     assert "blkparse_java_50k_events.txt.gz | 80% | 15%" in text
     assert (tmp_path / "response.png").exists() and (tmp_path / "erasures.png").exists()
+
+
+def test_dynamic_split_with_a_shards_curve() -> None:
+    # The window's curve from SHARDS at R = 0.5 on this short trace: the controller runs the same
+    # windows and training as with the exact curve.
+    exact = run("dynamic", **{"stack.window": 0.25})
+    shards = run("dynamic", **{"stack.window": 0.25, "stack.mrc": 0.5})
+    assert shards["stack_mrc"] == "0.5"
+    assert shards["split_trainings"] >= 1
+    assert (
+        list(shards["split_training"])[: len(exact["split_training"])][:9]
+        == list(exact["split_training"])[:9]
+    )
+    with pytest.raises(fcsim.ConfigError, match=r"stack\.mrc"):
+        run("dynamic", **{"stack.mrc": "2"})

@@ -66,7 +66,7 @@ impl Mrc {
 /// A curve built from a stream of page accesses that can be read at any point and started
 /// afresh: the MRC generator of the dynamic-allocation paper (§IV), which reads the curve of the
 /// last window and resets it.
-pub trait CurveBuilder: Send {
+pub trait CurveBuilder: Send + std::fmt::Debug {
     /// Records a read or write access to `key`.
     fn access(&mut self, key: u64);
     /// Miss ratio of an LRU cache of `size` pages over the accesses since the last reset (1

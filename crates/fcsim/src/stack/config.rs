@@ -54,7 +54,8 @@ pub enum StackKind {
 /// spare share in (0, 1), or `dynamic`; see [`super::split`]); `--size` is then the SSD's raw
 /// capacity. The dynamic controller takes `stack.initial` (default 0.35), `stack.window` (host
 /// page writes to flash, as a multiple of the SSD's raw pages; default 2), `stack.train` (a
-/// training stretch as a share of the window; default 1/8) and `stack.retrain` (default 0.1).
+/// training stretch as a share of the window; default 1/8), `stack.retrain` (default 0.1) and
+/// `stack.mrc` (the window's curve: `exact`, or a SHARDS fixed sampling rate).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackConfig {
     pub kind: StackKind,
@@ -104,38 +105,48 @@ impl StackConfig {
             return Err(Error::config(format!("stack.disk_ms={disk_ms}: expected a service time in ms (>= 0)")));
         }
         let split: String = p.take("stack", "split", String::new(), "")?;
-        let split = match split.as_str() {
-            "" => None,
-            "dynamic" => Some(SplitMode::Dynamic(Dynamic {
-                initial: share(&mut p, "initial", 0.35)?,
-                window: positive(&mut p, "window", 2.0, "a multiple of the SSD's raw pages (> 0)")?,
-                train: positive(&mut p, "train", 0.125, "a share of the window in (0, 1]")
-                    .ok()
-                    .filter(|v| *v <= 1.0)
-                    .ok_or_else(|| Error::config("stack.train: expected a share of the window in (0, 1]"))?,
-                retrain: p
-                    .take("stack", "retrain", 0.1, "a miss-ratio distance in [0, 1]")
-                    .ok()
-                    .filter(|v: &f64| (0.0..=1.0).contains(v))
-                    .ok_or_else(|| Error::config("stack.retrain: expected a miss-ratio distance in [0, 1]"))?,
-            })),
-            s => Some(SplitMode::Static(
-                s.parse()
-                    .ok()
-                    .filter(|v: &f64| *v > 0.0 && *v < 1.0)
-                    .ok_or_else(|| Error::config(format!("stack.split={s}: expected a spare share in (0, 1) or dynamic")))?,
-            )),
-        };
+        let split =
+            match split.as_str() {
+                "" => None,
+                "dynamic" => Some(SplitMode::Dynamic(Dynamic {
+                    initial: share(&mut p, "initial", 0.35)?,
+                    window: positive(&mut p, "window", 2.0, "a multiple of the SSD's raw pages (> 0)")?,
+                    train: positive(&mut p, "train", 0.125, "a share of the window in (0, 1]")
+                        .ok()
+                        .filter(|v| *v <= 1.0)
+                        .ok_or_else(|| Error::config("stack.train: expected a share of the window in (0, 1]"))?,
+                    retrain: p
+                        .take("stack", "retrain", 0.1, "a miss-ratio distance in [0, 1]")
+                        .ok()
+                        .filter(|v: &f64| (0.0..=1.0).contains(v))
+                        .ok_or_else(|| Error::config("stack.retrain: expected a miss-ratio distance in [0, 1]"))?,
+                    shards_rate: {
+                        let m: String = p.take("stack", "mrc", "exact".to_string(), "")?;
+                        match m.as_str() {
+                            "exact" => None,
+                            r => Some(r.parse::<f64>().ok().filter(|v| *v > 0.0 && *v <= 1.0).ok_or_else(|| {
+                                Error::config(format!("stack.mrc={r}: expected exact or a SHARDS sampling rate in (0, 1]"))
+                            })?),
+                        }
+                    },
+                })),
+                s => Some(SplitMode::Static(
+                    s.parse()
+                        .ok()
+                        .filter(|v: &f64| *v > 0.0 && *v < 1.0)
+                        .ok_or_else(|| Error::config(format!("stack.split={s}: expected a spare share in (0, 1) or dynamic")))?,
+                )),
+            };
         if split.is_some() && (write != WriteMode::Back || dram > 0.0) {
             return Err(Error::config("stack.split splits a write-back flash cache with no DRAM tier: set stack.write=back, stack.dram=0"));
         }
         let mut keys = vec!["kind", "write", "dram", "disk_ms", "split"];
         if matches!(split, Some(SplitMode::Dynamic(_))) {
-            keys.extend(["initial", "window", "train", "retrain"]);
+            keys.extend(["initial", "window", "train", "retrain", "mrc"]);
         }
         let used = p.finish("stack", &keys).map_err(|e| match split {
             Some(SplitMode::Dynamic(_)) => e,
-            _ => Error::config(format!("{e} (initial, window, train and retrain need stack.split=dynamic)")),
+            _ => Error::config(format!("{e} (initial, window, train, retrain and mrc need stack.split=dynamic)")),
         })?;
         Ok((StackConfig { kind, write, dram, disk_ns: (disk_ms * 1e6).round() as u64, split }, used))
     }

@@ -41,11 +41,13 @@
 //!   full window); the accesses during training build no curve.
 //! - A stretch with no GC leaves U unmeasured; eq. 5 then takes U = 1 − s, the paper's
 //!   "valid pages evenly distributed" case (§III, read with s as the spare share).
+//! - The window's curve is exact LRU by default; `stack.mrc=R` builds it with SHARDS at fixed
+//!   rate R (the paper's MRC generator, §II.B, §IV, with R = 0.0001 for its 4 GB SSD).
 //! - MR counts every page access, reads too (the paper's model treats every access as a
 //!   write; fcsim's write-back cache also admits read misses, clean).
 
 use crate::device::ftl::FtlStats;
-use crate::mrc::{CurveBuilder, StackDistances};
+use crate::mrc::{CurveBuilder, Sampling, Shards, StackDistances};
 
 /// The paper's cost model (§III), in ns.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -96,6 +98,8 @@ pub struct Dynamic {
     pub window: f64,
     pub train: f64,
     pub retrain: f64,
+    /// The window's curve: exact, or SHARDS at this fixed rate (`stack.mrc`).
+    pub shards_rate: Option<f64>,
 }
 
 /// One stretch of a dynamic run: a window, or one split's training stretch.
@@ -137,7 +141,7 @@ pub struct Split {
     window: u64,
     train_writes: u64,
     spare: f64,
-    curve: StackDistances,
+    curve: Box<dyn CurveBuilder>,
     u: [Option<f64>; SPLITS.len()],
     reference: Option<[f64; SPLITS.len()]>,
     pending: [f64; SPLITS.len()],
@@ -159,7 +163,10 @@ impl Split {
             window,
             train_writes: ((cfg.train * window as f64).round() as u64).max(1),
             spare: cfg.initial,
-            curve: StackDistances::new(),
+            curve: match cfg.shards_rate {
+                Some(r) => Box::new(Shards::new(Sampling::Rate(r), 0).expect("rate checked by the stack config")),
+                None => Box::new(StackDistances::new()),
+            },
             u: [None; SPLITS.len()],
             reference: None,
             pending: [1.0; SPLITS.len()],
@@ -294,7 +301,7 @@ mod tests {
         // = 1217.1875, + 603 = 1820.1875. s = 35%: MR 0.15, U 0.65: 200 + (9360+1500)/22.4
         // = 684.82, + 753.75 = 1438.57. s = 45%: MR 0.25, U 0.50: 471.875 + 1256.25 = 1728.125.
         // The rest have MR ≥ 0.4, so ≥ 2010 us. Best: 35%.
-        let mut s = Split::new(1000, MODEL, Dynamic { initial: 0.55, window: 0.01, train: 0.1, retrain: 0.1 });
+        let mut s = Split::new(1000, MODEL, Dynamic { initial: 0.55, window: 0.01, train: 0.1, retrain: 0.1, shards_rate: None });
         s.u = [Some(0.9), Some(0.8), Some(0.65), Some(0.5), Some(0.4), Some(0.3), Some(0.2), Some(0.1)];
         let mr = [0.10, 0.12, 0.15, 0.25, 0.40, 0.55, 0.70, 0.85];
         let lat = s.predict(&mr);
@@ -316,7 +323,7 @@ mod tests {
     #[test]
     fn windows_training_and_retraining() {
         // P = 100 pages, windows of 10 host writes, stretches of 2.
-        let mut s = Split::new(100, MODEL, Dynamic { initial: 0.35, window: 0.1, train: 0.2, retrain: 0.1 });
+        let mut s = Split::new(100, MODEL, Dynamic { initial: 0.35, window: 0.1, train: 0.2, retrain: 0.1, shards_rate: None });
         assert_eq!(s.window(), (10, 2));
         assert_eq!(s.capacity(), 65);
         for k in 0..20 {
