@@ -46,6 +46,7 @@ bench: $(VENV)/.installed
 	cargo bench -p fcsim --bench policy
 	cargo bench -p fcsim --bench device
 	$(BIN)/python bench/side_by_side.py
+	$(BIN)/python bench/mrc_sampling.py
 
 clean:
 	rm -rf $(VENV) target

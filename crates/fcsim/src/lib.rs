@@ -7,13 +7,13 @@
 //! ```text
 //! leaves   error · params (key=value with used-value tracking) · size · histogram
 //!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
-//!          · mrc (miss-ratio curves from a stream of page keys)
+//!          · mrc (miss-ratio curves from a stream of page keys: exact, SHARDS)
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
 //! policy   one replacement policy per file + the registry (sees the device only as a view)
 //! device   flash (geometry, FTL, GC, per-chip timing), disk; the Backing/Store boundary
 //! stack    cache tiers over what is below them: write modes, the flash cache over a disk
 //! sim      the one loop: requests → pages → tier → device, counters and response times
-//! curves   a trace's miss-ratio curves (its page accesses fed to mrc)
+//! curves   a trace's miss-ratio curves (its page accesses fed to mrc; miniature simulations)
 //! metrics  the result row, from the stack's counters and the device's statistics
 //! config   SimConfig: what one run is
 //! run      assembles a SimConfig into policy + stack + device, runs the loop, builds the row
@@ -36,7 +36,8 @@
 //! [`run::simulate`] assembles a [`config::SimConfig`], validated before the first request,
 //! and runs it; every failure is an [`error::Error`] that names the file and line, or the
 //! option, that caused it. [`curves`] computes a trace's LRU miss-ratio curve for all sizes in
-//! one pass.
+//! one pass (exact, or estimated by SHARDS from a sample of the pages), and any online policy's
+//! miss ratios at many sizes from miniature simulations on that sample.
 
 pub mod config;
 pub mod curves;
