@@ -128,15 +128,8 @@ impl Tier {
             Some(view) => self.policy.access_on(&a, view, &mut self.evicted),
             None => self.policy.access(&a, &mut self.evicted),
         };
-        let mut done = time;
-        for e in &self.evicted {
-            c.evictions += 1;
-            if e.dirty {
-                c.dirty_evictions += 1;
-                c.backing_writes += 1;
-            }
-            done = done.max(dev.evict(e.key, e.dirty, time)?);
-        }
+        let done = self.evict_victims(time, dev)?;
+        let c = &mut self.counters;
         let t = match outcome {
             Outcome::Hit { dirty } => {
                 c.hits += 1;
@@ -174,6 +167,13 @@ impl Tier {
             return Err(Error::config("the cache policy cannot change its size (a resizable policy, such as lru, is needed)"));
         }
         self.capacity = capacity.max(1);
+        self.evict_victims(time, dev)
+    }
+
+    /// Counts the pages in `evicted` and hands them to `dev` at `time` (dirty ones written
+    /// back); returns when the last completes.
+    #[inline]
+    fn evict_victims<B: Backing>(&mut self, time: u64, dev: &mut B) -> Result<u64> {
         let c = &mut self.counters;
         let mut done = time;
         for e in &self.evicted {
