@@ -46,6 +46,7 @@ pub mod error;
 pub mod histogram;
 pub mod metrics;
 pub mod mrc;
+pub mod offline;
 pub mod params;
 pub mod policy;
 pub mod request;

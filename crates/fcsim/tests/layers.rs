@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["policy"],
     &["device"],
     &["stack"],
-    &["sim"],
+    &["sim", "offline"],
     &["curves"],
     &["metrics"],
     &["config"],
