@@ -1,7 +1,397 @@
-//! Offline flash-cache bounds and container caching: Cheng, Douglis, Shilane, Trachtman, Wallace,
-//! Desnoyers and Li, "Erasing Belady's Limitations: In Search of Flash Cache Offline Optimality",
-//! USENIX ATC '16 (`../shared/papers/flash-cache-offline-optimality.txt`).
+//! Offline flash-cache bounds and container caching: Yue Cheng, Fred Douglis, Philip Shilane,
+//! Michael Trachtman, Grant Wallace, Peter Desnoyers and Kai Li, "Erasing Belady's Limitations:
+//! In Search of Flash Cache Offline Optimality", USENIX ATC '16
+//! (`../shared/papers/flash-cache-offline-optimality.txt`).
 //!
-//! (Work in progress: the engine lands in the following commits.)
+//! A flash cache in front of disks, with a small DRAM tier in front of it (§5), judged by read
+//! hit ratio (RHR, DRAM and flash hits over reads) *and* endurance (erasures, EPBPD), with FUE
+//! and WFUE combining the two (§3.1). The algorithms of Table 2, each a registry entry here:
+//!
+//! | name | what | file |
+//! |---|---|---|
+//! | `m` | MIN over an FTL (no TRIM by default) | [`m`] |
+//! | `m+` | MIN, skipping insertions evicted unread (R_1), TRIM | [`mplus`] |
+//! | `m_n` | M+ skipping insertions reread < N times | [`mn`] |
+//! | `m_t` | M+ under an erasure quota (R, L) | [`mt`] |
+//! | `c`, `c_n`, `c_t` | the same insertions on host-managed containers with CFR and E | [`container`] |
+//! | `lru-ftl` | LRU over an FTL, online | [`lru`] |
+//!
+//! The pipeline of one run: the trace's page accesses ([`stream::Trace`]) → the DRAM tier
+//! (MIN for the offline algorithms, LRU for the online ones), which passes on the reads it
+//! misses and every write, annotated with next read references (STEP 1) → for the offline
+//! ones, the MIN queue's first replay and its log (STEP 2, [`queue`]) → the algorithm's replay,
+//! its copies on an FTL ([`unit`]) or on containers ([`container`]) (STEP 3). Every run also
+//! replays M+ on the same trace and flash: WFUE is measured against it (§3.1).
+//!
+//! The flash is the `offline` device preset (2 MiB erase units, OP 7%, §5.2) on one plane,
+//! sized so its user capacity is the cache; the container heuristics use the same erase units
+//! as containers and the same raw flash. The write buffer is `stack.buffer` containers (4,
+//! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5).
 
+pub mod container;
 pub mod containers;
+pub mod lru;
+pub mod m;
+pub mod mn;
+pub mod mplus;
+pub mod mt;
+pub mod queue;
+pub mod stream;
+pub mod unit;
+
+use crate::device::DeviceConfig;
+use crate::error::{Error, Result};
+use crate::params::Params;
+use crate::request::Op;
+use container::{ContainerStats, OnContainers, Packing};
+use containers::{FlashCounts, Shape};
+use queue::{Bits, Log, QueueCounts};
+use stream::{Dram, Trace};
+use unit::OnFtl;
+
+/// How an offline heuristic picks the versions it does not write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    /// None (M).
+    None,
+    /// R_1: evicted unread (M+, C).
+    Unread,
+    /// R_N: reread fewer than N times (M_N, C_N).
+    Rereads,
+    /// R_T: the least reused, down to an erasure quota (M_T, C_T).
+    Quota,
+}
+
+/// What an algorithm is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An offline heuristic: its filter, whether it places copies on containers (else on an
+    /// FTL), and whether it trims by default.
+    Offline { filter: Filter, containers: bool, trim: bool },
+    /// LRU over an FTL.
+    LruFtl,
+}
+
+/// One row of the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Algorithm {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub source: &'static str,
+    pub params: &'static [&'static str],
+    pub kind: Kind,
+}
+
+impl Algorithm {
+    /// Reads each access's future (offline).
+    pub fn offline(&self) -> bool {
+        matches!(self.kind, Kind::Offline { .. })
+    }
+}
+
+const fn offline(
+    name: &'static str,
+    description: &'static str,
+    source: &'static str,
+    params: &'static [&'static str],
+    filter: Filter,
+    containers: bool,
+) -> Algorithm {
+    Algorithm { name, description, source, params, kind: Kind::Offline { filter, containers, trim: !matches!(filter, Filter::None) } }
+}
+
+/// The registry: one line per algorithm.
+pub static ALGORITHMS: &[Algorithm] = &[
+    offline(
+        "m",
+        "MIN over an FTL: inserts only blocks read again before the furthest cached one",
+        "offline-bounds §3.5 M",
+        &["trim"],
+        Filter::None,
+        false,
+    ),
+    offline(
+        "m+",
+        "MIN without insertions evicted unread (R_1), with TRIM, over an FTL",
+        "offline-bounds §3.2 H, §3.5 M+",
+        &["trim"],
+        Filter::Unread,
+        false,
+    ),
+    offline(
+        "m_n",
+        "M+ without insertions reread fewer than N times (R_N)",
+        "offline-bounds §3.2 H_N, §3.5 M_N",
+        &["trim", "n"],
+        Filter::Rereads,
+        false,
+    ),
+    offline(
+        "m_t",
+        "M+ under an erasure quota: omits the least reused insertions (R_T)",
+        "offline-bounds §3.2 H_T, §3.5 M_T",
+        &["trim", "quota"],
+        Filter::Quota,
+        false,
+    ),
+    offline(
+        "c",
+        "M+'s insertions on host-managed containers: TRIM, CFR, eviction-time packing (E)",
+        "offline-bounds §3.3, §4, Fig. 3",
+        &["trim", "cfr", "packing"],
+        Filter::Unread,
+        true,
+    ),
+    offline(
+        "c_n",
+        "C without insertions reread fewer than N times",
+        "offline-bounds §3.5 C_N, §4.2",
+        &["trim", "cfr", "packing", "n"],
+        Filter::Rereads,
+        true,
+    ),
+    offline("c_t", "C under an erasure quota", "offline-bounds §3.5 C_T, §4.2", &["trim", "cfr", "packing", "quota"], Filter::Quota, true),
+    Algorithm {
+        name: "lru-ftl",
+        description: "LRU over an FTL behind an LRU DRAM tier (online baseline)",
+        source: "offline-bounds Table 2 L",
+        params: &["trim"],
+        kind: Kind::LruFtl,
+    },
+];
+
+/// The algorithm called `name`, if it is one of these.
+pub fn algorithm(name: &str) -> Option<&'static Algorithm> {
+    ALGORITHMS.iter().find(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+/// The flash cache a run simulates.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    pub cache_pages: u64,
+    pub dram_pages: usize,
+    /// The SSD (user capacity = the cache, one plane); its erase units are the containers.
+    pub device: DeviceConfig,
+    pub write_buffer: u32,
+}
+
+impl Setup {
+    pub fn shape(&self) -> Shape {
+        Shape {
+            cache_pages: self.cache_pages,
+            container_pages: self.device.geometry.pages_per_block,
+            containers: self.device.geometry.total_blocks(),
+            write_buffer: self.write_buffer,
+        }
+    }
+}
+
+/// M+ on the same trace and flash: what WFUE compares with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reference {
+    pub read_hits: u64,
+    pub erasures: u64,
+}
+
+/// An erasure quota and what it took to meet it (M_T, C_T).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Quota {
+    /// Erasures allowed.
+    pub budget: f64,
+    /// Erasures of the unthrottled heuristic (M+ or C).
+    pub unthrottled: u64,
+    pub threshold: mt::Threshold,
+    /// Replays of H it took.
+    pub replays: u32,
+}
+
+/// What one algorithm did on one trace and cache.
+#[derive(Debug, Clone)]
+pub struct Bounds {
+    pub shape: Shape,
+    pub requests: u64,
+    pub reads: u64,
+    pub writes: u64,
+    pub duration_ns: u64,
+    pub dram: Dram,
+    /// The MIN queue (offline algorithms).
+    pub queue: Option<QueueCounts>,
+    pub flash: FlashCounts,
+    pub evictions: u64,
+    pub containers: Option<ContainerStats>,
+    /// Versions not written (R_1, R_N, R_T).
+    pub skipped: u64,
+    pub quota: Option<Quota>,
+    pub reference: Reference,
+    /// The parameters used, reported as `param_<name>`.
+    pub params: Vec<(String, String)>,
+}
+
+impl Bounds {
+    /// Read hits: the DRAM tier's and the flash cache's (flash and write buffer).
+    pub fn read_hits(&self) -> u64 {
+        self.dram.read_hits + self.flash.read_hits + self.flash.buffer_hits
+    }
+}
+
+/// A quota: an EPBPD, or a share of the unthrottled heuristic's erasures.
+#[derive(Debug, Clone, Copy)]
+enum QuotaSpec {
+    Epbpd(f64),
+    Share(f64),
+}
+
+fn quota_spec(p: &mut Params, name: &str) -> Result<QuotaSpec> {
+    let what = "an EPBPD (5) or a share of the unthrottled heuristic's erasures (50%)";
+    let s: String = p.take(name, "quota", String::new(), what)?;
+    let bad = || Error::config(format!("{name}.quota={s}: expected {what}"));
+    let spec = match s.strip_suffix('%') {
+        _ if s.is_empty() => return Err(Error::config(format!("{name} needs {name}.quota: {what}"))),
+        Some(pct) => QuotaSpec::Share(pct.trim().parse::<f64>().map_err(|_| bad())? / 100.0),
+        None => QuotaSpec::Epbpd(s.parse().map_err(|_| bad())?),
+    };
+    match spec {
+        QuotaSpec::Share(v) | QuotaSpec::Epbpd(v) if v.is_finite() && v >= 0.0 => Ok(spec),
+        _ => Err(bad()),
+    }
+}
+
+/// Runs `alg` over `trace` on the flash cache `setup` with the algorithm's `params`.
+pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -> Result<Bounds> {
+    let full = &trace.stream;
+    let cap = setup.cache_pages as usize;
+    let shape = setup.shape();
+    let reads = full.ops.iter().filter(|o| **o == Op::Read).count() as u64;
+    let writes = full.ops.iter().filter(|o| **o == Op::Write).count() as u64;
+    let (level, dram) = stream::dram_filter(full, setup.dram_pages, true)?;
+    let (_, log) = queue::min_pass(&level, cap);
+    let on_ftl = |skip: &Bits, trim: bool| -> Result<(QueueCounts, FlashCounts)> {
+        let mut p = OnFtl::new(&setup.device, trim);
+        let q = queue::replay(&level, cap, Some(skip), trim, &mut p, None);
+        Ok((q, p.finish()?))
+    };
+    let (_, mplus) = on_ftl(&mplus::skip(&log), true)?;
+    let reference = Reference { read_hits: dram.read_hits + mplus.read_hits, erasures: mplus.erasures };
+    let mut b = Bounds {
+        shape,
+        requests: trace.requests,
+        reads,
+        writes,
+        duration_ns: trace.duration_ns,
+        dram,
+        queue: None,
+        flash: FlashCounts::default(),
+        evictions: 0,
+        containers: None,
+        skipped: 0,
+        quota: None,
+        reference,
+        params: Vec::new(),
+    };
+    match alg.kind {
+        Kind::LruFtl => {
+            let trim = params.take(alg.name, "trim", true, "true or false")?;
+            let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
+            let (flash, evictions) = lru::run(&level, cap, OnFtl::new(&setup.device, trim))?;
+            (b.dram, b.flash, b.evictions) = (dram, flash, evictions);
+        }
+        Kind::Offline { filter, containers, trim } => {
+            let trim = params.take(alg.name, "trim", trim, "true or false")?;
+            let layout = if containers {
+                let cfr = params.take(alg.name, "cfr", true, "true or false")?;
+                let packing: String = params.take(alg.name, "packing", "evict".to_string(), "evict or arrival")?;
+                let packing = match packing.as_str() {
+                    "evict" => Packing::Evict,
+                    "arrival" => Packing::Arrival,
+                    p => return Err(Error::config(format!("{}.packing={p}: expected evict or arrival", alg.name))),
+                };
+                container::check(&shape)?;
+                Some((cfr, packing))
+            } else {
+                None
+            };
+            let place = |skip: &Bits| -> Result<(QueueCounts, FlashCounts, Option<ContainerStats>)> {
+                match layout {
+                    None => on_ftl(skip, trim).map(|(q, f)| (q, f, None)),
+                    Some((cfr, packing)) => {
+                        let mut p = OnContainers::new(shape, &log, trim, cfr, packing)?;
+                        let q = queue::replay(&level, cap, Some(skip), trim, &mut p, None);
+                        let (f, s) = p.finish()?;
+                        Ok((q, f, Some(s)))
+                    }
+                }
+            };
+            let (skip, (placed, quota)) = match filter {
+                Filter::Quota => {
+                    let spec = quota_spec(params, alg.name)?;
+                    throttle(&log, spec, &b, &place)?
+                }
+                _ => {
+                    let skip = match filter {
+                        Filter::Rereads => {
+                            let n: u32 = params.take(alg.name, "n", 2, "a number of rereads >= 1")?;
+                            if n == 0 {
+                                return Err(Error::config(format!("{}.n=0: expected a number of rereads >= 1", alg.name)));
+                            }
+                            mn::skip(&log, n)
+                        }
+                        Filter::Unread => mplus::skip(&log),
+                        _ => m::skip(&log),
+                    };
+                    let placed = place(&skip)?;
+                    (skip, (placed, None))
+                }
+            };
+            let (q, flash, stats) = placed;
+            b.quota = quota;
+            b.skipped = skip.count();
+            (b.queue, b.flash, b.containers, b.evictions) = (Some(q), flash, stats, q.evictions);
+        }
+    }
+    b.params = std::mem::take(params).finish(alg.name, alg.params)?;
+    Ok(b)
+}
+
+type Placed = (QueueCounts, FlashCounts, Option<ContainerStats>);
+
+/// STEP 2-3 of H_T: the unthrottled run, then replays with fewer allowed insertions until the
+/// erasures fit the quota.
+fn throttle(log: &Log, spec: QuotaSpec, b: &Bounds, place: &dyn Fn(&Bits) -> Result<Placed>) -> Result<(Bits, (Placed, Option<Quota>))> {
+    let skip = mplus::skip(log);
+    let first = place(&skip)?;
+    let unthrottled = first.1.erasures;
+    let budget = match spec {
+        QuotaSpec::Share(s) => s * unthrottled as f64,
+        QuotaSpec::Epbpd(e) => {
+            if b.duration_ns == 0 {
+                return Err(Error::config(
+                    "an EPBPD quota needs the trace's duration, and this trace has no timestamps: give the quota as a share (50%)",
+                ));
+            }
+            e * f64::from(b.shape.containers) * b.duration_ns as f64 / 86_400e9
+        }
+    };
+    let (_, t) = mt::skip(log, u64::MAX);
+    let mut quota = Quota { budget, unthrottled, threshold: t, replays: 1 };
+    if unthrottled as f64 <= budget {
+        return Ok((skip, (first, Some(quota))));
+    }
+    let mut allowed = (t.insertions as f64 * budget / unthrottled as f64).floor() as u64;
+    loop {
+        let (skip, t) = mt::skip(log, allowed);
+        let placed = place(&skip)?;
+        quota.replays += 1;
+        quota.threshold = t;
+        let e = placed.1.erasures;
+        if e as f64 <= budget || allowed == 0 {
+            return Ok((skip, (placed, Some(quota))));
+        }
+        allowed = ((allowed as f64 * budget / e as f64).floor() as u64).min(allowed - 1);
+    }
+}
+
+/// Reads a trace for the offline engine.
+pub fn read_trace(reader: &mut dyn crate::trace::TraceReader, page_size: u32, timed: bool) -> Result<Trace> {
+    let splitter = crate::request::PageSplitter::new(page_size, reader.key_unit());
+    Trace::read(reader, &splitter, timed)
+}

@@ -16,6 +16,7 @@
 //! and libCacheSim's Belady do. Ties (several pages never accessed again) do
 //! not change the miss count; the heap picks any of them.
 
+use super::heap::MaxHeap;
 use super::list::{touch, Arena};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
@@ -35,106 +36,17 @@ pub const INFO: PolicyInfo = PolicyInfo {
     },
 };
 
-/// A max-heap of arena nodes by next access, with each node's position for O(log n) updates.
-#[derive(Debug, Default)]
-struct Heap {
-    nodes: Vec<u32>,
-    /// Position in `nodes` of each arena node, and its priority.
-    pos: Vec<u32>,
-    prio: Vec<u64>,
-}
-
-impl Heap {
-    fn ensure(&mut self, i: u32) {
-        if self.pos.len() <= i as usize {
-            self.pos.resize(i as usize + 1, 0);
-            self.prio.resize(i as usize + 1, 0);
-        }
-    }
-
-    fn swap(&mut self, a: usize, b: usize) {
-        self.nodes.swap(a, b);
-        self.pos[self.nodes[a] as usize] = a as u32;
-        self.pos[self.nodes[b] as usize] = b as u32;
-    }
-
-    fn up(&mut self, mut k: usize) {
-        while k > 0 {
-            let parent = (k - 1) / 2;
-            if self.prio[self.nodes[parent] as usize] >= self.prio[self.nodes[k] as usize] {
-                break;
-            }
-            self.swap(k, parent);
-            k = parent;
-        }
-    }
-
-    fn down(&mut self, mut k: usize) {
-        let n = self.nodes.len();
-        loop {
-            let (l, r) = (2 * k + 1, 2 * k + 2);
-            let mut big = k;
-            if l < n && self.prio[self.nodes[l] as usize] > self.prio[self.nodes[big] as usize] {
-                big = l;
-            }
-            if r < n && self.prio[self.nodes[r] as usize] > self.prio[self.nodes[big] as usize] {
-                big = r;
-            }
-            if big == k {
-                break;
-            }
-            self.swap(k, big);
-            k = big;
-        }
-    }
-
-    fn push(&mut self, i: u32, prio: u64) {
-        self.ensure(i);
-        self.prio[i as usize] = prio;
-        self.pos[i as usize] = self.nodes.len() as u32;
-        self.nodes.push(i);
-        self.up(self.nodes.len() - 1);
-    }
-
-    fn update(&mut self, i: u32, prio: u64) {
-        let old = self.prio[i as usize];
-        self.prio[i as usize] = prio;
-        let k = self.pos[i as usize] as usize;
-        if prio > old {
-            self.up(k);
-        } else {
-            self.down(k);
-        }
-    }
-
-    fn remove(&mut self, i: u32) {
-        let k = self.pos[i as usize] as usize;
-        let last = self.nodes.len() - 1;
-        self.swap(k, last);
-        self.nodes.pop();
-        if k < self.nodes.len() {
-            self.up(k);
-            self.down(k);
-        }
-    }
-
-    fn top(&self) -> Option<u32> {
-        self.nodes.first().copied()
-    }
-}
-
 #[derive(Debug)]
 pub struct Min {
     arena: Arena,
-    heap: Heap,
+    heap: MaxHeap,
     capacity: usize,
     bypass: bool,
 }
 
 impl Min {
     pub fn new(capacity: usize, bypass: bool) -> Self {
-        let heap = Heap { nodes: Vec::with_capacity(capacity), pos: Vec::with_capacity(capacity), prio: Vec::with_capacity(capacity) };
-        Min { arena: Arena::with_capacity(capacity), heap, capacity, bypass }
+        Min { arena: Arena::with_capacity(capacity), heap: MaxHeap::with_capacity(capacity), capacity, bypass }
     }
 }
 
@@ -146,13 +58,13 @@ impl Policy for Min {
             return Outcome::Hit { dirty: was };
         }
         if self.bypass {
-            let full = self.heap.nodes.len() == self.capacity;
-            let furthest = self.heap.top().map_or(NEVER, |v| self.heap.prio[v as usize]);
+            let full = self.heap.len() == self.capacity;
+            let furthest = self.heap.top().map_or(NEVER, |v| self.heap.prio(v));
             if a.next == NEVER || (full && a.next >= furthest) {
                 return Outcome::Miss { admitted: false };
             }
         }
-        if self.heap.nodes.len() == self.capacity {
+        if self.heap.len() == self.capacity {
             if let Some(v) = self.heap.top() {
                 self.heap.remove(v);
                 let n = self.arena.release(v);
@@ -171,11 +83,11 @@ impl Policy for Min {
     }
 
     fn len(&self) -> usize {
-        self.heap.nodes.len()
+        self.heap.len()
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
-        for &i in &self.heap.nodes {
+        for i in self.heap.ids() {
             if self.arena.node(i).dirty {
                 f(self.arena.node(i).key);
             }

@@ -12,6 +12,7 @@ mod clock;
 mod fifo;
 mod gasa;
 mod gcar;
+pub mod heap;
 mod larc;
 mod lcr;
 mod lfu;
