@@ -303,7 +303,9 @@ fn size_pages(size: &str, page_size: u32, working_set: Option<u64>) -> PyResult<
 /// Registered policies: (name, description, source, parameters).
 #[pyfunction]
 fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str>, bool)> {
-    fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec(), p.needs_view)).collect()
+    let policies = fcsim::policy::POLICIES.iter().map(|p| (p.name, p.description, p.source, p.params.to_vec(), p.needs_view));
+    let bounds = fcsim::offline::ALGORITHMS.iter().map(|a| (a.name, a.description, a.source, a.params.to_vec(), false));
+    policies.chain(bounds).collect()
 }
 
 type KeyValues = Vec<(&'static str, &'static str)>;

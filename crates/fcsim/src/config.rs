@@ -54,6 +54,9 @@ impl SimConfig {
             let k = self.device_params.keys().next().map_or("", |k| k.as_str());
             return Err(Error::config(format!("device.{k} is set but no device is: give a device preset (--device lcr)")));
         }
+        if crate::offline::algorithm(&self.policy).is_some() {
+            return Ok(());
+        }
         crate::policy::policy_by_name(&self.policy).map(|_| ())
     }
 }

@@ -2,6 +2,7 @@
 //! DESIGN.md). A column that does not apply to the run is null.
 
 use crate::histogram::Histogram;
+use crate::offline::Bounds;
 use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
 /// A value of a result row cell.
@@ -98,6 +99,104 @@ pub struct ResultRow {
     pub device: Option<DeviceRow>,
     pub time_scale: f64,
     pub queue_depth: u32,
+    /// An offline-bounds run (`m`, `m+`, `c`, ...): its flash cache instead of a device.
+    pub bounds: Option<BoundsRow>,
+}
+
+/// An offline-bounds run: what the algorithm did, and the flash's and stack's parameters.
+#[derive(Debug, Clone)]
+pub struct BoundsRow {
+    pub bounds: Bounds,
+    /// The device preset the flash was built from.
+    pub preset: String,
+    pub device_params: Vec<(String, String)>,
+    pub stack_params: Vec<(String, String)>,
+}
+
+/// The WFUE weights reported (offline-bounds Fig. 9).
+pub const WFUE_ALPHAS: [(f64, &str); 2] = [(0.2, "wfue_0.2"), (0.8, "wfue_0.8")];
+
+impl BoundsRow {
+    /// The device columns (§3.1's metrics): flash traffic, erasures, EPBPD over the trace's
+    /// duration (null without timestamps), FUE; no timing (the bounds model none).
+    fn device_columns(&self) -> Vec<(&'static str, Value)> {
+        let b = &self.bounds;
+        let f = &b.flash;
+        let writes = f.host_writes + f.cf_writes;
+        let days = b.duration_ns as f64 / 86_400e9;
+        let mut v = vec![
+            ("flash_page_reads", Value::Int(f.read_hits + f.cf_writes)),
+            ("flash_page_writes", Value::Int(writes)),
+            ("gc_page_writes", Value::Int(f.cf_writes)),
+            ("erasures", Value::Int(f.erasures)),
+            ("write_amplification", ratio(writes, f.host_writes)),
+            ("epbpd", if days > 0.0 { Value::Float(f.erasures as f64 / f64::from(b.shape.containers) / days) } else { Value::Null }),
+            ("fue", ratio(f.read_hits + f.buffer_hits, writes)),
+        ];
+        v.extend(DEVICE_COLUMNS[7..].iter().map(|n| (*n, Value::Null)));
+        v
+    }
+
+    /// The columns after the documented ones.
+    fn extra_columns(&self) -> Vec<(String, Value)> {
+        let b = &self.bounds;
+        let f = &b.flash;
+        let rhr = (b.reads > 0).then(|| b.read_hits() as f64 / b.reads as f64);
+        let r = &b.reference;
+        let ref_rhr = (b.reads > 0).then(|| r.read_hits as f64 / b.reads as f64);
+        let mut v: Vec<(String, Value)> = vec![
+            ("stack".into(), Value::Str("offline-bounds".into())),
+            (
+                "timing".into(),
+                Value::Str(if b.duration_ns > 0 { "trace" } else { "none: the trace has no timestamps, so EPBPD is null" }.into()),
+            ),
+            ("duration_s".into(), Value::Float(b.duration_ns as f64 / 1e9)),
+            ("dram_pages".into(), Value::Int(b.dram.pages)),
+            ("dram_read_hits".into(), Value::Int(b.dram.read_hits)),
+            ("flash_read_hits".into(), Value::Int(f.read_hits)),
+            ("buffer_hits".into(), Value::Int(f.buffer_hits)),
+            ("host_page_writes".into(), Value::Int(f.host_writes)),
+            ("container_pages".into(), Value::Int(u64::from(b.shape.container_pages))),
+            ("containers".into(), Value::Int(u64::from(b.shape.containers))),
+            ("write_buffer".into(), Value::Int(u64::from(b.shape.write_buffer))),
+            ("skipped_insertions".into(), Value::Int(b.skipped)),
+            ("mplus_read_hit_ratio".into(), opt_f(ref_rhr)),
+            ("mplus_erasures".into(), Value::Int(r.erasures)),
+        ];
+        for (alpha, name) in WFUE_ALPHAS {
+            // WFUE = α·RHR_A/RHR_M+ + (1−α)·(E_M+ − E_A)/E_M+ (§3.1).
+            let w = rhr
+                .zip(ref_rhr.filter(|x| *x > 0.0))
+                .filter(|_| r.erasures > 0)
+                .map(|(a, m)| alpha * a / m + (1.0 - alpha) * (r.erasures as f64 - f.erasures as f64) / r.erasures as f64);
+            v.push((name.into(), opt_f(w)));
+        }
+        if let Some(q) = &b.queue {
+            v.push(("queue_hits".into(), Value::Int(q.queue_hits)));
+            v.push(("versions".into(), Value::Int(q.versions)));
+        }
+        if let Some(c) = &b.containers {
+            v.push(("wasted_cf".into(), Value::Int(c.wasted_cf)));
+            v.push(("cf_dropped".into(), Value::Int(c.cf_dropped)));
+            v.push(("cf_trimmed".into(), Value::Int(c.cf_trimmed)));
+            v.push(("evict_pending".into(), Value::Int(c.evict_pending)));
+        }
+        if let Some(q) = &b.quota {
+            v.push(("quota_erasures".into(), Value::Float(q.budget)));
+            v.push(("quota_unthrottled_erasures".into(), Value::Int(q.unthrottled)));
+            v.push(("quota_reuse".into(), Value::Int(u64::from(q.threshold.reuse))));
+            v.push(("quota_leftover".into(), Value::Int(q.threshold.leftover)));
+            v.push(("quota_allowed".into(), Value::Int(q.threshold.allowed)));
+            v.push(("quota_replays".into(), Value::Int(u64::from(q.replays))));
+        }
+        for (k, val) in &self.device_params {
+            v.push((format!("device_{k}"), Value::Str(val.clone())));
+        }
+        for (k, val) in &self.stack_params {
+            v.push((format!("stack_{k}"), Value::Str(val.clone())));
+        }
+        v
+    }
 }
 
 fn opt_f(v: Option<f64>) -> Value {
@@ -201,7 +300,14 @@ impl ResultRow {
             ("policy".into(), Value::Str(self.policy.clone())),
             ("size_pages".into(), Value::Int(self.size_pages)),
             ("page_size".into(), Value::Int(u64::from(self.page_size))),
-            ("device".into(), self.device.as_ref().map_or(Value::Null, |d| Value::Str(d.preset.clone()))),
+            (
+                "device".into(),
+                match (&self.device, &self.bounds) {
+                    (Some(d), _) => Value::Str(d.preset.clone()),
+                    (None, Some(b)) => Value::Str(b.preset.clone()),
+                    (None, None) => Value::Null,
+                },
+            ),
             ("requests".into(), Value::Int(c.requests)),
             ("accesses".into(), Value::Int(c.accesses)),
             ("reads".into(), Value::Int(c.reads)),
@@ -217,9 +323,10 @@ impl ResultRow {
             ("backing_reads".into(), Value::Int(c.backing_reads)),
             ("backing_writes".into(), Value::Int(c.backing_writes)),
         ];
-        match &self.device {
-            Some(d) => v.extend(d.columns().into_iter().map(|(n, x)| (n.to_string(), x))),
-            None => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
+        match (&self.device, &self.bounds) {
+            (Some(d), _) => v.extend(d.columns().into_iter().map(|(n, x)| (n.to_string(), x))),
+            (None, Some(b)) => v.extend(b.device_columns().into_iter().map(|(n, x)| (n.to_string(), x))),
+            (None, None) => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
         }
         v.push(("sim_seconds".into(), Value::Float(self.sim_seconds)));
         let rps = if self.sim_seconds > 0.0 { Value::Float(c.requests as f64 / self.sim_seconds) } else { Value::Null };
@@ -232,6 +339,9 @@ impl ResultRow {
         v.push(("queue_depth".into(), Value::Int(u64::from(self.queue_depth))));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
+        }
+        if let Some(b) = &self.bounds {
+            v.extend(b.extra_columns());
         }
         if let Some(d) = &self.device {
             v.push(("gc_page_reads".into(), Value::Int(d.gc_page_copies)));

@@ -5,8 +5,9 @@
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
 use crate::error::{Error, Result};
-use crate::metrics::{DeviceRow, ResultRow, SplitRow, SsdRow};
-use crate::params::UsedParams;
+use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow};
+use crate::offline::{self, Algorithm};
+use crate::params::{Params, UsedParams};
 use crate::policy;
 use crate::request::PageSplitter;
 use crate::sim::{self, Progress, Run};
@@ -26,6 +27,9 @@ pub fn simulate(
     progress: Option<Progress<'_>>,
 ) -> Result<ResultRow> {
     cfg.validate()?;
+    if let Some(alg) = offline::algorithm(&cfg.policy) {
+        return simulate_bounds(trace, opts, cfg, alg);
+    }
     let info = policy::policy_by_name(&cfg.policy)?;
     let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
     let ssd = stack.kind == StackKind::SsdCache;
@@ -174,6 +178,84 @@ pub fn simulate(
         device,
         time_scale: cfg.time_scale,
         queue_depth: cfg.queue_depth,
+        bounds: None,
+    })
+}
+
+/// An offline-bounds algorithm ([`offline`]): the trace read once into memory, a DRAM tier
+/// (`stack.dram` of the cache, 0.05) over a flash cache on the `offline` preset's flash (one
+/// plane, user capacity the cache; `stack.buffer` write-buffer containers, 4).
+fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algorithm) -> Result<ResultRow> {
+    if cfg.queue_depth > 0 || cfg.time_scale != 1.0 {
+        return Err(Error::config(format!(
+            "{} is an offline bound: it models no time, so sim.queue_depth and sim.time_scale do not apply",
+            alg.name
+        )));
+    }
+    let mut reader = trace::open(trace, opts)?;
+    let timed = trace::format_by_name(reader.format()).is_none_or(|f| !f.time_unit.starts_with("none"));
+    let start = Instant::now();
+    let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
+    let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
+    if size == 0 {
+        return Err(Error::config("cache size must be at least one page"));
+    }
+    let mut sp = Params::new(cfg.stack_params.clone());
+    let dram: f64 = sp.take("stack", "dram", 0.05, "a fraction of the flash cache in [0, 1)")?;
+    if !(0.0..1.0).contains(&dram) {
+        return Err(Error::config(format!("stack.dram={dram}: expected a fraction of the flash cache in [0, 1)")));
+    }
+    let write_buffer: u32 = sp.take("stack", "buffer", 4, "a number of containers >= 1")?;
+    let stack_params = sp.finish("stack", &["dram", "buffer"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;
+    let mut dp = cfg.device_params.clone();
+    for k in ["fill", "steady"] {
+        if dp.contains_key(k) {
+            return Err(Error::config(format!("device.{k}: {} starts from an empty flash cache", alg.name)));
+        }
+    }
+    dp.insert("capacity".into(), size.to_string());
+    for k in ["channels", "chips_per_channel", "dies", "planes"] {
+        dp.entry(k.into()).or_insert_with(|| "1".into());
+    }
+    let preset = cfg.device.as_deref().unwrap_or(DEFAULT_SSD_CACHE_DEVICE);
+    let (dc, device_params) = DeviceConfig::build(preset, &dp, cfg.page_size)?;
+    if dc.geometry.total_planes() != 1 {
+        return Err(Error::config(format!(
+            "{}: the flash cache is one plane (one FTL write frontier); drop device.channels/chips/dies/planes",
+            alg.name
+        )));
+    }
+    let setup = offline::Setup { cache_pages: size, dram_pages: (dram * size as f64).round() as usize, device: dc, write_buffer };
+    let mut params = Params::new(cfg.params.clone());
+    let b = offline::run(&t, alg, &mut params, &setup)?;
+    let counters = crate::stack::Counters {
+        requests: b.requests,
+        accesses: b.reads + b.writes,
+        reads: b.reads,
+        writes: b.writes,
+        hits: b.read_hits() + b.dram.write_hits,
+        read_hits: b.read_hits(),
+        write_hits: b.dram.write_hits,
+        insertions: b.flash.insertions,
+        evictions: b.evictions,
+        backing_reads: b.reads - b.read_hits(),
+        backing_writes: b.writes,
+        ..Default::default()
+    };
+    Ok(ResultRow {
+        trace: sim::trace_name(trace),
+        format: reader.format().to_string(),
+        policy: alg.name.to_string(),
+        size_pages: size,
+        page_size: cfg.page_size,
+        counters,
+        sim_seconds: start.elapsed().as_secs_f64(),
+        bad_lines: reader.bad_lines(),
+        params: b.params.clone(),
+        device: None,
+        time_scale: 1.0,
+        queue_depth: 0,
+        bounds: Some(BoundsRow { preset: preset.to_string(), device_params, stack_params, bounds: b }),
     })
 }
 

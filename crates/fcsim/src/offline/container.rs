@@ -346,3 +346,140 @@ impl Placement for OnContainers<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::queue::Bits;
+    use super::*;
+
+    /// A log for `n` accesses in which every read hits the queue, with each version's end.
+    fn log(n: usize, ends: &[(u32, u32)]) -> Log {
+        let mut l = Log::new(n);
+        for i in 0..n {
+            l.hit.set(i);
+        }
+        for &(v, e) in ends {
+            l.end[v as usize] = e;
+        }
+        l
+    }
+
+    fn shape(cache_pages: u64, container_pages: u32, containers: u32, write_buffer: u32) -> Shape {
+        Shape { cache_pages, container_pages, containers, write_buffer }
+    }
+
+    /// Writes block k as version k, next read at 1000 + k.
+    fn w(c: &mut OnContainers, k: u64) {
+        c.write(k, k as u32, 1000 + k);
+    }
+
+    #[test]
+    fn gc_copies_forward() {
+        let l = log(2000, &[]);
+        let mut c = OnContainers::new(shape(12, 4, 6, 1), &l, true, true, Packing::Arrival).unwrap();
+        // A: 1-4 buffered, 5 seals c0 = {1,2,3,4}; 1-3 evicted: c0 keeps 4.
+        // B: 6-8, 9 seals c1 = {5..8}; 5-7 evicted: c1 keeps 8. C: likewise c2 keeps 12,
+        // D: c3 keeps 16.
+        for k in 1..=5 {
+            w(&mut c, k);
+        }
+        for base in [0u64, 4, 8, 12] {
+            for k in 1..=3 {
+                c.drop(base + k, true);
+            }
+            for k in 6..=9 {
+                w(&mut c, base + k);
+            }
+        }
+        // E: 17-20 were buffered by D's writes; 21 sealed them into c4 (after D: 17-21
+        // written, c4 = {17..20}, buffer [21]).
+        assert_eq!((c.counts.host_writes, c.counts.erasures, c.stats.evict_pending), (20, 0, 12));
+        assert_eq!(c.free.len(), 1);
+        // F: 22-24 fill the buffer (live: 4 8 12 16 17-24 = 12 = the cache); 17 is evicted so
+        // 25 fits. Sealing 21-24 into c5 leaves no free container: GC. c0-c3 hold one valid
+        // block each, c4 three; of the four with one, c3 reached it last: it goes, 16 is
+        // copied forward into the buffer, c3 is erased.
+        for k in 22..=24 {
+            w(&mut c, k);
+        }
+        c.drop(17, true);
+        w(&mut c, 25);
+        assert_eq!((c.counts.host_writes, c.counts.cf_writes, c.counts.erasures), (24, 0, 1));
+        assert_eq!(c.loc[&16] & IN_BUFFER, IN_BUFFER, "16 waits in the buffer");
+        assert!(c.read(16, 1016));
+        assert_eq!(c.counts.buffer_hits, 1);
+        // The next seal writes 16 again: a copy-forward write (three evictions keep the cache
+        // at 12 blocks).
+        c.drop(18, true);
+        c.drop(19, true);
+        c.drop(4, true);
+        for k in 26..=28 {
+            w(&mut c, k);
+        }
+        assert_eq!((c.counts.host_writes, c.counts.cf_writes), (27, 1));
+        assert!(c.read(16, 1016) && c.counts.read_hits == 1);
+        c.finish().unwrap();
+    }
+
+    #[test]
+    fn cfr_drops_a_wasted_copy_forward() {
+        // As gc_copies_forward, but block 16's next read (1016) will miss the MIN queue (the
+        // queue evicts 16 first): copying it forward is wasted. With CFR it is dropped; without,
+        // copied and counted.
+        for cfr in [true, false] {
+            let mut l = log(2000, &[]);
+            l.hit = Bits::new(2000);
+            for i in 0..2000 {
+                if i != 1016 {
+                    l.hit.set(i);
+                }
+            }
+            let mut c = OnContainers::new(shape(12, 4, 6, 1), &l, true, cfr, Packing::Arrival).unwrap();
+            for k in 1..=5 {
+                w(&mut c, k);
+            }
+            for base in [0u64, 4, 8, 12] {
+                for k in 1..=3 {
+                    c.drop(base + k, true);
+                }
+                for k in 6..=9 {
+                    w(&mut c, base + k);
+                }
+            }
+            for k in 22..=24 {
+                w(&mut c, k);
+            }
+            c.drop(17, true);
+            w(&mut c, 25);
+            assert_eq!(c.stats.wasted_cf, 1);
+            assert_eq!(c.stats.cf_dropped, u64::from(cfr));
+            assert_eq!(c.loc.contains_key(&16), !cfr, "without CFR 16 is copied into the buffer");
+        }
+    }
+
+    #[test]
+    fn eviction_time_packing_lets_a_container_die() {
+        // Two buffer containers of 4; blocks 1-8 arrive alternating long-lived (odd, end 900)
+        // and short-lived (even, end 50). Sealed by eviction time, the evens share a container;
+        // by arrival, each container holds two of each.
+        let ends: Vec<(u32, u32)> = (1..=8).map(|k| (k, if k % 2 == 0 { 50 } else { 900 })).collect();
+        let l = log(2000, &ends);
+        for (packing, survivors) in [(Packing::Evict, [0, 4]), (Packing::Arrival, [2, 2])] {
+            let mut c = OnContainers::new(shape(8, 4, 6, 2), &l, true, true, packing).unwrap();
+            for k in 1..=9 {
+                w(&mut c, k); // 9 seals 1-8
+            }
+            for k in [2, 4, 6, 8] {
+                c.drop(k, true); // the short-lived die
+            }
+            let sealed: Vec<u32> = (0..6).filter(|&i| c.sealed[i]).map(|i| c.valid[i]).collect();
+            let mut sorted = sealed.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, survivors, "{packing:?}");
+            // A container with no valid block is erased by GC without a copy-forward.
+            if packing == Packing::Evict {
+                assert!(sealed.contains(&0));
+            }
+        }
+    }
+}

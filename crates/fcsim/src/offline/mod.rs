@@ -376,18 +376,32 @@ fn throttle(log: &Log, spec: QuotaSpec, b: &Bounds, place: &dyn Fn(&Bits) -> Res
     if unthrottled as f64 <= budget {
         return Ok((skip, (first, Some(quota))));
     }
+    // The most insertions that meet the quota: a proportional first guess, shrunk in proportion
+    // until one fits, then bisection between the largest that fits and the smallest that does
+    // not, for at most MAX_REPLAYS replays (or until they are 0.1% of I apart).
+    const MAX_REPLAYS: u32 = 8;
+    let (mut fits, mut fails): (Option<(u64, Bits, Placed, mt::Threshold)>, u64) = (None, t.insertions);
     let mut allowed = (t.insertions as f64 * budget / unthrottled as f64).floor() as u64;
     loop {
         let (skip, t) = mt::skip(log, allowed);
         let placed = place(&skip)?;
         quota.replays += 1;
-        quota.threshold = t;
         let e = placed.1.erasures;
-        if e as f64 <= budget || allowed == 0 {
-            return Ok((skip, (placed, Some(quota))));
+        if e as f64 <= budget {
+            fits = Some((allowed, skip, placed, t));
+        } else {
+            fails = allowed;
         }
-        allowed = ((allowed as f64 * budget / e as f64).floor() as u64).min(allowed - 1);
+        let lo = fits.as_ref().map(|f| f.0);
+        allowed = match lo {
+            None => ((allowed as f64 * budget / e.max(1) as f64).floor() as u64).min(allowed.saturating_sub(1)),
+            Some(lo) if quota.replays < MAX_REPLAYS && fails - lo > (t.insertions / 1000).max(1) => lo + (fails - lo) / 2,
+            Some(_) => break,
+        };
     }
+    let (_, skip, placed, t) = fits.expect("a quota is met with no insertions at the latest");
+    quota.threshold = t;
+    Ok((skip, (placed, Some(quota))))
 }
 
 /// Reads a trace for the offline engine.

@@ -74,7 +74,7 @@ pub struct Log {
 }
 
 impl Log {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Log { hit: Bits::new(n), created: Bits::new(n), absorbed: vec![0; n], end: vec![n as u32; n] }
     }
 

@@ -1,0 +1,92 @@
+//! The offline flash-cache bounds (offline-bounds paper, ATC '16) on random traces: M+ and C
+//! keep MIN's read hit ratio exactly (§6.1: "MIN, M+ and C achieve the (identical) highest hit
+//! ratio"), on a DRAM tier or none, with containers or an FTL; with no writes and no DRAM tier,
+//! M is Belady's MIN with bypass, the `min` policy of the plain stack.
+
+use fcsim::device::DeviceConfig;
+use fcsim::offline::{self, stream::Stream, stream::Trace, Setup};
+use fcsim::params::Params;
+use fcsim::request::Op;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+fn setup(cache: u64, dram: usize, ppb: u32) -> Setup {
+    let p: BTreeMap<String, String> = [
+        ("capacity", cache.to_string()),
+        ("pages_per_block", ppb.to_string()),
+        ("channels", "1".into()),
+        ("chips_per_channel", "1".into()),
+        ("op", "0.5".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let device = DeviceConfig::build("offline", &p, 4096).unwrap().0;
+    Setup { cache_pages: cache, dram_pages: dram, device, write_buffer: 2 }
+}
+
+fn run(name: &str, t: &Trace, s: &Setup, set: &[(&str, &str)]) -> offline::Bounds {
+    let alg = offline::algorithm(name).unwrap();
+    let mut p = Params::new(set.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect());
+    offline::run(t, alg, &mut p, s).unwrap()
+}
+
+/// A skewed random trace: keys from a small hot set and a larger cold one.
+fn trace(seed: u64, n: usize, keys: u64, writes: u32) -> Trace {
+    let mut x = seed | 1;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut k, mut o) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let r = next();
+        let key = if r % 3 == 0 { r / 7 % keys } else { r / 7 % (keys / 8 + 1) };
+        k.push(key);
+        o.push(if (r >> 40) % 100 < u64::from(writes) { Op::Write } else { Op::Read });
+    }
+    Trace { stream: Stream::new(k, o).unwrap(), requests: n as u64, duration_ns: 86_400_000_000_000 }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn mplus_and_c_keep_min_read_hits(seed in 1u64.., writes in 0u32..60, cache in 40u64..120, dram in 0usize..6) {
+        let t = trace(seed, 3000, 600, writes);
+        let s = setup(cache, dram, 8);
+        let m = run("m", &t, &s, &[]);
+        let mplus = run("m+", &t, &s, &[]);
+        let c = run("c", &t, &s, &[]);
+        prop_assert_eq!(m.read_hits(), mplus.read_hits());
+        prop_assert_eq!(m.read_hits(), c.read_hits());
+        prop_assert_eq!(mplus.reference.read_hits, mplus.read_hits());
+        prop_assert_eq!(mplus.reference.erasures, mplus.flash.erasures);
+        // M+ writes no more than M; M_N's skipped versions lose exactly their reads.
+        prop_assert!(mplus.flash.host_writes <= m.flash.host_writes);
+        let m2 = run("m_n", &t, &s, &[("n", "2")]);
+        prop_assert!(m2.read_hits() <= mplus.read_hits() && m2.flash.host_writes <= mplus.flash.host_writes);
+        // C_T meets its quota.
+        let ct = run("c_t", &t, &s, &[("quota", "50%")]);
+        prop_assert!(ct.flash.erasures as f64 <= 0.5 * c.flash.erasures as f64);
+    }
+}
+
+#[test]
+fn m_is_belady_min_with_bypass_on_reads() {
+    let path = std::env::temp_dir().join(format!("fcsim-offline-{}.lis", std::process::id()));
+    let t = trace(7, 5000, 900, 0);
+    let lines: Vec<String> = t.stream.keys.iter().map(|k| format!("{} 8 0 0", k * 8)).collect();
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    for cache in [30u64, 90, 200] {
+        let opts = fcsim::TraceOptions::default();
+        let mut cfg = fcsim::SimConfig::new("min", fcsim::SizeSpec::Pages(cache));
+        cfg.params.insert("bypass".into(), "true".into());
+        let min = fcsim::simulate(path.to_str().unwrap(), &opts, &cfg, None, None).unwrap();
+        let m = run("m", &t, &setup(cache, 0, 8), &[]);
+        assert_eq!(min.counters.read_hits, m.read_hits(), "cache {cache}");
+    }
+    std::fs::remove_file(path).ok();
+}
