@@ -193,7 +193,7 @@ fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algo
         )));
     }
     let mut reader = trace::open(trace, opts)?;
-    let timed = trace::format_by_name(reader.format()).is_none_or(|f| !f.time_unit.starts_with("none"));
+    let timed = !trace::format_by_name(reader.format()).is_some_and(|f| f.time_unit.starts_with("none"));
     let start = Instant::now();
     let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
     let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
