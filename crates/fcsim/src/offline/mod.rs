@@ -44,7 +44,7 @@ use crate::error::{Error, Result};
 use crate::params::Params;
 use crate::request::Op;
 use container::{ContainerStats, OnContainers, Packing};
-use containers::{FlashCounts, Shape};
+use containers::{ContainerCache, FlashCounts, Shape};
 use queue::{Bits, Log, QueueCounts};
 use stream::{Dram, Trace};
 use unit::OnFtl;
@@ -63,13 +63,15 @@ pub enum Filter {
 }
 
 /// What an algorithm is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Kind {
     /// An offline heuristic: its filter, whether it places copies on containers (else on an
     /// FTL), and whether it trims by default.
     Offline { filter: Filter, containers: bool, trim: bool },
     /// LRU over an FTL.
     LruFtl,
+    /// An online cache on host-managed containers, built for the flash's shape.
+    Online(fn(Shape, &mut Params) -> Result<Box<dyn ContainerCache>>),
 }
 
 /// One row of the registry.
@@ -294,6 +296,20 @@ pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -
             let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
             let (flash, evictions) = lru::run(&level, cap, OnFtl::new(&setup.device, trim))?;
             (b.dram, b.flash, b.evictions) = (dram, flash, evictions);
+        }
+        Kind::Online(make) => {
+            let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
+            let mut cache = make(shape, params)?;
+            let mut flash = FlashCounts::default();
+            for i in 0..level.len() {
+                match level.ops[i] {
+                    Op::Trim => cache.trim(level.keys[i], &mut flash),
+                    op => {
+                        cache.access(level.keys[i], op == Op::Write, &mut flash);
+                    }
+                }
+            }
+            (b.dram, b.flash) = (dram, flash);
         }
         Kind::Offline { filter, containers, trim } => {
             let trim = params.take(alg.name, "trim", trim, "true or false")?;
