@@ -50,11 +50,13 @@ impl SimConfig {
         if self.queue_depth > 0 && self.time_scale != 1.0 {
             return Err(Error::config("a closed loop (queue depth) ignores the trace's times: do not combine it with a time scale"));
         }
-        if self.device.is_none() && !self.device_params.is_empty() {
+        // The offline bounds' flash is the `offline` preset unless a device is named.
+        let bounds = crate::offline::algorithm(&self.policy).is_some();
+        if self.device.is_none() && !self.device_params.is_empty() && !bounds {
             let k = self.device_params.keys().next().map_or("", |k| k.as_str());
             return Err(Error::config(format!("device.{k} is set but no device is: give a device preset (--device lcr)")));
         }
-        if crate::offline::algorithm(&self.policy).is_some() {
+        if bounds {
             return Ok(());
         }
         crate::policy::policy_by_name(&self.policy).map(|_| ())
