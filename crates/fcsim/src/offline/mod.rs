@@ -14,6 +14,7 @@
 //! | `m_n` | M+ skipping insertions reread < N times | [`mn`] |
 //! | `m_t` | M+ under an erasure quota (R, L) | [`mt`] |
 //! | `c`, `c_n`, `c_t` | the same insertions on host-managed containers with CFR and E | [`container`] |
+//! | `ripq+` | RIPQ with overwrites on containers, online | [`ripq`] |
 //! | `lru-ftl` | LRU over an FTL, online | [`lru`] |
 //!
 //! The pipeline of one run: the trace's page accesses ([`stream::Trace`]) → the DRAM tier
@@ -36,6 +37,7 @@ pub mod mn;
 pub mod mplus;
 pub mod mt;
 pub mod queue;
+pub mod ripq;
 pub mod stream;
 pub mod unit;
 
@@ -153,6 +155,13 @@ pub static ALGORITHMS: &[Algorithm] = &[
         true,
     ),
     offline("c_t", "C under an erasure quota", "offline-bounds §3.5 C_T, §4.2", &["trim", "cfr", "packing", "quota"], Filter::Quota, true),
+    Algorithm {
+        name: "ripq+",
+        description: "RIPQ with overwrites: segmented LRU with 8 insertion points on containers, virtual containers, copy-forward (online)",
+        source: "RIPQ (Tang et al. FAST'15) as offline-bounds §5.3 configures it",
+        params: &["points"],
+        kind: Kind::Online(|shape, p| Ok(Box::new(ripq::Ripq::new(shape, p)?))),
+    },
     Algorithm {
         name: "lru-ftl",
         description: "LRU over an FTL behind an LRU DRAM tier (online baseline)",
