@@ -11,9 +11,15 @@ from pathlib import Path
 
 from fcsim import sweep
 from fcsim._core import ConfigError
-from fcsim.reports import dynamic, gasa, larc, lcr
+from fcsim.reports import dynamic, gasa, larc, lcr, offline
 
-REPORTS = {"gasa": gasa.report, "larc": larc.report, "lcr": lcr.report, "dynamic": dynamic.report}
+REPORTS = {
+    "gasa": gasa.report,
+    "larc": larc.report,
+    "lcr": lcr.report,
+    "dynamic": dynamic.report,
+    "offline": offline.report,
+}
 PAPERS = tuple(REPORTS)
 
 

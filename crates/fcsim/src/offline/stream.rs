@@ -73,7 +73,7 @@ pub fn next_read(keys: &[u64], ops: &[Op]) -> (Vec<u64>, u64) {
 pub struct Trace {
     pub stream: Stream,
     pub requests: u64,
-    /// Time from the first request to the last, ns (0 for a trace without timestamps).
+    /// Time from the earliest request to the latest, ns (0 for a trace without timestamps).
     pub duration_ns: u64,
 }
 
@@ -81,10 +81,10 @@ impl Trace {
     /// Reads every request of `reader`, split into pages.
     pub fn read(reader: &mut dyn TraceReader, splitter: &PageSplitter, timed: bool) -> Result<Trace> {
         let (mut keys, mut ops) = (Vec::new(), Vec::new());
-        let (mut requests, mut first, mut last) = (0u64, None, 0u64);
+        let (mut requests, mut first, mut last) = (0u64, u64::MAX, 0u64);
         while let Some(r) = reader.next_request()? {
             requests += 1;
-            first.get_or_insert(r.time_ns);
+            first = first.min(r.time_ns);
             last = last.max(r.time_ns);
             let (p, n) = splitter.pages(&r);
             for k in p..p + n {
@@ -92,7 +92,8 @@ impl Trace {
                 ops.push(r.op);
             }
         }
-        let duration_ns = if timed { last - first.unwrap_or(last).min(last) } else { 0 };
+        // Out-of-order timestamps: the span from the earliest to the latest.
+        let duration_ns = if timed && requests > 0 { last - first } else { 0 };
         Ok(Trace { stream: Stream::new(keys, ops)?, requests, duration_ns })
     }
 }
