@@ -31,7 +31,7 @@ def test_quota_is_met():
 
 
 def test_impossible_container_cache_is_a_config_error():
-    with pytest.raises(fcsim.ConfigError, match="needs .* containers"):
+    with pytest.raises(fcsim.ConfigError, match=r"needs \d+ containers"):
         fcsim.simulate(TRACE, policy="c", size="1%")
     with pytest.raises(fcsim.ConfigError, match="quota"):
         fcsim.simulate(TRACE, policy="m_t", size="5%", set=SMALL)
