@@ -71,7 +71,6 @@ pub struct ContainerStats {
     pub cf_trimmed: u64,
     /// Blocks that went evict-pending (Fig. 4).
     pub evict_pending: u64,
-    pub seals: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -205,7 +204,6 @@ impl<'a> OnContainers<'a> {
 
     /// Writes the buffer to flash (Fig. 3 `OnSeal`), then collects containers until `W` are free.
     fn seal(&mut self) {
-        self.stats.seals += 1;
         let log = self.log;
         match self.packing {
             Packing::Evict => self.buffer.sort_unstable_by_key(|e| (log.end[e.version as usize], e.seq)),
@@ -373,22 +371,21 @@ mod tests {
         c.write(k, k as u32, 1000 + k);
     }
 
-    #[test]
-    fn gc_copies_forward() {
-        let l = log(2000, &[]);
-        let mut c = OnContainers::new(shape(12, 4, 6, 1), &l, true, true, Packing::Arrival).unwrap();
+    /// Writes and evictions on a cache of 12 blocks in containers of 4 (6 of them, one buffer
+    /// container) up to its first GC, which collects c3 and copies its block 16 forward.
+    fn to_first_gc(c: &mut OnContainers) {
         // A: 1-4 buffered, 5 seals c0 = {1,2,3,4}; 1-3 evicted: c0 keeps 4.
         // B: 6-8, 9 seals c1 = {5..8}; 5-7 evicted: c1 keeps 8. C: likewise c2 keeps 12,
         // D: c3 keeps 16.
         for k in 1..=5 {
-            w(&mut c, k);
+            w(c, k);
         }
         for base in [0u64, 4, 8, 12] {
             for k in 1..=3 {
                 c.drop(base + k, true);
             }
             for k in 6..=9 {
-                w(&mut c, base + k);
+                w(c, base + k);
             }
         }
         // E: 17-20 were buffered by D's writes; 21 sealed them into c4 (after D: 17-21
@@ -398,12 +395,19 @@ mod tests {
         // F: 22-24 fill the buffer (live: 4 8 12 16 17-24 = 12 = the cache); 17 is evicted so
         // 25 fits. Sealing 21-24 into c5 leaves no free container: GC. c0-c3 hold one valid
         // block each, c4 three; of the four with one, c3 reached it last: it goes, 16 is
-        // copied forward into the buffer, c3 is erased.
+        // offered for copy-forward into the buffer, c3 is erased.
         for k in 22..=24 {
-            w(&mut c, k);
+            w(c, k);
         }
         c.drop(17, true);
-        w(&mut c, 25);
+        w(c, 25);
+    }
+
+    #[test]
+    fn gc_copies_forward() {
+        let l = log(2000, &[]);
+        let mut c = OnContainers::new(shape(12, 4, 6, 1), &l, true, true, Packing::Arrival).unwrap();
+        to_first_gc(&mut c);
         assert_eq!((c.counts.host_writes, c.counts.cf_writes, c.counts.erasures), (24, 0, 1));
         assert_eq!(c.loc[&16] & IN_BUFFER, IN_BUFFER, "16 waits in the buffer");
         assert!(c.read(16, 1016));
@@ -423,7 +427,7 @@ mod tests {
 
     #[test]
     fn cfr_drops_a_wasted_copy_forward() {
-        // As gc_copies_forward, but block 16's next read (1016) will miss the MIN queue (the
+        // The run of to_first_gc, but block 16's next read (1016) will miss the MIN queue (the
         // queue evicts 16 first): copying it forward is wasted. With CFR it is dropped; without,
         // copied and counted.
         for cfr in [true, false] {
@@ -435,22 +439,7 @@ mod tests {
                 }
             }
             let mut c = OnContainers::new(shape(12, 4, 6, 1), &l, true, cfr, Packing::Arrival).unwrap();
-            for k in 1..=5 {
-                w(&mut c, k);
-            }
-            for base in [0u64, 4, 8, 12] {
-                for k in 1..=3 {
-                    c.drop(base + k, true);
-                }
-                for k in 6..=9 {
-                    w(&mut c, base + k);
-                }
-            }
-            for k in 22..=24 {
-                w(&mut c, k);
-            }
-            c.drop(17, true);
-            w(&mut c, 25);
+            to_first_gc(&mut c);
             assert_eq!(c.stats.wasted_cf, 1);
             assert_eq!(c.stats.cf_dropped, u64::from(cfr));
             assert_eq!(c.loc.contains_key(&16), !cfr, "without CFR 16 is copied into the buffer");

@@ -86,13 +86,6 @@ pub struct Algorithm {
     pub kind: Kind,
 }
 
-impl Algorithm {
-    /// Reads each access's future (offline).
-    pub fn offline(&self) -> bool {
-        matches!(self.kind, Kind::Offline { .. })
-    }
-}
-
 const fn offline(
     name: &'static str,
     description: &'static str,

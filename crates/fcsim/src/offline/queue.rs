@@ -93,9 +93,8 @@ pub struct QueueCounts {
     pub queue_hits: u64,
     /// Of those, reads a copy served.
     pub read_hits: u64,
-    /// Versions created, and of those, versions given a copy.
+    /// Versions created.
     pub versions: u64,
-    pub copies: u64,
     /// Blocks the queue evicted.
     pub evictions: u64,
 }
@@ -111,14 +110,9 @@ struct Queue {
 }
 
 impl Queue {
-    fn new(capacity: usize) -> Self {
-        Queue {
-            index: FxHashMap::default(),
-            key: Vec::new(),
-            version: Vec::new(),
-            free: Vec::new(),
-            heap: MaxHeap::with_capacity(capacity),
-        }
+    /// A queue with room reserved for `reserve` blocks (the limit is the replay's).
+    fn new(reserve: usize) -> Self {
+        Queue { index: FxHashMap::default(), key: Vec::new(), version: Vec::new(), free: Vec::new(), heap: MaxHeap::with_capacity(reserve) }
     }
 
     fn insert(&mut self, key: u64, next: u64, v: u32) {
@@ -161,7 +155,9 @@ pub fn replay<P: Placement>(
     p: &mut P,
     mut log: Option<&mut Log>,
 ) -> QueueCounts {
-    let mut q = Queue::new(capacity);
+    // The queue never holds more blocks than the stream has accesses: no allocation to a
+    // capacity the trace cannot fill.
+    let mut q = Queue::new(capacity.min(s.len()));
     let mut c = QueueCounts::default();
     let end_of = |log: &mut Option<&mut Log>, v: u32, i: usize| {
         if let Some(l) = log.as_deref_mut() {
@@ -245,7 +241,6 @@ fn version<P: Placement>(c: &mut QueueCounts, log: &mut Option<&mut Log>, skip: 
     if skip.is_some_and(|s| s.get(i)) {
         p.drop(key, false);
     } else {
-        c.copies += 1;
         p.write(key, i as u32, next);
     }
 }

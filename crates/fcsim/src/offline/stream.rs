@@ -139,27 +139,15 @@ pub fn dram_filter(s: &Stream, pages: usize, offline: bool) -> Result<(Stream, D
 
 #[cfg(test)]
 mod tests {
+    use super::super::queue::tests::stream;
     use super::*;
-
-    fn ops(s: &str) -> (Vec<u64>, Vec<Op>) {
-        s.split_whitespace()
-            .map(|t| {
-                let op = match t.chars().last() {
-                    Some('w') => Op::Write,
-                    Some('t') => Op::Trim,
-                    _ => Op::Read,
-                };
-                (t.trim_end_matches(['w', 't']).parse::<u64>().unwrap(), op)
-            })
-            .unzip()
-    }
 
     #[test]
     fn next_read_references() {
         // 1 2 1w 1 2 2w: access 0 (1) is next accessed by a write: dead. Access 1 (2) is next
         // read at 4. 2 (1w) is read at 3. 3 and 5 have no next access; 4 is overwritten at 5.
-        let (k, o) = ops("1 2 1w 1 2 2w");
-        assert_eq!(next_read(&k, &o), (vec![NEVER, 4, 3, NEVER, NEVER, NEVER], 2));
+        let s = stream("1 2 1w 1 2 2w");
+        assert_eq!((s.next, s.unique), (vec![NEVER, 4, 3, NEVER, NEVER, NEVER], 2));
     }
 
     #[test]
@@ -167,8 +155,7 @@ mod tests {
         // One DRAM page, MIN, on 1 1 2 1w 1: 1 misses (to flash) and is admitted; the second 1
         // hits DRAM (served there); 2 misses (to flash) and replaces 1; 1w misses and replaces 2
         // (writes reach flash whether they hit or not); the last 1 hits DRAM.
-        let (k, o) = ops("1 1 2 1w 1");
-        let s = Stream::new(k, o).unwrap();
+        let s = stream("1 1 2 1w 1");
         let (f, d) = dram_filter(&s, 1, true).unwrap();
         assert_eq!(f.keys, [1, 2, 1]);
         assert_eq!(f.ops, [Op::Read, Op::Read, Op::Write]);
