@@ -91,6 +91,7 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     d.set_item("volumes", vols)?;
     d.set_item("bad_lines", i.bad_lines)?;
     d.set_item("object_keys", i.object_keys)?;
+    d.set_item("timed", i.timed)?;
     Ok(d)
 }
 

@@ -5,7 +5,7 @@
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
 use crate::error::{Error, Result};
-use crate::metrics::{DeviceRow, ResultRow, SplitRow, SsdRow};
+use crate::metrics::{DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::params::UsedParams;
 use crate::policy;
 use crate::request::PageSplitter;
@@ -174,6 +174,7 @@ pub fn simulate(
         device,
         time_scale: cfg.time_scale,
         queue_depth: cfg.queue_depth,
+        timing: Timing::of(reader.timed(), cfg.queue_depth),
     })
 }
 
@@ -188,6 +189,7 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
     let (wear_min, wear_max) = flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
     DeviceRow {
         preset: flash.cfg.preset.clone(),
+        state: flash.cfg.state(),
         params,
         host_page_reads: st.host_reads,
         host_page_writes: st.host_writes,

@@ -19,9 +19,11 @@ use std::path::{Path, PathBuf};
 pub enum Target {
     /// fcsim binary (`.fct`), host requests.
     Fct,
-    /// libCacheSim CSV `time,obj_id,obj_size`, one row per page access (time in s from the start).
+    /// libCacheSim CSV `time,obj_id,obj_size,op`, one row per page access (time in s from the
+    /// start, op `read` or `write` as libCacheSim's CSV reader spells them).
     LcsCsv,
-    /// libCacheSim oracleGeneral, one record per page access, with next-access times.
+    /// libCacheSim oracleGeneral, one record per page access, with next-access times. The
+    /// format has no operation: writes are replayed as reads.
     OracleGeneral,
 }
 
@@ -121,7 +123,7 @@ pub fn convert(
     };
     let mut csv_w = if target == Target::LcsCsv { Some(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)) } else { None };
     if let Some(w) = csv_w.as_mut() {
-        w.write_all(b"time,obj_id,obj_size\n").map_err(werr)?;
+        w.write_all(b"time,obj_id,obj_size,op\n").map_err(werr)?;
     }
     let mut first_time = None;
     let mut n = 0u64;
@@ -139,7 +141,8 @@ pub fn convert(
             let (first, count) = splitter.pages(&r);
             for k in first..first + count {
                 if let Some(w) = csv_w.as_mut() {
-                    writeln!(w, "{secs},{k},{page_size}").map_err(werr)?;
+                    let op = if r.op == crate::request::Op::Write { "write" } else { "read" };
+                    writeln!(w, "{secs},{k},{page_size},{op}").map_err(werr)?;
                 }
                 if need_keys {
                     keys.push(k);
@@ -154,13 +157,14 @@ pub fn convert(
             return Err(Error::Interrupted);
         }
     }
-    let info = info.finish(reader.bad_lines());
+    let info = info.finish(reader.bad_lines(), reader.timed());
     match target {
         Target::Fct => {
             let next = annotate_next.then(|| next_access(&keys));
             let header = Header {
                 object_keys: unit == KeyUnit::Object,
                 has_next: annotate_next,
+                untimed: !reader.timed(),
                 requests: info.requests,
                 reads: info.reads,
                 writes: info.writes,
