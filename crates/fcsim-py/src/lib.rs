@@ -204,7 +204,9 @@ fn convert_trace<'py>(
     };
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let info = run(py, progress, |p| convert::convert(&trace, &opts, Path::new(&out), target, page_size, annotate_next, p))?;
-    info_dict(py, &info)
+    let d = info_dict(py, &info)?;
+    d.set_item("dropped", target.dropped(&info))?;
+    Ok(d)
 }
 
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
