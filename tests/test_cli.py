@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import fcsim
 from conftest import FIXTURES, TRACES
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
@@ -145,13 +146,15 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
 
 def test_flash_aware_policies_refuse_to_run_without_a_device() -> None:
     t = TRACES / "msr_hm_0_excerpt1000.csv"
-    for policy in ("lcr", "gcar-cflru"):
+    needs = sorted(p["name"] for p in fcsim.policies() if p["needs_device"])
+    assert needs == ["gcar-cflru", "lcr"]
+    for policy in needs:
         r = run("run", t, "--policy", policy, "--size", "5%")
         assert r.returncode == 2 and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and "--device" in r.stderr, r.stderr
         assert run("run", t, "--policy", policy, "--size", "5%", "--device", "lcr").returncode == 0
     marked = [line.split()[0] for line in run("policies").stdout.splitlines() if "needs --device" in line]
-    assert marked == ["gcar-cflru", "lcr"]
+    assert marked == needs
 
 
 def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:

@@ -304,6 +304,13 @@ def cmd_mrc(a: argparse.Namespace) -> int:
             exact = fcsim.mrc(a.trace, progress=lambda d, t: bar(d / t if t else 0.0), **common)
         finally:
             bar.close()
+    # Sizes as `run` resolves them (a percent of the working set rounds half away from zero); the
+    # default shares of a tiny working set are at least one page.
+    base = ws if exact is None else exact.attrs["cold"]
+    if at_sizes is not None:
+        rows = [(label, _core.size_pages(label, a.page_size, base)) for label in at_sizes]
+    else:
+        rows = [(f"{s:.0%}", _share_pages(s, a.page_size, base)) for s in MRC_POINTS]
     if a.method == "exact":
         print(f"{at['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
     else:
@@ -314,16 +321,19 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         )
         print(f"{at['accesses']:,} accesses, about {ws:,} unique pages (LRU, SHARDS {how}; {sample})")
     if exact is not None:
-        ws = exact.attrs["cold"]
-        print(f"sizes are shares of the exact working set, {ws:,} pages")
-    # Sizes as `run` resolves them (a percent of the working set rounds half away from zero).
-    labels = at_sizes or [f"{share:.0%}" for share in MRC_POINTS]
-    rows = [(label, _core.size_pages(label, a.page_size, ws)) for label in labels]
+        print(f"sizes are shares of the exact working set, {base:,} pages")
     ref = None if exact is None else [fcsim.mrc_at(exact, pages) for _, pages in rows]
     _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], ref, "exact LRU", None)
     if a.compare and a.method == "exact":
         print("(--compare: the exact curve is its own reference)")
     return 0
+
+
+def _share_pages(share: float, page_size: int, ws: int) -> int:
+    try:
+        return _core.size_pages(f"{share:.0%}", page_size, ws)
+    except fcsim.ConfigError:  # less than one page
+        return 1
 
 
 def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str) -> None:
