@@ -187,29 +187,17 @@ def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
     )
     row = json.loads(r.stdout)
     assert row["timing"] == "closed-loop" and row["resp_mean_us"] > 0 and r.stderr == ""
-    # Without a device there are no timing columns to empty, and no note.
-    r = run("run", lis, "--policy", "lru", "--size", "4", "--json")
-    assert json.loads(r.stdout)["timing"] == "untimed-trace" and r.stderr == ""
+    # Without a device there are no timing columns to empty (the CLI then has no note).
+    assert fcsim.simulate(lis, "lru", 4).timing == "untimed-trace"
 
 
 def test_rows_state_the_drive() -> None:
     t = TRACES / "msr_hm_0_excerpt1000.csv"
-    small = [
-        "--set",
-        "device.channels=1",
-        "--set",
-        "device.chips_per_channel=2",
-        "--set",
-        "device.blocks=128",
-    ]
-    states = []
-    for sets in ([], ["--set", "device.fill=1"], ["--set", "device.fill=1", "--set", "device.steady=0.5"]):
-        r = run("run", t, "--policy", "lru", "--size", "1%", "--device", "gasa", "--json", *small, *sets)
-        states.append(json.loads(r.stdout)["device_state"])
+    small = {"device.channels": 1, "device.chips_per_channel": 2, "device.blocks": 128}
+    ages = [{}, {"device.fill": 1}, {"device.fill": 1, "device.steady": 0.5}]
+    states = [fcsim.simulate(t, "lru", "1%", device="gasa", set={**small, **a}).device_state for a in ages]
     assert states == ["fresh", "filled", "aged 0.5x (seed 42)"]
-    assert (
-        json.loads(run("run", t, "--policy", "lru", "--size", "1%", "--json").stdout)["device_state"] is None
-    )
+    assert fcsim.simulate(t, "lru", "1%").device_state is None
     out = run("devices").stdout
     assert all(f"\n  {s}" in out for s in ("fresh", "filled", "aged Nx"))
 
@@ -220,10 +208,7 @@ def test_mrc_at_equals_run() -> None:
     r = run("mrc", t, "--at", "64MiB,5%")
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines()[2:]}
-    runs = [
-        json.loads(line)
-        for line in run("run", t, "--policy", "lru", "--size", "64MiB,5%", "--json").stdout.splitlines()
-    ]
+    runs = fcsim.run_grid(t, "lru", ["64MiB", "5%"]).to_dict("records")
     for label, row in zip(["64MiB", "5%"], runs, strict=True):
         pages, miss = rows[label]
         assert int(pages.replace(",", "")) == row["size_pages"]
@@ -271,6 +256,6 @@ def test_libcachesim_exports_say_what_they_drop(tmp_path: Path) -> None:
     r = run("trace", "convert", t, "-o", tmp_path / "t.csv")
     assert "read/write" not in r.stderr and "request sizes and boundaries are not kept" in r.stderr
     # The CSV keeps the operation: read back, it has the trace's written pages.
-    info = json.loads(run("trace", "info", tmp_path / "t.csv", "--json").stdout)
+    info = fcsim.trace_info(tmp_path / "t.csv")
     assert info["write_pages"] == 7_995 and info["format"] == "lcs-csv"
-    assert run("trace", "convert", t, "-o", tmp_path / "t.fct").stderr == ""
+    assert fcsim.convert(t, tmp_path / "t.fct")["dropped"] == []
