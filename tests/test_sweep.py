@@ -296,3 +296,16 @@ def test_policy_none_is_one_point_whatever_the_sizes(tmp_path: Path) -> None:
         'sizes = ["1%", "5%", "10%"]\n'
     )
     assert [p["policy"] for p in sweep.load(exp).points()] == ["none", "lru", "lru", "lru"]
+
+
+def test_a_point_that_fails_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # The error comes back from a pool worker (it pickles as fcsim._core.ConfigError).
+    exp = tmp_path / "bad.toml"
+    exp.write_text(
+        'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["1%", "5%"]\n'
+        'devices = ["gasa"]\n[set]\n"device.op" = 0.01\n'
+    )
+    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(tmp_path / "o.parquet")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("fcsim: error: device: ") and len(r.stderr.strip().splitlines()) == 1

@@ -13,8 +13,8 @@ use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-create_exception!(_core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
-create_exception!(_core, ConfigError, PyValueError, "An unknown option or an impossible configuration.");
+create_exception!(fcsim._core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
+create_exception!(fcsim._core, ConfigError, PyValueError, "An unknown option or an impossible configuration.");
 
 /// Maps a core error; `pending` is a Python exception raised by the progress callback.
 fn to_py(e: Error, pending: Option<PyErr>) -> PyErr {
