@@ -22,6 +22,7 @@ COLUMNS = [
     "size_pages",
     "page_size",
     "device",
+    "device_state",
     "requests",
     "accesses",
     "reads",
@@ -59,6 +60,7 @@ COLUMNS = [
     "dirty_eviction_share",
     "time_scale",
     "queue_depth",
+    "timing",
 ]
 
 

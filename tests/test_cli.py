@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import fcsim
 from conftest import FIXTURES, TRACES
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
@@ -145,10 +146,116 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
 
 def test_flash_aware_policies_refuse_to_run_without_a_device() -> None:
     t = TRACES / "msr_hm_0_excerpt1000.csv"
-    for policy in ("lcr", "gcar-cflru"):
+    needs = sorted(p["name"] for p in fcsim.policies() if p["needs_device"])
+    assert needs == ["gcar-cflru", "lcr"]
+    for policy in needs:
         r = run("run", t, "--policy", policy, "--size", "5%")
         assert r.returncode == 2 and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and "--device" in r.stderr, r.stderr
         assert run("run", t, "--policy", policy, "--size", "5%", "--device", "lcr").returncode == 0
     marked = [line.split()[0] for line in run("policies").stdout.splitlines() if "needs --device" in line]
-    assert marked == ["gcar-cflru", "lcr"]
+    assert marked == needs
+
+
+def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
+    # An ARC trace has no timestamps: over a device (as a buffer, and as a flash cache), response
+    # times, EPBPD and per-epoch loads are null, the row says why, and stderr says it once.
+    lis = FIXTURES / "arc_p2.lis"
+    for extra in ([], ["--set", "stack.kind=ssd-cache"]):
+        r = run("run", lis, "--policy", "lru,fifo", "--size", "4", "--device", "gasa", "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        for row in map(json.loads, r.stdout.splitlines()):
+            assert row["timing"] == "untimed-trace"
+            for col in ("resp_mean_us", "resp_p99_us", "epbpd", "load_balance_p50", "duration_s"):
+                assert row[col] is None, col
+            assert row["flash_page_reads"] > 0 and row["hit_ratio"] is not None
+        note = r.stderr.strip().splitlines()
+        assert len(note) == 1 and "arc_p2.lis has no timestamps" in note[0] and "sim.queue_depth" in note[0]
+    # A closed loop gives the same trace a time base.
+    r = run(
+        "run",
+        lis,
+        "--policy",
+        "lru",
+        "--size",
+        "4",
+        "--device",
+        "gasa",
+        "--set",
+        "sim.queue_depth=4",
+        "--json",
+    )
+    row = json.loads(r.stdout)
+    assert row["timing"] == "closed-loop" and row["resp_mean_us"] > 0 and r.stderr == ""
+    # Without a device there are no timing columns to empty (the CLI then has no note).
+    assert fcsim.simulate(lis, "lru", 4).timing == "untimed-trace"
+
+
+def test_rows_state_the_drive() -> None:
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    small = {"device.channels": 1, "device.chips_per_channel": 2, "device.blocks": 128}
+    ages = [{}, {"device.fill": 1}, {"device.fill": 1, "device.steady": 0.5}]
+    states = [fcsim.simulate(t, "lru", "1%", device="gasa", set={**small, **a}).device_state for a in ages]
+    assert states == ["fresh", "filled", "aged 0.5x (seed 42)"]
+    assert fcsim.simulate(t, "lru", "1%").device_state is None
+    out = run("devices").stdout
+    assert all(f"\n  {s}" in out for s in ("fresh", "filled", "aged Nx"))
+
+
+def test_mrc_at_equals_run() -> None:
+    # cloudphysics has 269,210 unique pages: 5% is 13,460.5 pages, which `run` rounds up.
+    t = TRACES / "cloudphysics_vscsi_2h.csv.gz"
+    r = run("mrc", t, "--at", "64MiB,5%")
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines()[2:]}
+    runs = fcsim.run_grid(t, "lru", ["64MiB", "5%"]).to_dict("records")
+    for label, row in zip(["64MiB", "5%"], runs, strict=True):
+        pages, miss = rows[label]
+        assert int(pages.replace(",", "")) == row["size_pages"]
+        assert float(miss) == round(1 - row["hit_ratio"], 4)
+    assert runs[1]["size_pages"] == 13_461
+
+
+def test_output_files_get_normal_permissions(tmp_path: Path) -> None:
+    import os
+
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    files = [tmp_path / n for n in ("r.csv", "r.parquet", "r.png", "m.json", "m.png", "c.fct")]
+    cmds = [
+        ["run", t, "--policy", "lru", "--size", "1%", "-q", "--out", files[0]],
+        ["run", t, "--policy", "lru", "--size", "1%,5%", "-q", "--out", files[1], "--plot", files[2]],
+        ["mrc", t, "--out", files[3], "--plot", files[4]],
+        ["trace", "convert", t, "-o", files[5]],
+    ]
+    for cmd in cmds:
+        r = subprocess.run(
+            [*FCSIM, *map(str, cmd)], capture_output=True, text=True, preexec_fn=lambda: os.umask(0o022)
+        )
+        assert r.returncode == 0, r.stderr
+    assert {f.name: oct(f.stat().st_mode & 0o777) for f in files} == {f.name: "0o644" for f in files}
+
+
+def test_run_plot_and_policy_none_once(tmp_path: Path) -> None:
+    png = tmp_path / "run.png"
+    r = run(
+        "run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "none,lru,fifo", "--size", "1%,5%,10%",
+        "--device", "gasa", "--plot", png, "--json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rows = [json.loads(line) for line in r.stdout.splitlines()]
+    # `none` caches nothing: one row, not one per size.
+    assert [row["policy"] for row in rows] == ["none"] + ["lru"] * 3 + ["fifo"] * 3
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+
+
+def test_libcachesim_exports_say_what_they_drop(tmp_path: Path) -> None:
+    t = TRACES / "mqsim_tpcc-small.trace.gz"
+    r = run("trace", "convert", t, "-o", tmp_path / "t.oracleGeneral.bin")
+    assert r.returncode == 0, r.stderr
+    assert "oracleGeneral has no read/write flag: the 7,995 written page accesses replay as reads" in r.stderr
+    r = run("trace", "convert", t, "-o", tmp_path / "t.csv")
+    assert "read/write" not in r.stderr and "request sizes and boundaries are not kept" in r.stderr
+    # The CSV keeps the operation: read back, it has the trace's written pages.
+    info = fcsim.trace_info(tmp_path / "t.csv")
+    assert info["write_pages"] == 7_995 and info["format"] == "lcs-csv"
+    assert fcsim.convert(t, tmp_path / "t.fct")["dropped"] == []

@@ -241,3 +241,71 @@ def test_reproduce_lcr(tmp_path: Path) -> None:
 def test_reproduce_only_names_traces_of_the_experiment(tmp_path: Path) -> None:
     with pytest.raises(fcsim.ConfigError, match="not a trace of lcr"):
         reports.reproduce("lcr", tmp_path, traces_dir=TRACES, only=["nope.csv"])
+
+
+def test_ctrl_c_saves_finished_points_and_says_what_remains(tmp_path: Path) -> None:
+    exp = tmp_path / "slow.toml"
+    exp.write_text(SLOW)
+    out = tmp_path / "slow.parquet"
+    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), "--jobs", "2"]
+    # Ctrl-C on a terminal signals the whole process group: the CLI and its pool's workers.
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    deadline = time.monotonic() + 120
+    while not out.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    saved = len(pd.read_parquet(out))
+    assert 0 < saved < 12
+    assert err.strip() == (
+        f"fcsim: interrupted: {saved} of 12 points are saved in {out}, {12 - saved} remain; "
+        "run the same command again to resume"
+    )
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0 and f"fcsim: resuming: {saved} of 12 points done in {out}" in r.stderr
+    assert len(pd.read_parquet(out)) == 12
+
+
+def test_trace_paths_resolve_against_the_experiment_file(tmp_path: Path) -> None:
+    (tmp_path / "exp").mkdir()
+    exp = tmp_path / "exp" / "e.toml"
+    exp.write_text('traces = ["t/a.csv"]\npolicies = ["lru"]\nsizes = ["1%"]\n')
+    looked = tmp_path / "exp" / "t" / "a.csv"
+    with pytest.raises(
+        fcsim.ConfigError, match=f"trace 't/a.csv' not found: looked for {looked} .*directory"
+    ):
+        sweep.sweep(exp, tmp_path / "o.parquet")
+    with pytest.raises(
+        fcsim.ConfigError, match=f"looked for {tmp_path / 't' / 'a.csv'} .*--traces {tmp_path}"
+    ):
+        sweep.sweep(exp, tmp_path / "o.parquet", traces_dir=tmp_path)
+    # Found relative to the file, whatever the working directory.
+    (tmp_path / "exp" / "t").mkdir()
+    (looked).write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    df = sweep.sweep(exp, tmp_path / "o.parquet", jobs=1)
+    assert list(df["trace"]) == ["a.csv"]
+
+
+def test_policy_none_is_one_point_whatever_the_sizes(tmp_path: Path) -> None:
+    exp = tmp_path / "none.toml"
+    exp.write_text(
+        'traces = ["synth:zipf,requests=2000,pages=500,seed=3"]\npolicies = ["none", "lru"]\n'
+        'sizes = ["1%", "5%", "10%"]\n'
+    )
+    assert [p["policy"] for p in sweep.load(exp).points()] == ["none", "lru", "lru", "lru"]
+
+
+def test_a_point_that_fails_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    # The error comes back from a pool worker (it pickles as fcsim._core.ConfigError).
+    exp = tmp_path / "bad.toml"
+    exp.write_text(
+        'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["1%", "5%"]\n'
+        'devices = ["gasa"]\n[set]\n"device.op" = 0.01\n'
+    )
+    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(tmp_path / "o.parquet")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("fcsim: error: device: ") and len(r.stderr.strip().splitlines()) == 1

@@ -138,7 +138,11 @@ def simulate(
     time (5).
 
     ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
-    ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests."""
+    ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests. The row's
+    ``timing`` says which (``trace``, ``closed-loop``), or ``untimed-trace`` for a trace without
+    timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD and
+    per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
+    ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``."""
     sets = Sets(set)
     row = _core.simulate(
         os.fspath(trace),
@@ -171,7 +175,8 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. ``device`` is a preset, a list of presets, or None (no device).
+    order. ``device`` is a preset, a list of presets, or None (no device). Policy ``none``
+    caches nothing, so it runs once per trace and device whatever the sizes.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -197,10 +202,17 @@ def run_grid(
         if d is not None and d.lower() not in presets:
             raise ConfigError(f"unknown device preset '{d}'; presets: {', '.join(sorted(presets))}")
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
-    ws: dict[str, int | None] = {}
-    for t in trace_list:
-        ws[t] = _core.working_set(t, **tkw) if any(s.strip().endswith("%") for s in size_list) else None
-    points = [(t, p, s, d) for t in trace_list for p in policy_list for s in size_list for d in device_list]
+    percent = any(s.strip().endswith("%") for s in size_list) and any(
+        p.lower() != "none" for p in policy_list
+    )
+    ws: dict[str, int | None] = {t: _core.working_set(t, **tkw) if percent else None for t in trace_list}
+    points = [
+        (t, p, s, d)
+        for t in trace_list
+        for p in policy_list
+        for s in (size_list[:1] if p.lower() == "none" else size_list)
+        for d in device_list
+    ]
     done = [0.0] * len(points)
 
     def report(i: int) -> Progress:
@@ -269,7 +281,11 @@ def convert(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Writes ``trace`` as fcsim binary (``.fct``), libCacheSim CSV or oracleGeneral (``to`` =
-    ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic."""
+    ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic.
+
+    Returns the trace's statistics (as ``trace_info``) and ``dropped``: what the target format
+    does not carry, one sentence each (libCacheSim's formats hold page accesses, not requests;
+    oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column)."""
     trace_params = Sets(set).trace
     return _core.convert_trace(
         os.fspath(trace),

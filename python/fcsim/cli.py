@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -14,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 import fcsim
-from fcsim import output
+from fcsim import _core, output
 from fcsim.reports import PAPERS
 
 TABLE_COLUMNS = [
@@ -28,6 +29,7 @@ TABLE_COLUMNS = [
     "backing_writes",
     "dirty_evictions",
     "device",
+    "device_state",
     "flash_page_writes",
     "erasures",
     "write_amplification",
@@ -38,6 +40,7 @@ TABLE_COLUMNS = [
 
 DEVICE_TABLE_COLUMNS = {
     "device",
+    "device_state",
     "flash_page_writes",
     "erasures",
     "write_amplification",
@@ -52,22 +55,26 @@ class Bar:
     def __init__(self, label: str) -> None:
         self.label = label
         self.start = time.monotonic()
-        self.shown = False
+        self.shown = 0
         self.enabled = sys.stderr.isatty()
 
-    def __call__(self, fraction: float) -> None:
+    def __call__(self, fraction: float, detail: str = "") -> None:
         if not self.enabled or time.monotonic() - self.start < 1.0:
             return
         width = 30
         filled = int(width * min(max(fraction, 0.0), 1.0))
-        sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%}")
+        line = f"{self.label} [{'#' * filled}{'.' * (width - filled)}] {fraction:6.1%}" + (
+            f" {detail}" if detail else ""
+        )
+        sys.stderr.write("\r" + line.ljust(self.shown))
         sys.stderr.flush()
-        self.shown = True
+        self.shown = max(self.shown, len(line))
 
     def close(self) -> None:
         if self.shown:
-            sys.stderr.write("\r" + " " * (len(self.label) + 42) + "\r")
+            sys.stderr.write("\r" + " " * self.shown + "\r")
             sys.stderr.flush()
+            self.shown = 0
 
 
 def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -110,9 +117,25 @@ def _split_list(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
+def untimed_notes(df: pd.DataFrame) -> None:
+    """One line on stderr per trace whose rows have a device but no arrival times."""
+    if "timing" not in df.columns or "device" not in df.columns:
+        return
+    rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
+    for trace in dict.fromkeys(rows["trace"]):
+        print(
+            f"fcsim: note: {trace} has no timestamps, so response times, EPBPD and per-epoch loads "
+            "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
+            "outstanding requests",
+            file=sys.stderr,
+        )
+
+
 def cmd_run(a: argparse.Namespace) -> int:
     if a.out:
         output.check_path(a.out)
+    if a.plot:
+        output.check_dir(a.plot)
     policies = _split_list(a.policy)
     if a.size is None:
         if any(p.lower() != "none" for p in policies):
@@ -128,11 +151,16 @@ def cmd_run(a: argparse.Namespace) -> int:
         bar.close()
     if a.out:
         output.write_table(df, a.out)
+    if a.plot:
+        from fcsim.plot import run_plot
+
+        run_plot(df, a.plot)
     if a.json:
         for line in output.rows_json(df):
             print(line)
     elif not a.quiet:
         print(format_table(df))
+    untimed_notes(df)
     bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
     if bad:
         print(f"fcsim: skipped {bad} malformed line(s) in {a.trace}", file=sys.stderr)
@@ -183,6 +211,8 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
         f"{info['out_of_order']:,} out of order)",
     ]
+    if not info["timed"]:
+        lines[-1] = "time span      none: the trace has no timestamps (requests keep their order)"
     if info["object_keys"]:
         lines.append("keys           object ids (one page per request)")
     if info["bad_lines"]:
@@ -217,6 +247,8 @@ def cmd_convert(a: argparse.Namespace) -> int:
         f"wrote {a.output}: {info['requests']:,} requests, {info['page_accesses']:,} page accesses, "
         f"{info['unique_pages']:,} unique pages"
     )
+    for note in info["dropped"]:
+        print(f"fcsim: note: {note}", file=sys.stderr)
     return 0
 
 
@@ -229,7 +261,15 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     if a.plot:
         output.check_dir(a.plot)
     common = _common(a)
-    sizes = None if a.sizes is None else _split_list(a.sizes)
+    if a.at is not None and a.sizes is not None:
+        raise fcsim.ConfigError("give --at or --sizes, not both (for minisim they are the same)")
+    at_sizes = None if a.at is None else _split_list(a.at)
+    if at_sizes is not None:
+        if not at_sizes:
+            raise fcsim.ConfigError("--at: expected sizes, e.g. --at 64MiB,1%,5000")
+        for s in at_sizes:
+            _core.check_size(s)
+    sizes = at_sizes if a.method == "minisim" else None if a.sizes is None else _split_list(a.sizes)
     bar = Bar("computing MRC")
     try:
         curve = fcsim.mrc(
@@ -264,6 +304,13 @@ def cmd_mrc(a: argparse.Namespace) -> int:
             exact = fcsim.mrc(a.trace, progress=lambda d, t: bar(d / t if t else 0.0), **common)
         finally:
             bar.close()
+    # Sizes as `run` resolves them (a percent of the working set rounds half away from zero); the
+    # default shares of a tiny working set are at least one page.
+    base = ws if exact is None else exact.attrs["cold"]
+    if at_sizes is not None:
+        rows = [(label, _core.size_pages(label, a.page_size, base)) for label in at_sizes]
+    else:
+        rows = [(f"{s:.0%}", _share_pages(s, a.page_size, base)) for s in MRC_POINTS]
     if a.method == "exact":
         print(f"{at['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
     else:
@@ -274,14 +321,19 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         )
         print(f"{at['accesses']:,} accesses, about {ws:,} unique pages (LRU, SHARDS {how}; {sample})")
     if exact is not None:
-        ws = exact.attrs["cold"]
-        print(f"sizes are shares of the exact working set, {ws:,} pages")
-    rows = [(f"{share:.0%}", max(1, round(ws * share))) for share in MRC_POINTS]
+        print(f"sizes are shares of the exact working set, {base:,} pages")
     ref = None if exact is None else [fcsim.mrc_at(exact, pages) for _, pages in rows]
     _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], ref, "exact LRU", None)
     if a.compare and a.method == "exact":
         print("(--compare: the exact curve is its own reference)")
     return 0
+
+
+def _share_pages(share: float, page_size: int, ws: int) -> int:
+    try:
+        return _core.size_pages(f"{share:.0%}", page_size, ws)
+    except fcsim.ConfigError:  # less than one page
+        return 1
 
 
 def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str) -> None:
@@ -300,7 +352,11 @@ def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str,
         finally:
             bar.close()
         ref = [1.0 - h for h in full["hit_ratio"]]
-    rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
+    if a.at is not None:
+        by_pages = {_core.size_pages(s, a.page_size, ws): s for s in _split_list(a.at)}
+        rows = [(by_pages.get(p, f"{p:,}"), p) for p in pages]
+    else:
+        rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
     _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", at["mini_sizes"])
 
 
@@ -342,11 +398,24 @@ def cmd_policies(_: argparse.Namespace) -> int:
     return 0
 
 
+DEVICE_STATES = """
+The drive's state when the run starts (the device_state column of every row):
+  fresh     nothing written (fill=0; gasa, dynamic, offline): every block erased, so GC starts only once
+            the run has written more than the spare space; short traces see write amplification 1.
+  filled    fill=F of user capacity written once before the run (lcr: fill=1): every page mapped, but
+            GC still starts only once the run overwrites the spare space.
+  aged Nx   filled, then steady=N x user capacity of random overwrites (seeded by device.seed): blocks
+            hold valid and invalid pages and GC runs from the first writes, as on a drive in service.
+            Set device.steady=1 to measure write amplification, erasures and tail response times of
+            a drive in use (on lcr it takes seconds, once per process and configuration)."""
+
+
 def cmd_devices(_: argparse.Namespace) -> int:
     for d in fcsim.devices():
         values = " ".join(f"{k}={v}" for k, v in d["values"].items())
         print(f"{d['name']:<9} {values}\n          ({d['source']})")
     print("\nOverride any value with --set device.KEY=VALUE; device.capacity=BYTES sets user capacity.")
+    print(DEVICE_STATES)
     return 0
 
 
@@ -354,13 +423,22 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     from fcsim import sweep
 
     out = a.out or f"{Path(a.experiment).stem}.parquet"
+    exp = sweep.load(a.experiment, a.traces)
+    total = len(exp.points())
     bar = Bar("sweeping")
+
+    def progress(fraction: float) -> None:
+        bar(fraction, f"{round(fraction * total)}/{total} points")
+
+    def notify(message: str) -> None:
+        bar.close()
+        print(f"fcsim: {message}", file=sys.stderr)
+
     try:
-        df = sweep.sweep(
-            a.experiment, out, traces_dir=a.traces, jobs=a.jobs, scheduler=a.scheduler, progress=bar
-        )
+        df = sweep.run(exp, out, jobs=a.jobs, scheduler=a.scheduler, progress=progress, notify=notify)
     finally:
         bar.close()
+    untimed_notes(df)
     print(f"wrote {out}: {len(df)} points")
     return 0
 
@@ -407,6 +485,12 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--json", action="store_true", help="print one JSON object per result row")
     run.add_argument("--out", help="write the results to FILE (.csv, .parquet, .json, .jsonl)")
+    run.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="plot hit ratio (and, with a device, flash writes and p99 response) against cache size, "
+        "one line per policy",
+    )
     run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
     run.add_argument("-q", "--quiet", action="store_true", help="print no table")
     _trace_args(run)
@@ -434,6 +518,12 @@ def parser() -> argparse.ArgumentParser:
         "--sizes",
         help="minisim cache sizes, comma-separated: pages, bytes (64MiB) or percent (5%%); "
         "default 10 log-spaced shares of the working set from 1%% to 100%%",
+    )
+    mrc.add_argument(
+        "--at",
+        metavar="SIZES",
+        help="print the miss ratio at these cache sizes, comma-separated: pages, bytes (64MiB) or percent "
+        "of the working set (5%%), resolved as 'fcsim run' resolves --size; default 1%%..100%%",
     )
     mrc.add_argument("--seed", type=int, default=0, help="seed of the sampling hash (default 0)")
     mrc.add_argument(
@@ -499,13 +589,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args))
     except (fcsim.TraceError, fcsim.ConfigError) as e:
         print(f"fcsim: error: {e}", file=sys.stderr)
+    except BrokenPipeError:  # the reader of stdout went away (| head): not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:
         print(f"fcsim: error: {e}", file=sys.stderr)
-    except KeyboardInterrupt:
-        print("fcsim: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as e:
+        print(f"fcsim: {str(e) or 'interrupted'}", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
     return 2
 
 

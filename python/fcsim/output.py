@@ -1,12 +1,14 @@
 """Result tables on disk: CSV, Parquet or JSON by extension, written atomically (a temporary
-file beside the target, renamed over it only when complete)."""
+file beside the target, renamed over it only when complete). Files get the permissions any new
+file of the user gets (0666 less the umask: 0644 under umask 022), not a temporary file's 0600."""
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
-import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -42,12 +44,32 @@ def rows_json(df: pd.DataFrame) -> list[str]:
     return [json.dumps(r) for r in json.loads(df.to_json(orient="records"))]
 
 
-def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+@contextlib.contextmanager
+def atomic(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yields a new, empty temporary file beside ``path`` (created as any new file is, mode 0666
+    less the umask) to be written by name; renames it over ``path`` when the block ends, or
+    removes it on an error or an interrupt."""
     p = Path(path)
-    kind = _kind(p)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent if str(p.parent) else ".")
-    os.close(fd)
+    parent = p.parent if str(p.parent) else Path(".")
+    for i in itertools.count():
+        tmp = parent / f".{p.name}.{os.getpid()}.{i}.tmp"
+        try:
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            break
+        except FileExistsError:
+            continue
     try:
+        yield tmp
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+    kind = _kind(Path(path))
+    with atomic(path) as tmp:
         if kind == "csv":
             df.to_csv(tmp, index=False)
         elif kind == "parquet":
@@ -55,9 +77,4 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
         elif kind == "json":
             df.to_json(tmp, orient="records", indent=1)
         else:
-            Path(tmp).write_text("".join(line + "\n" for line in rows_json(df)))
-        os.replace(tmp, p)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+            tmp.write_text("".join(line + "\n" for line in rows_json(df)))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+from fcsim.output import atomic
 
 
 def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
@@ -35,13 +36,61 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | Non
     ax.set_title(title or Path(str(curve.attrs.get("trace", ""))).name)
     ax.legend()
     fig.tight_layout()
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".png", dir=p.parent if str(p.parent) else ".")
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png")
-        os.replace(tmp, p)
+        with atomic(path) as tmp:
+            fig.savefig(tmp, format="png")
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+
+
+RUN_PANELS = [
+    ("hit_ratio", "hit ratio"),
+    ("flash_page_writes", "flash page writes"),
+    ("resp_p99_us", "p99 response (µs)"),
+]
+
+
+def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
+    """Writes the rows of ``fcsim run`` as a PNG (atomically): hit ratio against cache size and,
+    for rows with a device, flash page writes and p99 response time, one line per policy (and
+    device, when there are several). A panel with no values (p99 of an untimed trace) is left
+    out; ``none`` (no cache, size 0) is a dashed horizontal line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    panels = [(c, label) for c, label in RUN_PANELS if c in df.columns and df[c].notna().any()]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), dpi=120, squeeze=False)
+    d = df.assign(mib=df["size_pages"] * df["page_size"] / 2**20)
+    devices = d["device"].fillna("") if "device" in d.columns else pd.Series("", index=d.index)
+    several = devices.nunique() > 1
+    d = d.assign(line=d["policy"] + (" / " + devices if several else ""))
+    sized = d[d["size_pages"] > 0]
+    for ax, (col, label) in zip(axes[0], panels, strict=True):
+        for i, (name, g) in enumerate(sized.groupby("line", sort=False)):
+            g = g.sort_values("mib")
+            ax.plot(g["mib"], g[col], marker="o", color=f"C{i % 10}", label=name)
+        for name, g in d[d["size_pages"] == 0].groupby("line", sort=False):
+            ax.axhline(g[col].iloc[0], color="grey", linestyle="--", label=f"{name} (no cache)")
+        if len(sized) and sized["mib"].max() > 10 * sized["mib"].min():
+            ax.set_xscale("log")
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("cache size (MiB)")
+        ax.set_ylabel(label)
+        if col == "hit_ratio":
+            ax.set_ylim(0, min(1.02, max(0.05, float(d[col].max()) * 1.15)))
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=8)
+    what = ", ".join(dict.fromkeys(str(t) for t in df["trace"]))
+    if not several and devices.iloc[0]:
+        what += f" over {devices.iloc[0]} ({df['device_state'].iloc[0]})" if "device_state" in df else ""
+    fig.suptitle(title or what, fontsize=10)
+    fig.tight_layout()
+    try:
+        with atomic(path) as tmp:
+            fig.savefig(tmp, format="png")
+    finally:
+        plt.close(fig)

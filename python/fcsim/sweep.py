@@ -5,7 +5,7 @@ An experiment is a TOML file::
 
     name = "larc"
     description = "..."
-    traces = ["arc_OLTP.lis.zst", "synth:zipf,alpha=0.9"]   # relative to the file or --traces
+    traces = ["arc_OLTP.lis.zst", "synth:zipf,alpha=0.9"]   # relative to the file's directory, or --traces
     policies = ["lru", "larc"]
     sizes = ["1%", "5%", "10%"]
     devices = ["gasa"]            # optional; "" or omitted: no device
@@ -20,20 +20,26 @@ made of several grids lists them as ``[[part]]`` tables, each with any of ``trac
 ``policies``, ``sizes``, ``devices``, ``set`` and ``grid``; what a part leaves out it takes from
 the top level (``set`` and ``grid`` add to it). A point in two parts runs once.
 
+Trace paths are relative to the experiment file's directory (not the working directory), or to
+``traces_dir`` (``--traces DIR``) when given; absolute paths and ``synth:`` specs are kept. A
+trace that is not there fails before the first point runs, naming the path it looked for.
+
 The output table holds one result row per point, plus ``point`` (the point's key). Rows are
 written (atomically) as points finish; running the same sweep again skips the points already
-in the table, so an interrupted sweep resumes where it stopped.
+in the table, so an interrupted sweep resumes where it stopped. Ctrl-C writes every finished
+point before it stops. Policy ``none`` caches nothing: it runs once whatever the sizes.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 import os
+import signal
 import time
 import tomllib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,6 +60,8 @@ class Trace:
     path: str
     sets: dict[str, Any] = field(default_factory=dict)
     axes: dict[str, list[Any]] = field(default_factory=dict)
+    #: The name as the experiment gives it (``path`` is resolved against the trace directory).
+    given: str = ""
 
 
 @dataclass
@@ -82,7 +90,7 @@ class Part:
             out += [
                 {"trace": t.path, "policy": p, "size": s, "device": d, "set": {**self.sets, **t.sets, **a}}
                 for p in self.policies
-                for s in self.sizes
+                for s in (self.sizes[:1] if p.lower() == "none" else self.sizes)
                 for d in self.devices
                 for a in axes
             ]
@@ -94,6 +102,20 @@ class Experiment:
     name: str
     parts: list[Part]
     description: str = ""
+    #: The experiment file, and what its trace names are relative to (for errors).
+    source: str = "experiment"
+    base_from: str = "the experiment file's directory"
+
+    def check_traces(self) -> None:
+        """Fails (ConfigError) on the first trace file that is not there, naming where it looked."""
+        for part in self.parts:
+            for t in part.traces:
+                if t.path.startswith("synth:") or os.path.exists(t.path):
+                    continue
+                raise ConfigError(
+                    f"{self.source}: trace '{t.given}' not found: looked for {os.path.abspath(t.path)} "
+                    f"(trace paths are relative to {self.base_from})"
+                )
 
     def points(self) -> list[dict[str, Any]]:
         """Every point of every part, in order, each once."""
@@ -130,7 +152,7 @@ def _traces(doc: dict[str, Any], base: Path, where: str) -> list[Trace]:
             f, sets, axes = t, {}, {}
         else:
             raise ConfigError(f"{where}: a trace is a file name or a table with 'file'")
-        out.append(Trace(f if f.startswith("synth:") else str(base / f), sets, axes))
+        out.append(Trace(f if f.startswith("synth:") else str(base / f), sets, axes, given=f))
     return out
 
 
@@ -186,6 +208,10 @@ def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None
         name=str(doc.get("name", p.stem)),
         description=str(doc.get("description", "")),
         parts=parts or [_part(doc, doc, base, str(p))],
+        source=str(p),
+        base_from=f"--traces {os.path.abspath(base)}"
+        if traces_dir is not None
+        else f"the experiment file's directory, {os.path.abspath(base)}; --traces DIR gives another",
     )
 
 
@@ -200,17 +226,25 @@ def _run_point(pt: dict[str, Any]) -> dict[str, Any]:
     return {**row, "point": point_key(pt)}
 
 
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the main process, which saves what is done and stops them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _local(todo: list[dict[str, Any]], jobs: int | None) -> Iterator[dict[str, Any]]:
     """Rows of ``todo`` as they finish on a local process pool."""
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = [pool.submit(_run_point, pt) for pt in todo]
-        try:
-            for f in as_completed(futures):
-                yield f.result()
-        finally:
-            for f in futures:
-                f.cancel()
+    pool = multiprocessing.Pool(workers, initializer=_ignore_sigint)
+    try:
+        yield from pool.imap_unordered(_run_point, todo)
+        pool.close()
+        pool.join()
+    finally:
+        pool.terminate()
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during a sweep, after the finished points were written; says how many remain."""
 
 
 def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[dict[str, Any]]:
@@ -239,13 +273,17 @@ def run(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
+    notify: Callable[[str], object] | None = None,
 ) -> pd.DataFrame:
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
     ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
     traces at the same paths); returns the whole table. The table is rewritten (atomically) as
-    points finish, at most every second."""
+    points finish, at most every second. ``notify`` gets one-line messages (``resuming: K of N
+    points done``). On Ctrl-C every finished point is written first, then :class:`Interrupted`
+    (a KeyboardInterrupt) says how many points remain."""
     out = Path(out)
     output.check_path(out)
+    exp.check_traces()
     points = exp.points()
     for pt in points:  # fail on a bad option before the first run
         api.Sets(pt["set"])
@@ -255,9 +293,12 @@ def run(
         if "point" not in prev.columns:
             raise ConfigError(f"{out}: exists and is not a sweep table (no 'point' column)")
         rows = prev.to_dict("records")
-    have = {r["point"] for r in rows}
+    keys = {point_key(pt) for pt in points}
+    have = {r["point"] for r in rows} & keys
     todo = [pt for pt in points if point_key(pt) not in have]
     total = len(points)
+    if have and notify is not None:
+        notify(f"resuming: {len(have)} of {total} points done in {out}")
 
     def report() -> None:
         if progress is not None:
@@ -265,15 +306,24 @@ def run(
 
     report()
     if todo:
-        written = time.monotonic()
+        written, saved = time.monotonic(), len(rows)
         results = _dask(todo, scheduler) if scheduler else _local(todo, jobs)
-        for i, row in enumerate(results):
-            rows.append(row)
-            have.add(row["point"])
-            if time.monotonic() - written >= 1.0 or i == len(todo) - 1:
+        try:
+            for row in results:
+                rows.append(row)
+                have.add(row["point"])
+                if time.monotonic() - written >= 1.0 or len(have) == total:
+                    output.write_table(pd.DataFrame(rows), out)
+                    written, saved = time.monotonic(), len(rows)
+                report()
+        except KeyboardInterrupt:
+            results.close()
+            if len(rows) > saved:
                 output.write_table(pd.DataFrame(rows), out)
-                written = time.monotonic()
-            report()
+            raise Interrupted(
+                f"interrupted: {len(have)} of {total} points are saved in {out}, {total - len(have)} remain; "
+                "run the same command again to resume"
+            ) from None
     order = {point_key(pt): i for i, pt in enumerate(points)}
     df = pd.DataFrame(rows)
     df = df[df["point"].isin(order)].sort_values("point", key=lambda s: s.map(order)).reset_index(drop=True)
@@ -288,9 +338,10 @@ def sweep(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
+    notify: Callable[[str], object] | None = None,
 ) -> pd.DataFrame:
     """Loads the experiment at ``path`` and runs it into ``out`` (see :func:`run`)."""
-    return run(load(path, traces_dir), out, jobs=jobs, scheduler=scheduler, progress=progress)
+    return run(load(path, traces_dir), out, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify)
 
 
 def packaged(name: str) -> Path:

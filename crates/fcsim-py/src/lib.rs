@@ -13,8 +13,8 @@ use pyo3::types::{PyDict, PyList};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-create_exception!(_core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
-create_exception!(_core, ConfigError, PyValueError, "An unknown option or an impossible configuration.");
+create_exception!(fcsim._core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
+create_exception!(fcsim._core, ConfigError, PyValueError, "An unknown option or an impossible configuration.");
 
 /// Maps a core error; `pending` is a Python exception raised by the progress callback.
 fn to_py(e: Error, pending: Option<PyErr>) -> PyErr {
@@ -91,6 +91,7 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     d.set_item("volumes", vols)?;
     d.set_item("bad_lines", i.bad_lines)?;
     d.set_item("object_keys", i.object_keys)?;
+    d.set_item("timed", i.timed)?;
     Ok(d)
 }
 
@@ -203,7 +204,9 @@ fn convert_trace<'py>(
     };
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let info = run(py, progress, |p| convert::convert(&trace, &opts, Path::new(&out), target, page_size, annotate_next, p))?;
-    info_dict(py, &info)
+    let d = info_dict(py, &info)?;
+    d.set_item("dropped", target.dropped(&info))?;
+    Ok(d)
 }
 
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).

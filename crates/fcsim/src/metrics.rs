@@ -20,6 +20,8 @@ pub enum Value {
 #[derive(Debug, Clone, Default)]
 pub struct DeviceRow {
     pub preset: String,
+    /// The drive's state when the run started ([`crate::device::DeviceConfig::state`]).
+    pub state: String,
     /// The device's parameters, reported as `device_<name>`.
     pub params: Vec<(String, String)>,
     pub host_page_reads: u64,
@@ -83,6 +85,54 @@ fn ratio(a: u64, b: u64) -> Value {
     }
 }
 
+/// What the run's arrival times, and so its response times, rest on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// The trace's times (inter-arrival gaps scaled by `time_scale`).
+    Trace,
+    /// A closed loop of `queue_depth` outstanding requests.
+    ClosedLoop,
+    /// Neither: the trace has no times (its requests are stamped with their index or 0), so
+    /// the columns in [`UNTIMED_NULL`] are null.
+    UntimedTrace,
+}
+
+impl Timing {
+    pub fn of(trace_timed: bool, queue_depth: u32) -> Timing {
+        match (queue_depth, trace_timed) {
+            (1.., _) => Timing::ClosedLoop,
+            (0, true) => Timing::Trace,
+            (0, false) => Timing::UntimedTrace,
+        }
+    }
+
+    /// The `timing` column.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timing::Trace => "trace",
+            Timing::ClosedLoop => "closed-loop",
+            Timing::UntimedTrace => "untimed-trace",
+        }
+    }
+}
+
+/// Columns that rest on arrival times (response times, rates per day of trace time, per-epoch
+/// loads, the span): null when the run has no arrival times ([`Timing::UntimedTrace`]).
+pub const UNTIMED_NULL: &[&str] = &[
+    "epbpd",
+    "resp_mean_us",
+    "resp_std_us",
+    "resp_p50_us",
+    "resp_p99_us",
+    "resp_p999_us",
+    "resp_max_us",
+    "load_balance_p50",
+    "load_balance_p90",
+    "load_balance_epochs",
+    "duration_s",
+    "split_resp_mean_us",
+];
+
 /// One result row.
 #[derive(Debug, Clone)]
 pub struct ResultRow {
@@ -101,6 +151,7 @@ pub struct ResultRow {
     pub queue_depth: u32,
     /// An offline-bounds run (`m`, `m+`, `c`, ...): its flash cache instead of a device.
     pub bounds: Option<BoundsRow>,
+    pub timing: Timing,
 }
 
 /// An offline-bounds run: what the algorithm did, and the flash's and stack's parameters.
@@ -146,10 +197,6 @@ impl BoundsRow {
         let ref_rhr = (b.reads > 0).then(|| r.read_hits as f64 / b.reads as f64);
         let mut v: Vec<(String, Value)> = vec![
             ("stack".into(), Value::Str("offline-bounds".into())),
-            (
-                "timing".into(),
-                Value::Str(if b.duration_ns > 0 { "trace" } else { "none: the trace has no timestamps, so EPBPD is null" }.into()),
-            ),
             ("duration_s".into(), Value::Float(b.duration_ns as f64 / 1e9)),
             ("dram_pages".into(), Value::Int(b.dram.pages)),
             ("dram_read_hits".into(), Value::Int(b.dram.read_hits)),
@@ -308,6 +355,15 @@ impl ResultRow {
                     (None, None) => Value::Null,
                 },
             ),
+            (
+                "device_state".into(),
+                match (&self.device, &self.bounds) {
+                    (Some(d), _) => Value::Str(d.state.clone()),
+                    // The bounds start from an empty flash cache (`device.fill`/`steady` refused).
+                    (None, Some(_)) => Value::Str("fresh".into()),
+                    (None, None) => Value::Null,
+                },
+            ),
             ("requests".into(), Value::Int(c.requests)),
             ("accesses".into(), Value::Int(c.accesses)),
             ("reads".into(), Value::Int(c.reads)),
@@ -337,6 +393,7 @@ impl ResultRow {
         v.push(("dirty_eviction_share".into(), ratio(c.dirty_evictions, c.evictions)));
         v.push(("time_scale".into(), Value::Float(self.time_scale)));
         v.push(("queue_depth".into(), Value::Int(u64::from(self.queue_depth))));
+        v.push(("timing".into(), Value::Str(self.timing.name().into())));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }
@@ -377,6 +434,13 @@ impl ResultRow {
                 }
                 if let Some(sp) = &s.split {
                     v.extend(sp.columns(c, d).into_iter().map(|(n, x)| (n.to_string(), x)));
+                }
+            }
+        }
+        if self.timing == Timing::UntimedTrace {
+            for (name, x) in &mut v {
+                if UNTIMED_NULL.contains(&name.as_str()) {
+                    *x = Value::Null;
                 }
             }
         }

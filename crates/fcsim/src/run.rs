@@ -5,7 +5,7 @@
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
 use crate::error::{Error, Result};
-use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow};
+use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::offline::{self, Algorithm};
 use crate::params::{Params, UsedParams};
 use crate::policy;
@@ -179,6 +179,7 @@ pub fn simulate(
         time_scale: cfg.time_scale,
         queue_depth: cfg.queue_depth,
         bounds: None,
+        timing: Timing::of(reader.timed(), cfg.queue_depth),
     })
 }
 
@@ -193,7 +194,7 @@ fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algo
         )));
     }
     let mut reader = trace::open(trace, opts)?;
-    let timed = !trace::format_by_name(reader.format()).is_some_and(|f| f.time_unit.starts_with("none"));
+    let timed = reader.timed();
     let start = Instant::now();
     let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
     let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
@@ -256,6 +257,7 @@ fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algo
         time_scale: 1.0,
         queue_depth: 0,
         bounds: Some(BoundsRow { preset: preset.to_string(), device_params, stack_params, bounds: b }),
+        timing: Timing::of(timed, 0),
     })
 }
 
@@ -270,6 +272,7 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
     let (wear_min, wear_max) = flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
     DeviceRow {
         preset: flash.cfg.preset.clone(),
+        state: flash.cfg.state(),
         params,
         host_page_reads: st.host_reads,
         host_page_writes: st.host_writes,

@@ -363,6 +363,35 @@ fn closed_loop_and_time_scale() {
     assert!(bad.validate().is_err());
 }
 
+#[test]
+fn untimed_traces_have_no_timing_columns() {
+    // golden.csv read without its time column: requests are stamped with their index (ns), so
+    // response times, EPBPD and per-epoch loads would rest on nothing and are null; the counts
+    // do not depend on time and stay. A closed loop times the same trace (the 552 / 8 us above).
+    use fcsim::Value::{Float, Null, Str};
+    let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
+    let mut opts = golden_opts();
+    opts.params.remove("time");
+    opts.params.remove("time_unit");
+    let timed = golden_over_flash("sync");
+    let untimed = fcsim::simulate(&path, &opts, &lru_over_two_chips(2, "sync"), None, None).unwrap();
+    assert_eq!(col(&timed, "timing"), Str("trace".into()));
+    assert_eq!(col(&untimed, "timing"), Str("untimed-trace".into()));
+    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| !n.starts_with("split_")) {
+        assert_eq!(col(&untimed, name), Null, "{name}");
+    }
+    assert_ne!(col(&timed, "resp_mean_us"), Null);
+    for name in ["hits", "flash_page_writes", "erasures", "runtime_s", "load_balance"] {
+        assert_eq!(col(&untimed, name), col(&timed, name), "{name}");
+    }
+    assert_eq!(col(&untimed, "device_state"), Str("fresh".into()));
+    let mut cfg = lru_over_two_chips(2, "sync");
+    cfg.queue_depth = 1;
+    let closed = fcsim::simulate(&path, &opts, &cfg, None, None).unwrap();
+    assert_eq!(col(&closed, "timing"), Str("closed-loop".into()));
+    assert_eq!(col(&closed, "resp_mean_us"), Float(552.0 / 8.0));
+}
+
 fn golden_ssd_cache(write: &str) -> fcsim::ResultRow {
     let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
     cfg.device = Some("gasa".into());

@@ -157,6 +157,7 @@ fn arc_lis() {
     params.insert("block_size".to_string(), "4096".to_string());
     let (_, v4, _) = read_with("arc_p2.lis", &TraceOptions { params, ..TraceOptions::default() });
     assert_eq!(v4[0], req(0, 0, 3_050_771 * 4096, 25 * 4096, Op::Read));
+    assert!(!trace::open(&fixture("arc_p2.lis"), &TraceOptions::default()).unwrap().timed());
 }
 
 #[test]
@@ -189,6 +190,11 @@ fn lcs_csv_keys_are_object_ids() {
     assert_eq!(v.len(), 4);
     assert_eq!(v[0], req(1_000_000_000, 0, 100, 0, Op::Read));
     assert_eq!(v[3].offset, u64::MAX);
+    let timed = |time_col: &str| {
+        let params = BTreeMap::from([("time_col".to_string(), time_col.to_string())]);
+        trace::open(&fixture("lcs.csv"), &TraceOptions { params, ..TraceOptions::default() }).unwrap().timed()
+    };
+    assert!(timed("1") && !timed("0"));
 }
 
 #[test]
@@ -217,6 +223,10 @@ fn generic_csv_named_columns() {
     let opts = TraceOptions { format: Some("csv".into()), params, ..TraceOptions::default() };
     let (f, v, _) = read_with("generic.csv", &opts);
     assert_eq!(f, "csv");
+    assert!(trace::open(&fixture("generic.csv"), &opts).unwrap().timed());
+    let mut untimed = opts.clone();
+    untimed.params.remove("time");
+    assert!(!trace::open(&fixture("generic.csv"), &untimed).unwrap().timed());
     assert_eq!(
         v,
         [req(1_000_000, 3, 1_048_576, 4096, Op::Read), req(1_500_000, 3, 1_052_672, 8192, Op::Write), req(2_250_000, 4, 0, 512, Op::Read)]

@@ -187,6 +187,12 @@ fn fct_round_trip_with_next_access() {
         (10, info.reads, info.writes, info.page_accesses, info.unique_pages)
     );
     assert_eq!(h.source_format, "mqsim");
+    assert!(!h.untimed && trace::open(out.to_str().unwrap(), &TraceOptions::default()).unwrap().timed());
+    // An untimed source (ARC: requests stamped with their index) stays untimed in binary.
+    let arc = dir.join("p2.fct");
+    convert::convert(&fixture("arc_p2.lis"), &TraceOptions::default(), &arc, convert::Target::Fct, 4096, false, &mut |_, _| true).unwrap();
+    assert!(fct::read_header(&arc).unwrap().untimed);
+    assert!(!trace::open(arc.to_str().unwrap(), &TraceOptions::default()).unwrap().timed());
     let mut r = trace::open(out.to_str().unwrap(), &TraceOptions::default()).unwrap();
     let next = r.next_access_column(4096).unwrap().unwrap();
     assert_eq!(next.len() as u64, h.page_accesses);
@@ -227,6 +233,21 @@ fn page_sequences_for_libcachesim_round_trip() {
     let ids = |p: &std::path::Path| read_all(p.to_str().unwrap(), &TraceOptions::default()).iter().map(|r| r.offset).collect::<Vec<_>>();
     assert_eq!(ids(&csv), want);
     assert_eq!(ids(&og), want);
+    // The CSV keeps each access's operation (an `op` column, read back by its header name);
+    // oracleGeneral has none.
+    let tpcc = fixture("mqsim_tpcc.trace");
+    let csv = dir.join("tpcc.csv");
+    convert::convert(&tpcc, &TraceOptions::default(), &csv, convert::Target::LcsCsv, 4096, false, &mut |_, _| true).unwrap();
+    assert!(std::fs::read_to_string(&csv).unwrap().starts_with("time,obj_id,obj_size,op\n"));
+    let ops = |reqs: Vec<fcsim::request::HostRequest>| {
+        reqs.iter()
+            .flat_map(|r| std::iter::repeat(r.op).take(splitter.pages(r).1 as usize))
+            .filter(|op| *op != fcsim::request::Op::Trim)
+            .collect::<Vec<_>>()
+    };
+    let back = read_all(csv.to_str().unwrap(), &TraceOptions::default());
+    assert_eq!(back.iter().map(|r| r.op).collect::<Vec<_>>(), ops(read_all(&tpcc, &TraceOptions::default())));
+    assert!(back.iter().any(|r| r.op == fcsim::request::Op::Write));
     // No temporary file is left behind.
     let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
     assert!(names.iter().all(|n| !n.contains(".tmp")), "{names:?}");

@@ -234,6 +234,33 @@ fn choice<T: Copy>(p: &mut Params, key: &str, default: &str, options: &[(&str, T
 }
 
 impl DeviceConfig {
+    /// The drive's state when the measured run starts, for the result row: `fresh` (nothing
+    /// written: every block erased, so GC starts only once the run has written the spare space),
+    /// `filled` (`fill` × user pages written once, sequentially unless `fill_order=random`: GC
+    /// starts once the run overwrites the spare space), or `aged Nx` (then `steady` × user
+    /// capacity of random overwrites: blocks hold a mix of valid and invalid pages and GC runs
+    /// from the first writes, as on a drive in use). A partial fill gives its share; a seeded
+    /// step (random order, ageing) gives its seed.
+    pub fn state(&self) -> String {
+        if self.fill == 0.0 {
+            return "fresh".into();
+        }
+        let share = if self.fill < 1.0 { format!(" {}%", self.fill * 100.0) } else { String::new() };
+        let random = self.fill_order == Fill::Random;
+        if self.steady > 0.0 {
+            let over = if self.fill < 1.0 || random {
+                format!(" over a{share} {}fill", if random { "random " } else { "" })
+            } else {
+                String::new()
+            };
+            format!("aged {}x{over} (seed {})", self.steady, self.seed)
+        } else if random {
+            format!("filled{share} (random order, seed {})", self.seed)
+        } else {
+            format!("filled{share}")
+        }
+    }
+
     /// Builds the configuration of `preset` with `params` (keys without the `device.` prefix)
     /// overriding it; `page_size` is the simulation's page size, which the device must share.
     /// Returns the configuration and every parameter's value, for the result row.
@@ -407,6 +434,18 @@ mod tests {
         assert_eq!((c.read_ns, c.write_ns, c.erase_ns), (25_000, 200_000, 1_500_000));
         assert_eq!(c.gc_reserve_blocks, 26); // ceil(5% of 512)
         assert_eq!(c.fill, 1.0);
+        assert_eq!(c.state(), "filled");
+    }
+
+    #[test]
+    fn states() {
+        let state = |kv: &[(&str, &str)]| build("gasa", kv).unwrap().state();
+        assert_eq!(state(&[]), "fresh");
+        assert_eq!(state(&[("fill", "0.5")]), "filled 50%");
+        assert_eq!(state(&[("fill", "1"), ("fill_order", "random"), ("seed", "7")]), "filled (random order, seed 7)");
+        assert_eq!(state(&[("fill", "1"), ("steady", "1")]), "aged 1x (seed 42)");
+        assert_eq!(state(&[("fill", "0.5"), ("steady", "2.5")]), "aged 2.5x over a 50% fill (seed 42)");
+        assert_eq!(state(&[("fill", "1"), ("steady", "1"), ("fill_order", "random")]), "aged 1x over a random fill (seed 42)");
     }
 
     #[test]

@@ -39,6 +39,10 @@ struct Arc {
 }
 
 impl LineFormat for Arc {
+    fn timed(&self) -> bool {
+        false
+    }
+
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
         let (f, n) = take_n::<2>(line.split_ascii_whitespace());
         let count = if n >= 2 { parse_u64(f[1], "a block count")? } else { 1 };

@@ -19,9 +19,11 @@ use std::path::{Path, PathBuf};
 pub enum Target {
     /// fcsim binary (`.fct`), host requests.
     Fct,
-    /// libCacheSim CSV `time,obj_id,obj_size`, one row per page access (time in s from the start).
+    /// libCacheSim CSV `time,obj_id,obj_size,op`, one row per page access (time in s from the
+    /// start, op `read` or `write` as libCacheSim's CSV reader spells them).
     LcsCsv,
-    /// libCacheSim oracleGeneral, one record per page access, with next-access times.
+    /// libCacheSim oracleGeneral, one record per page access, with next-access times. The
+    /// format has no operation: writes are replayed as reads.
     OracleGeneral,
 }
 
@@ -35,6 +37,31 @@ impl Target {
         }
     }
 
+    /// What the target format cannot carry of a trace with these statistics, one sentence each
+    /// (empty for `.fct`, which keeps every request whole).
+    pub fn dropped(self, info: &TraceInfo) -> Vec<String> {
+        if self == Target::Fct {
+            return Vec::new();
+        }
+        let name = if self == Target::LcsCsv { "libCacheSim CSV" } else { "oracleGeneral" };
+        let mut v = vec![format!("{name} holds one {} B page access per row: request sizes and boundaries are not kept", info.page_size)];
+        if self == Target::OracleGeneral && info.write_pages > 0 {
+            v.push(format!(
+                "oracleGeneral has no read/write flag: the {} written page accesses replay as reads (the CSV target keeps them in its op column)",
+                thousands(info.write_pages)
+            ));
+        }
+        if info.trims > 0 {
+            v.push(format!("{} trims are left out (they are not accesses)", thousands(info.trims)));
+        }
+        v.push(if info.timed {
+            "times are whole seconds from the first request".to_string()
+        } else {
+            "the trace has no timestamps: every time is 0".to_string()
+        });
+        v
+    }
+
     /// The target suggested by an output file name.
     pub fn from_path(p: &Path) -> Target {
         let name = p.to_string_lossy().to_lowercase();
@@ -46,6 +73,19 @@ impl Target {
             Target::Fct
         }
     }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A file being written under a temporary name; removed unless committed.
@@ -121,7 +161,7 @@ pub fn convert(
     };
     let mut csv_w = if target == Target::LcsCsv { Some(BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?)) } else { None };
     if let Some(w) = csv_w.as_mut() {
-        w.write_all(b"time,obj_id,obj_size\n").map_err(werr)?;
+        w.write_all(b"time,obj_id,obj_size,op\n").map_err(werr)?;
     }
     let mut first_time = None;
     let mut n = 0u64;
@@ -139,7 +179,8 @@ pub fn convert(
             let (first, count) = splitter.pages(&r);
             for k in first..first + count {
                 if let Some(w) = csv_w.as_mut() {
-                    writeln!(w, "{secs},{k},{page_size}").map_err(werr)?;
+                    let op = if r.op == crate::request::Op::Write { "write" } else { "read" };
+                    writeln!(w, "{secs},{k},{page_size},{op}").map_err(werr)?;
                 }
                 if need_keys {
                     keys.push(k);
@@ -154,13 +195,14 @@ pub fn convert(
             return Err(Error::Interrupted);
         }
     }
-    let info = info.finish(reader.bad_lines());
+    let info = info.finish(reader.bad_lines(), reader.timed());
     match target {
         Target::Fct => {
             let next = annotate_next.then(|| next_access(&keys));
             let header = Header {
                 object_keys: unit == KeyUnit::Object,
                 has_next: annotate_next,
+                untimed: !reader.timed(),
                 requests: info.requests,
                 reads: info.reads,
                 writes: info.writes,
@@ -202,6 +244,11 @@ pub fn convert(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!([0, 999, 1000, 7995, 1_234_567].map(thousands), ["0", "999", "1,000", "7,995", "1,234,567"]);
+    }
 
     #[test]
     fn next_access_backward_pass() {

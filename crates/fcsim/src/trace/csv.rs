@@ -116,6 +116,10 @@ impl Csv {
 }
 
 impl LineFormat for Csv {
+    fn timed(&self) -> bool {
+        self.cols[2].is_some()
+    }
+
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
         if self.header {
             self.header = false;

@@ -6,7 +6,7 @@
 //! |---------|-------|
 //! | 0..8    | magic `FCSIMTRC` |
 //! | 8..12   | version (1) |
-//! | 12..16  | flags: bit 0 keys are object ids, bit 1 a next-access column follows the records |
+//! | 12..16  | flags: bit 0 keys are object ids, bit 1 a next-access column follows the records, bit 2 the source had no arrival times |
 //! | 16..80  | stats: requests, reads, writes, trims, page accesses, unique pages, first time (ns), last time (ns) |
 //! | 80..84  | page size the page stats and the next-access column were computed with |
 //! | 84..88  | number of volumes |
@@ -35,6 +35,7 @@ pub const HEADER: usize = 128;
 pub const RECORD: usize = 24;
 const FLAG_OBJECT: u32 = 1;
 const FLAG_NEXT: u32 = 2;
+const FLAG_UNTIMED: u32 = 4;
 /// Records decoded per read.
 const CHUNK: usize = 1 << 14;
 
@@ -43,6 +44,8 @@ const CHUNK: usize = 1 << 14;
 pub struct Header {
     pub object_keys: bool,
     pub has_next: bool,
+    /// The source trace had no arrival times (see [`TraceReader::timed`]).
+    pub untimed: bool,
     pub requests: u64,
     pub reads: u64,
     pub writes: u64,
@@ -63,7 +66,9 @@ impl Header {
         let mut h = [0u8; HEADER];
         h[0..8].copy_from_slice(MAGIC);
         h[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let flags = if self.object_keys { FLAG_OBJECT } else { 0 } | if self.has_next { FLAG_NEXT } else { 0 };
+        let flags = if self.object_keys { FLAG_OBJECT } else { 0 }
+            | if self.has_next { FLAG_NEXT } else { 0 }
+            | if self.untimed { FLAG_UNTIMED } else { 0 };
         h[12..16].copy_from_slice(&flags.to_le_bytes());
         let stats =
             [self.requests, self.reads, self.writes, self.trims, self.page_accesses, self.unique_pages, self.time_first, self.time_last];
@@ -98,6 +103,7 @@ impl Header {
         Ok(Header {
             object_keys: flags & FLAG_OBJECT != 0,
             has_next: flags & FLAG_NEXT != 0,
+            untimed: flags & FLAG_UNTIMED != 0,
             requests: u64_at(16),
             reads: u64_at(24),
             writes: u64_at(32),
@@ -217,6 +223,10 @@ impl TraceReader for FctReader {
 
     fn progress(&self) -> (u64, u64) {
         (self.read, self.header.requests)
+    }
+
+    fn timed(&self) -> bool {
+        !self.header.untimed
     }
 
     fn next_access_column(&mut self, page_size: u32) -> Result<Option<Vec<u64>>> {

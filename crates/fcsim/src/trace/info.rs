@@ -40,6 +40,9 @@ pub struct TraceInfo {
     pub volumes: Vec<(u32, VolumeStats)>,
     pub bad_lines: u64,
     pub object_keys: bool,
+    /// Whether the trace carries arrival times ([`super::TraceReader::timed`]); without them the
+    /// time fields count requests.
+    pub timed: bool,
 }
 
 impl TraceInfo {
@@ -112,7 +115,9 @@ impl InfoBuilder {
         *self.sizes.entry(u64::from(r.len).next_power_of_two()).or_default() += 1;
     }
 
-    pub fn finish(mut self, bad_lines: u64) -> TraceInfo {
+    /// The statistics, for a reader that skipped `bad_lines` and whose requests are `timed`.
+    pub fn finish(mut self, bad_lines: u64, timed: bool) -> TraceInfo {
+        self.info.timed = timed;
         if self.info.requests == 0 {
             self.info.time_min_ns = 0;
         }
@@ -134,5 +139,5 @@ pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32) -> Result<TraceI
     while let Some(r) = reader.next_request()? {
         b.add(&r);
     }
-    Ok(b.finish(reader.bad_lines()))
+    Ok(b.finish(reader.bad_lines(), reader.timed()))
 }

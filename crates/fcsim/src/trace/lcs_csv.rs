@@ -3,9 +3,11 @@
 //! Each row is one access to an object id: the key is the id, not a byte address, so a row is
 //! exactly one page access. Columns are 1-based as libCacheSim numbers them:
 //! `trace.time_col` (default 1), `trace.obj_id_col` (2), `trace.obj_size_col` (3, 0 = none),
-//! `trace.op_col` (0 = none; values read/get/r → read, write/set/w → write, delete/trim → trim),
-//! `trace.has_header` (true), `trace.delimiter` (`,`). Time is in seconds (integer), as
-//! libCacheSim's traces use. These defaults read what `fcsim trace convert --to lcs-csv` writes.
+//! `trace.op_col` (0 = none; values read/get/r → read, write/set/w → write, delete/trim → trim;
+//! by default the header's column named `op`, if it has one), `trace.has_header` (true),
+//! `trace.delimiter` (`,`). Time is in seconds (integer), as libCacheSim's traces use; with
+//! `trace.time_col=0` the trace is untimed. These defaults read what `fcsim trace convert --to
+//! lcs-csv` writes (`time,obj_id,obj_size,op`).
 
 use super::text::{parse_u64, spans, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
@@ -23,32 +25,34 @@ fn sniff(lines: &[&str]) -> bool {
     lines[0].replace(' ', "").to_ascii_lowercase().contains("obj_id")
 }
 
+/// A 1-based column option as a 0-based index (0: none).
 fn col(p: &mut Params, key: &str, default: u64) -> Result<Option<usize>, String> {
-    Ok(match p.take_u64(key, default)? {
-        0 => None,
-        c => Some(c as usize - 1),
-    })
+    Ok(p.take_u64(key, default)?.checked_sub(1).map(|c| c as usize))
 }
 
 fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
     let id = col(p, "obj_id_col", 2)?.ok_or("trace.obj_id_col must be set (1-based)")?;
     let time = col(p, "time_col", 1)?;
+    let header = p.take_bool("has_header", true)?;
+    // Without `op_col`, a header's column named `op` gives the operation.
+    let op_from_header = header && !p.has("op_col");
     let op = col(p, "op_col", 0)?;
     col(p, "obj_size_col", 3)?; // sizes are not used: one object is one page
-    let header = p.take_bool("has_header", true)?;
     let delim = p.take("delimiter").unwrap_or_else(|| ",".into());
     let delim = match delim.as_str() {
         "\\t" | "tab" => '\t',
         d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
         d => return Err(format!("trace.delimiter must be one character, found '{d}'")),
     };
-    Ok(Box::new(LcsCsv { id, time, op, delim, skip_header: header, spans: Vec::new() }))
+    Ok(Box::new(LcsCsv { id, time, op, op_from_header, delim, skip_header: header, spans: Vec::new() }))
 }
 
 struct LcsCsv {
     id: usize,
     time: Option<usize>,
     op: Option<usize>,
+    /// Take `op` from the header's column named `op`.
+    op_from_header: bool,
     delim: char,
     skip_header: bool,
     /// Field spans of the current line, reused.
@@ -60,8 +64,15 @@ impl LineFormat for LcsCsv {
         KeyUnit::Object
     }
 
+    fn timed(&self) -> bool {
+        self.time.is_some()
+    }
+
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
         if std::mem::take(&mut self.skip_header) {
+            if self.op_from_header {
+                self.op = line.split(self.delim).position(|h| h.trim().eq_ignore_ascii_case("op"));
+            }
             return Ok(Parsed::Skip);
         }
         spans(line, self.delim, &mut self.spans);

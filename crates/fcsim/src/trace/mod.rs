@@ -69,6 +69,13 @@ pub trait TraceReader: Send {
     fn bad_lines(&self) -> u64 {
         0
     }
+    /// Whether the requests carry arrival times. An untimed trace (ARC `.lis`, a CSV without a
+    /// time column, a generator without `iops`) stamps requests with their index or 0: order is
+    /// kept, but response times, rates per day and per-epoch loads computed from them mean
+    /// nothing.
+    fn timed(&self) -> bool {
+        true
+    }
     /// Progress as (done, total) in any unit (bytes of the file, requests of a generator).
     fn progress(&self) -> (u64, u64);
     /// Next-access indices stored in the trace for page size `page_size`, if it has them.
@@ -141,6 +148,10 @@ pub struct Params {
 impl Params {
     pub fn new(map: BTreeMap<String, String>) -> Self {
         Params { map }
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.map.contains_key(key)
     }
 
     pub fn take(&mut self, key: &str) -> Option<String> {

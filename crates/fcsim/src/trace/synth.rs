@@ -223,6 +223,11 @@ impl TraceReader for Generator {
         "synth"
     }
 
+    /// `iops=0` puts every request at time 0: no arrival process to time them by.
+    fn timed(&self) -> bool {
+        self.gap.is_some()
+    }
+
     fn progress(&self) -> (u64, u64) {
         (self.i, self.spec.requests)
     }

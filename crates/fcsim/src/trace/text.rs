@@ -25,6 +25,10 @@ pub trait LineFormat: Send {
     fn key_unit(&self) -> KeyUnit {
         KeyUnit::Bytes
     }
+    /// Whether lines carry arrival times (see [`super::TraceReader::timed`]).
+    fn timed(&self) -> bool {
+        true
+    }
 }
 
 /// The driver of every text format.
@@ -118,6 +122,10 @@ impl TraceReader for TextReader {
 
     fn key_unit(&self) -> KeyUnit {
         self.parser.key_unit()
+    }
+
+    fn timed(&self) -> bool {
+        self.parser.timed()
     }
 
     fn bad_lines(&self) -> u64 {

@@ -1,0 +1,167 @@
+"""The README's lists are checked against the code, not kept by hand: result-row columns (read
+from crates/fcsim/src/metrics.rs and from rows of representative runs, at test time), the
+columns an untimed trace leaves null, the trace-format options, the Python functions, the
+reproductions' sizes and times (from results/*/results.parquet), and the sweep example, which
+runs as written, resume included."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import fcsim
+from conftest import ROOT
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+METRICS = (ROOT / "crates/fcsim/src/metrics.rs").read_text(encoding="utf-8")
+# Columns that echo a configuration: `param_<name>`, `device_<name>`, `stack_<name>`.
+ECHO = re.compile(r"^(param|device|stack)_")
+
+
+def section(start: str, end: str = "\n## ") -> str:
+    """The README's text from the heading or phrase `start` to the next `end`."""
+    assert start in README, f"README.md: '{start}' not found"
+    text = README[README.index(start) + len(start) :]
+    return text[: text.index(end)] if end in text else text
+
+
+def backticked(text: str) -> set[str]:
+    return set(re.findall(r"`([a-z][a-z0-9_<>]*)`", text))
+
+
+def columns_in_source() -> set[str]:
+    """Column names written as literals in metrics.rs: `("name".into(), …)`, `("name", …)`."""
+    return set(re.findall(r'\(\s*"([a-z][a-z0-9_]*)"(?:\.into\(\))?\s*,', METRICS))
+
+
+def columns_of_runs() -> set[str]:
+    """Columns of rows without a device, over a device, as a flash cache with a DRAM tier, and
+    as a dynamically split SSD write cache; without the configuration echoes."""
+    t = "synth:zipf,alpha=0.9,requests=20000,pages=20000,write=0.3,seed=1"
+    small = {"device.channels": 1, "device.chips_per_channel": 2, "device.blocks": 64}
+    rows = [
+        fcsim.simulate(t, "lru", "10%"),
+        fcsim.simulate(t, "lru", "10%", device="gasa", set=small),
+        fcsim.simulate(
+            t,
+            "lru",
+            "10%",
+            device="gasa",
+            set={**small, "stack.kind": "ssd-cache", "stack.write": "back", "stack.dram": 0.1},
+        ),
+        fcsim.simulate(
+            t,
+            "lru",
+            "80%",
+            device="dynamic",
+            set={
+                "stack.kind": "ssd-cache",
+                "stack.write": "back",
+                "stack.split": "dynamic",
+                "stack.window": 0.25,
+                "device.channels": 1,
+                "device.chips_per_channel": 2,
+            },
+        ),
+    ]
+    return {c for r in rows for c in r}
+
+
+def test_every_result_column_is_documented() -> None:
+    literal = columns_in_source()
+    assert {"trace", "hit_ratio", "device_state", "timing"} <= literal, (
+        "metrics.rs: column literals not found"
+    )
+    code = literal | {c for c in columns_of_runs() if not ECHO.match(c)}
+    documented = backticked(section("## Result rows"))
+    missing = sorted(code - documented)
+    assert not missing, f"README.md '## Result rows' does not list these columns: {', '.join(missing)}"
+    for echo in ("param_<name>", "device_<name>", "stack_<name>"):
+        assert echo in documented
+    # The other way: every name in the first column of the table is a column.
+    table = section("**Every run.**", "\n\n**")
+    firsts = [line.split("|")[1] for line in table.splitlines() if line.startswith("| `")]
+    stale = sorted(backticked(" ".join(firsts)) - code - {"param_<name>"})
+    assert not stale, f"README.md lists columns that rows do not have: {', '.join(stale)}"
+
+
+def test_untimed_null_columns_are_documented() -> None:
+    block = METRICS[METRICS.index("pub const UNTIMED_NULL") :]
+    names = re.findall(r'"([a-z0-9_]+)"', block[: block.index("];")])
+    assert "resp_p99_us" in names and "epbpd" in names
+    text = section("### Load and time")
+    missing = [
+        n for n in names if f"`{n}`" not in text and not (n.startswith("resp_") and "`resp_*_us`" in text)
+    ]
+    assert not missing, f"README.md '### Load and time' does not name these untimed columns: {missing}"
+
+
+def option_keys(path: str) -> set[str]:
+    src = (ROOT / path).read_text(encoding="utf-8")
+    calls = r'(?:\bcol\(p, |p\.take\(|take_u64\(|take_bool\(|p\.has\()"([a-z_]+)"'
+    return set(re.findall(calls, src))
+
+
+@pytest.mark.parametrize(
+    ("source", "paragraph"),
+    [
+        ("crates/fcsim/src/trace/csv.rs", "**Generic CSV**"),
+        ("crates/fcsim/src/trace/lcs_csv.rs", "**libCacheSim CSV**"),
+    ],
+)
+def test_trace_format_options_are_documented(source: str, paragraph: str) -> None:
+    keys = option_keys(source)
+    assert len(keys) >= 6, f"{source}: options not found"
+    missing = sorted(keys - backticked(section(paragraph, "\n\n")))
+    assert not missing, f"README.md {paragraph} does not name these options of {source}: {missing}"
+
+
+def test_python_functions_are_documented() -> None:
+    missing = [n for n in fcsim.__all__ if f"`fcsim.{n}" not in README]
+    assert not missing, f"README.md does not mention {', '.join('fcsim.' + n for n in missing)}"
+
+
+@pytest.mark.parametrize("paper", sorted(p.parent.name for p in (ROOT / "results").glob("*/results.parquet")))
+def test_reproduction_sizes_and_times_match_the_results(paper: str) -> None:
+    df = pd.read_parquet(ROOT / "results" / paper / "results.parquet")
+    seconds = df["sim_seconds"].sum() + df.get("device_setup_s", pd.Series(dtype=float)).fillna(0).sum()
+    m = re.search(rf"(\d+) points, (\d+) s of simulation\)[^()]*?`results/{paper}/`", README)
+    assert m, (
+        f"README.md: no '(N points, S s of simulation) ... `results/{paper}/`' for fcsim reproduce {paper}"
+    )
+    assert (int(m[1]), int(m[2])) == (len(df), round(seconds)), (
+        f"README.md says {m[1]} points, {m[2]} s for results/{paper}/; the table has {len(df)} points, "
+        f"{seconds:.0f} s"
+    )
+
+
+def test_the_sweep_example_runs_as_written(tmp_path: Path) -> None:
+    # The experiment file and the commands below it, copied out of the README; run in a
+    # directory that stands for the repository root (its data/ is the repository's).
+    text = section("saved as `first.toml`", "\n`fcsim sweep FILE")
+    toml = re.search(r"```toml\n(.*?)```", text, re.S)
+    session = re.search(r"```\n(\$ .*?)```", text, re.S)
+    assert toml and session
+    (tmp_path / "data").symlink_to(ROOT / "data")
+    (tmp_path / "first.toml").write_text(toml[1])
+    blocks = re.split(r"^\$ ", session[1], flags=re.M)[1:]
+    assert len(blocks) == 3
+    for block in blocks:
+        command, _, expected = block.partition("\n")
+        argv = shlex.split(command)
+        program = {
+            ".venv/bin/fcsim": [sys.executable, "-m", "fcsim.cli"],
+            ".venv/bin/python": [sys.executable],
+        }
+        r = subprocess.run(
+            program[argv[0]] + argv[1:], capture_output=True, text=True, cwd=tmp_path, timeout=300
+        )
+        assert r.returncode == 0, r.stderr
+        # As a terminal shows it: the notes on stderr come before the closing line on stdout.
+        assert (r.stderr + r.stdout).splitlines() == expected.splitlines(), command
