@@ -15,6 +15,7 @@
 //! | `m_t` | M+ under an erasure quota (R, L) | [`mt`] |
 //! | `c`, `c_n`, `c_t` | the same insertions on host-managed containers with CFR and E | [`container`] |
 //! | `ripq+` | RIPQ with overwrites on containers, online | [`ripq`] |
+//! | `pannier` | Pannier (S2LRU* on containers, survival queue, credit throttling), online | [`pannier`] |
 //! | `lru-ftl` | LRU over an FTL, online | [`lru`] |
 //!
 //! The pipeline of one run: the trace's page accesses ([`stream::Trace`]) → the DRAM tier
@@ -36,6 +37,7 @@ pub mod m;
 pub mod mn;
 pub mod mplus;
 pub mod mt;
+pub mod pannier;
 pub mod queue;
 pub mod ripq;
 pub mod stream;
@@ -154,6 +156,13 @@ pub static ALGORITHMS: &[Algorithm] = &[
         source: "RIPQ (Tang et al. FAST'15) as offline-bounds §5.3 configures it",
         params: &["points"],
         kind: Kind::Online(|shape, p| Ok(Box::new(ripq::Ripq::new(shape, p)?))),
+    },
+    Algorithm {
+        name: "pannier",
+        description: "Pannier: S2LRU over containers, survival queue for divergent containers, copy-forward of hot blocks, credit throttling (online)",
+        source: "Pannier (Li et al. Middleware'15) as offline-bounds §5.3 describes it",
+        params: &["protected", "hot", "divergent", "budget"],
+        kind: Kind::Online(|shape, p| Ok(Box::new(pannier::Pannier::new(shape, p)?))),
     },
     Algorithm {
         name: "lru-ftl",
