@@ -3,11 +3,11 @@
 //! offline-bounds paper), as the offline-bounds paper summarizes it (§5.3, Table 2: "S2LRU*,
 //! survival queue, insertion throttling"; §3.4: Pannier inserts every write).
 //!
-//! **Sources.** The text of the Pannier paper (and of its journal version, "Pannier: Design and
-//! Analysis of a Container-Based Flash Cache for Compound Objects", ACM TOS 13(3), 2017) could
-//! not be found, nor any implementation; only its abstract (ACM DL): Pannier (1) manages
-//! containers by block access counts, (2) uses block liveness to use flash space better, and
-//! (3) keeps flash within its lifespan with a multi-step feedback controller. Everything below
+//! **Sources.** The text of the Pannier paper (and of its later journal version) could not be
+//! found, nor any implementation; only its abstract (dl.acm.org/doi/10.1145/2814576.2814734):
+//! Pannier (1) manages containers by block access counts, (2) uses block liveness to use flash
+//! space better, and (3) keeps flash within its lifespan with a multi-step feedback controller.
+//! Everything below
 //! follows the offline-bounds paper's description (§5.3: divergent containers, "a priority-based
 //! survival queue to rank containers based on their survival time", eviction of "a container
 //! that has either reached the end of its survival time or is the least-recently used in a
@@ -35,7 +35,7 @@
 //!
 //! 1. *Write buffer.* `Shape::write_buffer` (W) containers in RAM; filled in arrival order;
 //!    an overwrite of a buffered block replaces it in place; reads of buffered blocks are
-//!    `buffer_hits`. It is flushed whole, as W full containers, when it holds W·m blocks.
+//!    `buffer_hits` and count toward the block's hotness (choice 4). It is flushed whole, as W full containers, when it holds W·m blocks.
 //! 2. *GC trigger, and RAM against `cache_pages`.* After each flush, containers are evicted
 //!    until W are free, so the next flush never waits; those W erased containers back the
 //!    buffer, which therefore counts against `Shape::containers` (a shape needs at least W + 1
