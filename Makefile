@@ -47,6 +47,7 @@ bench: $(VENV)/.installed
 	cargo bench -p fcsim --bench device
 	$(BIN)/python bench/side_by_side.py
 	$(BIN)/python bench/mrc_sampling.py
+	$(BIN)/python bench/offline_bounds.py
 
 clean:
 	rm -rf $(VENV) target

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import sections
+
 import fcsim
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -115,19 +117,6 @@ def memory(tmp: Path) -> list[tuple[str, int, int, int]]:
     return out
 
 
-def replace_section(path: Path, lines: list[str]) -> None:
-    """Writes `lines` as the section titled SECTION of `path`, in place of the old one (or at the
-    end)."""
-    old = path.read_text().splitlines() if path.exists() else []
-    start = next((i for i, line in enumerate(old) if line == SECTION), None)
-    if start is None:
-        new = [*old, "", *lines] if old else lines
-    else:
-        end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
-        new = [*old[:start], *lines, *old[end:]]
-    path.write_text("\n".join(new).rstrip("\n") + "\n")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
@@ -198,7 +187,7 @@ def main() -> None:
     ]
     for label, n, kib, held in mem:
         lines.append(f"| {label} | {n:,} | {kib / 1024:.1f} MiB | {held:,} |")
-    replace_section(Path(a.out), lines)
+    sections.replace(Path(a.out), lines)
     print(f"wrote the MRC sampling section of {a.out}")
 
 

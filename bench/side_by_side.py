@@ -28,6 +28,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import libcachesim as lcs
+import sections
 
 import fcsim
 from fcsim import _core
@@ -275,20 +276,10 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         "",
         *criterion_section(),
         *criterion_device_section(),
-        *kept_section(path, "## MRC sampling"),
+        *sections.kept(path, "## MRC sampling"),
+        *sections.kept(path, "## Offline bounds"),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
-
-
-def kept_section(path: Path, prefix: str) -> list[str]:
-    """The section of `path` whose heading starts with `prefix`, as it is (another script,
-    bench/mrc_sampling.py, writes it)."""
-    old = path.read_text().splitlines() if path.exists() else []
-    start = next((i for i, line in enumerate(old) if line.startswith(prefix)), None)
-    if start is None:
-        return []
-    end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
-    return ["", *old[start:end]]
 
 
 def criterion_section() -> list[str]:

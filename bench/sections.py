@@ -1,0 +1,30 @@
+"""Sections of bench/RESULTS.md that each benchmark script owns: side_by_side.py writes the file
+and keeps the sections the other scripts wrote; each of those replaces only its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def _bounds(old: list[str], heading: str) -> tuple[int, int] | None:
+    start = next((i for i, line in enumerate(old) if line.startswith(heading)), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(old)) if old[i].startswith("## ")), len(old))
+    return start, end
+
+
+def kept(path: Path, heading: str) -> list[str]:
+    """The section of `path` whose heading starts with `heading`, as it is, after a blank line."""
+    old = path.read_text().splitlines() if path.exists() else []
+    b = _bounds(old, heading)
+    return ["", *old[b[0] : b[1]]] if b else []
+
+
+def replace(path: Path, lines: list[str]) -> None:
+    """Writes `lines` (a section: its heading first) in place of the section of `path` with the
+    same heading, or at the end."""
+    old = path.read_text().splitlines() if path.exists() else []
+    b = _bounds(old, lines[0])
+    new = ([*old, "", *lines] if old else lines) if b is None else [*old[: b[0]], *lines, *old[b[1] :]]
+    path.write_text("\n".join(new).rstrip("\n") + "\n")
