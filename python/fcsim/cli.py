@@ -207,12 +207,20 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"page accesses  {info['page_accesses']:,} ({ps} B pages; {info['read_pages']:,} read, "
         f"{info['write_pages']:,} written)",
         f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
-        f"bytes          {info['bytes']:,}",
+        f"bytes          {info['bytes']:,}"
+        + (f" (mean request {info['bytes'] / req:,.1f} B)" if req else ""),
         f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
         f"{info['out_of_order']:,} out of order)",
     ]
     if not info["timed"]:
         lines[-1] = "time span      none: the trace has no timestamps (requests keep their order)"
+    for op in ("read", "write"):
+        loc = info[f"{op}_locality"]
+        if loc is not None:
+            lines.append(
+                f"{op} locality{' ' * (6 - len(op))}{loc[0]:.2%} of the {op} pages get {loc[1]:.2%} of the "
+                f"{op} page accesses"
+            )
     if info["object_keys"]:
         lines.append("keys           object ids (one page per request)")
     if info["bad_lines"]:
