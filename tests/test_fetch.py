@@ -95,6 +95,13 @@ WEB_0 = bytes(range(256)) * 400  # 100 KiB
 PLAIN = bytes(reversed(range(256))) * 100
 
 
+def family(name: str, format: str, body: str) -> str:
+    head = f'[[family]]\nname = "{name}"\ntitle = "fixture"\nformat = "{format}"\nsize = "-"\n'
+    return (
+        head + 'source = { text = "a test", checked = false }\nlicence = "-"\nchecksums = "-"\n' + body + "\n"
+    )
+
+
 @pytest.fixture
 def cat(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A catalogue of the fixture archives; the trace cache in tmp_path/cache."""
@@ -103,16 +110,7 @@ def cat(server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path
     server.files.update({"/a1.tar": a1, "/a2.tar": a2, "/cp/w01.bin": PLAIN})
     base = f"http://127.0.0.1:{server.server_address[1]}"
     md5 = {k: hashlib.md5(v).hexdigest() for k, v in (("hm_0", HM_0), ("web_0", WEB_0))}
-    text = f"""
-[[family]]
-name = "msr"
-title = "fixture"
-format = "msr"
-size = "two volumes"
-source = {{ text = "a test", checked = false }}
-licence = "none"
-checksums = "MD5"
-member = "MSR-Cambridge/{{file}}"
+    msr = f"""member = "MSR-Cambridge/{{file}}"
 archives = [
     {{ name = "a1.tar", url = "{base}/a1.tar", size = "small", checked = false }},
     {{ name = "a2.tar", url = "{base}/a2.tar", size = "small", checked = false }},
@@ -130,17 +128,9 @@ size = {len(HM_0)}
 name = "web_0"
 file = "web_0.csv.gz"
 md5 = "{md5["web_0"]}"
-
-[[family]]
-name = "cp"
-title = "plain files"
-format = "oracle-general"
-size = "-"
-source = {{ text = "a test", checked = false }}
-licence = "none"
-checksums = "none known"
-mirror = {{ url = "{base}/cp/{{volume}}.bin", volume = "w[0-9][0-9]", checked = false }}
 """
+    cp = f'mirror = {{ url = "{base}/cp/{{volume}}.bin", volume = "w[0-9][0-9]", checked = false }}'
+    text = family("msr", "msr", msr) + family("cp", "oracle-general", cp)
     path = tmp_path / "catalogue.toml"
     path.write_text(text)
     monkeypatch.setenv("FCSIM_CATALOGUE", str(path))

@@ -117,7 +117,7 @@ def _download(
     with part.open("r+b" if have else "wb") as f:
         f.truncate(have)
         f.seek(have)
-        while True:
+        while size is None or have < size:
             try:
                 resp = _get(key, url, start + have, None if size is None else start + size)
             except FetchError:
