@@ -153,6 +153,17 @@ def test_volume_without_offset_is_found_by_its_tar_header(cat: Path) -> None:
     assert fetch("msr/web_0").read_bytes() == WEB_0
 
 
+def test_a_wrong_offset_falls_back_to_the_tar_headers(cat: Path, tmp_path: Path) -> None:
+    path = tmp_path / "catalogue.toml"
+    path.write_text(re.sub(r"offset = \d+", "offset = 0", path.read_text()))
+    notes: list[str] = []
+    assert fetch("msr/hm_0", note=notes.append).read_bytes() == HM_0
+    [note] = notes
+    assert note.startswith(
+        "msr/hm_0: the tar header at byte 0 of a1.tar is MSR-Cambridge/DISCLAIMER.txt of 8"
+    )
+
+
 def test_broken_connection_resumes(cat: Path, server: Server) -> None:
     server.drop_after = 5000
     assert fetch("msr/web_0").read_bytes() == WEB_0

@@ -108,7 +108,9 @@ def lookup(name: str) -> Volume | None:
         ext = mirror["url"].rsplit("{volume}", 1)[1]
         return Volume(family=fam, name=vol, file=vol + ext)
     known = ", ".join(v.name for v in volumes(fam)) or "none listed"
-    raise TraceError(f"{name}: no volume '{vol}' in the catalogue's {fam_name} family (volumes: {known})")
+    raise TraceError(
+        f"{name}: no such file, and no volume '{vol}' in the catalogue's {fam_name} family (volumes: {known})"
+    )
 
 
 def resolve(trace: str, base: Path | None = None) -> str:
