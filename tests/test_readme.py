@@ -17,6 +17,7 @@ import pytest
 
 import fcsim
 from conftest import ROOT
+from fcsim import catalogue
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 METRICS = (ROOT / "crates/fcsim/src/metrics.rs").read_text(encoding="utf-8")
@@ -165,3 +166,15 @@ def test_the_sweep_example_runs_as_written(tmp_path: Path) -> None:
         assert r.returncode == 0, r.stderr
         # As a terminal shows it: the notes on stderr come before the closing line on stdout.
         assert (r.stderr + r.stdout).splitlines() == expected.splitlines(), command
+
+
+def test_profiles_and_catalogue_families_are_documented() -> None:
+    source = (ROOT / "crates/fcsim/src/trace/profiles.rs").read_text(encoding="utf-8")
+    profiles = re.findall(r'name: "([a-z0-9_-]+)"', source)
+    text = section("## Workload profiles")
+    missing = [p for p in profiles if f"`{p}`" not in text]
+    assert profiles and not missing, f"README.md '## Workload profiles' does not list {missing}"
+    families = [f["name"] for f in catalogue.families()]
+    text = section("## Public traces: catalogue and fetch")
+    missing = [f for f in families if f"(`{f}`" not in text]
+    assert len(families) >= 7 and not missing, f"README.md '## Public traces' does not name {missing}"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core
+from fcsim import _core, catalogue
 from fcsim._core import ConfigError
 
 Progress = Callable[[int, int], object]
@@ -97,6 +97,11 @@ def devices() -> list[dict[str, Any]]:
     return [*rows, {"name": "defaults", "source": "fcsim", "values": dict(defaults)}]
 
 
+def _path(trace: str | os.PathLike[str]) -> str:
+    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache."""
+    return catalogue.resolve(os.fspath(trace))
+
+
 def _trace_kwargs(
     format: str | None, volume: int | None, skip_bad_lines: bool, page_size: int, trace_params: dict[str, str]
 ) -> dict[str, Any]:
@@ -145,7 +150,7 @@ def simulate(
     ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``."""
     sets = Sets(set)
     row = _core.simulate(
-        os.fspath(trace),
+        _path(trace),
         policy,
         str(size),
         policy_params=sets.policy.get(policy.lower(), {}),
@@ -181,9 +186,7 @@ def run_grid(
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
-    trace_list = (
-        [os.fspath(traces)] if isinstance(traces, str | os.PathLike) else [os.fspath(t) for t in traces]
-    )
+    trace_list = [_path(traces)] if isinstance(traces, str | os.PathLike) else [_path(t) for t in traces]
     policy_list = [policies] if isinstance(policies, str) else list(policies)
     size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
     if not trace_list or not policy_list or not size_list:
@@ -263,7 +266,7 @@ def trace_info(
 ) -> dict[str, Any]:
     """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
     return _core.trace_info(
-        os.fspath(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
+        _path(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
     )
 
 
@@ -288,7 +291,7 @@ def convert(
     oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column)."""
     trace_params = Sets(set).trace
     return _core.convert_trace(
-        os.fspath(trace),
+        _path(trace),
         os.fspath(out),
         to=to,
         annotate_next=annotate_next,
@@ -378,7 +381,7 @@ def mrc(
     _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
     sets = Sets(set)
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
-    name = os.fspath(trace)
+    name = _path(trace)
     if method == "exact":
         accesses, cold, steps, misses = _core.mrc_exact(name, progress=progress, **tkw)
         df = _curve(steps, misses, accesses)

@@ -207,12 +207,20 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"page accesses  {info['page_accesses']:,} ({ps} B pages; {info['read_pages']:,} read, "
         f"{info['write_pages']:,} written)",
         f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
-        f"bytes          {info['bytes']:,}",
+        f"bytes          {info['bytes']:,}"
+        + (f" (mean request {info['bytes'] / req:,.1f} B)" if req else ""),
         f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
         f"{info['out_of_order']:,} out of order)",
     ]
     if not info["timed"]:
         lines[-1] = "time span      none: the trace has no timestamps (requests keep their order)"
+    for op in ("read", "write"):
+        loc = info[f"{op}_locality"]
+        if loc is not None:
+            lines.append(
+                f"{op} locality{' ' * (6 - len(op))}{loc[0]:.2%} of the {op} pages get {loc[1]:.2%} of the "
+                f"{op} page accesses"
+            )
     if info["object_keys"]:
         lines.append("keys           object ids (one page per request)")
     if info["bad_lines"]:
@@ -227,6 +235,34 @@ def cmd_info(a: argparse.Namespace) -> int:
     if len(vols) > 20:
         lines.append(f"  ... {len(vols) - 20} more (use --json for all)")
     print("\n".join(lines))
+    return 0
+
+
+def cmd_catalogue(a: argparse.Namespace) -> int:
+    from fcsim import catalogue
+
+    print(catalogue.listing())
+    return 0
+
+
+def cmd_fetch(a: argparse.Namespace) -> int:
+    from fcsim import fetch
+
+    for name in a.names:
+        bar = Bar(f"fetching {name}")
+
+        def progress(done: int, total: int, bar: Bar = bar) -> None:
+            bar(done / total, f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB")
+
+        try:
+            path = fetch.fetch(
+                name,
+                progress=progress,
+                note=lambda message: print(f"fcsim: note: {message}", file=sys.stderr),
+            )
+        finally:
+            bar.close()
+        print(f"{name}: {path}")
     return 0
 
 
@@ -475,7 +511,10 @@ def parser() -> argparse.ArgumentParser:
     sub = ap.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="simulate policies x sizes over a trace")
-    run.add_argument("trace", help="trace file, or synth:KIND,key=value,...")
+    run.add_argument(
+        "trace",
+        help="trace file, catalogue name (msr/web_0, from the trace cache), or synth:KIND,key=value,...",
+    )
     run.add_argument("--policy", required=True, help="policy name(s), comma-separated")
     run.add_argument("--size", help="cache size(s): pages, bytes (64MiB) or percent (5%%)")
     run.add_argument(
@@ -562,7 +601,9 @@ def parser() -> argparse.ArgumentParser:
     )
     rep.set_defaults(func=cmd_reproduce)
 
-    trace = sub.add_parser("trace", help="trace statistics and conversion")
+    trace = sub.add_parser(
+        "trace", help="trace statistics, conversion, the public-trace catalogue and fetching"
+    )
     tsub = trace.add_subparsers(dest="trace_command", required=True)
     info = tsub.add_parser("info", help="requests, read/write split, working set, sizes, volumes")
     info.add_argument("trace")
@@ -578,6 +619,16 @@ def parser() -> argparse.ArgumentParser:
     conv.add_argument("--annotate-next", action="store_true", help="add the next-access column (.fct)")
     _trace_args(conv)
     conv.set_defaults(func=cmd_convert)
+    cat = tsub.add_parser(
+        "catalogue", help="public traces fcsim knows: format, size, source, mirror, checksums, licence"
+    )
+    cat.set_defaults(func=cmd_catalogue)
+    fetch = tsub.add_parser(
+        "fetch",
+        help="download catalogue traces (msr/web_0) into the trace cache ($FCSIM_TRACE_DIR), verified",
+    )
+    fetch.add_argument("names", nargs="+", metavar="NAME", help="catalogue name, FAMILY/VOLUME")
+    fetch.set_defaults(func=cmd_fetch)
     fmts = tsub.add_parser("formats", help="supported trace formats")
     fmts.set_defaults(func=cmd_formats)
     return ap

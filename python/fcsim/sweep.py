@@ -21,8 +21,10 @@ made of several grids lists them as ``[[part]]`` tables, each with any of ``trac
 the top level (``set`` and ``grid`` add to it). A point in two parts runs once.
 
 Trace paths are relative to the experiment file's directory (not the working directory), or to
-``traces_dir`` (``--traces DIR``) when given; absolute paths and ``synth:`` specs are kept. A
-trace that is not there fails before the first point runs, naming the path it looked for.
+``traces_dir`` (``--traces DIR``) when given; absolute paths and ``synth:`` specs are kept, and
+a catalogue name (``msr/web_0``) with no file of that name is read from the trace cache
+(``fcsim trace fetch``). A trace that is not there fails before the first point runs, naming
+the path it looked for.
 
 The output table holds one result row per point, plus ``point`` (the point's key). Rows are
 written (atomically) as points finish; running the same sweep again skips the points already
@@ -46,7 +48,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import api, output
+from fcsim import api, catalogue, output
 from fcsim._core import ConfigError
 
 GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid"}
@@ -152,7 +154,7 @@ def _traces(doc: dict[str, Any], base: Path, where: str) -> list[Trace]:
             f, sets, axes = t, {}, {}
         else:
             raise ConfigError(f"{where}: a trace is a file name or a table with 'file'")
-        out.append(Trace(f if f.startswith("synth:") else str(base / f), sets, axes, given=f))
+        out.append(Trace(catalogue.resolve(f, base), sets, axes, given=f))
     return out
 
 

@@ -83,6 +83,9 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     d.set_item("time_last_ns", i.time_last_ns)?;
     d.set_item("span_ns", i.span_ns())?;
     d.set_item("out_of_order", i.out_of_order)?;
+    for (key, l) in [("read_locality", i.read_locality), ("write_locality", i.write_locality)] {
+        d.set_item(key, l.map(|l| (l.pages, l.accesses)))?;
+    }
     d.set_item("size_histogram", i.size_histogram.clone())?;
     let vols = PyList::empty(py);
     for (v, s) in &i.volumes {

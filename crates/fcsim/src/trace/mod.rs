@@ -22,11 +22,13 @@ pub mod info;
 mod lcs_csv;
 mod msr;
 mod oracle;
+pub mod profiles;
 mod spc;
 pub mod synth;
 mod systor;
 mod tencent;
 pub mod text;
+mod urn;
 mod vscsi;
 
 use text::{parse_u64, LineFormat, TextReader};

@@ -1,7 +1,9 @@
 //! Seeded synthetic traces, for tests, benchmarks and what-if studies.
 //!
 //! A spec is `KIND[,key=value...]`, used as the trace path `synth:KIND,...` everywhere a trace
-//! is accepted (CLI, Python, experiment files). Kinds choose the first page of each request:
+//! is accepted (CLI, Python, experiment files), or `profile=NAME[,key=value...]`: a workload
+//! profile copied from a seed paper's trace table (`profiles.rs`), the user's keys overriding
+//! it. Kinds choose the first page of each request:
 //!
 //! | kind      | page chosen |
 //! |-----------|-------------|
@@ -10,22 +12,44 @@
 //! | `scan`    | 0, 1, 2, ... (one sequential pass; wraps after `pages`) |
 //! | `loop`    | 0, 1, ..., pages-1, 0, 1, ... |
 //! | `hotcold` | with probability `hot_prob` uniform over the first `hot`·pages pages, else over the rest |
+//! | `calibrated` | the profiles' model, below: exact counts, every page touched |
 //!
 //! Common keys: `requests` (1000000), `pages` (working set, 100000), `seed` (42), `alpha` (1.0),
 //! `hot` (0.2), `hot_prob` (0.8), `write` (share of writes, 0), `size` (request size in bytes:
-//! `4096`, or `4096-65536` for sizes uniform in whole pages), `unit` (page unit of the addresses,
-//! 4096), `iops` (mean rate of Poisson arrivals, 1000; 0 puts every request at time 0), `phases`
-//! (number of phases, 1: phase i shifts every page by i·pages, so each phase has a working set of
-//! its own), `volume` (0).
+//! `4096`, or `4096-65536` for sizes uniform in whole pages), `mean_size` (sizes in whole 512 B
+//! sectors, 1 + a geometric number, with this mean: `7.64KiB`; `size` and `mean_size` set the
+//! same thing, the last one given wins), `unit` (page unit of the addresses, 4096), `iops` (mean
+//! rate of Poisson arrivals, 1000; 0 puts every request at time 0), `phases` (number of phases,
+//! 1: phase i shifts every page by i·pages, so each phase has a working set of its own),
+//! `volume` (0), `working_set` (bytes: sets `pages` to working_set / unit), `requested` (bytes:
+//! sets `requests` to requested / mean request size), `scale` (1: multiplies requests and pages,
+//! keeping every ratio), and for `calibrated` `read_locality` and `write_locality` (`P/A`, in
+//! percent: P% of the op's pages get A% of its accesses; default `hot`/`hot_prob`).
 //! A request that spans several pages starts at the chosen page. The same spec gives the same
 //! trace on every machine (the generator's RNG and distributions are pinned by Cargo.lock).
+//!
+//! **The `calibrated` model.** Every count is exact, not expected: round(write·requests)
+//! requests are writes, the rest reads. Each op has a page set starting at page 0: the op with
+//! more cold accesses spans all `pages`; the other's set is sized so that its cold pages get the
+//! same mean number of accesses (a cold page is as cold for reads as for writes), capped at
+//! `pages`. Within an op's set of m pages with locality P/A, the first round(P·m) pages are hot
+//! and get round(A·n) of the op's n accesses, the rest cold get the others (the hot sets of the
+//! two ops overlap from page 0: the hottest pages are read and written). A class (op × hot or
+//! cold) with k accesses over m pages touches every page once and spreads the other k − m
+//! uniformly over them (if k < m, it touches k distinct pages chosen uniformly); the trace is a
+//! uniformly random order of all classes' accesses ([`super::urn::Urn`]), so the classes mix
+//! evenly over time, a page's accesses are spread over the run, and the unique pages, op counts
+//! and P/A are those of the spec. A request spanning s pages starts at min(page, pages − s), so
+//! the trace touches exactly `pages` pages. Arrivals: Poisson at `iops`.
 
+use super::profiles;
+use super::urn::Urn;
 use super::TraceReader;
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, Op};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use rand_distr::{Distribution, Exp, Zipf};
+use rand_distr::{Distribution, Exp, Geometric, Zipf};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
@@ -34,6 +58,25 @@ enum Kind {
     Scan,
     Loop,
     HotCold,
+    Calibrated,
+}
+
+/// Request sizes in bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Sizes {
+    /// Uniform in whole units between the bounds (one size when they are equal).
+    Range(u64, u64),
+    /// 512 B sectors, 1 + a geometric number, with this mean.
+    Mean(f64),
+}
+
+const SECTOR: f64 = 512.0;
+
+/// A count given as itself, or as bytes to be divided by a unit known once every key is read.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Amount {
+    Count(u64),
+    Bytes(f64),
 }
 
 /// A parsed `synth:` spec.
@@ -47,11 +90,13 @@ pub struct Spec {
     hot: f64,
     hot_prob: f64,
     write: f64,
-    size: (u64, u64),
+    size: Sizes,
     unit: u64,
     iops: f64,
     phases: u64,
     volume: u32,
+    read_locality: Option<(f64, f64)>,
+    write_locality: Option<(f64, f64)>,
 }
 
 fn bad(key: &str, v: &str, what: &str) -> Error {
@@ -80,8 +125,52 @@ fn share(key: &str, v: &str) -> Result<f64> {
     }
 }
 
+/// A positive amount of bytes: `7823`, `7.64KiB`, `3.6GiB` (binary units).
+fn bytes(key: &str, v: &str) -> Result<f64> {
+    let what = "a positive number of bytes (7.64KiB, 3.6GiB)";
+    let split = v.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(v.len());
+    let (n, unit) = v.split_at(split);
+    let mult = match unit {
+        "" | "B" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        _ => return Err(bad(key, v, what)),
+    };
+    let x: f64 = n.trim().parse().map_err(|_| bad(key, v, what))?;
+    if x > 0.0 && x.is_finite() {
+        Ok(x * mult)
+    } else {
+        Err(bad(key, v, what))
+    }
+}
+
+/// `P/A` in percent, as shares: P% of the pages get A% of the accesses.
+fn locality(key: &str, v: &str) -> Result<(f64, f64)> {
+    let what = "P/A in percent, 0 < P < 100, 0 < A <= 100 (13/87)";
+    let (p, a) = v.split_once('/').ok_or_else(|| bad(key, v, what))?;
+    let (p, a): (f64, f64) = (p.trim().parse().map_err(|_| bad(key, v, what))?, a.trim().parse().map_err(|_| bad(key, v, what))?);
+    if p > 0.0 && p < 100.0 && a > 0.0 && a <= 100.0 {
+        Ok((p / 100.0, a / 100.0))
+    } else {
+        Err(bad(key, v, what))
+    }
+}
+
+/// The spec a `profile=NAME[,keys]` stands for: the profile's spec, then the user's keys.
+fn expand(spec: &str) -> Result<std::borrow::Cow<'_, str>> {
+    let Some(rest) = spec.trim_start().strip_prefix("profile=") else { return Ok(spec.into()) };
+    let (name, keys) = rest.split_once(',').unwrap_or((rest, ""));
+    let p = profiles::profile(name.trim()).ok_or_else(|| {
+        let names: Vec<_> = profiles::PROFILES.iter().map(|p| p.name).collect();
+        Error::config(format!("synth: unknown profile '{}'; expected one of {}", name.trim(), names.join(", ")))
+    })?;
+    Ok(format!("{},{keys}", p.spec).into())
+}
+
 impl Spec {
     pub fn parse(spec: &str) -> Result<Spec> {
+        let spec = expand(spec)?;
         let mut parts = spec.split(',').map(str::trim);
         let kind = match parts.next().unwrap_or("") {
             "zipf" => Kind::Zipf,
@@ -89,7 +178,12 @@ impl Spec {
             "scan" => Kind::Scan,
             "loop" => Kind::Loop,
             "hotcold" => Kind::HotCold,
-            k => return Err(Error::config(format!("synth: unknown kind '{k}'; expected zipf, uniform, scan, loop or hotcold"))),
+            "calibrated" => Kind::Calibrated,
+            k => {
+                return Err(Error::config(format!(
+                    "synth: unknown kind '{k}'; expected zipf, uniform, scan, loop, hotcold, calibrated or profile=NAME"
+                )))
+            }
         };
         let mut s = Spec {
             kind,
@@ -100,31 +194,48 @@ impl Spec {
             hot: 0.2,
             hot_prob: 0.8,
             write: 0.0,
-            size: (4096, 4096),
+            size: Sizes::Range(0, 0),
             unit: 4096,
             iops: 1000.0,
             phases: 1,
             volume: 0,
+            read_locality: None,
+            write_locality: None,
         };
+        let (mut requests, mut pages) = (Amount::Count(s.requests), Amount::Count(s.pages));
         let mut size = None;
+        let mut scale = 1.0f64;
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth: expected key=value, found '{part}'")))?;
             match k {
-                "requests" | "n" => s.requests = num(k, v, "a positive integer")?,
-                "pages" => s.pages = num(k, v, "a positive integer")?,
+                "requests" | "n" => requests = Amount::Count(num(k, v, "a positive integer")?),
+                "requested" => requests = Amount::Bytes(bytes(k, v)?),
+                "pages" => pages = Amount::Count(num(k, v, "a positive integer")?),
+                "working_set" => pages = Amount::Bytes(bytes(k, v)?),
                 "seed" => s.seed = num(k, v, "an unsigned integer")?,
                 "alpha" => s.alpha = num(k, v, "a non-negative number")?,
                 "hot" => s.hot = share(k, v)?,
                 "hot_prob" => s.hot_prob = share(k, v)?,
                 "write" => s.write = share(k, v)?,
                 "size" => size = Some(v.to_string()),
+                "mean_size" => {
+                    let m = bytes(k, v)?;
+                    if m < SECTOR {
+                        return Err(bad(k, v, "at least 512 B (one sector)"));
+                    }
+                    size = None;
+                    s.size = Sizes::Mean(m);
+                }
                 "unit" => s.unit = num(k, v, "a positive integer")?,
                 "iops" => s.iops = num(k, v, "a non-negative number")?,
                 "phases" => s.phases = num(k, v, "a positive integer")?,
                 "volume" => s.volume = num(k, v, "an unsigned integer")?,
+                "scale" => scale = num(k, v, "a positive number")?,
+                "read_locality" => s.read_locality = Some(locality(k, v)?),
+                "write_locality" => s.write_locality = Some(locality(k, v)?),
                 _ => {
                     return Err(Error::config(format!(
-                        "synth: unknown key '{k}'; expected requests, pages, seed, alpha, hot, hot_prob, write, size, unit, iops, phases or volume"
+                        "synth: unknown key '{k}'; expected requests, requested, pages, working_set, seed, alpha, hot, hot_prob, write, size, mean_size, unit, iops, phases, volume, scale, read_locality or write_locality"
                     )))
                 }
             }
@@ -134,20 +245,109 @@ impl Spec {
         }
         if let Some(v) = size {
             let (lo, hi) = v.split_once('-').unwrap_or((&v, &v));
-            s.size = (num("size", lo, "bytes, or MIN-MAX")?, num("size", hi, "bytes, or MIN-MAX")?);
-        } else {
-            s.size = (s.unit, s.unit);
+            s.size = Sizes::Range(num("size", lo, "bytes, or MIN-MAX")?, num("size", hi, "bytes, or MIN-MAX")?);
+        } else if s.size == Sizes::Range(0, 0) {
+            s.size = Sizes::Range(s.unit, s.unit);
         }
+        if let Sizes::Range(lo, hi) = s.size {
+            if lo == 0 || lo > hi || hi > u64::from(u32::MAX) {
+                return Err(Error::config(format!("synth: size {lo}-{hi} must be 1 ≤ MIN ≤ MAX < 4 GiB")));
+            }
+        }
+        if !(scale > 0.0 && scale.is_finite()) {
+            return Err(bad("scale", &scale.to_string(), "a positive number"));
+        }
+        let scaled = |x: f64| (x * scale).round() as u64;
+        s.pages = match pages {
+            Amount::Count(n) => scaled(n as f64),
+            Amount::Bytes(b) => scaled(b / s.unit as f64),
+        };
+        s.requests = match (requests, s.size) {
+            (Amount::Count(n), _) => scaled(n as f64),
+            (Amount::Bytes(b), Sizes::Mean(m)) => scaled(b / m),
+            (Amount::Bytes(b), Sizes::Range(lo, hi)) if lo == hi => scaled(b / lo as f64),
+            (Amount::Bytes(_), Sizes::Range(..)) => return Err(Error::config("synth: requested needs one size or a mean_size")),
+        };
         if s.requests == 0 || s.pages == 0 || s.phases == 0 {
             return Err(Error::config("synth: requests, pages and phases must be positive"));
-        }
-        if s.size.0 == 0 || s.size.0 > s.size.1 || s.size.1 > u64::from(u32::MAX) {
-            return Err(Error::config(format!("synth: size {}-{} must be 1 ≤ MIN ≤ MAX < 4 GiB", s.size.0, s.size.1)));
         }
         if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
             return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
         }
         Ok(s)
+    }
+}
+
+/// One class of the `calibrated` model: an op over a run of pages, its balls in the urn from
+/// `first` on.
+#[derive(Debug, Clone, Copy)]
+struct Class {
+    first: usize,
+    page: u64,
+    op: Op,
+}
+
+/// The `calibrated` model's state: every (class, page) pair is an item of the urn, as many
+/// balls as the page gets accesses of that class.
+#[derive(Debug)]
+struct Calibrated {
+    urn: Urn,
+    classes: Vec<Class>,
+}
+
+impl Calibrated {
+    fn new(s: &Spec, rng: &mut StdRng) -> Result<Calibrated> {
+        let writes = (s.write * s.requests as f64).round() as u64;
+        let reads = s.requests - writes;
+        let default = (s.hot, s.hot_prob);
+        let (r_loc, w_loc) = (s.read_locality.unwrap_or(default), s.write_locality.unwrap_or(default));
+        let cold = |n: u64, (_, a): (f64, f64)| n - (a * n as f64).round() as u64;
+        let (r_cold, w_cold) = (cold(reads, r_loc), cold(writes, w_loc));
+        // The op with more cold accesses spans all pages; the other's cold pages get as many
+        // accesses each on average.
+        let sized = |big_cold: u64, (big_p, _): (f64, f64), small_cold: u64, (small_p, _): (f64, f64)| {
+            let m = small_cold as f64 / big_cold as f64 * (1.0 - big_p) * s.pages as f64 / (1.0 - small_p);
+            (m.round() as u64).clamp(1, s.pages)
+        };
+        let (r_pages, w_pages) = if r_cold >= w_cold {
+            (s.pages, if r_cold == 0 { s.pages } else { sized(r_cold, r_loc, w_cold, w_loc) })
+        } else {
+            (sized(w_cold, w_loc, r_cold, r_loc), s.pages)
+        };
+        let mut counts = Vec::new();
+        let mut classes = Vec::new();
+        for (op, n, m, (p, a)) in [(Op::Read, reads, r_pages, r_loc), (Op::Write, writes, w_pages, w_loc)] {
+            let hot = ((p * m as f64).round() as u64).clamp(1, m);
+            let hot_n = if hot == m { n } else { (a * n as f64).round() as u64 };
+            for (page, pages, k) in [(0, hot, hot_n), (hot, m - hot, n - hot_n)] {
+                if k == 0 {
+                    continue;
+                }
+                let pages = usize::try_from(pages).map_err(|_| Error::config("synth: calibrated: too many pages"))?;
+                classes.push(Class { first: counts.len(), page, op });
+                let start = counts.len();
+                counts.resize(start + pages, 0);
+                let class = &mut counts[start..];
+                if k >= pages as u64 {
+                    class.fill(1);
+                    for _ in pages as u64..k {
+                        class[rng.gen_range(0..pages)] += 1;
+                    }
+                } else {
+                    for i in rand::seq::index::sample(rng, pages, k as usize) {
+                        class[i] = 1;
+                    }
+                }
+            }
+        }
+        Ok(Calibrated { urn: Urn::new(&counts), classes })
+    }
+
+    /// The next access: its page and op.
+    fn next(&mut self, rng: &mut StdRng) -> (u64, Op) {
+        let item = self.urn.draw(rng).unwrap_or(0);
+        let c = self.classes.iter().rev().find(|c| c.first <= item).unwrap_or(&self.classes[0]);
+        (c.page + (item - c.first) as u64, c.op)
     }
 }
 
@@ -157,6 +357,8 @@ pub struct Generator {
     spec: Spec,
     rng: StdRng,
     zipf: Option<Zipf<f64>>,
+    calibrated: Option<Calibrated>,
+    sectors: Option<Geometric>,
     gap: Option<Exp<f64>>,
     i: u64,
     time_ns: f64,
@@ -172,9 +374,15 @@ impl Generator {
             Kind::Zipf => Some(Zipf::new(spec.pages, spec.alpha).map_err(|e| Error::config(format!("synth: zipf: {e}")))?),
             _ => None,
         };
+        let sectors = match spec.size {
+            Sizes::Mean(m) => Some(Geometric::new(SECTOR / m).map_err(|e| Error::config(format!("synth: mean_size: {e}")))?),
+            Sizes::Range(..) => None,
+        };
         let gap =
             (spec.iops > 0.0).then(|| Exp::new(spec.iops / 1e9)).transpose().map_err(|e| Error::config(format!("synth: iops: {e}")))?;
-        Ok(Generator { rng: StdRng::seed_from_u64(spec.seed), spec, zipf, gap, i: 0, time_ns: 0.0 })
+        let mut rng = StdRng::seed_from_u64(spec.seed);
+        let calibrated = (spec.kind == Kind::Calibrated).then(|| Calibrated::new(&spec, &mut rng)).transpose()?;
+        Ok(Generator { rng, spec, zipf, calibrated, sectors, gap, i: 0, time_ns: 0.0 })
     }
 
     fn page(&mut self) -> u64 {
@@ -192,6 +400,20 @@ impl Generator {
                     self.rng.gen_range(hot..n)
                 }
             }
+            Kind::Calibrated => unreachable!("calibrated pages come from the urn"),
+        }
+    }
+
+    fn len(&mut self) -> u64 {
+        match (self.spec.size, &self.sectors) {
+            (_, Some(g)) => ((1 + g.sample(&mut self.rng)) * SECTOR as u64).min(u64::from(u32::MAX) / 512 * 512),
+            (Sizes::Range(lo, hi), None) if lo == hi => lo,
+            (Sizes::Range(lo, hi), None) => {
+                let unit = self.spec.unit;
+                let pages = self.rng.gen_range(lo.div_ceil(unit)..=hi.div_ceil(unit).max(1));
+                (pages * unit).clamp(lo, hi)
+            }
+            (Sizes::Mean(_), None) => unreachable!("a mean size has its distribution"),
         }
     }
 }
@@ -202,20 +424,25 @@ impl TraceReader for Generator {
             return Ok(None);
         }
         let phase = self.i * self.spec.phases / self.spec.requests;
-        let page = self.page() + phase * self.spec.pages;
-        let (lo, hi) = self.spec.size;
-        let len = if lo == hi {
-            lo
-        } else {
-            let unit = self.spec.unit;
-            let pages = self.rng.gen_range(lo.div_ceil(unit)..=hi.div_ceil(unit).max(1));
-            (pages * unit).clamp(lo, hi)
+        let (page, len, op) = match &mut self.calibrated {
+            Some(c) => {
+                let (page, op) = c.next(&mut self.rng);
+                let len = self.len();
+                let span = len.div_ceil(self.spec.unit).min(self.spec.pages);
+                (page.min(self.spec.pages - span), len, op)
+            }
+            None => {
+                let page = self.page();
+                let len = self.len();
+                let op = if self.spec.write > 0.0 && self.rng.gen_bool(self.spec.write) { Op::Write } else { Op::Read };
+                (page, len, op)
+            }
         };
-        let op = if self.spec.write > 0.0 && self.rng.gen_bool(self.spec.write) { Op::Write } else { Op::Read };
         if let Some(gap) = &self.gap {
             self.time_ns += gap.sample(&mut self.rng);
         }
         self.i += 1;
+        let page = page + phase * self.spec.pages;
         Ok(Some(HostRequest { time_ns: self.time_ns as u64, volume: self.spec.volume, offset: page * self.spec.unit, len: len as u32, op }))
     }
 
@@ -288,8 +515,65 @@ mod tests {
     }
 
     #[test]
+    fn calibrated_counts_are_exact() {
+        let v = collect("calibrated,requests=10000,pages=1000,write=0.3,read_locality=20/80,write_locality=10/90,iops=0");
+        let (mut reads, mut writes) = (vec![0u32; 1000], vec![0u32; 1000]);
+        for r in &v {
+            let c = if r.op == Op::Write { &mut writes } else { &mut reads };
+            c[(r.offset / 4096) as usize] += 1;
+        }
+        assert_eq!(writes.iter().sum::<u32>(), 3000);
+        // Reads have more cold accesses (1400 vs 300), so they span all 1000 pages, the first
+        // 200 hot with 80% of the 7000 reads; every page is read.
+        assert!(reads.iter().all(|&c| c > 0));
+        assert_eq!(reads[..200].iter().sum::<u32>(), 5600);
+        // Writes: cold pages get 1400 / 800 = 1.75 accesses each as for reads, so 300 / 1.75
+        // = 171 cold pages, 90% of a set of 171 / 0.9 = 190 pages; 19 hot pages get 2700.
+        assert_eq!(writes.iter().filter(|&&c| c > 0).count(), 190);
+        assert_eq!(writes[..19].iter().sum::<u32>(), 2700);
+        assert!(writes[..190].iter().all(|&c| c > 0));
+    }
+
+    #[test]
+    fn profiles_expand_and_keys_override_them() {
+        let s = Spec::parse("profile=gasa-t1").unwrap();
+        assert_eq!((s.kind, s.requests, s.pages, s.write), (Kind::Calibrated, 1_347_536, 61_727, 0.15));
+        assert_eq!(s.read_locality, Some((0.13, 0.87)));
+        let s = Spec::parse("profile=gasa-t1,requests=1000,seed=3").unwrap();
+        assert_eq!((s.requests, s.pages, s.seed), (1000, 61_727, 3));
+        let s = Spec::parse("profile=gasa-t1,scale=0.5").unwrap();
+        assert_eq!((s.requests, s.pages), (673_768, 30_864));
+        // 28.8 GiB / 7.2 KiB requests over 3.6 GiB / 4 KiB pages.
+        let s = Spec::parse("profile=dynamic-financial1").unwrap();
+        assert_eq!((s.requests, s.pages, s.size), (4_194_304, 943_718, Sizes::Mean(7.2 * 1024.0)));
+        assert_eq!(Spec::parse("profile=lcr-web_0,size=4096").unwrap().size, Sizes::Range(4096, 4096));
+    }
+
+    #[test]
+    fn mean_sizes_are_whole_sectors_with_the_mean() {
+        let v = collect("uniform,requests=20000,mean_size=7.64KiB");
+        let mean = v.iter().map(|r| f64::from(r.len)).sum::<f64>() / v.len() as f64;
+        assert!(v.iter().all(|r| r.len % 512 == 0 && r.len > 0));
+        assert!((mean / 7823.36 - 1.0).abs() < 0.02, "mean {mean}");
+    }
+
+    #[test]
     fn bad_specs_are_config_errors() {
-        for s in ["nope", "zipf,alpha", "zipf,foo=1", "zipf,write=2", "zipf,size=8-4", "zipf,requests=0"] {
+        for s in [
+            "nope",
+            "zipf,alpha",
+            "zipf,foo=1",
+            "zipf,write=2",
+            "zipf,size=8-4",
+            "zipf,requests=0",
+            "profile=nope",
+            "calibrated,read_locality=0/50",
+            "calibrated,write_locality=13",
+            "zipf,mean_size=100",
+            "zipf,mean_size=4KB",
+            "zipf,requested=1GiB,size=4096-8192",
+            "zipf,scale=0",
+        ] {
             assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
         }
     }

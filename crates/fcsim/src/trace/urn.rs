@@ -1,0 +1,82 @@
+//! A uniformly random order of a multiset, drawn one item at a time: item `i` is in the urn
+//! `counts[i]` times, and each draw takes one of the balls left, every ball equally likely. A
+//! Fenwick tree over the counts finds the drawn ball's item in O(log n); building it is O(n).
+
+use rand::Rng;
+
+#[derive(Debug, Clone)]
+pub struct Urn {
+    /// 1-based Fenwick tree: `tree[i]` sums the counts of items `i - lowbit(i) .. i` (0-based).
+    tree: Vec<u64>,
+    left: u64,
+}
+
+impl Urn {
+    pub fn new(counts: &[u64]) -> Urn {
+        let n = counts.len();
+        let mut tree = vec![0; n + 1];
+        tree[1..].copy_from_slice(counts);
+        for i in 1..=n {
+            let j = i + (i & i.wrapping_neg());
+            if j <= n {
+                tree[j] += tree[i];
+            }
+        }
+        Urn { tree, left: counts.iter().sum() }
+    }
+
+    /// Takes one ball and returns its item, or `None` when the urn is empty.
+    pub fn draw<R: Rng>(&mut self, rng: &mut R) -> Option<usize> {
+        if self.left == 0 {
+            return None;
+        }
+        let n = self.tree.len() - 1;
+        let mut u = rng.gen_range(0..self.left);
+        let mut pos = 0;
+        let mut step = 1 << n.ilog2();
+        while step > 0 {
+            let next = pos + step;
+            if next <= n && self.tree[next] <= u {
+                u -= self.tree[next];
+                pos = next;
+            }
+            step >>= 1;
+        }
+        // `pos` items have prefix sum <= u, so the ball is in item `pos` (0-based).
+        let mut i = pos + 1;
+        while i <= n {
+            self.tree[i] -= 1;
+            i += i & i.wrapping_neg();
+        }
+        self.left -= 1;
+        Some(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn draws_every_ball_exactly_once() {
+        let counts = [3, 0, 1, 5, 2, 0, 7];
+        let mut urn = Urn::new(&counts);
+        let mut rng = StdRng::seed_from_u64(1);
+        let mut seen = [0u64; 7];
+        while let Some(i) = urn.draw(&mut rng) {
+            seen[i] += 1;
+        }
+        assert_eq!(seen, counts);
+        assert_eq!(urn.draw(&mut rng), None);
+    }
+
+    #[test]
+    fn draws_in_proportion_to_the_balls_left() {
+        // The first draw of 9:1 picks item 0 about 90% of the time.
+        let mut rng = StdRng::seed_from_u64(2);
+        let first = (0..10_000).filter(|_| Urn::new(&[9, 1]).draw(&mut rng) == Some(0)).count();
+        assert!((8800..9200).contains(&first), "{first}");
+    }
+}

@@ -1,0 +1,98 @@
+"""Each workload profile's generated trace, through `trace info`, matches its paper's table within
+2% on every column the table publishes. The numbers below are typed from the tables again (not
+read from profiles.rs), so a wrong profile cannot pass by agreeing with itself.
+
+Profiles with more than 1.5M requests are checked at `scale=0.1` (LCR) or `scale=0.02` (the
+dynamic-allocation paper's, 4M-18M requests): requests, pages and bytes are then checked against
+the table's counts times the scale, and the ratios (read or write share, locality, mean request
+size) against the table as printed, since scaling keeps them. The whole module takes a few
+seconds."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+import fcsim
+from conftest import ROOT
+
+KIB, GIB = 1024, 1024**3
+
+# GASA Table II: requests, unique pages, read ratio, read locality p/a, write locality p/a.
+GASA = {
+    "gasa-t1": (1_347_536, 61_727, 0.85, (0.13, 0.87), (0.31, 0.69)),
+    "gasa-t2": (911_657, 46_627, 0.87, (0.17, 0.83), (0.16, 0.84)),
+    "gasa-t3": (766_673, 74_760, 0.34, (0.28, 0.72), (0.11, 0.89)),
+}
+# LCR Table III: requests, write ratio, average size (KB, read as KiB).
+LCR = {
+    "lcr-web_0": (2_029_945, 0.7012, 7.64),
+    "lcr-ts_0": (1_801_734, 0.8242, 4.64),
+    "lcr-proj_0": (4_224_524, 0.8752, 19.06),
+    "lcr-wdev_2": (181_266, 0.9989, 4.08),
+    "lcr-financial2": (3_698_866, 0.1765, 2.42),
+}
+# Dynamic-allocation Table II: working set (GB), average request size (KB), request amount (GB).
+DYNAMIC = {
+    "dynamic-financial1": (3.6, 7.2, 28.8),
+    "dynamic-homes": (5, 3.9, 66.8),
+    "dynamic-exchange": (23.29, 12.4, 131.69),
+    "dynamic-msnfs": (23.03, 11.12, 74.01),
+}
+
+
+def close(measured: float, table: float, what: str) -> None:
+    assert abs(measured / table - 1) <= 0.02, f"{what}: measured {measured:.6g}, table {table:.6g}"
+
+
+def info(name: str, scale: float) -> dict[str, Any]:
+    return fcsim.trace_info(f"synth:profile={name}" + ("" if scale == 1 else f",scale={scale}"))
+
+
+def scale_of(requests: float) -> float:
+    return 1 if requests <= 1_500_000 else 0.1
+
+
+@pytest.mark.parametrize("name", GASA)
+def test_gasa_profiles_match_table_ii(name: str) -> None:
+    requests, pages, read_ratio, read_loc, write_loc = GASA[name]
+    i = info(name, 1)
+    close(i["requests"], requests, "requests")
+    close(i["unique_pages"], pages, "unique pages")
+    close(i["reads"] / i["requests"], read_ratio, "read ratio")
+    for op, (p, a) in (("read", read_loc), ("write", write_loc)):
+        close(i[f"{op}_locality"][0], p, f"{op} locality p")
+        close(i[f"{op}_locality"][1], a, f"{op} locality a")
+
+
+@pytest.mark.parametrize("name", LCR)
+def test_lcr_profiles_match_table_iii(name: str) -> None:
+    requests, write_ratio, size_kb = LCR[name]
+    scale = scale_of(requests)
+    i = info(name, scale)
+    close(i["requests"], requests * scale, "requests")
+    close(i["writes"] / i["requests"], write_ratio, "write ratio")
+    close(i["bytes"] / i["requests"], size_kb * KIB, "mean request size")
+
+
+@pytest.mark.parametrize("name", DYNAMIC)
+def test_dynamic_profiles_match_table_ii(name: str) -> None:
+    working_set, size_kb, requested = DYNAMIC[name]
+    scale = 0.02
+    i = info(name, scale)
+    close(i["unique_pages"] * i["page_size"], working_set * GIB * scale, "working set")
+    close(i["bytes"] / i["requests"], size_kb * KIB, "mean request size")
+    close(i["bytes"], requested * GIB * scale, "request amount")
+
+
+def test_every_profile_is_tested() -> None:
+    source = (ROOT / "crates/fcsim/src/trace/profiles.rs").read_text(encoding="utf-8")
+    names = set(re.findall(r'name: "([a-z0-9_-]+)"', source))
+    assert names == GASA.keys() | LCR.keys() | DYNAMIC.keys()
+
+
+def test_unknown_profile_is_one_line() -> None:
+    with pytest.raises(fcsim.ConfigError, match=r"unknown profile 'nope'; expected one of gasa-t1, "):
+        fcsim.trace_info("synth:profile=nope")
