@@ -22,7 +22,7 @@
 
 use super::TraceReader;
 use crate::error::{Error, Result};
-use crate::request::{HostRequest, Op};
+use crate::request::{HostRequest, Op, MAX_REQUEST_BYTES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Zipf};
@@ -141,8 +141,13 @@ impl Spec {
         if s.requests == 0 || s.pages == 0 || s.phases == 0 {
             return Err(Error::config("synth: requests, pages and phases must be positive"));
         }
-        if s.size.0 == 0 || s.size.0 > s.size.1 || s.size.1 > u64::from(u32::MAX) {
-            return Err(Error::config(format!("synth: size {}-{} must be 1 ≤ MIN ≤ MAX < 4 GiB", s.size.0, s.size.1)));
+        if s.size.0 == 0 || s.size.0 > s.size.1 || s.size.1 > MAX_REQUEST_BYTES {
+            return Err(Error::config(format!("synth: size {}-{} must be 1 ≤ MIN ≤ MAX ≤ 1 GiB", s.size.0, s.size.1)));
+        }
+        // Every request's byte range, and the phase arithmetic, fit 64 bits (as a reader checks).
+        let end = s.pages.checked_mul(s.phases).and_then(|p| p.checked_mul(s.unit)).and_then(|b| b.checked_add(s.size.1));
+        if end.is_none() || s.requests.checked_mul(s.phases).is_none() {
+            return Err(Error::config("synth: pages × phases × unit + size, and requests × phases, must fit 64 bits"));
         }
         if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
             return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
@@ -289,7 +294,11 @@ mod tests {
 
     #[test]
     fn bad_specs_are_config_errors() {
-        for s in ["nope", "zipf,alpha", "zipf,foo=1", "zipf,write=2", "zipf,size=8-4", "zipf,requests=0"] {
+        for s in ["nope", "zipf,alpha", "zipf,foo=1", "zipf,write=2", "zipf,size=8-4", "zipf,requests=0", "uniform,size=1073741825"] {
+            assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
+        }
+        // Byte ranges past 2^64 are refused as a reader refuses them.
+        for s in ["uniform,pages=4503599627370496", "uniform,pages=1000,unit=18446744073709551615", "scan,phases=4611686018427387904"] {
             assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
         }
     }
