@@ -71,7 +71,9 @@ def test_fct_next_column_shorter_than_the_records(tmp_path: Path) -> None:
     struct.pack_into("<Q", b, 120, n - 1)
     t = tmp_path / "short.fct"
     t.write_bytes(bytes(b[:-8]))
-    one_error_line(run("run", t, "--policy", "min", "--size", "4"), f"{t} at byte 120:", "next-access entries is")
+    one_error_line(
+        run("run", t, "--policy", "min", "--size", "4"), f"{t} at byte 120:", "next-access entries is"
+    )
     with pytest.raises(fcsim.TraceError, match="next-access entries"):
         fcsim.simulate(t, policy="min", size=4)
 
@@ -95,7 +97,9 @@ def test_a_file_without_line_breaks(tmp_path: Path) -> None:
 def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
     fifo = tmp_path / "trace.fifo"
     os.mkfifo(fifo)
-    one_error_line(run("trace", "info", fifo), f"{fifo}: is a pipe, fifo or device", "save it to a file first")
+    one_error_line(
+        run("trace", "info", fifo), f"{fifo}: is a pipe, fifo or device", "save it to a file first"
+    )
 
 
 def test_a_pipe_is_refused(tmp_path: Path) -> None:

@@ -1,7 +1,8 @@
 //! Fuzzing every reader (issue 16): arbitrary bytes, and the committed fixtures mutated byte by
 //! byte and field by field, must give requests or one clean error, never a panic, a hang or an
 //! unbounded allocation. Every request that comes out splits into a bounded page range.
-//! `PROPTEST_CASES=100000 cargo test --release --test fuzz` runs longer.
+//! 256 cases a test by default; `PROPTEST_CASES=100000 cargo test --release -p fcsim --test fuzz`
+//! runs longer.
 
 use fcsim::request::{HostRequest, KeyUnit, PageSplitter, MAX_REQUEST_BYTES};
 use fcsim::trace::{self, convert, TraceOptions, FORMATS};
@@ -190,7 +191,7 @@ fn apply(bytes: &mut Vec<u8>, e: &Edit) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::with_cases(256) })]
+    #![proptest_config(ProptestConfig { failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn arbitrary_bytes_never_panic(s: prop::sample::Index, bytes in proptest::collection::vec(any::<u8>(), 0..2048), detect: bool, skip: bool) {
