@@ -203,7 +203,7 @@ fn convert_trace<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let target = match to {
         Some(t) => convert::Target::parse(&t).map_err(|e| to_py(e, None))?,
-        None => convert::Target::from_path(Path::new(&out)),
+        None => convert::Target::from_path(Path::new(&out)).map_err(|e| to_py(e, None))?,
     };
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let info = run(py, progress, |p| convert::convert(&trace, &opts, Path::new(&out), target, page_size, annotate_next, p))?;

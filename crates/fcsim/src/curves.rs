@@ -50,9 +50,10 @@ pub fn feed(
 /// The exact LRU MRC of a trace.
 pub fn exact(trace: &str, opts: &TraceOptions, page_size: u32, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<Mrc> {
     let mut reader = open(trace, opts, page_size)?;
-    // A .fct header knows the number of distinct pages.
+    // A .fct header knows the number of distinct pages. It is a hint to size the structures
+    // (they grow past it), so it is capped: memory follows the pages seen, whatever a header says.
     let pages = match reader.format() == fct::FORMAT.name && opts.volume.is_none() {
-        true => fct::read_header(std::path::Path::new(trace)).map_or(0, |h| h.unique_pages as usize),
+        true => fct::read_header(std::path::Path::new(trace))?.unique_pages.min(1 << 26) as usize,
         false => 0,
     };
     let mut sd = StackDistances::with_pages(pages);

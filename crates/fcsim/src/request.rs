@@ -38,6 +38,30 @@ pub struct HostRequest {
     pub op: Op,
 }
 
+/// The largest request a trace may hold, in bytes: 1 GiB. Real block requests are at most a few
+/// MiB (the shipped traces' largest is far below this); a larger size is almost surely a corrupt
+/// or misread field, and each one would cost up to 2^18 page accesses (4 KiB pages), 2^21 at 512 B.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+
+impl HostRequest {
+    /// Whether a request read from a trace can be split into pages: at most
+    /// [`MAX_REQUEST_BYTES`] long and, for byte-addressed keys, its last byte within the 64-bit
+    /// address space. Every reader checks every request with it (one rule for all formats), so
+    /// that [`PageSplitter::pages`] never sees a range that wraps. `Err` says which field is wrong.
+    pub fn check(&self, unit: KeyUnit) -> Result<(), String> {
+        if unit == KeyUnit::Object {
+            return Ok(());
+        }
+        if u64::from(self.len) > MAX_REQUEST_BYTES {
+            return Err(format!("size {} B is larger than the largest request fcsim accepts (1 GiB)", self.len));
+        }
+        match self.offset.checked_add(u64::from(self.len.max(1)) - 1) {
+            Some(_) => Ok(()),
+            None => Err(format!("offset {} + size {} B ends past the 64-bit byte address space", self.offset, self.len)),
+        }
+    }
+}
+
 /// What a trace's `offset` means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KeyUnit {
@@ -85,12 +109,14 @@ impl PageSplitter {
 
     /// The keys of the first page and the number of pages a request touches. A zero-length
     /// request touches the one page holding its offset. Keys of one request are consecutive.
+    /// A range past the end of the address space (refused by [`HostRequest::check`], which every
+    /// reader applies) is cut at its end, never wrapped: the count is at most `len / page_size + 1`.
     #[inline]
     pub fn pages(&self, r: &HostRequest) -> (u64, u64) {
         if self.unit == KeyUnit::Object {
             return (r.offset, 1);
         }
-        let end = r.offset + u64::from(r.len.max(1)) - 1;
+        let end = r.offset.saturating_add(u64::from(r.len.max(1)) - 1);
         let (first, last) = match self.shift {
             Some(s) => (r.offset >> s, end >> s),
             None => (r.offset / u64::from(self.page_size), end / u64::from(self.page_size)),
@@ -126,6 +152,20 @@ mod tests {
         let s = PageSplitter::new(3000, KeyUnit::Bytes);
         assert_eq!(s.pages(&req(2999, 2, 0)), (0, 2));
         assert_eq!(s.pages(&req(6000, 3000, 0)), (2, 1));
+    }
+
+    #[test]
+    fn ranges_never_wrap() {
+        let s = PageSplitter::new(4096, KeyUnit::Bytes);
+        let top = req(u64::MAX - 999, 8192, 0);
+        assert!(top.check(KeyUnit::Bytes).unwrap_err().contains("past the 64-bit byte address space"));
+        assert!(top.check(KeyUnit::Object).is_ok());
+        assert_eq!(s.pages(&top).1, 1); // cut at the end of the address space
+        assert!(req(u64::MAX, 1, 0).check(KeyUnit::Bytes).is_ok());
+        assert!(req(u64::MAX, 0, 0).check(KeyUnit::Bytes).is_ok());
+        assert!(req(u64::MAX, 2, 0).check(KeyUnit::Bytes).is_err());
+        assert!(req(0, 1 << 30, 0).check(KeyUnit::Bytes).is_ok());
+        assert!(req(0, (1 << 30) + 1, 0).check(KeyUnit::Bytes).unwrap_err().contains("1 GiB"));
     }
 
     #[test]

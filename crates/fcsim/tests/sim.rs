@@ -202,13 +202,24 @@ fn fct_round_trip_with_next_access() {
     let a = simulate(&src, &TraceOptions::default(), &cfg, None, None).unwrap();
     let b = simulate(out.to_str().unwrap(), &TraceOptions::default(), &cfg, None, None).unwrap();
     assert_eq!(a.counters, b.counters);
-    // A truncated .fct names the byte offset of the missing record.
+    // A truncated .fct is refused when opened (its length does not match its header); inside a
+    // compressed file, whose length says nothing, at the byte offset of the missing record.
     let bytes = std::fs::read(&out).unwrap();
     let cut = dir.join("cut.fct");
-    std::fs::write(&cut, &bytes[..fct::HEADER + 5 * fct::RECORD + 7]).unwrap();
+    let cut_bytes = &bytes[..fct::HEADER + 5 * fct::RECORD + 7];
+    std::fs::write(&cut, cut_bytes).unwrap();
+    let e = trace::open(cut.to_str().unwrap(), &TraceOptions::default()).err().unwrap().to_string();
+    assert!(
+        e.ends_with("cut.fct: bad .fct: the header promises 10 records and 30 next-access entries, which the file's 255 bytes do not hold"),
+        "{e}"
+    );
+    let cut = dir.join("cut.fct.gz");
+    let mut gz = flate2::write::GzEncoder::new(std::fs::File::create(&cut).unwrap(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, cut_bytes).unwrap();
+    gz.finish().unwrap();
     let mut r = trace::open(cut.to_str().unwrap(), &TraceOptions::default()).unwrap();
     let e = std::iter::from_fn(|| r.next_request().transpose()).find_map(Result::err).unwrap().to_string();
-    assert!(e.contains("cut.fct at byte 248: truncated .fct: header promises 10 records"), "{e}");
+    assert!(e.contains("cut.fct.gz at byte 248: truncated .fct: header promises 10 records"), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -3,10 +3,10 @@
 //!
 //! Whitespace-separated `start_block count ignored request_number`: a run of `count` blocks of
 //! 512 bytes (`trace.block_size` changes it) starting at `start_block`. A line with one field is
-//! a single block. The traces hold reads only and no time: a request's time is its line index
+//! a single block (LIRS traces); one with two or three fields is cut short (an error). The traces hold reads only and no time: a request's time is its line index
 //! in nanoseconds, so that order is kept and spans read as "number of requests".
 
-use super::text::{parse_len, parse_offset, parse_u64, take_n, LineFormat, Parsed};
+use super::text::{parse_len, parse_offset, take_n, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -45,8 +45,13 @@ impl LineFormat for Arc {
 
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
         let (f, n) = take_n::<2>(line.split_ascii_whitespace());
-        let count = if n >= 2 { parse_u64(f[1], "a block count")? } else { 1 };
-        if count == 0 {
+        let count = match n {
+            1 => "1",
+            4 => f[1],
+            _ => return Err(format!("expected 4 fields (start_block count ignored request_number) or 1 (a block), found {n}")),
+        };
+        let len = parse_len(count, self.block, "a block count")?;
+        if len == 0 {
             return Err("expected a positive block count, found 0".into());
         }
         let index = self.index;
@@ -55,7 +60,7 @@ impl LineFormat for Arc {
             time_ns: index,
             volume: 0,
             offset: parse_offset(f[0], self.block, "a start block")?,
-            len: parse_len(&count.to_string(), self.block, "a block count")?,
+            len,
             op: Op::Read,
         }))
     }

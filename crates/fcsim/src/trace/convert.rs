@@ -62,15 +62,22 @@ impl Target {
         v
     }
 
-    /// The target suggested by an output file name.
-    pub fn from_path(p: &Path) -> Target {
-        let name = p.to_string_lossy().to_lowercase();
-        if name.contains("oraclegeneral") {
-            Target::OracleGeneral
+    /// The target an output file name asks for: `.fct`, `.csv` (libCacheSim CSV),
+    /// `.oracleGeneral` or `.oracleGeneral.bin`. Any other name is refused with that list, so
+    /// that a typo never writes a format the user did not ask for.
+    pub fn from_path(p: &Path) -> Result<Target> {
+        let name = p.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        if name.ends_with(".fct") {
+            Ok(Target::Fct)
         } else if name.ends_with(".csv") {
-            Target::LcsCsv
+            Ok(Target::LcsCsv)
+        } else if name.ends_with(".oraclegeneral") || name.ends_with(".oraclegeneral.bin") {
+            Ok(Target::OracleGeneral)
         } else {
-            Target::Fct
+            Err(Error::config(format!(
+                "{}: unknown output format; name the file .fct, .csv (libCacheSim CSV), .oracleGeneral or .oracleGeneral.bin, or give --to",
+                p.display()
+            )))
         }
     }
 }
@@ -88,7 +95,9 @@ fn thousands(n: u64) -> String {
     out
 }
 
-/// A file being written under a temporary name; removed unless committed.
+/// A file being written under a temporary name (`.NAME.tmp-PID` beside the target); removed
+/// unless committed. A process killed outright cannot remove its own: the next conversion to the
+/// same target removes those whose process is gone.
 struct AtomicFile {
     tmp: PathBuf,
     target: PathBuf,
@@ -98,7 +107,9 @@ struct AtomicFile {
 impl AtomicFile {
     fn create(target: &Path) -> Result<(AtomicFile, File)> {
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = target.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        let prefix = format!(".{name}.tmp-");
+        remove_stale(target, &prefix);
+        let tmp = target.with_file_name(format!("{prefix}{}", std::process::id()));
         let f = File::create(&tmp).map_err(|e| Error::io(&tmp, &e))?;
         Ok((AtomicFile { tmp, target: target.to_path_buf(), done: false }, f))
     }
@@ -107,6 +118,22 @@ impl AtomicFile {
         std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, &e))?;
         self.done = true;
         Ok(())
+    }
+}
+
+/// Removes the temporary files `PREFIX<pid>` beside `target` whose process no longer runs. Where
+/// there is no `/proc` to ask, nothing is removed; failures are ignored (a leftover is untidy,
+/// never harmful: it is never read).
+fn remove_stale(target: &Path, prefix: &str) {
+    let proc = Path::new("/proc");
+    let dir = target.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let (true, Ok(entries)) = (proc.join("self").exists(), std::fs::read_dir(dir)) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let pid = name.to_str().and_then(|n| n.strip_prefix(prefix)).filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+        if pid.is_some_and(|p| !proc.join(p).exists()) {
+            let _ = std::fs::remove_file(e.path());
+        }
     }
 }
 

@@ -17,8 +17,8 @@
 
 use super::{FormatInfo, Opener, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
-use crate::request::{HostRequest, KeyUnit, Op};
-use std::io::{Read, Seek, SeekFrom, Write};
+use crate::request::{HostRequest, KeyUnit, Op, PageSplitter, NEVER};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 pub const FORMAT: FormatInfo = FormatInfo {
@@ -120,30 +120,106 @@ impl Header {
     }
 }
 
-/// Reads the header of a `.fct` file.
-pub fn read_header(path: &Path) -> Result<Header> {
-    let mut src = Source::open(path)?;
-    let mut h = [0u8; HEADER];
-    src.reader.read_exact(&mut h).map_err(|_| Error::trace(path, Location::Byte(0), "truncated .fct header (expected 128 bytes)"))?;
-    Header::decode(&h, path)
+/// Byte offsets of the header fields that are checked against the records.
+const AT_FLAGS: u64 = 12;
+const AT_READS: u64 = 24;
+const AT_PAGES: u64 = 48;
+const AT_UNIQUE: u64 = 56;
+const AT_TIME_FIRST: u64 = 64;
+const AT_PAGE_SIZE: u64 = 80;
+const AT_VOLUMES: u64 = 84;
+const AT_NEXT: u64 = 120;
+
+impl Header {
+    /// Checks the fields against each other and, for an uncompressed file, against its length
+    /// (`file_len`), so that no field is used before it is checked: a lie is an error naming the
+    /// field. What only the records can confirm (the counts, the times) is checked when they
+    /// have been read ([`FctReader`] at its end).
+    fn validate(&self, path: &Path, flags: u32, file_len: Option<u64>) -> Result<()> {
+        let bad = |at: u64, message: String| Err(Error::trace(path, Location::Byte(at), format!("bad .fct header: {message}")));
+        if flags & !(FLAG_OBJECT | FLAG_NEXT | FLAG_UNTIMED) != 0 {
+            return bad(AT_FLAGS, format!("unknown flags {flags:#x}"));
+        }
+        if self.requests == 0 {
+            return Err(Error::trace(path, Location::File, "empty trace: the .fct file holds no requests"));
+        }
+        let ops = self.reads.checked_add(self.writes).and_then(|n| n.checked_add(self.trims));
+        if ops != Some(self.requests) {
+            let (r, w, t, n) = (self.reads, self.writes, self.trims, self.requests);
+            return bad(AT_READS, format!("reads {r} + writes {w} + trims {t} is not requests {n}"));
+        }
+        let pages_ok = if self.object_keys { self.page_accesses == self.requests } else { self.page_accesses >= self.requests };
+        if !pages_ok {
+            return bad(AT_PAGES, format!("page_accesses {} does not fit {} requests", self.page_accesses, self.requests));
+        }
+        if self.unique_pages == 0 || self.unique_pages > self.page_accesses {
+            return bad(AT_UNIQUE, format!("unique_pages {} is not in 1..={} (page_accesses)", self.unique_pages, self.page_accesses));
+        }
+        if self.page_size == 0 && !self.object_keys {
+            return bad(AT_PAGE_SIZE, "page_size is 0".into());
+        }
+        if self.volumes == 0 || u64::from(self.volumes) > self.requests.min(1 << 16) {
+            return bad(AT_VOLUMES, format!("volumes {} is not in 1..={}", self.volumes, self.requests.min(1 << 16)));
+        }
+        let next_max = if self.has_next { self.page_accesses } else { 0 };
+        if self.next_entries > next_max {
+            return bad(AT_NEXT, format!("next-access entries {} is more than {next_max}", self.next_entries));
+        }
+        let len = (self.requests.checked_mul(RECORD as u64)).and_then(|r| r.checked_add(self.next_entries.checked_mul(8)?));
+        let expected = len.and_then(|l| l.checked_add(HEADER as u64));
+        match file_len {
+            Some(actual) if expected != Some(actual) => Err(Error::trace(
+                path,
+                Location::File,
+                format!(
+                    "bad .fct: the header promises {} records and {} next-access entries, which the file's {actual} bytes do not hold",
+                    self.requests, self.next_entries
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
 }
 
-fn open(mut src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
-    if let Some(k) = opts.params.keys().next() {
-        return Err(Error::config(format!("unknown option trace.{k} for format fct")));
-    }
+/// Reads and checks the header at the start of `src`.
+fn read_checked_header(src: &mut Source) -> Result<Header> {
     let mut h = [0u8; HEADER];
     src.reader.read_exact(&mut h).map_err(|_| Error::trace(&src.path, Location::Byte(0), "truncated .fct header (expected 128 bytes)"))?;
     let header = Header::decode(&h, &src.path)?;
-    if header.requests == 0 {
-        return Err(Error::trace(&src.path, Location::File, "empty trace: the .fct file holds no requests"));
+    let flags = u32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+    header.validate(&src.path, flags, (!src.compressed).then_some(src.file_size))?;
+    Ok(header)
+}
+
+/// Reads the header of a `.fct` file, checked as far as it can be without reading the records.
+pub fn read_header(path: &Path) -> Result<Header> {
+    read_checked_header(&mut Source::open(path)?)
+}
+
+fn open(src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
+    if let Some(k) = opts.params.keys().next() {
+        return Err(Error::config(format!("unknown option trace.{k} for format fct")));
     }
-    Ok(Box::new(FctReader { src, header, buf: vec![0; CHUNK * RECORD], pos: 0, filled: 0, read: 0, volume: opts.volume }))
+    Ok(Box::new(FctReader::new(src, opts.volume)?))
+}
+
+/// What the records hold, counted as they are read, to check the header against.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    ops: [u64; 3],
+    page_accesses: u64,
+    /// Read and write page accesses: the length the next-access column must have.
+    next_entries: u64,
+    time_first: u64,
+    time_last: u64,
 }
 
 struct FctReader {
     src: Source,
     header: Header,
+    /// Splits records with the header's page size, to count page accesses.
+    splitter: PageSplitter,
+    counts: Counts,
     buf: Vec<u8>,
     pos: usize,
     filled: usize,
@@ -153,6 +229,14 @@ struct FctReader {
 }
 
 impl FctReader {
+    fn new(mut src: Source, volume: Option<u32>) -> Result<FctReader> {
+        let header = read_checked_header(&mut src)?;
+        let unit = if header.object_keys { KeyUnit::Object } else { KeyUnit::Bytes };
+        let splitter = PageSplitter::new(header.page_size.max(1), unit);
+        let buf = vec![0; CHUNK * RECORD];
+        Ok(FctReader { src, header, splitter, counts: Counts::default(), buf, pos: 0, filled: 0, read: 0, volume })
+    }
+
     fn refill(&mut self) -> Result<()> {
         let left = self.header.requests - self.read;
         let want = (left.min(CHUNK as u64) as usize) * RECORD;
@@ -176,6 +260,81 @@ impl FctReader {
         self.pos = 0;
         self.filled = want;
         Ok(())
+    }
+
+    /// Counts a record for the checks at the end.
+    #[inline]
+    fn count(&mut self, r: &HostRequest) {
+        let c = &mut self.counts;
+        let pages = self.splitter.pages(r).1;
+        if self.read == 1 {
+            c.time_first = r.time_ns;
+        }
+        c.time_last = r.time_ns;
+        c.ops[r.op as usize] += 1;
+        c.page_accesses += pages;
+        if r.op != Op::Trim {
+            c.next_entries += pages;
+        }
+    }
+
+    /// After the last record: the header's counts are those of the records, and (without a
+    /// next-access column) nothing follows them.
+    fn check_end(&mut self) -> Result<()> {
+        let h = &self.header;
+        let c = &self.counts;
+        let fields = [
+            ("reads", AT_READS, h.reads, c.ops[0]),
+            ("writes", AT_READS + 8, h.writes, c.ops[1]),
+            ("trims", AT_READS + 16, h.trims, c.ops[2]),
+            ("page_accesses", AT_PAGES, h.page_accesses, c.page_accesses),
+            ("time_first", AT_TIME_FIRST, h.time_first, c.time_first),
+            ("time_last", AT_TIME_FIRST + 8, h.time_last, c.time_last),
+            ("next-access entries", AT_NEXT, if h.has_next { h.next_entries } else { c.next_entries }, c.next_entries),
+        ];
+        if let Some((name, at, said, found)) = fields.into_iter().find(|f| f.2 != f.3) {
+            return Err(Error::trace(
+                &self.src.path,
+                Location::Byte(at),
+                format!("bad .fct header: {name} is {said}, the records hold {found}"),
+            ));
+        }
+        let at_end = HEADER as u64 + self.read * RECORD as u64;
+        if !h.has_next && !self.src.reader.fill_buf().map_err(|e| Error::io(&self.src.path, &e))?.is_empty() {
+            return Err(Error::trace(&self.src.path, Location::Byte(at_end), "bad .fct: bytes follow the last record"));
+        }
+        Ok(())
+    }
+
+    /// The next-access column, after the last record: exactly `next_entries` indices, each
+    /// [`NEVER`] or a later access, and then the end of the file.
+    fn read_next_column(&mut self) -> Result<Vec<u64>> {
+        let n = self.header.next_entries;
+        let start = HEADER as u64 + self.read * RECORD as u64;
+        let path = &self.src.path;
+        let r = &mut self.src.reader;
+        // Grows with what the file holds, not with what the header says.
+        let mut next = Vec::with_capacity(n.min(1 << 20) as usize);
+        let mut entry = [0u8; 8];
+        for i in 0..n {
+            let at = start + 8 * i;
+            r.read_exact(&mut entry).map_err(|_| {
+                Error::trace(path, Location::Byte(at), format!("truncated .fct next-access column: the header promises {n} entries"))
+            })?;
+            let v = u64::from_le_bytes(entry);
+            if v != NEVER && (v <= i || v >= n) {
+                return Err(Error::trace(
+                    path,
+                    Location::Byte(at),
+                    format!("bad .fct next-access entry {v} at access {i}: expected a later access below {n}, or never"),
+                ));
+            }
+            next.push(v);
+        }
+        if !r.fill_buf().map_err(|e| Error::io(path, &e))?.is_empty() {
+            return Err(Error::trace(path, Location::Byte(start + 8 * n), "bad .fct: bytes follow the next-access column"));
+        }
+        Ok(next)
     }
 }
 
@@ -202,6 +361,11 @@ impl TraceReader for FctReader {
                 volume: u32::from(u16::from_le_bytes(r[20..22].try_into().unwrap_or_default())),
                 op,
             };
+            req.check(self.key_unit()).map_err(|m| Error::trace(&self.src.path, Location::Byte(offset + 8), m))?;
+            self.count(&req);
+            if self.read == self.header.requests {
+                self.check_end()?;
+            }
             if self.volume.is_some_and(|v| v != req.volume) {
                 continue;
             }
@@ -233,16 +397,11 @@ impl TraceReader for FctReader {
         if !self.header.has_next || self.volume.is_some() || (self.header.page_size != page_size && !self.header.object_keys) {
             return Ok(None);
         }
-        // The column follows the records: read it through a second handle.
-        let path = self.src.path.clone();
-        let skip = HEADER as u64 + self.header.requests * RECORD as u64;
-        let mut src = Source::open(&path)?;
-        let n = self.header.next_entries as usize;
-        let mut bytes = vec![0u8; n * 8];
-        let r = &mut src.reader;
-        let res = std::io::copy(&mut r.by_ref().take(skip), &mut std::io::sink()).and_then(|_| r.read_exact(&mut bytes));
-        res.map_err(|_| Error::trace(&path, Location::Byte(skip), "truncated .fct next-access column"))?;
-        Ok(Some(bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect()))
+        // The column follows the records: read it through a second handle, after its records
+        // (which checks the header's counts, the column's length among them).
+        let mut second = FctReader::new(Source::open(&self.src.path)?, None)?;
+        while second.next_request()?.is_some() {}
+        second.read_next_column().map(Some)
     }
 }
 

@@ -2,7 +2,8 @@
 //!
 //! Each row is one access to an object id: the key is the id, not a byte address, so a row is
 //! exactly one page access. Columns are 1-based as libCacheSim numbers them:
-//! `trace.time_col` (default 1), `trace.obj_id_col` (2), `trace.obj_size_col` (3, 0 = none),
+//! `trace.time_col` (default 1), `trace.obj_id_col` (2), `trace.obj_size_col` (3, 0 = none; checked
+//! to be a number, not used: an object is one page),
 //! `trace.op_col` (0 = none; values read/get/r → read, write/set/w → write, delete/trim → trim;
 //! by default the header's column named `op`, if it has one), `trace.has_header` (true),
 //! `trace.delimiter` (`,`). Time is in seconds (integer), as libCacheSim's traces use; with
@@ -37,19 +38,21 @@ fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
     // Without `op_col`, a header's column named `op` gives the operation.
     let op_from_header = header && !p.has("op_col");
     let op = col(p, "op_col", 0)?;
-    col(p, "obj_size_col", 3)?; // sizes are not used: one object is one page
+    // Sizes are checked but not used: one object is one page.
+    let size = col(p, "obj_size_col", 3)?;
     let delim = p.take("delimiter").unwrap_or_else(|| ",".into());
     let delim = match delim.as_str() {
         "\\t" | "tab" => '\t',
         d if d.chars().count() == 1 => d.chars().next().unwrap_or(','),
         d => return Err(format!("trace.delimiter must be one character, found '{d}'")),
     };
-    Ok(Box::new(LcsCsv { id, time, op, op_from_header, delim, skip_header: header, spans: Vec::new() }))
+    Ok(Box::new(LcsCsv { id, time, size, op, op_from_header, delim, skip_header: header, spans: Vec::new() }))
 }
 
 struct LcsCsv {
     id: usize,
     time: Option<usize>,
+    size: Option<usize>,
     op: Option<usize>,
     /// Take `op` from the header's column named `op`.
     op_from_header: bool,
@@ -91,8 +94,11 @@ impl LineFormat for LcsCsv {
         };
         let time_ns = match self.time {
             None => 0,
-            Some(i) => parse_u64(get(i)?, "a time in seconds")?.saturating_mul(1_000_000_000),
+            Some(i) => parse_u64(get(i)?, "a time in seconds")?.checked_mul(1_000_000_000).ok_or("time overflows 64-bit nanoseconds")?,
         };
+        if let Some(i) = self.size {
+            parse_u64(get(i)?, "an object size in bytes")?;
+        }
         Ok(Parsed::Request(HostRequest { time_ns, volume: 0, offset: parse_u64(get(self.id)?, "an object id")?, len: 0, op }))
     }
 }

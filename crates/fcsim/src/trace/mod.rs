@@ -216,6 +216,8 @@ pub struct Source {
     /// Compressed bytes consumed so far, and the file size.
     consumed: Arc<AtomicU64>,
     pub file_size: u64,
+    /// Whether the file is compressed (then `file_size` is not the length of the stream).
+    pub compressed: bool,
 }
 
 impl std::fmt::Debug for Source {
@@ -225,7 +227,16 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
+    /// Opens a regular file. A pipe, fifo or device is refused before it is opened (opening a
+    /// fifo would block): fcsim reads a trace more than once (format detection, the working set,
+    /// next accesses, the run), which such a stream cannot give.
     pub fn open(path: &Path) -> Result<Source> {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+        if !meta.is_file() {
+            let what = if meta.is_dir() { "a directory" } else { "a pipe, fifo or device, not a regular file" };
+            let message = format!("is {what}; fcsim reads a trace several times, so save it to a file first");
+            return Err(Error::Io { file: path.to_path_buf(), message });
+        }
         let file = File::open(path).map_err(|e| Error::io(path, &e))?;
         let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let consumed = Arc::new(AtomicU64::new(0));
@@ -242,9 +253,9 @@ impl Source {
         } else if magic.starts_with(b"BZh") {
             return Err(Error::trace(path, Location::File, "bzip2 is not supported; recompress with gzip, zstd or xz"));
         } else {
-            Box::new(raw)
+            return Ok(Source { path: path.to_path_buf(), reader: Box::new(raw), consumed, file_size, compressed: false });
         };
-        Ok(Source { path: path.to_path_buf(), reader, consumed, file_size })
+        Ok(Source { path: path.to_path_buf(), reader, consumed, file_size, compressed: true })
     }
 
     pub fn progress(&self) -> (u64, u64) {
@@ -263,15 +274,16 @@ fn stem_without_compression(path: &Path) -> String {
     name
 }
 
-/// The first non-empty, non-comment lines of a decompressed stream (at most 1 MiB), for detection.
+/// The first non-empty, non-comment lines of a decompressed stream (at most about
+/// [`text::MAX_LINE`] bytes), for detection.
 fn first_lines(src: &mut Source, n: usize) -> Result<Vec<String>> {
     let mut lines = Vec::new();
     let mut buf = Vec::new();
     let mut read = 0usize;
-    while lines.len() < n && read < (1 << 20) {
-        buf.clear();
-        let got = match src.reader.read_until(b'\n', &mut buf) {
-            Ok(got) => got,
+    while lines.len() < n && read < text::MAX_LINE {
+        let got = match text::read_line(&mut *src.reader, &mut buf) {
+            Ok((_, true)) => break, // a line too long for any text format
+            Ok((got, false)) => got,
             // Detect from what could be read; the reader then reports the line that failed.
             Err(_) if !lines.is_empty() => break,
             Err(e) => return Err(Error::trace(&src.path, Location::Line(1), format!("cannot read the first line: {}", io_message(&e)))),

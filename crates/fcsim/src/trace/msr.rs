@@ -32,7 +32,7 @@ struct Msr;
 
 impl LineFormat for Msr {
     fn parse(&mut self, line: &str) -> Result<Parsed, String> {
-        let f = fields::<6>(line, ',', "comma-separated MSR")?;
+        let f = fields::<7>(line, ',', "comma-separated MSR")?;
         let ticks = parse_u64(f[0], "a FILETIME timestamp (100 ns ticks)")?;
         let op = match f[3] {
             t if t.eq_ignore_ascii_case("read") => Op::Read,

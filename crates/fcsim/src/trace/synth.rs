@@ -46,7 +46,7 @@ use super::profiles;
 use super::urn::Urn;
 use super::TraceReader;
 use crate::error::{Error, Result};
-use crate::request::{HostRequest, Op};
+use crate::request::{HostRequest, Op, MAX_REQUEST_BYTES};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Geometric, Zipf};
@@ -220,8 +220,8 @@ impl Spec {
                 "size" => size = Some(v.to_string()),
                 "mean_size" => {
                     let m = bytes(k, v)?;
-                    if m < SECTOR {
-                        return Err(bad(k, v, "at least 512 B (one sector)"));
+                    if !(SECTOR..=MAX_REQUEST_BYTES as f64).contains(&m) {
+                        return Err(bad(k, v, "from 512 B (one sector) to 1 GiB"));
                     }
                     size = None;
                     s.size = Sizes::Mean(m);
@@ -250,8 +250,8 @@ impl Spec {
             s.size = Sizes::Range(s.unit, s.unit);
         }
         if let Sizes::Range(lo, hi) = s.size {
-            if lo == 0 || lo > hi || hi > u64::from(u32::MAX) {
-                return Err(Error::config(format!("synth: size {lo}-{hi} must be 1 ≤ MIN ≤ MAX < 4 GiB")));
+            if lo == 0 || lo > hi || hi > MAX_REQUEST_BYTES {
+                return Err(Error::config(format!("synth: size {lo}-{hi} must be 1 ≤ MIN ≤ MAX ≤ 1 GiB")));
             }
         }
         if !(scale > 0.0 && scale.is_finite()) {
@@ -270,6 +270,15 @@ impl Spec {
         };
         if s.requests == 0 || s.pages == 0 || s.phases == 0 {
             return Err(Error::config("synth: requests, pages and phases must be positive"));
+        }
+        // Every request's byte range, and the phase arithmetic, fit 64 bits (as a reader checks).
+        let longest = match s.size {
+            Sizes::Range(_, hi) => hi,
+            Sizes::Mean(_) => MAX_REQUEST_BYTES,
+        };
+        let end = s.pages.checked_mul(s.phases).and_then(|p| p.checked_mul(s.unit)).and_then(|b| b.checked_add(longest));
+        if end.is_none() || s.requests.checked_mul(s.phases).is_none() {
+            return Err(Error::config("synth: pages × phases × unit + size, and requests × phases, must fit 64 bits"));
         }
         if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
             return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
@@ -406,7 +415,7 @@ impl Generator {
 
     fn len(&mut self) -> u64 {
         match (self.spec.size, &self.sectors) {
-            (_, Some(g)) => ((1 + g.sample(&mut self.rng)) * SECTOR as u64).min(u64::from(u32::MAX) / 512 * 512),
+            (_, Some(g)) => ((1 + g.sample(&mut self.rng)).saturating_mul(SECTOR as u64)).min(MAX_REQUEST_BYTES),
             (Sizes::Range(lo, hi), None) if lo == hi => lo,
             (Sizes::Range(lo, hi), None) => {
                 let unit = self.spec.unit;
@@ -573,7 +582,13 @@ mod tests {
             "zipf,mean_size=4KB",
             "zipf,requested=1GiB,size=4096-8192",
             "zipf,scale=0",
+            "uniform,size=1073741825",
+            "uniform,mean_size=2GiB",
         ] {
+            assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
+        }
+        // Byte ranges past 2^64 are refused as a reader refuses them.
+        for s in ["uniform,pages=4503599627370496", "uniform,pages=1000,unit=18446744073709551615", "scan,phases=4611686018427387904"] {
             assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
         }
     }

@@ -4,8 +4,41 @@
 
 use super::{io_message, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
-use crate::request::{HostRequest, KeyUnit};
-use std::io::BufRead;
+use crate::request::{HostRequest, KeyUnit, MAX_REQUEST_BYTES};
+use std::io::{BufRead, Read};
+
+/// The longest line a text trace may have: 1 MiB. Trace lines are tens to hundreds of bytes;
+/// the limit keeps memory bounded on a file that is not text or has no line breaks.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// Reads one line into `buf` (cleared first), through its `\n`, keeping at most [`MAX_LINE`]
+/// bytes. Returns the bytes read (0 at the end) and whether the line is longer than the limit;
+/// then its first `MAX_LINE` bytes have been read and the rest has not.
+pub(super) fn read_line(r: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<(usize, bool)> {
+    buf.clear();
+    let n = r.take(MAX_LINE as u64).read_until(b'\n', buf)?;
+    Ok((n, n == MAX_LINE && buf.last() != Some(&b'\n')))
+}
+
+/// Consumes the rest of a line without keeping it.
+fn skip_rest_of_line(r: &mut dyn BufRead) -> std::io::Result<()> {
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(());
+        }
+        match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                r.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = chunk.len();
+                r.consume(n);
+            }
+        }
+    }
+}
 
 /// Result of parsing one line of a text trace.
 #[derive(Debug)]
@@ -61,6 +94,10 @@ impl TextReader {
         }
     }
 
+    fn read_error(&self, e: &std::io::Error, line: u64) -> Error {
+        Error::trace(&self.source.path, Location::Line(line), io_message(e))
+    }
+
     fn bad(&mut self, message: String) -> Result<()> {
         if self.skip_bad_lines {
             self.bad_lines += 1;
@@ -74,17 +111,17 @@ impl TextReader {
 impl TraceReader for TextReader {
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         while !self.ended {
-            self.buf.clear();
-            let n = self
-                .source
-                .reader
-                .read_until(b'\n', &mut self.buf)
-                .map_err(|e| Error::trace(&self.source.path, Location::Line(self.line + 1), io_message(&e)))?;
+            let (n, long) = read_line(&mut *self.source.reader, &mut self.buf).map_err(|e| self.read_error(&e, self.line + 1))?;
             if n == 0 {
                 self.ended = true;
                 break;
             }
             self.line += 1;
+            if long {
+                self.bad(format!("line longer than {} MiB; is this a {} trace?", MAX_LINE >> 20, self.format))?;
+                skip_rest_of_line(&mut *self.source.reader).map_err(|e| self.read_error(&e, self.line))?;
+                continue;
+            }
             let Ok(text) = std::str::from_utf8(&self.buf) else {
                 self.bad(format!("not valid UTF-8 text; is this a {} trace?", self.format))?;
                 continue;
@@ -95,6 +132,10 @@ impl TraceReader for TextReader {
             }
             match self.parser.parse(text) {
                 Ok(Parsed::Request(r)) => {
+                    if let Err(message) = r.check(self.parser.key_unit()) {
+                        self.bad(message)?;
+                        continue;
+                    }
                     if self.volume.is_some_and(|v| v != r.volume) {
                         continue;
                     }
@@ -196,10 +237,13 @@ pub fn parse_u64(s: &str, what: &str) -> std::result::Result<u64, String> {
     s.trim().parse::<u64>().map_err(|_| format!("expected {what}, found '{s}'"))
 }
 
-/// A byte count that must fit a request length (u32).
+/// A request length given in units of `unit` bytes, at most [`MAX_REQUEST_BYTES`].
 pub fn parse_len(s: &str, unit: u64, what: &str) -> std::result::Result<u32, String> {
     let v = parse_u64(s, what)?;
-    v.checked_mul(unit).and_then(|b| u32::try_from(b).ok()).ok_or_else(|| format!("{what} {s} is too large for one request (max 4 GiB)"))
+    match v.checked_mul(unit) {
+        Some(b) if b <= MAX_REQUEST_BYTES => Ok(b as u32),
+        _ => Err(format!("{what} {s} is larger than the largest request fcsim accepts (1 GiB)")),
+    }
 }
 
 /// A byte offset given in units of `unit` bytes.

@@ -1,0 +1,322 @@
+//! Hostile trace input (issue 16): offsets near 2^64, huge sizes, lines without breaks, pipes,
+//! lines cut short, `.fct` headers that lie. Each ends in one error naming the file and the line
+//! or byte, never in a hang, a panic, a huge allocation or a silently wrong answer.
+
+use fcsim::request::{HostRequest, KeyUnit, Op, PageSplitter};
+use fcsim::trace::{self, convert, fct, TraceOptions};
+use fcsim::Error;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh directory for one test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("fcsim-hostile-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+fn opts(format: &str, params: &[(&str, &str)]) -> TraceOptions {
+    let params: BTreeMap<String, String> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    TraceOptions { format: Some(format.into()), params, ..TraceOptions::default() }
+}
+
+/// Reads a whole trace: the requests, or the first error.
+fn read(path: &str, o: &TraceOptions) -> Result<Vec<HostRequest>, Error> {
+    let mut r = trace::open(path, o)?;
+    let mut v = Vec::new();
+    while let Some(x) = r.next_request()? {
+        v.push(x);
+    }
+    Ok(v)
+}
+
+fn err(path: &str, o: &TraceOptions) -> String {
+    match read(path, o) {
+        Ok(v) => panic!("{path}: expected an error, read {} requests", v.len()),
+        Err(e) => {
+            assert!(e.is_trace(), "{e}");
+            e.to_string()
+        }
+    }
+}
+
+/// A format, a trace in it, and the options to read it.
+type Case = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+/// One line per byte-addressed format whose request ends past 2^64 bytes.
+fn past_the_end() -> Vec<Case> {
+    vec![
+        ("msr", "128166372003061629,hm,0,Read,18446744073709551000,8192,100\n", &[]),
+        ("systor", "Timestamp,Response,IOType,LUN,Offset,Size\n1456095145.1,0.1,R,0,18446744073709551000,8192\n", &[]),
+        ("csv", "18446744073709551000,8192\n", &[("offset", "1"), ("size", "2"), ("header", "false")]),
+        ("tencent", "1538323200,36028797018963967,16,0,1\n", &[]),
+        ("vscsi", "version,time,op,size,lbn\n1,5,28,8192,36028797018963967\n", &[]),
+        ("spc", "0,36028797018963967,8192,r,0.0\n", &[]),
+        ("arc", "36028797018963967 16 0 1\n", &[]),
+        ("disksim", "0.0 0 36028797018963967 16 1\n", &[]),
+        ("mqsim", "938513000 4 36028797018963967 16 0\n", &[]),
+        ("diskmon", "0\t0.04\t0.0001\t0\tRead\t36028797018963967\t16\t\n", &[]),
+    ]
+}
+
+#[test]
+fn a_request_past_2_64_is_an_error_in_every_reader() {
+    let d = dir("past");
+    for (format, text, params) in past_the_end() {
+        let path = write(&d, &format!("{format}.trace"), text);
+        let o = opts(format, params);
+        let e = err(&path, &o);
+        let line = text.lines().count();
+        assert!(e.starts_with(&format!("{path}:{line}: ")), "{format}: {e}");
+        assert!(e.contains("past the 64-bit byte address space") || e.contains("overflows"), "{format}: {e}");
+        // With skip_bad_lines it is a bad line like any other, and a good line after it is read.
+        let good = std::fs::read_to_string(&path).unwrap().replace("36028797018963967", "8").replace("18446744073709551000", "4096");
+        let path = write(&d, &format!("{format}-skip.trace"), format!("{text}{}", good.lines().last().unwrap()));
+        let mut r = trace::open(&path, &TraceOptions { skip_bad_lines: true, ..o }).unwrap();
+        let mut n = 0;
+        while r.next_request().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!((n, r.bad_lines()), (1, 1), "{format}");
+    }
+}
+
+#[test]
+fn a_request_past_2_64_in_a_fct_file_is_an_error() {
+    let d = dir("past-fct");
+    let out = d.join("t.fct");
+    let mut w = fct::Writer::new(std::fs::File::create(&out).unwrap()).unwrap();
+    w.push(&HostRequest { time_ns: 0, volume: 0, offset: u64::MAX - 999, len: 8192, op: Op::Read }).unwrap();
+    let header =
+        fct::Header { requests: 1, reads: 1, page_accesses: 1, unique_pages: 1, page_size: 4096, volumes: 1, ..Default::default() };
+    w.finish(&header, None).unwrap();
+    let e = err(out.to_str().unwrap(), &TraceOptions::default());
+    assert!(e.contains("at byte 136") && e.contains("past the 64-bit byte address space"), "{e}");
+}
+
+#[test]
+fn the_page_splitter_never_wraps() {
+    let s = PageSplitter::new(4096, KeyUnit::Bytes);
+    let r = HostRequest { time_ns: 0, volume: 0, offset: 18_446_744_073_709_551_000, len: 8192, op: Op::Read };
+    assert_eq!(s.pages(&r).1, 1);
+}
+
+#[test]
+fn a_request_larger_than_1_gib_is_an_error() {
+    let d = dir("size");
+    let path = write(&d, "big.csv", "128166372003061629,hm,0,Read,0,1073741825,100\n");
+    let e = err(&path, &opts("msr", &[]));
+    assert!(e.ends_with("a size in bytes 1073741825 is larger than the largest request fcsim accepts (1 GiB)"), "{e}");
+    let path = write(&d, "ok.csv", "128166372003061629,hm,0,Read,0,1073741824,100\n");
+    assert_eq!(read(&path, &opts("msr", &[])).unwrap()[0].len, 1 << 30);
+}
+
+#[test]
+fn a_line_without_breaks_is_refused_with_bounded_memory() {
+    let d = dir("long");
+    let good = "128166372003061629,hm,0,Read,4096,8192,100\n";
+    let long = format!("{}\n{good}", "1".repeat(3 << 20));
+    let path = write(&d, "long.csv", &long);
+    let e = err(&path, &opts("msr", &[]));
+    assert!(e.starts_with(&format!("{path}:1: line longer than 1 MiB")), "{e}");
+    let o = TraceOptions { skip_bad_lines: true, ..opts("msr", &[]) };
+    let mut r = trace::open(&path, &o).unwrap();
+    assert_eq!(r.next_request().unwrap().map(|x| x.offset), Some(4096));
+    assert_eq!((r.next_request().unwrap(), r.bad_lines()), (None, 1));
+    // Detection reads at most about 1 MiB of a file without line breaks.
+    let path = write(&d, "noline.txt", "7".repeat(4 << 20));
+    let e = trace::open(&path, &TraceOptions::default()).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.contains("cannot detect the trace format"), "{e}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_directory_is_refused_at_once() {
+    let d = dir("fifo");
+    let fifo = d.join("trace.fifo");
+    let ok = std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false);
+    if ok {
+        // Opening a fifo for reading would block until a writer comes: it must not be opened.
+        let e = err(fifo.to_str().unwrap(), &TraceOptions::default());
+        assert!(
+            e.ends_with("is a pipe, fifo or device, not a regular file; fcsim reads a trace several times, so save it to a file first"),
+            "{e}"
+        );
+    }
+    let e = err(d.to_str().unwrap(), &opts("msr", &[]));
+    assert!(e.contains("is a directory"), "{e}");
+}
+
+#[test]
+fn lines_cut_short_are_errors() {
+    let d = dir("short");
+    // MSR without its last field (ResponseTime).
+    let path = write(&d, "msr.csv", "128166372003061629,hm,0,Read,4096,8192,100\n128166372003061629,hm,0,Read,4096,8192\n");
+    assert!(err(&path, &opts("msr", &[])).ends_with(":2: expected 7 comma-separated MSR fields, found 6"));
+    // ARC: one field (a block) or four; two or three are a line cut short.
+    for line in ["100 8", "100 8 0"] {
+        let path = write(&d, "p.lis", format!("100 8 0 1\n{line}\n"));
+        let e = err(&path, &opts("arc", &[]));
+        assert!(e.contains(":2: expected 4 fields (start_block count ignored request_number) or 1 (a block)"), "{e}");
+    }
+    let path = write(&d, "lirs.lis", "100\n101\n");
+    assert_eq!(read(&path, &opts("arc", &[])).unwrap().len(), 2);
+}
+
+#[test]
+fn lcs_csv_checks_its_size_column() {
+    let d = dir("lcs");
+    let path = write(&d, "t.csv", "time,obj_id,obj_size\n1,100,4096\n2,200,big\n");
+    assert!(err(&path, &opts("lcs-csv", &[])).ends_with(":3: expected an object size in bytes, found 'big'"));
+    let path = write(&d, "short.csv", "time,obj_id,obj_size\n1,100\n");
+    assert!(err(&path, &opts("lcs-csv", &[])).ends_with(":2: expected at least 3 fields, found 2"));
+    // Without a size column, none is needed.
+    assert_eq!(read(&path, &opts("lcs-csv", &[("obj_size_col", "0")])).unwrap().len(), 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// .fct headers
+
+/// A `.fct` file of the tpcc fixture with a next-access column, as bytes.
+fn fct_bytes(d: &Path) -> Vec<u8> {
+    let out = d.join("good.fct");
+    convert::convert(&fixture("mqsim_tpcc.trace.zst"), &TraceOptions::default(), &out, convert::Target::Fct, 4096, true, &mut |_, _| true)
+        .unwrap();
+    std::fs::read(out).unwrap()
+}
+
+fn put_u64(b: &mut [u8], at: usize, v: u64) {
+    b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
+}
+
+fn add_u64(b: &mut [u8], at: usize, delta: i64) {
+    let v = get_u64(b, at).wrapping_add_signed(delta);
+    put_u64(b, at, v);
+}
+
+/// Moves one request from the reads to the writes of a header (or back): the sum still holds.
+fn shift_a_read_to_writes(b: &mut [u8]) {
+    let d = if get_u64(b, 24) > 0 { -1 } else { 1 };
+    add_u64(b, 24, d);
+    add_u64(b, 32, -d);
+}
+
+/// Reads a `.fct` file whole, then its next-access column: the first error.
+fn fct_err(path: &str) -> String {
+    let o = TraceOptions::default();
+    let e = read(path, &o).err().or_else(|| trace::open(path, &o).and_then(|mut r| r.next_access_column(4096)).err());
+    let e = e.unwrap_or_else(|| panic!("{path}: expected an error"));
+    assert!(e.is_trace(), "{e}");
+    e.to_string()
+}
+
+#[test]
+fn fct_header_lies_are_errors_naming_the_field() {
+    let d = dir("fct");
+    let good = fct_bytes(&d);
+    let n = get_u64(&good, 120);
+    assert!(n > 0);
+    let path = write(&d, "ok.fct", &good);
+    assert_eq!(trace::open(&path, &TraceOptions::default()).unwrap().next_access_column(4096).unwrap().unwrap().len() as u64, n);
+
+    type Lie = (&'static str, fn(&mut Vec<u8>), &'static str);
+    let lies: [Lie; 10] = [
+        ("unique", |b| put_u64(b, 56, u64::MAX), "at byte 56: bad .fct header: unique_pages 18446744073709551615"),
+        ("requests", |b| put_u64(b, 16, 1 << 60), "at byte 24: bad .fct header: reads"),
+        ("page-size", |b| b[80..84].copy_from_slice(&0u32.to_le_bytes()), "at byte 80: bad .fct header: page_size is 0"),
+        ("flags", |b| b[12] |= 8, "at byte 12: bad .fct header: unknown flags"),
+        ("reads", |b| shift_a_read_to_writes(b), "at byte 24: bad .fct header: reads is"),
+        ("pages", |b| add_u64(b, 48, 1), "at byte 48: bad .fct header: page_accesses is"),
+        ("time", |b| put_u64(b, 72, 7), "at byte 72: bad .fct header: time_last is 7"),
+        ("garbage", |b| b.extend_from_slice(b"junk"), "which the file's"),
+        ("huge-next", |b| put_u64(b, 120, 1 << 61), "at byte 120: bad .fct header: next-access entries"),
+        // The column one entry shorter, the file cut to match: only the records can tell.
+        ("short-next", |b| (add_u64(b, 120, -1), b.truncate(b.len() - 8)).1, "at byte 120: bad .fct header: next-access entries is"),
+    ];
+    for (name, lie, expected) in lies {
+        let mut b = good.clone();
+        lie(&mut b);
+        let path = write(&d, &format!("{name}.fct"), &b);
+        let e = fct_err(&path);
+        assert!(e.starts_with(&path) && e.contains(expected), "{name}: {e}");
+        // The same lie inside a gzip file, whose length says nothing.
+        let gz = d.join(format!("{name}.fct.gz"));
+        let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut enc, &b).unwrap();
+        enc.finish().unwrap();
+        let e = fct_err(gz.to_str().unwrap());
+        assert!(e.contains(".fct"), "{name} (gzip): {e}");
+    }
+    // A next-access entry that points backwards.
+    let mut b = good.clone();
+    let col = b.len() - 8 * n as usize;
+    put_u64(&mut b, col + 8, 0);
+    let path = write(&d, "backwards.fct", &b);
+    assert!(fct_err(&path).contains(&format!("at byte {}: bad .fct next-access entry 0 at access 1", col + 8)));
+}
+
+#[test]
+fn offline_runs_and_curves_refuse_a_lying_fct() {
+    let d = dir("fct-use");
+    let mut b = fct_bytes(&d);
+    add_u64(&mut b, 120, -1);
+    b.truncate(b.len() - 8);
+    let path = write(&d, "short-next.fct", &b);
+    let e = fcsim::sim::next_accesses(&path, &TraceOptions::default(), 4096).unwrap_err().to_string();
+    assert!(e.contains("next-access entries is"), "{e}");
+    let mut b = fct_bytes(&d);
+    put_u64(&mut b, 56, 1 << 50);
+    let path = write(&d, "unique.fct", &b);
+    let e = fcsim::curves::exact(&path, &TraceOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
+    assert!(e.contains("unique_pages"), "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// trace convert
+
+#[test]
+fn convert_refuses_an_unknown_output_name() {
+    for ok in ["a.fct", "a.CSV", "a.oracleGeneral", "a.oracleGeneral.bin"] {
+        assert!(convert::Target::from_path(Path::new(ok)).is_ok(), "{ok}");
+    }
+    let e = convert::Target::from_path(Path::new("x.xyz")).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "x.xyz: unknown output format; name the file .fct, .csv (libCacheSim CSV), .oracleGeneral or .oracleGeneral.bin, or give --to"
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn convert_removes_temporary_files_of_dead_processes() {
+    let d = dir("tmp");
+    let out = d.join("t.fct");
+    // pid_max is at most 2^22 on Linux: this process never ran. Process 1 always runs.
+    let dead = write(&d, ".t.fct.tmp-999999999", "half");
+    let alive = write(&d, ".t.fct.tmp-1", "half");
+    let other = write(&d, ".u.fct.tmp-999999999", "half");
+    convert::convert(&fixture("msr_hm_0.csv"), &TraceOptions::default(), &out, convert::Target::Fct, 4096, false, &mut |_, _| true)
+        .unwrap();
+    assert!(!Path::new(&dead).exists() && Path::new(&alive).exists() && Path::new(&other).exists());
+    // An error leaves nothing behind.
+    let bad = write(&d, "bad.csv", "128166372003061629,hm,0,Read,18446744073709551000,8192,100\n");
+    assert!(convert::convert(&bad, &opts("msr", &[]), &d.join("v.fct"), convert::Target::Fct, 4096, false, &mut |_, _| true).is_err());
+    let mut names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    assert_eq!(names, [".t.fct.tmp-1", ".u.fct.tmp-999999999", "bad.csv", "t.fct"]);
+}
