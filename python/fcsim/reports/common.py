@@ -14,7 +14,10 @@ MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
 
 
 def size_pct(df: pd.DataFrame) -> pd.Series:
-    return df["point"].map(lambda p: float(json.loads(p)["size"].rstrip("%")))
+    """Each point's cache size as a share of its trace's working set, in percent; NaN where the
+    point gives the size in pages or bytes."""
+    sizes = df["point"].map(lambda p: json.loads(p)["size"])
+    return sizes.map(lambda s: float(s[:-1]) if s.endswith("%") else float("nan"))
 
 
 def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
