@@ -24,6 +24,16 @@ pub struct Node {
     pub dirty: bool,
 }
 
+/// The most entries a structure of a cache reserves before anything is cached: beyond that it
+/// grows by doubling (amortised, never per access) as pages are actually cached, so memory
+/// follows what a trace fills, not the size asked for (`--size 4294967294` on a 200-line trace).
+pub const UP_FRONT: usize = 1 << 16;
+
+/// What to reserve for `n` expected entries: all of them, up to [`UP_FRONT`].
+pub fn up_front(n: usize) -> usize {
+    n.min(UP_FRONT)
+}
+
 /// Slots of the largest index kept at most a quarter full (8 bytes each: 512 KiB).
 const SMALL_INDEX: usize = 1 << 16;
 
@@ -151,8 +161,10 @@ pub struct Arena {
 }
 
 impl Arena {
+    /// An arena for `n` nodes, reserving room for [`up_front`]`(n)`; it grows as nodes are added.
     pub fn with_capacity(n: usize) -> Self {
         // One more key than nodes: `claim` maps the new key before the old one goes.
+        let n = up_front(n);
         Arena { nodes: Vec::with_capacity(n), free: NIL, index: Index::with_capacity(n + 1) }
     }
 
