@@ -235,6 +235,8 @@ ARC = FIXTURES / "arc_p2.lis"
         (lambda: fcsim.mrc(ARC, "shards", seed=-1), "seed=-1"),
         (lambda: fcsim.mrc(ARC, "shards", max_samples=2**64), "max_samples="),
         (lambda: fcsim.mrc(ARC, "shards", rate="x"), "rate='x'"),
+        (lambda: fcsim.run_grid(ARC, "lru", "5", progress=5), "progress=5"),
+        (lambda: fcsim.simulate(ARC, progress="bar"), "progress='bar'"),
     ],
 )
 def test_bad_arguments_raise_config_error(call, message: str) -> None:

@@ -46,6 +46,13 @@ def path(name: str, value: Any) -> str:
         raise ConfigError(f"{name}={value!r}: expected a path") from None
 
 
+def callback(value: Any) -> Any:
+    """``progress`` if it is None or callable; else ConfigError."""
+    if value is not None and not callable(value):
+        raise ConfigError(f"progress={value!r}: expected a function or None")
+    return value
+
+
 def size_text(value: Any) -> str:
     """A cache size (pages as an int, or a string: pages, bytes, percent) as the core's string."""
     if isinstance(value, bool) or not isinstance(value, str | int):
@@ -215,7 +222,7 @@ def simulate(
         stack_params=sets.stack,
         **sets.sim,
         working_set=None if working_set is None else integer("working_set", working_set, 0, U64_MAX),
-        progress=progress,
+        progress=callback(progress),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),
     )
     return Result(row)
@@ -244,6 +251,7 @@ def run_grid(
     """
     if jobs is not None:
         integer("jobs", jobs, 1)
+    callback(progress)
     trace_list = listed(traces, (str, os.PathLike), lambda t: path("trace", t))
     policy_list = listed(policies, str, lambda p: text("policy", p))
     size_list = listed(sizes, (str, int), size_text)
@@ -349,7 +357,7 @@ def convert(
         path("out", out),
         to=None if to is None else text("to", to),
         annotate_next=annotate_next,
-        progress=progress,
+        progress=callback(progress),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
     )
 
@@ -436,6 +444,7 @@ def mrc(
     caches.
     """
     _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
+    callback(progress)
     sets = Sets(set)
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
     name = path("trace", trace)
