@@ -90,6 +90,20 @@ BAD = [
         "expected KEY=VALUE",
     ),
     (["trace", "info", FIXTURES / "msr_hm_0.csv", "--format", "tencent"], "msr_hm_0.csv:1:"),
+    # Integer options out of range: the option's name and range, not an OverflowError.
+    (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", "5", "--volume", "-1"], "volume=-1"),
+    (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", "5", "--page-size", "-1"], "page_size=-1"),
+    (
+        ["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", "5", "--set", "sim.queue_depth=-1"],
+        "sim.queue_depth=-1",
+    ),
+    (["trace", "info", FIXTURES / "arc_p2.lis", "--page-size", str(2**32)], "page_size=4294967296"),
+    (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", "5", "--jobs", "0"], "jobs=0"),
+    (
+        ["mrc", FIXTURES / "arc_p2.lis", "--method", "shards", "--seed", str(2**64)],
+        "seed=18446744073709551616",
+    ),
+    (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", str(10**30)], "cache size"),
 ]
 
 
@@ -100,6 +114,28 @@ def test_bad_input_exits_2_without_traceback(args: list[str], message: str) -> N
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith("fcsim: error: ") and message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (
+            ["run", FIXTURES / "arc_p2.lis", "--size", "5"],
+            "fcsim run: error: the following arguments are required",
+        ),
+        (
+            ["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--jobs", "x"],
+            "fcsim run: error: argument --jobs",
+        ),
+        (["mrc", FIXTURES / "arc_p2.lis", "--method", "nope"], "fcsim mrc: error: argument --method"),
+        (["nope"], "fcsim: error: argument command"),
+        ([], "fcsim: error: the following arguments are required"),
+    ],
+)
+def test_misused_options_are_one_line(args: list[str], start: str) -> None:
+    r = run(*args)
+    assert r.returncode == 2 and r.stderr.startswith(start), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "--help" in r.stderr
 
 
 def test_skip_bad_lines_reports() -> None:

@@ -146,7 +146,7 @@ def test_mrc_attrs_name_the_sampling() -> None:
         ({"method": "shards", "rate": 0.1, "max_samples": 10}, "not both"),
         ({"method": "shards", "rate": 0.0}, r"\(0, 1\]"),
         ({"method": "shards", "rate": 1.01}, r"\(0, 1\]"),
-        ({"method": "shards", "max_samples": 0}, "at least 1"),
+        ({"method": "shards", "max_samples": 0}, "max_samples=0"),
         ({"method": "exact", "rate": 0.5}, "no sampling"),
         ({"policy": "arc"}, "needs method minisim"),
         ({"method": "shards", "policy": "arc"}, "needs method minisim"),

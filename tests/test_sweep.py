@@ -151,6 +151,15 @@ def test_sweep_on_a_dask_cluster(tmp_path: Path) -> None:
         ('traces = ["x"]\npolicies = ["lru"]\nsizes = ["1%"]\n[[grid]]\n"stack.write" = []', "[[grid]]"),
         ('policies = ["lru"]\nsizes = ["1%"]\n[[part]]\ntraces = [{ name = "x" }]', "needs 'file'"),
         ('policies = ["lru"]\nsizes = ["1%"]\n[[part]]\ntraces = ["x"]\nhue = 1', "[[part]] 1: unknown"),
+        (
+            'traces = ["x"]\npolicies = ["lru"]\nsizes = ["1%"]\ndevices = []',
+            "'devices' must be a non-empty list",
+        ),
+        (
+            'traces = ["x"]\npolicies = ["lru"]\nsizes = ["1%"]\ndevices = "gasa"',
+            "'devices' must be a non-empty",
+        ),
+        ('set = 5\ntraces = ["x"]\npolicies = ["lru"]\nsizes = ["1%"]', "'set' must be a table"),
     ],
 )
 def test_bad_experiments(tmp_path: Path, text: str, needle: str) -> None:
@@ -158,12 +167,7 @@ def test_bad_experiments(tmp_path: Path, text: str, needle: str) -> None:
     exp.write_text(text)
     with pytest.raises(fcsim.ConfigError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         sweep.sweep(exp, tmp_path / "out.parquet")
-    r = subprocess.run(
-        [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(tmp_path / "o.parquet")],
-        capture_output=True,
-        text=True,
-    )
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(error_lines(cli_sweep(exp, tmp_path / "o.parquet"))) == 1
 
 
 def test_reproduce_larc(tmp_path: Path) -> None:
@@ -298,14 +302,129 @@ def test_policy_none_is_one_point_whatever_the_sizes(tmp_path: Path) -> None:
     assert [p["policy"] for p in sweep.load(exp).points()] == ["none", "lru", "lru", "lru"]
 
 
-def test_a_point_that_fails_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    # The error comes back from a pool worker (it pickles as fcsim._core.ConfigError).
-    exp = tmp_path / "bad.toml"
-    exp.write_text(
-        'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["1%", "5%"]\n'
-        'devices = ["gasa"]\n[set]\n"device.op" = 0.01\n'
+def experiment(tmp_path: Path, text: str) -> Path:
+    exp = tmp_path / "exp.toml"
+    exp.write_text(text)
+    return exp
+
+
+def cli_sweep(exp: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+
+
+def error_lines(r: subprocess.CompletedProcess[str]) -> list[str]:
+    """The CLI's error lines: exit 2, no traceback, every line an `fcsim:` line (notes too)."""
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert all(line.startswith("fcsim: ") for line in lines), r.stderr
+    return [line.removeprefix("fcsim: error: ") for line in lines if line.startswith("fcsim: error: ")]
+
+
+def test_a_failing_point_is_named_and_the_others_are_saved(tmp_path: Path) -> None:
+    # device.op=0.01 fails (from a pool worker, as a plain message); op 0.15 runs and is kept.
+    exp = experiment(
+        tmp_path,
+        'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["5%"]\n'
+        'devices = ["gasa"]\n[[grid]]\n"device.op" = [0.01, 0.15]\n',
     )
-    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(tmp_path / "o.parquet")]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert r.stderr.startswith("fcsim: error: device: ") and len(r.stderr.strip().splitlines()) == 1
+    out = tmp_path / "o.parquet"
+    for _ in range(2):  # the rerun runs the failed point alone, and it fails again
+        lines = error_lines(cli_sweep(exp, out, "--jobs", "2"))
+        assert (
+            lines[0]
+            == f"1 of 2 points failed, 1 are saved in {out} (the same command again runs the failed ones)"
+        )
+        assert (
+            len(lines) == 2
+            and lines[1].startswith('point {"device": "gasa"')
+            and '"device.op": 0.01' in lines[1]
+        )
+        assert "device: " in lines[1] and len(pd.read_parquet(out)) == 1
+
+
+def test_the_whole_grid_is_checked_before_any_point_runs(tmp_path: Path) -> None:
+    exp = experiment(
+        tmp_path,
+        'traces = ["synth:zipf,requests=2000,pages=500", "gone.csv"]\npolicies = ["lru", "nope"]\n'
+        'sizes = ["5%", "lots"]\ndevices = ["", "floppy"]\n[set]\n"sim.queue_depth" = -1\n"disk.x" = 1\n',
+    )
+    out = tmp_path / "o.parquet"
+    lines = error_lines(cli_sweep(exp, out))
+    for needle in (
+        "trace 'gone.csv' not found",
+        "unknown policy 'nope'",
+        "'lots'",
+        "'floppy'",
+        "sim.queue_depth=-1",
+    ):
+        assert sum(needle in line for line in lines) == 1, (needle, lines)
+    assert all(line.startswith(f"{exp}: ") for line in lines) and not out.exists()
+
+
+def test_a_sweep_table_is_parquet(tmp_path: Path) -> None:
+    exp = experiment(
+        tmp_path, 'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["5%"]\n'
+    )
+    lines = error_lines(cli_sweep(exp, tmp_path / "o.csv"))
+    assert lines == [f"{tmp_path / 'o.csv'}: a sweep's table is Parquet (.parquet or .pq), not .csv"]
+    junk = tmp_path / "junk.parquet"
+    junk.write_text("trace,policy\n")  # say, a CSV table renamed
+    lines = error_lines(cli_sweep(exp, junk))
+    assert len(lines) == 1 and lines[0].startswith(f"{junk}: exists and is not a Parquet table")
+    assert junk.read_text() == "trace,policy\n"
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _running(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
+    # Points of a minute each: a worker that outlived the CLI would still be simulating.
+    exp = experiment(
+        tmp_path,
+        'traces = ["synth:zipf,requests=500000000,pages=1000000"]\n'
+        'policies = ["lru", "fifo"]\nsizes = ["1%"]\n',
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "fcsim.cli",
+        "sweep",
+        str(exp),
+        "--out",
+        str(tmp_path / "s.parquet"),
+        "--jobs",
+        "2",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(workers) >= 2
+    time.sleep(0.5)  # into their points
+    proc.kill()  # the CLI alone: its workers are orphaned
+    proc.wait()
+    deadline = time.monotonic() + 10
+    while any(map(_running, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [w for w in workers if _running(w)]
+    for w in left:  # the test's own orphans, so they do not outlive it
+        os.kill(w, signal.SIGKILL)
+    assert not left

@@ -19,6 +19,55 @@ from fcsim._core import ConfigError
 
 Progress = Callable[[int, int], object]
 
+U32_MAX = 2**32 - 1
+U64_MAX = 2**64 - 1
+
+
+def integer(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
+    """``value`` if it is an integer from ``low`` to ``high`` (the core's range for the option);
+    else ConfigError naming the option."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ConfigError(f"{name}={value!r}: expected an integer from {low} to {high}")
+    return value
+
+
+def text(name: str, value: Any) -> str:
+    """``value`` if it is a string; else ConfigError naming the option."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{name}={value!r}: expected a string")
+    return value
+
+
+def path(name: str, value: Any) -> str:
+    """A trace or output path (str or os.PathLike) as a string; else ConfigError."""
+    try:
+        return text(name, os.fspath(value))
+    except TypeError:
+        raise ConfigError(f"{name}={value!r}: expected a path") from None
+
+
+def callback(value: Any) -> Any:
+    """``progress`` if it is None or callable; else ConfigError."""
+    if value is not None and not callable(value):
+        raise ConfigError(f"progress={value!r}: expected a function or None")
+    return value
+
+
+def size_text(value: Any) -> str:
+    """A cache size (pages as an int, or a string: pages, bytes, percent) as the core's string."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ConfigError(f"size={value!r}: expected pages (an integer), bytes ('64MiB') or a percent ('5%')")
+    return str(value)
+
+
+def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]) -> list[Any]:
+    """``value`` (one of ``single``, or an iterable of them) as a list, each item converted."""
+    try:
+        items = [value] if isinstance(value, single) else list(value)
+    except TypeError:
+        items = [value]
+    return [convert(x) for x in items]
+
 
 class Result(dict[str, Any]):
     """One result row: a dict whose columns are also attributes (``row.hit_ratio``)."""
@@ -54,7 +103,11 @@ class Sets:
         self.sim: dict[str, Any] = {}
         self.policy: dict[str, dict[str, str]] = {}
         names = {p[0] for p in _core.policies()}
+        if sets is not None and not isinstance(sets, Mapping):
+            raise ConfigError(f"set={sets!r}: expected a mapping of KEY to VALUE")
         for key, value in (sets or {}).items():
+            if not isinstance(key, str) or not isinstance(value, str | int | float):
+                raise ConfigError(f"option {key!r}={value!r}: expected a string key and a number or string")
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
                 raise ConfigError(
@@ -83,10 +136,24 @@ class Sets:
             if name == "time_scale":
                 return float(value)
             if name == "queue_depth":
-                return int(value)
+                return integer(key, int(value))
         except ValueError:
             raise ConfigError(f"option '{key}={value}': expected a number") from None
         raise ConfigError(f"option '{key}': unknown; sim takes time_scale and queue_depth")
+
+
+def check_policy(name: str) -> None:
+    """ConfigError unless ``name`` is a registered policy."""
+    known = {p[0] for p in _core.policies()}
+    if name.lower() not in known:
+        raise ConfigError(f"unknown policy '{name}'; registered: {', '.join(sorted(known))}")
+
+
+def check_device(name: str | None) -> None:
+    """ConfigError unless ``name`` is None (no device) or a device preset."""
+    presets = {d["name"] for d in devices()} - {"defaults"}
+    if name is not None and name.lower() not in presets:
+        raise ConfigError(f"unknown device preset '{name}'; presets: {', '.join(sorted(presets))}")
 
 
 def devices() -> list[dict[str, Any]]:
@@ -99,17 +166,17 @@ def devices() -> list[dict[str, Any]]:
 
 def _path(trace: str | os.PathLike[str]) -> str:
     """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache."""
-    return catalogue.resolve(os.fspath(trace))
+    return catalogue.resolve(path("trace", trace))
 
 
 def _trace_kwargs(
     format: str | None, volume: int | None, skip_bad_lines: bool, page_size: int, trace_params: dict[str, str]
 ) -> dict[str, Any]:
     return {
-        "format": format,
-        "volume": volume,
-        "skip_bad_lines": skip_bad_lines,
-        "page_size": page_size,
+        "format": None if format is None else text("format", format),
+        "volume": None if volume is None else integer("volume", volume),
+        "skip_bad_lines": bool(skip_bad_lines),
+        "page_size": integer("page_size", page_size, 1),
         "trace_params": trace_params,
     }
 
@@ -149,17 +216,18 @@ def simulate(
     per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
     ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``."""
     sets = Sets(set)
+    policy = text("policy", policy)
     row = _core.simulate(
         _path(trace),
         policy,
-        str(size),
+        size_text(size),
         policy_params=sets.policy.get(policy.lower(), {}),
-        device=device,
+        device=None if device is None else text("device", device),
         device_params=sets.device,
         stack_params=sets.stack,
         **sets.sim,
-        working_set=working_set,
-        progress=progress,
+        working_set=None if working_set is None else integer("working_set", working_set, 0, U64_MAX),
+        progress=callback(progress),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),
     )
     return Result(row)
@@ -186,24 +254,23 @@ def run_grid(
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
-    trace_list = [_path(traces)] if isinstance(traces, str | os.PathLike) else [_path(t) for t in traces]
-    policy_list = [policies] if isinstance(policies, str) else list(policies)
-    size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
+    if jobs is not None:
+        integer("jobs", jobs, 1)
+    callback(progress)
+    trace_list = listed(traces, (str, os.PathLike), _path)
+    policy_list = listed(policies, str, lambda p: text("policy", p))
+    size_list = listed(sizes, (str, int), size_text)
     if not trace_list or not policy_list or not size_list:
         raise ConfigError("run_grid needs at least one trace, one policy and one size")
     for s in size_list:
         _core.check_size(s)
-    known = {p[0] for p in _core.policies()}
     for p in policy_list:
-        if p.lower() not in known:
-            raise ConfigError(f"unknown policy '{p}'; registered: {', '.join(sorted(known))}")
-    device_list = [device] if device is None or isinstance(device, str) else list(device)
+        check_policy(p)
+    device_list = listed(device, (str, type(None)), lambda d: d if d is None else text("device", d))
     if not device_list:
         raise ConfigError("run_grid needs at least one device (None for no device)")
-    presets = {d["name"] for d in devices()} - {"defaults"}
     for d in device_list:
-        if d is not None and d.lower() not in presets:
-            raise ConfigError(f"unknown device preset '{d}'; presets: {', '.join(sorted(presets))}")
+        check_device(d)
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
     percent = any(s.strip().endswith("%") for s in size_list) and any(
         p.lower() != "none" for p in policy_list
@@ -292,10 +359,10 @@ def convert(
     trace_params = Sets(set).trace
     return _core.convert_trace(
         _path(trace),
-        os.fspath(out),
-        to=to,
+        path("out", out),
+        to=None if to is None else text("to", to),
         annotate_next=annotate_next,
-        progress=progress,
+        progress=callback(progress),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
     )
 
@@ -310,14 +377,17 @@ MINISIM_SHARES = [10 ** (-2 + 2 * i / 9) for i in range(10)]
 def _check_mrc_options(
     method: str, rate: float | None, max_samples: int | None, policy: str | None, sizes: object, seed: int
 ) -> None:
+    if policy is not None:
+        text("policy", policy)
     if method not in MRC_METHODS:
         raise ConfigError(f"unknown MRC method '{method}'; expected exact, shards or minisim")
     if rate is not None and max_samples is not None:
         raise ConfigError("give a sampling rate or a maximum number of samples, not both")
-    if seed < 0:
-        raise ConfigError(f"the sampling seed must be a non-negative integer, got {seed}")
-    if max_samples is not None and max_samples < 1:
-        raise ConfigError(f"max samples must be at least 1, got {max_samples}")
+    integer("seed", seed, 0, U64_MAX)
+    if max_samples is not None:
+        integer("max_samples", max_samples, 1, U64_MAX)
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float)):
+        raise ConfigError(f"rate={rate!r}: expected a number in (0, 1]")
     if method == "exact" and (rate is not None or max_samples is not None):
         raise ConfigError(
             "the exact curve takes no sampling (rate and max samples are for shards and minisim)"
@@ -379,6 +449,7 @@ def mrc(
     caches.
     """
     _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
+    callback(progress)
     sets = Sets(set)
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
     name = _path(trace)
@@ -433,7 +504,7 @@ def _minisim(
     if sizes is None:
         size_list = [f"{100 * s:.6g}%" for s in MINISIM_SHARES]
     else:
-        size_list = [str(sizes)] if isinstance(sizes, str | int) else [str(s) for s in sizes]
+        size_list = listed(sizes, (str, int), size_text)
     if not size_list:
         raise ConfigError("minisim needs at least one cache size")
     for s in size_list:

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import pandas as pd
 
@@ -506,8 +506,16 @@ SCHEDULER_HELP = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """A misused option is one line on stderr and exit 2, as every other error (argparse prints
+    the whole usage); subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
+    ap = Parser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
     sub = ap.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="simulate policies x sizes over a trace")
@@ -639,7 +647,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (fcsim.TraceError, fcsim.ConfigError) as e:
-        print(f"fcsim: error: {e}", file=sys.stderr)
+        for line in str(e).splitlines():  # several problems (a sweep's grid): a line each
+            print(f"fcsim: error: {line}", file=sys.stderr)
     except BrokenPipeError:  # the reader of stdout went away (| head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

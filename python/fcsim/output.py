@@ -33,10 +33,12 @@ def check_dir(path: str | os.PathLike[str]) -> None:
         raise OSError(f"{p}: directory {parent} does not exist")
 
 
-def check_path(path: str | os.PathLike[str]) -> None:
-    """Fails early, before a run, on a table path fcsim cannot write."""
-    _kind(Path(path))
+def check_path(path: str | os.PathLike[str]) -> str:
+    """Fails early, before a run, on a table path fcsim cannot write; returns the table's kind
+    (csv, parquet, json or jsonl)."""
+    kind = _kind(Path(path))
     check_dir(path)
+    return kind
 
 
 def rows_json(df: pd.DataFrame) -> list[str]:

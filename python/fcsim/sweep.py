@@ -39,6 +39,7 @@ import json
 import multiprocessing
 import os
 import signal
+import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator
@@ -48,8 +49,11 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import api, catalogue, output
-from fcsim._core import ConfigError
+from fcsim import _core, api, catalogue, output
+from fcsim._core import ConfigError, TraceError
+
+#: A point's key, and its row or why it failed.
+Outcome = tuple[str, dict[str, Any] | None, str | None]
 
 GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid"}
 KEYS = GRID_KEYS | {"name", "description", "part"}
@@ -108,16 +112,32 @@ class Experiment:
     source: str = "experiment"
     base_from: str = "the experiment file's directory"
 
-    def check_traces(self) -> None:
-        """Fails (ConfigError) on the first trace file that is not there, naming where it looked."""
+    def check(self) -> None:
+        """Fails (ConfigError) before any point runs, with one line per problem of the grid: a
+        trace that is not there (naming where it looked), an unknown policy, size or device
+        preset, a bad ``--set`` key or value."""
+        problems: dict[str, None] = {}
         for part in self.parts:
             for t in part.traces:
-                if t.path.startswith("synth:") or os.path.exists(t.path):
-                    continue
-                raise ConfigError(
-                    f"{self.source}: trace '{t.given}' not found: looked for {os.path.abspath(t.path)} "
-                    f"(trace paths are relative to {self.base_from})"
-                )
+                if not (t.path.startswith("synth:") or os.path.exists(t.path)):
+                    problems[
+                        f"trace '{t.given}' not found: looked for {os.path.abspath(t.path)} "
+                        f"(trace paths are relative to {self.base_from})"
+                    ] = None
+        for pt in self.points():
+            checks = (
+                (api.check_policy, pt["policy"]),
+                (_core.check_size, pt["size"]),
+                (api.check_device, pt["device"]),
+                (api.Sets, pt["set"]),
+            )
+            for check, value in checks:
+                try:
+                    check(value)
+                except ConfigError as e:
+                    problems[str(e)] = None
+        if problems:
+            raise ConfigError("\n".join(f"{self.source}: {p}" for p in problems))
 
     def points(self) -> list[dict[str, Any]]:
         """Every point of every part, in order, each once."""
@@ -131,7 +151,7 @@ class Experiment:
 def _list(doc: dict[str, Any], key: str, where: str) -> list[str]:
     v = doc.get(key)
     if not isinstance(v, list) or not v or not all(isinstance(x, str | int | float) for x in v):
-        raise ConfigError(f"{where}: '{key}' must be a non-empty list")
+        raise ConfigError(f"{where}: '{key}' must be a non-empty list of strings or numbers")
     return [str(x) for x in v]
 
 
@@ -167,14 +187,21 @@ def _grid(doc: dict[str, Any], where: str) -> list[dict[str, list[Any]]]:
     return grid
 
 
+def _sets(doc: dict[str, Any], where: str) -> dict[str, Any]:
+    v = doc.get("set", {})
+    if not isinstance(v, dict):
+        raise ConfigError(f"{where}: 'set' must be a table of --set keys and values ([set])")
+    return v
+
+
 def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> Part:
     merged = {**top, **{k: v for k, v in doc.items() if k not in ("set", "grid")}}
     return Part(
         traces=_traces(merged, base, where),
         policies=_list(merged, "policies", where),
         sizes=_list(merged, "sizes", where),
-        devices=[d or None for d in merged.get("devices", [""])],
-        sets={**top.get("set", {}), **doc.get("set", {})},
+        devices=[d or None for d in _list({"devices": [""], **merged}, "devices", where)],
+        sets={**_sets(top, where), **_sets(doc, where)},
         grid=_grid(top, where) + (_grid(doc, where) if doc is not top else []),
     )
 
@@ -223,20 +250,38 @@ def point_key(pt: dict[str, Any]) -> str:
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
 
 
-def _run_point(pt: dict[str, Any]) -> dict[str, Any]:
-    row = api.simulate(pt["trace"], pt["policy"], pt["size"], device=pt["device"], set=pt["set"])
-    return {**row, "point": point_key(pt)}
+def _run_point(pt: dict[str, Any]) -> Outcome:
+    """One point: its key and its row, or its key and why it failed (a plain message, which
+    crosses process boundaries whatever the exception was)."""
+    key = point_key(pt)
+    try:
+        row = api.simulate(pt["trace"], pt["policy"], pt["size"], device=pt["device"], set=pt["set"])
+    except (ConfigError, TraceError) as e:
+        return key, None, str(e)
+    except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
+        return key, None, f"{type(e).__name__}: {e}"
+    return key, {**row, "point": key}, None
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the main process, which saves what is done and stops them."""
+def _worker_init() -> None:
+    """Pool workers leave Ctrl-C to the main process, which saves what is done and stops them,
+    and exit when it is gone (``kill -9`` leaves no orphans): a thread polls the parent's pid,
+    which changes when the worker is reparented (portable, unlike Linux's PR_SET_PDEATHSIG)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="fcsim-parent-watch").start()
 
 
-def _local(todo: list[dict[str, Any]], jobs: int | None) -> Iterator[dict[str, Any]]:
-    """Rows of ``todo`` as they finish on a local process pool."""
+def _local(todo: list[dict[str, Any]], jobs: int | None) -> Iterator[Outcome]:
+    """Results of ``todo`` as they finish on a local process pool."""
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    pool = multiprocessing.Pool(workers, initializer=_ignore_sigint)
+    pool = multiprocessing.Pool(workers, initializer=_worker_init)
     try:
         yield from pool.imap_unordered(_run_point, todo)
         pool.close()
@@ -249,8 +294,8 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a sweep, after the finished points were written; says how many remain."""
 
 
-def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[dict[str, Any]]:
-    """Rows of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
+def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[Outcome]:
+    """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
     try:
         import distributed
     except ImportError:
@@ -279,19 +324,28 @@ def run(
 ) -> pd.DataFrame:
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
     ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
-    traces at the same paths); returns the whole table. The table is rewritten (atomically) as
-    points finish, at most every second. ``notify`` gets one-line messages (``resuming: K of N
-    points done``). On Ctrl-C every finished point is written first, then :class:`Interrupted`
-    (a KeyboardInterrupt) says how many points remain."""
+    traces at the same paths); returns the whole table. The grid is checked first (see
+    :meth:`Experiment.check`). The table is rewritten (atomically) as points finish, at most
+    every second. ``notify`` gets one-line messages (``resuming: K of N points done``). A point
+    that fails does not stop the others: when all have run and the table is written, a
+    ConfigError names each failed point (its ``point`` key) and why; a rerun runs just those.
+    On Ctrl-C every finished point is written first, then :class:`Interrupted` (a
+    KeyboardInterrupt) says how many points remain."""
     out = Path(out)
-    output.check_path(out)
-    exp.check_traces()
+    if output.check_path(out) != "parquet":
+        raise ConfigError(
+            f"{out}: a sweep's table is Parquet (.parquet or .pq), not {out.suffix or 'no suffix'}"
+        )
+    if jobs is not None:
+        api.integer("jobs", jobs, 1)
+    exp.check()
     points = exp.points()
-    for pt in points:  # fail on a bad option before the first run
-        api.Sets(pt["set"])
     rows: list[dict[str, Any]] = []
     if out.exists():
-        prev = pd.read_parquet(out)
+        try:
+            prev = pd.read_parquet(out)
+        except Exception as e:  # pyarrow's errors for a file that is not Parquet
+            raise ConfigError(f"{out}: exists and is not a Parquet table ({e})") from None
         if "point" not in prev.columns:
             raise ConfigError(f"{out}: exists and is not a sweep table (no 'point' column)")
         rows = prev.to_dict("records")
@@ -299,33 +353,48 @@ def run(
     have = {r["point"] for r in rows} & keys
     todo = [pt for pt in points if point_key(pt) not in have]
     total = len(points)
+    failed: list[str] = []
     if have and notify is not None:
         notify(f"resuming: {len(have)} of {total} points done in {out}")
 
     def report() -> None:
         if progress is not None:
-            progress(len(have) / total if total else 1.0)
+            progress((len(have) + len(failed)) / total if total else 1.0)
 
     report()
     if todo:
         written, saved = time.monotonic(), len(rows)
+
+        def save() -> None:
+            nonlocal written, saved
+            if len(rows) > saved:
+                output.write_table(pd.DataFrame(rows), out)
+            written, saved = time.monotonic(), len(rows)
+
         results = _dask(todo, scheduler) if scheduler else _local(todo, jobs)
         try:
-            for row in results:
-                rows.append(row)
-                have.add(row["point"])
-                if time.monotonic() - written >= 1.0 or len(have) == total:
-                    output.write_table(pd.DataFrame(rows), out)
-                    written, saved = time.monotonic(), len(rows)
+            for key, row, error in results:
+                if row is None:
+                    failed.append(f"point {key}: {error}")
+                else:
+                    rows.append(row)
+                    have.add(key)
+                if time.monotonic() - written >= 1.0:
+                    save()
                 report()
         except KeyboardInterrupt:
             results.close()
-            if len(rows) > saved:
-                output.write_table(pd.DataFrame(rows), out)
             raise Interrupted(
                 f"interrupted: {len(have)} of {total} points are saved in {out}, {total - len(have)} remain; "
                 "run the same command again to resume"
             ) from None
+        finally:  # whatever ends the loop, every finished point is written
+            save()
+    if failed:
+        raise ConfigError(
+            f"{len(failed)} of {total} points failed, {len(have)} are saved in {out} "
+            "(the same command again runs the failed ones)\n" + "\n".join(failed)
+        )
     order = {point_key(pt): i for i, pt in enumerate(points)}
     df = pd.DataFrame(rows)
     df = df[df["point"].isin(order)].sort_values("point", key=lambda s: s.map(order)).reset_index(drop=True)

@@ -10,7 +10,9 @@ use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 create_exception!(fcsim._core, TraceError, PyValueError, "A trace file is missing, unreadable or malformed.");
@@ -23,6 +25,18 @@ fn to_py(e: Error, pending: Option<PyErr>) -> PyErr {
         e if e.is_trace() => TraceError::new_err(e.to_string()),
         e => ConfigError::new_err(e.to_string()),
     }
+}
+
+thread_local! {
+    /// The last panic on this thread, with its place, recorded by the hook set in `_core`.
+    static PANIC: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// A panic in the core is a bug, never the input's fault; it reaches Python as a ConfigError
+/// (an Exception, which PyO3's PanicException is not) that says so, in one line.
+fn internal() -> PyErr {
+    let what = PANIC.with(|p| std::mem::take(&mut *p.borrow_mut()));
+    ConfigError::new_err(format!("internal error, a bug in fcsim (please report it with the command): {what}"))
 }
 
 fn options(
@@ -51,9 +65,12 @@ fn run<T: Send>(
                 r.map_err(|e| pending = Some(e)).is_ok()
             })
         };
-        f(&mut progress)
+        catch_unwind(AssertUnwindSafe(|| f(&mut progress)))
     });
-    result.map_err(|e| to_py(e, pending))
+    match result {
+        Ok(r) => r.map_err(|e| to_py(e, pending)),
+        Err(_) => Err(internal()),
+    }
 }
 
 fn value(py: Python<'_>, v: &Value) -> PyObject {
@@ -331,6 +348,8 @@ fn formats() -> Vec<(&'static str, &'static str, &'static str)> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A panic is recorded for `internal` instead of printed: the CLI's error is one line.
+    std::panic::set_hook(Box::new(|info| PANIC.with(|p| *p.borrow_mut() = info.to_string().replace('\n', " "))));
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

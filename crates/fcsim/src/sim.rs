@@ -7,6 +7,7 @@
 use crate::device::Backing;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
+use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Split, Tier};
 use crate::trace::{self, fct, info, TraceOptions, TraceReader};
@@ -75,7 +76,7 @@ impl Arrivals {
     fn new(time_scale: f64, queue_depth: u32) -> Self {
         match queue_depth {
             0 => Arrivals::Trace { scale: time_scale, first: None },
-            d => Arrivals::Closed { depth: d as usize, outstanding: BinaryHeap::with_capacity(d as usize + 1) },
+            d => Arrivals::Closed { depth: d as usize, outstanding: BinaryHeap::with_capacity(up_front(d as usize + 1)) },
         }
     }
 

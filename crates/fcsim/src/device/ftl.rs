@@ -15,17 +15,22 @@
 //! of cache; free and open blocks carry an offset that keeps them out of the minimum); FIFO pops
 //! the oldest closed block; cost-benefit scans the plane's closed blocks for the best score.
 //! An invalidation is one decrement: no list is kept in valid-count order.
+//!
+//! The mapping tables hold a physical page + 1 (`l2p`) and a logical page + 2 (`p2l`), so that
+//! 0 is unmapped and free: both start as zeroed memory, which the OS maps only where it is
+//! written, so a drive sized from a huge `--size` costs the pages a trace writes, not its
+//! capacity (4 bytes a page where written, plus 12 bytes a block).
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
 
-/// `l2p` entry of a logical page that is not on flash.
-pub const UNMAPPED: u32 = u32::MAX;
-/// `p2l` entries of free and invalid physical pages.
-const FREE: u32 = u32::MAX;
-const INVALID: u32 = u32::MAX - 1;
+/// `l2p` entry of a logical page that is not on flash (else the physical page + 1).
+const UNMAPPED: u32 = 0;
+/// `p2l` entries of free and invalid physical pages (else the logical page + 2).
+const FREE: u32 = 0;
+const INVALID: u32 = 1;
 const NIL: u32 = u32::MAX;
 /// Added to the valid count of a free or open block, so that only closed blocks can be a
 /// greedy victim (a valid count is at most pages per block < 2^31).
@@ -65,7 +70,9 @@ pub struct Ftl {
     geo: Geometry,
     gc: GcPolicy,
     reserve: u32,
+    /// Physical page + 1 of each logical page, or [`UNMAPPED`].
     l2p: Vec<u32>,
+    /// Logical page + 2 of each physical page, or [`FREE`] or [`INVALID`].
     p2l: Vec<u32>,
     /// Valid pages of each block, plus [`NOT_CLOSED`] while it is free or open.
     valid: Vec<u32>,
@@ -121,8 +128,7 @@ impl Ftl {
     /// Physical page of `lpn`, if it is on flash.
     #[inline]
     pub fn lookup(&self, lpn: u32) -> Option<u32> {
-        let p = self.l2p[lpn as usize];
-        (p != UNMAPPED).then_some(p)
+        self.l2p[lpn as usize].checked_sub(1)
     }
 
     /// Counts a host page read (the caller knows the chip it goes to).
@@ -175,6 +181,7 @@ impl Ftl {
         if old == UNMAPPED {
             return;
         }
+        let old = old - 1;
         self.p2l[old as usize] = INVALID;
         let b = self.geo.block_of_page(old) as usize;
         self.valid[b] -= 1;
@@ -185,8 +192,8 @@ impl Ftl {
 
     #[inline]
     fn map(&mut self, lpn: u32, ppn: u32) {
-        self.l2p[lpn as usize] = ppn;
-        self.p2l[ppn as usize] = lpn;
+        self.l2p[lpn as usize] = ppn + 1;
+        self.p2l[ppn as usize] = lpn + 2;
         self.valid[self.geo.block_of_page(ppn) as usize] += 1;
     }
 
@@ -263,8 +270,8 @@ impl Ftl {
         let mut copies = 0;
         let mut run = 0; // pages copied into the current frontier block
         for ppn in first..first + ppb {
-            let lpn = self.p2l[ppn as usize];
-            if lpn >= INVALID {
+            let entry = self.p2l[ppn as usize];
+            if entry <= INVALID {
                 continue;
             }
             let pl = &mut self.planes[plane as usize];
@@ -277,8 +284,8 @@ impl Ftl {
                 run = 0;
                 self.allocate(plane)?
             };
-            self.l2p[lpn as usize] = dst;
-            self.p2l[dst as usize] = lpn;
+            self.l2p[(entry - 2) as usize] = dst + 1;
+            self.p2l[dst as usize] = entry;
             run += 1;
             copies += 1;
         }
@@ -302,23 +309,23 @@ impl Ftl {
     pub fn check(&self) -> (u64, u64, u64) {
         let ppb = self.geo.pages_per_block;
         let mut mapped = 0u64;
-        for (lpn, &ppn) in self.l2p.iter().enumerate() {
-            if ppn != UNMAPPED {
+        for (lpn, &entry) in self.l2p.iter().enumerate() {
+            if entry != UNMAPPED {
                 mapped += 1;
-                assert_eq!(self.p2l[ppn as usize], lpn as u32, "l2p and p2l disagree on logical page {lpn}");
+                assert_eq!(self.p2l[entry as usize - 1], lpn as u32 + 2, "l2p and p2l disagree on logical page {lpn}");
             }
         }
         let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
         let free_blocks: std::collections::HashSet<u32> = self.planes.iter().flat_map(|p| p.free.iter().copied()).collect();
         for (b, &count) in self.valid.iter().enumerate() {
             let pages = &self.p2l[b * ppb as usize..(b + 1) * ppb as usize];
-            let v = pages.iter().filter(|&&l| l < INVALID).count() as u32;
+            let v = pages.iter().filter(|&&l| l > INVALID).count() as u32;
             assert_eq!(v, count & !NOT_CLOSED, "block {b} valid count");
             for (k, &l) in pages.iter().enumerate() {
                 match l {
                     FREE => free += 1,
                     INVALID => invalid += 1,
-                    l => assert_eq!(self.l2p[l as usize], b as u32 * ppb + k as u32, "p2l and l2p disagree on block {b}"),
+                    l => assert_eq!(self.l2p[l as usize - 2], b as u32 * ppb + k as u32 + 1, "p2l and l2p disagree on block {b}"),
                 }
             }
             if free_blocks.contains(&(b as u32)) {

@@ -36,6 +36,7 @@
 use super::containers::{FlashCounts, Shape};
 use super::queue::{Log, Placement};
 use crate::error::{Error, Result};
+use crate::policy::list::FreeIds;
 use crate::request::NEVER;
 use rustc_hash::FxHashMap;
 
@@ -102,7 +103,7 @@ pub struct OnContainers<'a> {
     prev: Vec<u32>,
     succ: Vec<u32>,
     sealed: Vec<bool>,
-    free: Vec<u32>,
+    free: FreeIds,
     open: u32,
     loc: FxHashMap<u64, u32>,
     buffer: Vec<Entry>,
@@ -124,17 +125,17 @@ impl<'a> OnContainers<'a> {
             trim,
             cfr,
             packing,
-            key: vec![0; n * m],
-            next: vec![NEVER; n * m],
-            version: vec![0; n * m],
-            state: vec![State::Free; n * m],
-            filled: vec![0; n],
-            valid: vec![0; n],
+            key: Vec::new(),
+            next: Vec::new(),
+            version: Vec::new(),
+            state: Vec::new(),
+            filled: Vec::new(),
+            valid: Vec::new(),
             head: vec![NIL; m + 1],
-            prev: vec![NIL; n],
-            succ: vec![NIL; n],
-            sealed: vec![false; n],
-            free: (0..n as u32).rev().collect(),
+            prev: Vec::new(),
+            succ: Vec::new(),
+            sealed: Vec::new(),
+            free: FreeIds::new(n as u32),
             open: NIL,
             loc: FxHashMap::default(),
             buffer: Vec::with_capacity(shape.write_buffer as usize * m),
@@ -202,6 +203,25 @@ impl<'a> OnContainers<'a> {
         }
     }
 
+    /// Makes room for every container taken so far: the per-container and per-block storage
+    /// grows (amortised, by doubling) with the containers used, not with the flash's size.
+    fn grow(&mut self) {
+        let n = self.free.used() as usize;
+        if n <= self.filled.len() {
+            return;
+        }
+        let slots = n * self.m;
+        self.key.resize(slots, 0);
+        self.next.resize(slots, NEVER);
+        self.version.resize(slots, 0);
+        self.state.resize(slots, State::Free);
+        self.filled.resize(n, 0);
+        self.valid.resize(n, 0);
+        self.prev.resize(n, NIL);
+        self.succ.resize(n, NIL);
+        self.sealed.resize(n, false);
+    }
+
     /// Writes the buffer to flash (Fig. 3 `OnSeal`), then collects containers until `W` are free.
     fn seal(&mut self) {
         let log = self.log;
@@ -216,6 +236,7 @@ impl<'a> OnContainers<'a> {
                     self.error.get_or_insert(Error::config("container cache: no free container to seal the write buffer into"));
                     return;
                 };
+                self.grow();
                 self.open = c;
             }
             let c = self.open as usize;
@@ -461,7 +482,7 @@ mod tests {
             for k in [2, 4, 6, 8] {
                 c.drop(k, true); // the short-lived die
             }
-            let sealed: Vec<u32> = (0..6).filter(|&i| c.sealed[i]).map(|i| c.valid[i]).collect();
+            let sealed: Vec<u32> = (0..c.sealed.len()).filter(|&i| c.sealed[i]).map(|i| c.valid[i]).collect();
             let mut sorted = sealed.clone();
             sorted.sort_unstable();
             assert_eq!(sorted, survivors, "{packing:?}");

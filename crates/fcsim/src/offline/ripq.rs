@@ -81,7 +81,7 @@
 use super::containers::{ContainerCache, FlashCounts, Shape};
 use crate::error::{Error, Result};
 use crate::params::Params;
-use crate::policy::list::{Arena, List};
+use crate::policy::list::{up_front, Arena, FreeIds, List};
 use std::collections::VecDeque;
 
 const NIL: u32 = u32::MAX;
@@ -137,12 +137,12 @@ pub struct Ripq {
     cached: usize,
     meta: Vec<Meta>,
     entries: Vec<Entry>,
-    /// Block (node) ids of each physical container.
+    /// Block (node) ids of each physical container taken so far.
     blocks: Vec<Vec<u32>>,
     /// Members of each virtual container (entry id − containers), threaded through the arena.
     members: Vec<List>,
     sections: Vec<Section>,
-    free: Vec<u32>,
+    free: FreeIds,
     vfree: Vec<u32>,
     /// Blocks being copied forward, with their destination section.
     pending: VecDeque<(u32, u8)>,
@@ -179,17 +179,17 @@ impl Ripq {
             target,
             arena: Arena::with_capacity(blocks_max + 1),
             cached: 0,
-            meta: Vec::with_capacity(blocks_max + 1),
+            meta: Vec::with_capacity(up_front(blocks_max + 1)),
             entries: vec![Entry::FREE; ncont as usize],
-            blocks: (0..ncont).map(|_| Vec::with_capacity(m as usize)).collect(),
+            blocks: Vec::new(),
             members: Vec::new(),
             sections: Vec::with_capacity(k as usize),
-            free: (0..ncont).rev().collect(),
+            free: FreeIds::new(ncont),
             vfree: Vec::new(),
             pending: VecDeque::with_capacity(2 * m as usize),
         };
         for s in 0..k {
-            let active = r.free.pop().expect("containers > points");
+            let active = r.take_free().expect("containers > points");
             r.entries[active as usize].section = s;
             r.sections.push(Section { head: NIL, tail: NIL, weight: 0, active, vactive: NIL });
             let v = r.new_virtual(s);
@@ -363,9 +363,16 @@ impl Ripq {
     }
 
     /// A free container, evicting the queue's tail while there is none.
+    /// A free physical container; the block lists grow with the containers used.
+    fn take_free(&mut self) -> Option<u32> {
+        let e = self.free.pop()?;
+        self.blocks.resize_with(self.blocks.len().max(self.free.used() as usize), Vec::new);
+        Some(e)
+    }
+
     fn alloc(&mut self, c: &mut FlashCounts) -> u32 {
         loop {
-            if let Some(e) = self.free.pop() {
+            if let Some(e) = self.take_free() {
                 return e;
             }
             self.evict_tail(c);

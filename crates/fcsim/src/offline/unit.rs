@@ -12,6 +12,7 @@ use super::containers::FlashCounts;
 use super::queue::Placement;
 use crate::device::ftl::Ftl;
 use crate::device::DeviceConfig;
+use crate::policy::list::FreeIds;
 use rustc_hash::FxHashMap;
 
 /// Copies on an SSD with a page-mapped FTL.
@@ -19,7 +20,7 @@ use rustc_hash::FxHashMap;
 pub struct OnFtl {
     ftl: Ftl,
     slots: FxHashMap<u64, u32>,
-    free: Vec<u32>,
+    free: FreeIds,
     trim: bool,
     /// Set when the FTL fails (its data fills it); the replay cannot stop, so it is reported after.
     pub error: Option<crate::error::Error>,
@@ -31,8 +32,8 @@ impl OnFtl {
     /// trimmed.
     pub fn new(dc: &DeviceConfig, trim: bool) -> Self {
         let ftl = Ftl::new(dc.geometry, dc.user_pages, dc.gc, dc.gc_reserve_blocks);
-        let slots = dc.user_pages as u32;
-        OnFtl { ftl, slots: FxHashMap::default(), free: (0..slots).rev().collect(), trim, error: None, counts: FlashCounts::default() }
+        let free = FreeIds::new(dc.user_pages as u32);
+        OnFtl { ftl, slots: FxHashMap::default(), free, trim, error: None, counts: FlashCounts::default() }
     }
 
     /// The counts, with the FTL's copies and erasures.

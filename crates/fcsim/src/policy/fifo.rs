@@ -2,10 +2,10 @@
 //!
 //! Classic baseline (LARC slides). Pages sit in a ring of node numbers in admission order:
 //! eviction takes the oldest entry and the new page reuses its node, so no list is relinked. A
-//! trim leaves a hole in the ring (skipped when the hand reaches it); the ring holds 2c entries
-//! and is compacted when it fills with holes, so a trim costs O(1) amortized.
+//! trim leaves a hole in the ring (skipped when the hand reaches it); the ring grows to hold 2c
+//! entries and is compacted when it fills with holes, so a trim costs O(1) amortized.
 
-use super::list::{touch, Arena, NIL};
+use super::list::{touch, up_front, Arena, NIL};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::Result;
 use crate::params::Params;
@@ -35,7 +35,7 @@ pub struct Fifo {
 
 impl Fifo {
     pub fn new(capacity: usize) -> Self {
-        let ring = vec![NIL; (2 * capacity).next_power_of_two()];
+        let ring = vec![NIL; (2 * up_front(capacity)).next_power_of_two()];
         Fifo { arena: Arena::with_capacity(capacity), ring, head: 0, entries: 0, len: 0, capacity }
     }
 
@@ -76,9 +76,12 @@ impl Fifo {
         self.entries -= 1;
     }
 
-    /// Moves the pages to the front of the ring in order, dropping holes.
+    /// Moves the pages to the front of the ring in order, dropping holes; the ring doubles when
+    /// pages fill more than half of it (it grows with the pages cached, to 2c at most).
     fn compact(&mut self) {
         let old: Vec<u32> = (0..self.entries).map(|k| self.ring[self.slot(k)]).filter(|&i| i != NIL).collect();
+        let size = (2 * old.len()).next_power_of_two().max(self.ring.len());
+        self.ring.resize(size, NIL);
         self.ring.fill(NIL);
         self.head = 0;
         self.entries = 0;

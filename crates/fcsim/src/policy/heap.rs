@@ -2,6 +2,8 @@
 //! and top in O(log n), no allocation once the ids it has seen are known. MIN keeps its resident
 //! pages in one by next access; the offline flash-cache heuristics keep their MIN queue in one.
 
+use super::list::up_front;
+
 /// A max-heap of ids (arena nodes) by priority, with each id's position for O(log n) updates.
 #[derive(Debug, Default, Clone)]
 pub struct MaxHeap {
@@ -12,7 +14,9 @@ pub struct MaxHeap {
 }
 
 impl MaxHeap {
+    /// A heap for `n` ids, reserving room for [`up_front`]`(n)`; it grows as ids are pushed.
     pub fn with_capacity(n: usize) -> Self {
+        let n = up_front(n);
         MaxHeap { nodes: Vec::with_capacity(n), pos: Vec::with_capacity(n), prio: Vec::with_capacity(n) }
     }
 

@@ -24,6 +24,59 @@ pub struct Node {
     pub dirty: bool,
 }
 
+/// The most entries a structure of a cache reserves before anything is cached: beyond that it
+/// grows by doubling (amortised, never per access) as pages are actually cached, so memory
+/// follows what a trace fills, not the size asked for (`--size 4294967294` on a 200-line trace).
+pub const UP_FRONT: usize = 1 << 16;
+
+/// What to reserve for `n` expected entries: all of them, up to [`UP_FRONT`].
+pub fn up_front(n: usize) -> usize {
+    n.min(UP_FRONT)
+}
+
+/// The free ids of `0..n` (containers, cache slots): never-used ids lowest first, then the last freed
+/// first. Only ids freed so far are held, so a cache far larger than its trace costs nothing up
+/// front, and per-id storage can grow to [`FreeIds::used`].
+#[derive(Debug, Clone)]
+pub struct FreeIds {
+    freed: Vec<u32>,
+    fresh: u32,
+    n: u32,
+}
+
+impl FreeIds {
+    /// Every id of `0..n` free.
+    pub fn new(n: u32) -> Self {
+        FreeIds { freed: Vec::new(), fresh: 0, n }
+    }
+
+    pub fn pop(&mut self) -> Option<u32> {
+        self.freed.pop().or_else(|| {
+            (self.fresh < self.n).then(|| {
+                self.fresh += 1;
+                self.fresh - 1
+            })
+        })
+    }
+
+    pub fn push(&mut self, id: u32) {
+        self.freed.push(id);
+    }
+
+    pub fn len(&self) -> usize {
+        self.freed.len() + (self.n - self.fresh) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// One more than the highest id ever taken.
+    pub fn used(&self) -> u32 {
+        self.fresh
+    }
+}
+
 /// Slots of the largest index kept at most a quarter full (8 bytes each: 512 KiB).
 const SMALL_INDEX: usize = 1 << 16;
 
@@ -151,8 +204,10 @@ pub struct Arena {
 }
 
 impl Arena {
+    /// An arena for `n` nodes, reserving room for [`up_front`]`(n)`; it grows as nodes are added.
     pub fn with_capacity(n: usize) -> Self {
         // One more key than nodes: `claim` maps the new key before the old one goes.
+        let n = up_front(n);
         Arena { nodes: Vec::with_capacity(n), free: NIL, index: Index::with_capacity(n + 1) }
     }
 
@@ -421,6 +476,18 @@ impl List {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn free_ids_are_taken_as_from_a_full_stack() {
+        // As if all of 0..4 were stacked with 0 on top: fresh ids in order, a freed id first.
+        let mut f = FreeIds::new(4);
+        assert_eq!((f.pop(), f.pop(), f.len(), f.used()), (Some(0), Some(1), 2, 2));
+        f.push(0);
+        assert_eq!((f.pop(), f.pop(), f.pop(), f.pop(), f.len()), (Some(0), Some(2), Some(3), None, 0));
+        f.push(3);
+        f.push(1);
+        assert_eq!((f.pop(), f.pop(), f.pop(), f.used()), (Some(1), Some(3), None, 4));
+    }
 
     #[test]
     fn index_survives_churn_and_growth() {

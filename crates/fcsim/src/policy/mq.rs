@@ -12,7 +12,7 @@
 //! missed page is looked up in Qout before the victim is added to it (as libCacheSim's MQ does);
 //! lifeTime is a fixed parameter (the paper sets it from the trace's peak temporal distance).
 
-use super::list::{each_dirty, to_ghost, Arena, List};
+use super::list::{each_dirty, to_ghost, up_front, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
 use crate::error::{Error, Result};
 use crate::params::Params;
@@ -57,7 +57,7 @@ impl Mq {
             arena: Arena::with_capacity(capacity + qout_cap),
             queues: vec![List::default(); queues],
             qout: List::default(),
-            expire: Vec::with_capacity(capacity + qout_cap),
+            expire: Vec::with_capacity(up_front(capacity + qout_cap)),
             capacity,
             qout_cap,
             lifetime,

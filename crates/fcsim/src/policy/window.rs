@@ -5,7 +5,7 @@
 //! file implements [`Policy`] for all three. The walk stops at the first clean page, and a rule
 //! asks the device about each chip at most once per eviction ([`ChipMemo`]).
 
-use super::list::{each_dirty, take, touch, Arena, List};
+use super::list::{each_dirty, take, touch, up_front, Arena, List};
 use super::{Access, Evicted, Outcome, Policy};
 use crate::error::{Error, Result};
 use crate::params::Params;
@@ -79,7 +79,7 @@ impl WindowLru {
             list: List::default(),
             capacity,
             window,
-            candidates: Vec::with_capacity(window),
+            candidates: Vec::with_capacity(up_front(window)),
             memo: ChipMemo::default(),
         }
     }

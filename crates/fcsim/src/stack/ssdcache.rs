@@ -23,6 +23,7 @@ use super::config::WriteMode;
 use crate::device::ftl::FtlStats;
 use crate::device::{Backing, Disk, Flash};
 use crate::error::{Error, Result};
+use crate::policy::list::FreeIds;
 use crate::view::DeviceView;
 use rustc_hash::FxHashMap;
 
@@ -43,15 +44,15 @@ pub struct SsdCache {
     pub disk: Disk,
     pub mode: WriteMode,
     slots: FxHashMap<u64, u32>,
-    free: Vec<u32>,
+    free: FreeIds,
     pub stats: SsdCacheStats,
 }
 
 impl SsdCache {
     /// A flash cache on `flash` (whose user pages are its slots) over `disk`.
     pub fn new(flash: Flash, disk: Disk, mode: WriteMode) -> Self {
-        let slots = flash.cfg.user_pages as u32;
-        SsdCache { flash, disk, mode, slots: FxHashMap::default(), free: (0..slots).rev().collect(), stats: SsdCacheStats::default() }
+        let free = FreeIds::new(flash.cfg.user_pages as u32);
+        SsdCache { flash, disk, mode, slots: FxHashMap::default(), free, stats: SsdCacheStats::default() }
     }
 
     fn program(&mut self, page: u64, t: u64) -> Result<u64> {
