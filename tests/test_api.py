@@ -266,7 +266,7 @@ def test_memory_follows_the_pages_cached_not_the_size_asked() -> None:
         "import resource, fcsim\n"
         f"trace = {str(TRACES / 'msr_hm_0_excerpt1000.csv')!r}\n"
         f"for p in {names!r}:\n"
-        "    bound = p in ('m', 'm+', 'm_n', 'c', 'c_n', 'c_t', 'ripq+', 'lru-ftl')\n"
+        "    bound = p in ('m', 'm+', 'm_n', 'c', 'c_n', 'c_t', 'ripq+', 'pannier', 'lru-ftl')\n"
         "    fcsim.simulate(trace, policy=p, size=3000000000 if bound else 4294967294)\n"
         "fcsim.simulate(trace, policy='lru', size=3000000000, set={'stack.kind': 'ssd-cache'})\n"
         "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n"

@@ -78,7 +78,7 @@
 use super::containers::{ContainerCache, FlashCounts, Shape};
 use crate::error::{Error, Result};
 use crate::params::Params;
-use crate::policy::list::Arena;
+use crate::policy::list::{up_front, Arena, FreeIds};
 
 const NIL: u32 = u32::MAX;
 /// The home of a block in the write buffer.
@@ -128,7 +128,15 @@ struct Survival {
 
 impl Survival {
     fn new(n: usize) -> Self {
-        Survival { heap: Vec::with_capacity(n), pos: vec![NIL; n], deadline: vec![0; n] }
+        Survival { heap: Vec::with_capacity(up_front(n)), pos: Vec::new(), deadline: Vec::new() }
+    }
+
+    /// Room for containers `0..n`.
+    fn grow(&mut self, n: usize) {
+        if self.pos.len() < n {
+            self.pos.resize(n, NIL);
+            self.deadline.resize(n, 0);
+        }
     }
 
     fn contains(&self, i: u32) -> bool {
@@ -221,7 +229,9 @@ pub struct Pannier {
     conts: Vec<Cont>,
     segs: [Seg; 2],
     survival: Survival,
-    free: Vec<u32>,
+    /// The containers not holding blocks; `conts`, `blocks` and the survival queue grow to the
+    /// containers ever used, so a cache far larger than its trace costs nothing up front.
+    free: FreeIds,
     /// The open GC (copy-forward) container, or NIL, and the blocks written to it (its write
     /// pointer: a block invalidated there does not free its page).
     gc: u32,
@@ -277,15 +287,15 @@ impl Pannier {
             credits: flash as f64,
             now: 0,
             life: flash as u64,
-            arena: Arena::with_capacity(flash + 1),
+            arena: Arena::with_capacity(up_front(flash + 1)),
             cached: 0,
-            meta: Vec::with_capacity(flash + 1),
+            meta: Vec::with_capacity(up_front(flash + 1)),
             buffer: Vec::with_capacity(wb as usize * m as usize),
-            blocks: (0..n).map(|_| Vec::with_capacity(m as usize)).collect(),
-            conts: vec![Cont::FREE; n],
+            blocks: Vec::new(),
+            conts: Vec::new(),
             segs: [Seg { head: NIL, tail: NIL, len: 0 }; 2],
             survival: Survival::new(n),
-            free: (0..ncont).rev().collect(),
+            free: FreeIds::new(ncont),
             gc: NIL,
             gc_fill: 0,
             scratch: Vec::with_capacity(m as usize),
@@ -416,7 +426,7 @@ impl Pannier {
     fn flush(&mut self, c: &mut FlashCounts) {
         let m = self.m as usize;
         for i in 0..self.wb as usize {
-            let h = self.free.pop().expect("W containers kept free");
+            let h = self.take();
             let mut hot = 0;
             for (slot, j) in (i * m..(i + 1) * m).enumerate() {
                 let b = self.buffer[j];
@@ -485,7 +495,7 @@ impl Pannier {
     /// Writes a copied block into the open GC container, sealing it when full.
     fn gc_place(&mut self, b: u32) {
         if self.gc == NIL {
-            self.gc = self.free.pop().expect("the evicted container is free");
+            self.gc = self.take();
             self.gc_fill = 0;
             self.conts[self.gc as usize] = Cont::FREE;
         }
@@ -503,6 +513,19 @@ impl Pannier {
             self.gc = NIL;
             self.seal(g);
         }
+    }
+
+    /// A free container (W are always kept free), its bookkeeping grown to hold it.
+    fn take(&mut self) -> u32 {
+        let h = self.free.pop().expect("W containers kept free");
+        let used = self.free.used() as usize;
+        if self.conts.len() < used {
+            self.conts.resize(used, Cont::FREE);
+            let m = self.m as usize;
+            self.blocks.resize_with(used, || Vec::with_capacity(m));
+            self.survival.grow(used);
+        }
+        h
     }
 
     /// Checks the bookkeeping (tests).
@@ -540,7 +563,7 @@ impl Pannier {
             assert_eq!(len, self.segs[seg as usize].len);
         }
         assert!(self.segs[PROTECTED as usize].len <= self.prot_cap);
-        assert_eq!(sealed + self.free.len() + usize::from(self.gc != NIL), self.conts.len());
+        assert_eq!(sealed + self.free.len() + usize::from(self.gc != NIL), self.free.ids() as usize);
         assert!(self.free.len() >= self.wb as usize);
         if self.gc != NIL {
             assert!(self.gc_fill < self.m && self.conts[self.gc as usize].live <= self.gc_fill);

@@ -71,6 +71,11 @@ impl FreeIds {
         self.len() == 0
     }
 
+    /// How many ids there are (`n`).
+    pub fn ids(&self) -> u32 {
+        self.n
+    }
+
     /// One more than the highest id ever taken.
     pub fn used(&self) -> u32 {
         self.fresh
