@@ -261,11 +261,11 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "| trace | size | R_1 | +TRIM (M+) | containers (arrival) | +CFR | +E (C) |",
         "|---|---|---|---|---|---|---|",
     ]
-    for (trace, size), r in stages.iterrows():
-        m = r["m"] or np.nan  # MIN without an erasure (tencent's larger caches): no shares
-        cells = [r.get(k, np.nan) / m for k in ["R1", "m+", "containers", "+CFR", "c"]]
-        lines.append(f"| {trace} | {size:g}% | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+    # MIN without an erasure (tencent's larger caches) has no shares (NaN).
     shares = stages.div(stages["m"].where(stages["m"] > 0), axis=0)
+    for (trace, size), r in shares.iterrows():
+        cells = [r.get(k, np.nan) for k in ["R1", "m+", "containers", "+CFR", "c"]]
+        lines.append(f"| {trace} | {size:g}% | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
     at = shares.index.get_level_values("size_pct")
     small, large = shares[at == at.min()], shares[at == at.max()]
     lines.append("")
