@@ -214,6 +214,20 @@ struct Counts {
     time_last: u64,
 }
 
+/// Reads into `buf` until it is full or the stream ends; the bytes read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match r.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
 struct FctReader {
     src: Source,
     header: Header,
@@ -240,15 +254,7 @@ impl FctReader {
     fn refill(&mut self) -> Result<()> {
         let left = self.header.requests - self.read;
         let want = (left.min(CHUNK as u64) as usize) * RECORD;
-        let mut got = 0;
-        while got < want {
-            match self.src.reader.read(&mut self.buf[got..want]) {
-                Ok(0) => break,
-                Ok(n) => got += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(Error::io(&self.src.path, &e)),
-            }
-        }
+        let got = read_full(&mut self.src.reader, &mut self.buf[..want]).map_err(|e| Error::io(&self.src.path, &e))?;
         if got < want {
             let missing = HEADER as u64 + (self.read + (got / RECORD) as u64) * RECORD as u64;
             return Err(Error::trace(
@@ -306,6 +312,22 @@ impl FctReader {
         Ok(())
     }
 
+    /// Moves past every record without decoding it (see `next_access_column`).
+    fn skip_records(&mut self) -> Result<()> {
+        let bytes = self.header.requests * RECORD as u64;
+        let skipped =
+            std::io::copy(&mut (&mut self.src.reader).take(bytes), &mut std::io::sink()).map_err(|e| Error::io(&self.src.path, &e))?;
+        if skipped < bytes {
+            return Err(Error::trace(
+                &self.src.path,
+                Location::Byte(HEADER as u64 + skipped),
+                format!("truncated .fct: header promises {} records", self.header.requests),
+            ));
+        }
+        self.read = self.header.requests;
+        Ok(())
+    }
+
     /// The next-access column, after the last record: exactly `next_entries` indices, each
     /// [`NEVER`] or a later access, and then the end of the file.
     fn read_next_column(&mut self) -> Result<Vec<u64>> {
@@ -313,23 +335,33 @@ impl FctReader {
         let start = HEADER as u64 + self.read * RECORD as u64;
         let path = &self.src.path;
         let r = &mut self.src.reader;
-        // Grows with what the file holds, not with what the header says.
+        // Grows with what the file holds, not with what the header says; read a chunk at a time.
         let mut next = Vec::with_capacity(n.min(1 << 20) as usize);
-        let mut entry = [0u8; 8];
-        for i in 0..n {
-            let at = start + 8 * i;
-            r.read_exact(&mut entry).map_err(|_| {
-                Error::trace(path, Location::Byte(at), format!("truncated .fct next-access column: the header promises {n} entries"))
-            })?;
-            let v = u64::from_le_bytes(entry);
-            if v != NEVER && (v <= i || v >= n) {
+        let mut chunk = vec![0u8; CHUNK * 8];
+        let mut i = 0u64;
+        while i < n {
+            let want = ((n - i).min(CHUNK as u64) as usize) * 8;
+            let got = read_full(r, &mut chunk[..want]).map_err(|e| Error::io(path, &e))?;
+            for (k, entry) in chunk[..got / 8 * 8].chunks_exact(8).enumerate() {
+                let (v, i) = (u64::from_le_bytes(entry.try_into().unwrap_or_default()), i + k as u64);
+                if v != NEVER && (v <= i || v >= n) {
+                    return Err(Error::trace(
+                        path,
+                        Location::Byte(start + 8 * i),
+                        format!("bad .fct next-access entry {v} at access {i}: expected a later access below {n}, or never"),
+                    ));
+                }
+                next.push(v);
+            }
+            if got < want {
+                let at = start + 8 * (i + (got / 8) as u64);
                 return Err(Error::trace(
                     path,
                     Location::Byte(at),
-                    format!("bad .fct next-access entry {v} at access {i}: expected a later access below {n}, or never"),
+                    format!("truncated .fct next-access column: the header promises {n} entries"),
                 ));
             }
-            next.push(v);
+            i += (want / 8) as u64;
         }
         if !r.fill_buf().map_err(|e| Error::io(path, &e))?.is_empty() {
             return Err(Error::trace(path, Location::Byte(start + 8 * n), "bad .fct: bytes follow the next-access column"));
@@ -397,10 +429,13 @@ impl TraceReader for FctReader {
         if !self.header.has_next || self.volume.is_some() || (self.header.page_size != page_size && !self.header.object_keys) {
             return Ok(None);
         }
-        // The column follows the records: read it through a second handle, after its records
-        // (which checks the header's counts, the column's length among them).
+        // The column follows the records: read it through a second handle that skips them
+        // undecoded. The column's own length and entries are checked here; that the records
+        // need exactly `next_entries` of them is checked by this reader's pass over them, which
+        // ends in an error (before any result) if the header lies. Until then an access past
+        // the column's end is never again to the consumer.
         let mut second = FctReader::new(Source::open(&self.src.path)?, None)?;
-        while second.next_request()?.is_some() {}
+        second.skip_records()?;
         second.read_next_column().map(Some)
     }
 }
