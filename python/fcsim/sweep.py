@@ -18,7 +18,9 @@ A trace may be a table with its own ``--set`` keys: a list is an axis for that t
 scalar a value for it (``{ file = "a.csv.gz", "sim.time_scale" = [1, 3] }``). An experiment
 made of several grids lists them as ``[[part]]`` tables, each with any of ``traces``,
 ``policies``, ``sizes``, ``devices``, ``set`` and ``grid``; what a part leaves out it takes from
-the top level (``set`` and ``grid`` add to it). A point in two parts runs once.
+the top level (``set`` and ``grid`` add to it). A point in two parts runs once. A part with
+``if_cached = true`` lists catalogue names (the paper's own traces): it runs those that are in
+the trace cache and skips the others, which the experiment lists as ``absent``.
 
 Trace paths are relative to the experiment file's directory (not the working directory), or to
 ``traces_dir`` (``--traces DIR``) when given; absolute paths and ``synth:`` specs are kept, and
@@ -55,7 +57,7 @@ from fcsim._core import ConfigError, TraceError
 #: A point's key, and its row or why it failed.
 Outcome = tuple[str, dict[str, Any] | None, str | None]
 
-GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid"}
+GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid", "if_cached"}
 KEYS = GRID_KEYS | {"name", "description", "part"}
 
 
@@ -80,6 +82,10 @@ class Part:
     devices: list[str | None]
     sets: dict[str, Any] = field(default_factory=dict)
     grid: list[dict[str, list[Any]]] = field(default_factory=list)
+    #: ``if_cached``: the traces are catalogue volumes, those not in the trace cache left out
+    #: (their names in ``absent``).
+    if_cached: bool = False
+    absent: list[str] = field(default_factory=list)
 
     def points(self) -> list[dict[str, Any]]:
         """Every point, in order: trace, policy, size, device, then the --set axes."""
@@ -111,6 +117,16 @@ class Experiment:
     #: The experiment file, and what its trace names are relative to (for errors).
     source: str = "experiment"
     base_from: str = "the experiment file's directory"
+
+    @property
+    def cached(self) -> list[Trace]:
+        """The traces of ``if_cached`` parts found in the trace cache."""
+        return [t for part in self.parts if part.if_cached for t in part.traces]
+
+    @property
+    def absent(self) -> list[str]:
+        """The catalogue names of ``if_cached`` parts not in the trace cache, each once."""
+        return list(dict.fromkeys(n for part in self.parts for n in part.absent))
 
     def check(self) -> None:
         """Fails (ConfigError) before any point runs, with one line per problem of the grid: a
@@ -155,7 +171,9 @@ def _list(doc: dict[str, Any], key: str, where: str) -> list[str]:
     return [str(x) for x in v]
 
 
-def _traces(doc: dict[str, Any], base: Path, where: str) -> list[Trace]:
+def _traces(doc: dict[str, Any], base: Path, where: str, absent: list[str] | None = None) -> list[Trace]:
+    """The traces of ``doc``; with ``absent`` (an ``if_cached`` part), catalogue names only, and
+    those not in the trace cache are left out and named in ``absent``."""
     v = doc.get("traces")
     if not isinstance(v, list) or not v:
         raise ConfigError(f"{where}: 'traces' must be a non-empty list")
@@ -174,7 +192,16 @@ def _traces(doc: dict[str, Any], base: Path, where: str) -> list[Trace]:
             f, sets, axes = t, {}, {}
         else:
             raise ConfigError(f"{where}: a trace is a file name or a table with 'file'")
-        out.append(Trace(catalogue.resolve(f, base), sets, axes, given=f))
+        if absent is None:
+            out.append(Trace(catalogue.resolve(f, base), sets, axes, given=f))
+            continue
+        vol = catalogue.lookup(f)
+        if vol is None:
+            raise ConfigError(f"{where}: '{f}' is not a catalogue name (FAMILY/VOLUME), as if_cached needs")
+        if vol.path().exists():
+            out.append(Trace(str(vol.path()), sets, axes, given=f))
+        else:
+            absent.append(f)
     return out
 
 
@@ -196,13 +223,19 @@ def _sets(doc: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> Part:
     merged = {**top, **{k: v for k, v in doc.items() if k not in ("set", "grid")}}
+    if_cached = doc.get("if_cached", False)
+    if not isinstance(if_cached, bool):
+        raise ConfigError(f"{where}: 'if_cached' must be true or false")
+    absent: list[str] | None = [] if if_cached else None
     return Part(
-        traces=_traces(merged, base, where),
+        traces=_traces(merged, base, where, absent),
         policies=_list(merged, "policies", where),
         sizes=_list(merged, "sizes", where),
         devices=[d or None for d in _list({"devices": [""], **merged}, "devices", where)],
         sets={**_sets(top, where), **_sets(doc, where)},
         grid=_grid(top, where) + (_grid(doc, where) if doc is not top else []),
+        if_cached=if_cached,
+        absent=absent or [],
     )
 
 
@@ -232,6 +265,8 @@ def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None
                 f"{p}: [[part]] {i + 1}: unknown key(s) {', '.join(sorted(bad))}; "
                 f"expected {', '.join(sorted(GRID_KEYS))}"
             )
+    if "if_cached" in doc:
+        raise ConfigError(f"{p}: 'if_cached' belongs in a [[part]] of catalogue names, not at the top level")
     parts = [_part(x, doc, base, f"{p}: [[part]] {i + 1}") for i, x in enumerate(parts_doc)]
     return Experiment(
         name=str(doc.get("name", p.stem)),

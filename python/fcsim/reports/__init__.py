@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from fcsim import sweep
+from fcsim import catalogue, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import dynamic, gasa, larc, lcr, offline
 
@@ -43,6 +43,10 @@ def reproduce(
     if not Path(traces_dir).is_dir():
         raise ConfigError(f"{traces_dir}: no such trace directory (give --traces DIR)")
     exp = sweep.load(sweep.packaged(paper), traces_dir)
+    # The paper's own traces, by file name (as the table names traces), whether cached or not.
+    own_names = [t.given for t in exp.cached] + exp.absent
+    own = {v.file: n for n in own_names if (v := catalogue.lookup(n)) is not None}
+    used, absent = sorted(t.given for t in exp.cached), exp.absent
     if only:
         names = {Path(t.path).name for part in exp.parts for t in part.traces}
         unknown = sorted(set(only) - names)
@@ -65,4 +69,41 @@ def reproduce(
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
         "points in `results.parquet`; delete it to rerun everything.\n"
     )
-    return REPORTS[paper](df, out, command)
+    is_own = df["trace"].isin(list(own))
+    summary = REPORTS[paper](df[~is_own], out, command)
+    if is_own.any():
+        (out / OWN).mkdir(exist_ok=True)
+        REPORTS[paper](df[is_own], out / OWN, command)
+    with summary.open("a") as f:
+        f.write(_own_section(used, absent))
+    return summary
+
+
+#: The directory, beside the summary, of the report on the paper's own traces.
+OWN = "paper-traces"
+
+
+def _own_section(used: list[str], absent: list[str]) -> str:
+    """The summary's closing section: which of the paper's own traces (the experiment's
+    ``if_cached`` parts) were found in the trace cache and reported apart, and how to get the
+    others."""
+    out = ["", "## The paper's own traces", ""]
+    if not used and not absent:
+        return "\n".join([*out, "The experiment names none of the paper's own traces.", ""])
+    out.append(
+        f"Run when they are in the trace cache ({catalogue.trace_dir()}, `FCSIM_TRACE_DIR`), with the "
+        "paper's setup; their results are reported apart, never mixed into the tables above."
+    )
+    out.append("")
+    if used:
+        out.append(f"- Used: {', '.join(used)}. Their report: [{OWN}/summary.md]({OWN}/summary.md).")
+    for name in absent:
+        vol = catalogue.lookup(name)
+        how = (
+            f"`fcsim trace fetch {name}`"
+            if vol is not None and catalogue.fetchable(vol)
+            else "no mirror is known: place the file there by hand (`fcsim trace catalogue`)"
+        )
+        out.append(f"- Absent: {name} ({how}).")
+    out.append("")
+    return "\n".join(out)
