@@ -510,7 +510,8 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
 
     def curve(g: pd.DataFrame, metric: str) -> str:
         s = g[g["split"] != "dynamic"].sort_values("spare")
-        return ", ".join(f"{sp:.0f}%: {x:,.4g}" for sp, x in zip(s["spare"], s[metric], strict=True))
+        form = "{:.4f}" if metric == "hit_ratio" else "{:,.0f}"
+        return ", ".join(f"{sp:.0f}%: {form.format(x)}" for sp, x in zip(s["spare"], s[metric], strict=True))
 
     for r in b.itertuples():
         t = r.trace
@@ -550,7 +551,7 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
                 [f"{r.windows} full window(s) after {r.training} training stretches, {r.resizes} resize(s)"],
             )
         for metric, what, fig in (
-            ("hit_ratio", "hit ratio", "§V.A, Fig. 4"),
+            ("hit_ratio", "hit ratios", "§V.A, Fig. 4"),
             ("erasures", "erasures", "§V.B, Fig. 5"),
         ):
             v = g[g["split"] != "dynamic"].sort_values("spare")[metric].to_numpy(dtype=float)
