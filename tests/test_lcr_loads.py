@@ -1,6 +1,7 @@
 """The LCR experiment's load variants follow the rule written in lcr.toml: each trace's time scale
 makes its flash work without a cache (page reads x 25 us + page writes x 200 us), spread over 64
-chips and the trace's span, keep the mean chip busy 10% and 30% of the time."""
+chips and the trace's span, keep the mean chip busy 10% and 30% of the time. The same rule sets
+the loads of the workload profiles (`synth:profile=lcr-...`), from their generated traces."""
 
 import math
 import tomllib
@@ -22,7 +23,7 @@ def _scaled_parts() -> list[dict]:
 
 
 def _utilisation(trace: str) -> float:
-    info = fcsim.trace_info(str(TRACES / trace))
+    info = fcsim.trace_info(trace if trace.startswith("synth:") else str(TRACES / trace))
     work_ns = info["read_pages"] * 25e3 + info["write_pages"] * 200e3
     return work_ns / (64 * info["span_ns"])
 
@@ -40,3 +41,15 @@ def test_time_scales_follow_the_rule(part: int) -> None:
             assert any(math.isclose(s, a, rel_tol=0.006) for a in allowed), (
                 f"{t['file']}: time_scale {s} is not U / 0.1 = {allowed[0]:.4g} or U / 0.3 = {allowed[1]:.4g}"
             )
+
+
+def test_every_lcr_profile_runs_at_both_loads() -> None:
+    profiles = {
+        t["file"]: t["sim.time_scale"]
+        for part in _scaled_parts()
+        for t in part["traces"]
+        if isinstance(t, dict) and t["file"].startswith("synth:profile=lcr-")
+    }
+    names = {f.removeprefix("synth:profile=").split(",")[0] for f in profiles}
+    assert names == {"lcr-web_0", "lcr-ts_0", "lcr-proj_0", "lcr-wdev_2", "lcr-financial2"}
+    assert all(isinstance(s, list) and len(s) == 2 for s in profiles.values())

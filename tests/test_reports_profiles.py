@@ -1,0 +1,160 @@
+"""The workload-profile parts of the LCR and dynamic-allocation reports on small made-up result
+tables (no simulation): each profile is held to its own paper trace's figures, and every claim
+that misses is listed with its numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fcsim.reports import dynamic, lcr
+
+DEVICE = {
+    "device_channels": "8",
+    "device_chips_per_channel": "8",
+    "device_read_us": "25",
+    "device_write_us": "200",
+}
+
+
+def _lcr_rows() -> pd.DataFrame:
+    rows = []
+    # LCR's mean response relative to LRU's, GCaR-CFLRU's and CFLRU's (same for the std).
+    factors = {"lru": 1.0, "cflru": 0.98, "gcar-cflru": 0.72, "lcr": 0.70}
+    for name, reads, writes, gain in (("web_0", 30_000, 70_000, True), ("financial2", 82_000, 18_000, False)):
+        for scale in (0.05, 0.0166):
+            # Page reads x 25 us + page writes x 200 us over 64 chips and the span: U = 10% at
+            # the larger scale and 30% at the smaller one (the span shrinks with the scale).
+            work_us = reads * 25 + writes * 200
+            span = work_us / (64 * (0.1 if scale == 0.05 else 0.3)) / 1e6
+            for policy, f in factors.items():
+                f = f if gain else 1.0
+                rows.append(
+                    {
+                        "trace": f"synth:profile=lcr-{name},scale=0.5",
+                        "policy": policy,
+                        "time_scale": scale,
+                        "queue_depth": 0,
+                        "requests": 50_000,
+                        "accesses": reads + writes,
+                        "reads": reads,
+                        "writes": writes,
+                        "duration_s": span,
+                        "resp_mean_us": 1000.0 * f,
+                        "resp_std_us": 2000.0 * f,
+                        "resp_p99_us": 9000.0,
+                        "hit_ratio": 0.30,
+                        "erasures": 500,
+                        "dirty_eviction_share": 0.26 if name == "web_0" else 0.05,
+                        "flash_page_writes": writes,
+                        "load_balance_p50": 2.0,
+                        "load_balance_p90": 3.0,
+                        **DEVICE,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_lcr_profile_part(tmp_path: Path) -> None:
+    text = "\n".join(lcr._profile_part(_lcr_rows(), tmp_path))
+    for part in (
+        "# Part 2: workload profiles",
+        "`scale=0.5` for every profile",
+        "## Fig. 5-7 on the profiles",
+        "## The paper's claims on the profiles, one by one",
+        "## Where fcsim disagrees with the paper (profiles)",
+    ):
+        assert part in text
+    # The load rule, measured back from each run: U = 0.1 and 0.3.
+    assert "10% (time x0.05): 0.100, 30% (time x0.0166): 0.300" in text
+    # web_0 is held to its own figures: -30% vs LRU meets "up to -24.8%"; -2.8% vs GCaR-CFLRU
+    # misses its -5.2%, and the miss is listed with the numbers at both loads.
+    assert "| web_0: LCR cuts LRU's mean response by 24.8% or more | §IV.B.1, Fig. 5: up to -24.8% |" in text
+    assert "LCR vs LRU: 10% (time x0.05) -30.0%, 30% (time x0.0166) -30.0% | yes |" in text
+    assert (
+        "- **web_0: LCR cuts GCaR-CFLRU's mean response by 5.2% or more** (§IV.B.1, Fig. 5: up to -5.2%). "
+        "fcsim: LCR vs GCaR-CFLRU: 10% (time x0.05) -2.8%, 30% (time x0.0166) -2.8%." in text
+    )
+    # The abstract's "as much as 39.2%" against the best profile: -30% falls short.
+    assert (
+        "- **Over the workloads, LCR cuts LRU's mean response by up to 39.2%** (abstract, §IV.B.1: ts_0: "
+        "-39.2%). fcsim: up to -30.0% (web_0, 10% (time x0.05))." in text
+    )
+    # web_0's std is held to ts_0's figure, as the paper likens them.
+    assert 'up to -43.9%, as ts_0 ("the same"/"similar")' in text
+    # financial2: the four policies tie, which is the paper's "almost no improvement".
+    assert "financial2: LCR gives almost no improvement over LRU (within 1%)" in text
+    assert (
+        "web_0: 24% of the evicted blocks are dirty (within 10 points) "
+        "| §IV.B.1: 76% of replaced blocks clean" in text
+    )
+    # On financial2 LCR ties the others; no other policy is below it anywhere.
+    assert "| LCR has the lowest mean response of the four on every workload | §IV.B.1, Fig. 5 " in text
+    assert "| lowest at 4 of 4 (profile, load) points | yes |" in text
+    for png in ("response_mean_profiles", "response_std_profiles", "hit_ratio_profiles"):
+        assert (tmp_path / f"{png}.png").stat().st_size > 10_000
+
+
+def _dynamic_rows() -> pd.DataFrame:
+    rows = []
+    spares = [15, 25, 35, 45, 55, 65, 75, 85]
+    curves = {
+        # Homes: a valley at 35% (the paper's best), dynamic 2.5% above it.
+        "homes": ([3000, 2500, 2000, 2100, 2200, 2300, 2400, 2500], 2050.0),
+        # Exchange: best at 15% (the paper: 45%), dynamic 10% above it.
+        "exchange": ([1000, 1100, 1200, 1300, 1400, 1500, 1600, 1700], 1100.0),
+    }
+    for name, (resp, dyn) in curves.items():
+        size = 80.0 if name == "homes" else 69.0
+        for i, sp in enumerate([*spares, None]):
+            static = sp is not None
+            rows.append(
+                {
+                    "trace": f"synth:profile=dynamic-{name},scale=0.1",
+                    "split": f"{sp / 100:.2f}" if static else "dynamic",
+                    "spare": float(sp) if static else float("inf"),
+                    "size_pct": size,
+                    "queue_depth": 1,
+                    "requests": 10_000,
+                    "accesses": 20_000,
+                    "ssd_physical_pages": 1000,
+                    "cache_pages": int(1000 * (1 - sp / 100)) if static else 650,
+                    "stack_window": None if static or name == "homes" else "2.5",
+                    "resp_mean_us": float(resp[i]) if static else dyn,
+                    "hit_ratio": 0.9 - 0.01 * i if static else 0.85,
+                    # Erasures fall with OP; at 65% they are 1/1.2 of those at 35%.
+                    "erasures": float(1200 - 40 * i) if static else 900.0,
+                    "gc_victim_utilisation": 0.5,
+                    "model_latency_us": 1500.0,
+                    "split_training": np.array([0.0] + [1.0] * 8 + [0.0, 0.0]) if not static else None,
+                    "split_resizes": 3 if not static else None,
+                    "split_trainings": 1 if not static else None,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_dynamic_profile_part(tmp_path: Path) -> None:
+    text = "\n".join(dynamic._profile_part(_dynamic_rows(), tmp_path))
+    for part in (
+        "# Part 2: workload profiles",
+        "`scale=0.1` for all four",
+        "## The paper's claims on the profiles, one by one",
+        "## Where fcsim disagrees with the paper (profiles)",
+    ):
+        assert part in text
+    # Each profile against its own trace: Homes' best static OP is the paper's 35%, Exchange's
+    # is not its 45%; T is 2x for Homes (the default) and 2.5x for Exchange.
+    assert "| Homes: the best static OP is 35% | §V.A, Fig. 3 | 35% (2,000 µs) | yes |" in text
+    assert "- **Exchange: the best static OP is 45%** (§V.A, Fig. 3). fcsim: 15% (1,000 µs)." in text
+    assert "| Homes | `synth:profile=dynamic-homes,scale=0.1` | 10,000 | 20,000 | 80% | 1,000 | 2 |" in text
+    assert "| 69% | 1,000 | 2.5 |" in text
+    assert "Homes: dynamic is close to the best static OP (within 5%, or better)" in text
+    assert "- **Exchange: dynamic is close to the best static OP (within 5%, or better)**" in text
+    assert "| Homes: the mean response over OP falls to one minimum, then rises" in text
+    # Exchange at 65% vs 35%: erasures 1000 vs 1120, 12% longer life, outside 15-25%.
+    assert "erasures 1,120 at 35%, 1,000 at 65%: +12.0% lifetime | **no** |" in text
+    for png in ("response_profiles", "hit_ratio_profiles", "erasures_profiles"):
+        assert (tmp_path / f"{png}.png").stat().st_size > 10_000
