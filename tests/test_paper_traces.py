@@ -26,7 +26,9 @@ def spc(path: Path, lines: int, seed: int) -> None:
     rows = []
     for i in range(lines):
         lba = int(rng.paretovariate(1.2) * 64) % 20_000 * 8
-        rows.append(f"{rng.randrange(3)},{lba},{rng.choice((512, 4096, 8192))},{rng.choice('rrrw')},{i * 0.001:.6f}")
+        rows.append(
+            f"{rng.randrange(3)},{lba},{rng.choice((512, 4096, 8192))},{rng.choice('rrrw')},{i * 0.001:.6f}"
+        )
     path.write_text("\n".join(rows) + "\n")
 
 
@@ -47,7 +49,10 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (d / "msr").mkdir()
     (d / "fiu").mkdir()
     spc(d / "umass" / "financial1.spc", 3000, 1)
-    with (TRACES / "msr_hm_0_excerpt1000.csv").open("rb") as f, gzip.open(d / "msr" / "web_0.csv.gz", "wb") as g:
+    with (
+        (TRACES / "msr_hm_0_excerpt1000.csv").open("rb") as f,
+        gzip.open(d / "msr" / "web_0.csv.gz", "wb") as g,
+    ):
         shutil.copyfileobj(f, g)
     fiu(d / "fiu" / "homes.blkparse", 3000, 2)
     monkeypatch.setenv("FCSIM_TRACE_DIR", str(d))
@@ -94,9 +99,64 @@ def test_reproduce_reports_the_papers_own_traces_apart(tmp_path: Path, cache: Pa
 
 def test_reproduce_without_the_papers_traces_says_how_to_get_them(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("FCSIM_TRACE_DIR", str(tmp_path / "empty"))
-    summary = reports.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2, only=["msr_hm_0_excerpt1000.csv"])
+    summary = reports.reproduce(
+        "gasa", tmp_path, traces_dir=TRACES, jobs=2, only=["msr_hm_0_excerpt1000.csv"]
+    )
     tail = summary.read_text().split("## The paper's own traces")[1]
     assert "Used" not in tail and "Absent: umass/financial1 (no mirror is known" in tail
     assert not (tmp_path / "paper-traces").exists()
     # A volume with a mirror is named with its fetch command.
     assert "- Absent: msr/web_0 (`fcsim trace fetch msr/web_0`)." in reports._own_section([], ["msr/web_0"])
+
+
+def _own_rows(paper: str, keep, trace: str, own_name: str) -> pd.DataFrame:
+    """Rows of results/PAPER of one shipped trace, in the settings the experiment's if_cached part
+    runs the paper's own traces with, renamed to one of those traces: what the report on the
+    paper's own traces gets."""
+    df = pd.read_parquet(ROOT / "results" / paper / "results.parquet")
+    rows = df[(df["trace"] == trace) & keep(df)].copy()
+    assert not rows.empty
+    rows["trace"] = own_name
+    rows["point"] = rows["point"].str.replace(trace, own_name, regex=False)
+    return rows
+
+
+def _window_default(df: pd.DataFrame) -> pd.Series:
+    return df["param_window"].isna() | (df["param_window"].astype(str) == "0.1")
+
+
+OWN_CASES = {
+    "gasa": (lambda d: d["trace"] == d["trace"], "msr_hm_0_excerpt1000.csv", "financial1.spc"),
+    "lcr": (
+        lambda d: (
+            (d["time_scale"] == 1)
+            & (d["queue_depth"] == 0)
+            & (d["device_steady"] == "0")
+            & (d["size_pages"] == 1024)
+        ),
+        "msr_hm_0_excerpt1000.csv",
+        "web_0.csv.gz",
+    ),
+    "dynamic": (
+        lambda d: d["stack_window"].isna() | (d["stack_window"].astype(float) == 2.0),
+        "cloudphysics_vscsi_2h.csv.gz",
+        "financial1.spc",
+    ),
+    "larc": (lambda d: d["stack_write"] == "around", "mqsim_tpcc-small.trace.gz", "homes.blkparse"),
+    "offline": (
+        lambda d: d["device_pages_per_block"].astype(str) == "512",
+        "cloudphysics_vscsi_2h.csv.gz",
+        "prn_0.csv.gz",
+    ),
+}
+
+
+@pytest.mark.parametrize("paper", sorted(OWN_CASES))
+def test_each_report_on_the_papers_own_traces_only(tmp_path: Path, paper: str) -> None:
+    keep, trace, own_name = OWN_CASES[paper]
+    rows = _own_rows(paper, keep, trace, own_name)
+    summary = reports.REPORTS[paper](rows, tmp_path, "fcsim reproduce " + paper, own=True).read_text()
+    assert (
+        f"**the paper's own**, read from the trace cache (`fcsim trace catalogue`): `{own_name}`" in summary
+    )
+    assert "stand in" not in summary and trace not in summary

@@ -73,7 +73,7 @@ def reproduce(
     summary = REPORTS[paper](df[~is_own], out, command)
     if is_own.any():
         (out / OWN).mkdir(exist_ok=True)
-        REPORTS[paper](df[is_own], out / OWN, command)
+        REPORTS[paper](df[is_own], out / OWN, command, own=True)
     with summary.open("a") as f:
         f.write(_own_section(used, absent))
     return summary

@@ -98,3 +98,13 @@ def kind(reads: float) -> str:
     if reads < WRITE_DOMINANT_MAX_READS:
         return "write-dominant"
     return "mixed"
+
+
+def own_traces(df: pd.DataFrame) -> list[str]:
+    """The setup line of a report on the paper's own traces (``fcsim reproduce`` writes it to
+    ``paper-traces/``), in place of the shipped traces' stand-in notes."""
+    names = ", ".join(f"`{t}`" for t in dict.fromkeys(df["trace"]))
+    return [
+        f"- Traces: **the paper's own**, read from the trace cache (`fcsim trace catalogue`): {names}.",
+        "  The shipped traces and the workload profiles are reported in [../summary.md](../summary.md).",
+    ]

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fcsim.reports.common import kind, read_share, size_pct, version
+from fcsim.reports.common import kind, own_traces, read_share, size_pct, version
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
 BEST_STATIC = {"Financial1": 85, "Homes": 35, "Exchange": 45, "MSNFS": 25}
@@ -51,7 +51,10 @@ def _runs(df: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     default = window.isna() | (window == 2.0)
     main = df[(df["queue_depth"] == 0) & default]
     closed = df[(df["queue_depth"] == 1) & default]
-    windows = df[(df["queue_depth"] == 1) & (df["split"] == "dynamic")].assign(window=window.fillna(2.0))
+    sel = (df["queue_depth"] == 1) & (df["split"] == "dynamic")
+    # (The window of the selected rows only: assigning the whole column would give an empty
+    # selection rows of its own.)
+    windows = df[sel].assign(window=window[sel].fillna(2.0))
     # T = 2 is both the closed-loop run's dynamic point and a point of the window sweep: once.
     windows = windows.drop_duplicates(["trace", "size_pct", "window"])
     return main, closed, windows
@@ -62,6 +65,8 @@ def _spare(s: str) -> float:
 
 
 def _plot(d: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
+    if d.empty:  # a part not run on these traces (the paper's own run the main part only)
+        return
     import matplotlib
 
     matplotlib.use("Agg")
@@ -157,7 +162,7 @@ def _monotone(d: pd.DataFrame, metric: str, falling: bool) -> tuple[int, int, li
     return ok, total, out
 
 
-def report(df: pd.DataFrame, out: Path, command: str) -> Path:
+def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
     df = df.copy()
     df["size_pct"] = size_pct(df)
     df["spare"] = df["split"].map(_spare)
@@ -191,11 +196,17 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "",
         "## What fcsim chooses where the paper is silent",
         "",
-        "- The papers' traces (Financial1, Homes, Exchange, MSNFS) are not in the repository; the",
-        "  write-dominant timestamped real traces in `data/traces/` stand in, each at the three SSD /",
-        "  working-set proportions of Table II: "
-        + "; ".join(f"{k:g}% ({v})" for k, v in PROPORTIONS.items())
-        + ".",
+        *(
+            [*own_traces(df), "  Financial1's SSD is 111% of its working set, Homes' 80% (Table II)."]
+            if own
+            else [
+                "- The papers' traces (Financial1, Homes, Exchange, MSNFS) are not in the repository;",
+                "  the write-dominant timestamped real traces in `data/traces/` stand in, each at the",
+                "  three SSD / working-set proportions of Table II: "
+                + "; ".join(f"{k:g}% ({v})" for k, v in PROPORTIONS.items())
+                + ".",
+            ]
+        ),
         f"- SSD: the `dynamic` preset with {int(r0['device_channels']) * int(r0['device_chips_per_channel'])}"
         " chips of one plane (the paper gives no chip count), its raw size the SSD's, rounded up to whole",
         "  blocks; the logical space holds the largest cache (OP 15%); evicted pages are trimmed. OP is",
@@ -291,13 +302,15 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
             f"{min(errs):.2f} … {max(errs):.2f}. Rows without GC have no measured U and no model value.",
         ]
 
-    lines += [
-        "",
-        "## Fig. 6: window size (dynamic, closed loop)",
-        "",
-        "| trace | SSD | T (x SSD) | mean response (µs) | windows / training stretches | resizes | last OP |",
-        "|---|---:|---:|---:|---|---:|---:|",
-    ]
+    if not windows.empty:
+        lines += [
+            "",
+            "## Fig. 6: window size (dynamic, closed loop)",
+            "",
+            "| trace | SSD | T (x SSD) | mean response (µs) | windows / training stretches | resizes "
+            "| last OP |",
+            "|---|---:|---:|---:|---|---:|---:|",
+        ]
     for r in windows.sort_values(["trace", "size_pct", "window"]).itertuples():
         full, train = _windows_done(pd.Series(r._asdict()))
         last = 100 - r.cache_pages / r.ssd_physical_pages * 100
@@ -321,6 +334,8 @@ def _disagreements(
 ) -> list[str]:
     lines = []
     for name, b in (("main run", b_main), ("closed-loop variant", b_closed)):
+        if b.empty:  # not run on these traces
+            continue
         bests = sorted(set(b["best_spare"].round().astype(int)))
         paper = ", ".join(f"{k} {v}%" for k, v in BEST_STATIC.items())
         lines.append(

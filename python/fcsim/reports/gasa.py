@@ -17,6 +17,7 @@ from fcsim.reports.common import (
     WRITE_DOMINANT_MAX_READS,
     fmt_range,
     kind,
+    own_traces,
     pct,
     pct_range,
     plot,
@@ -89,7 +90,7 @@ def _paper_setup() -> list[str]:
     return lines
 
 
-def _choices(df: pd.DataFrame, shares: pd.Series, profiles: bool) -> list[str]:
+def _choices(df: pd.DataFrame, shares: pd.Series, profiles: bool, own: bool = False) -> list[str]:
     r = df.iloc[0]
     chips = int(r["device_channels"]) * int(r["device_chips_per_channel"])
     planes, blocks, ppb = int(r["device_planes"]), int(r["device_blocks"]), int(r["device_pages_per_block"])
@@ -134,8 +135,15 @@ def _choices(df: pd.DataFrame, shares: pd.Series, profiles: bool) -> list[str]:
             ]
             if profiles
             else [
-                "- Traces: the SPC Financial traces are not in `data/traces`; these real read/write",
-                "  traces stand in. A trace is *read-dominant* if reads are at least",
+                *(
+                    own_traces(df)
+                    if own
+                    else [
+                        "- Traces: the SPC Financial traces are not in `data/traces`; these real read/write",
+                        "  traces stand in.",
+                    ]
+                ),
+                "  A trace is *read-dominant* if reads are at least",
                 f"  {READ_DOMINANT_MIN:.0%} of its page accesses (T1/T2: 85%/87% reads), *write-dominant*",
                 f"  if reads are below {WRITE_DOMINANT_MAX_READS:.0%} (T3: 34%), *mixed* otherwise; the",
                 "  paper's claims about T1/T2 are set beside the read-dominant traces, those about T3",
@@ -449,7 +457,7 @@ def _untestable(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> list[
     return lines
 
 
-def report(df: pd.DataFrame, out: Path, command: str) -> Path:
+def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
     """The summary: the shipped real traces and the profiles calibrated to the paper's traces
     (GASA Table II) as two parts, each with its own tables, claims and disagreements."""
     df = df.copy()
@@ -463,30 +471,37 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "# GASA: claims and what fcsim measures",
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand. The paper's own traces (SPC Financial split by ASU)",
-        "are not in this run; its two parts are kept apart:",
-        "",
-        "1. **Shipped real traces** (`data/traces/`), at 0.5-8% of each working set.",
-        "2. **Workload profiles** `synth:profile=gasa-t1`, `gasa-t2`, `gasa-t3`: synthetic traces",
-        "   calibrated to GASA Table II (requests, unique pages, read ratio, read and write locality;",
-        "   the model is in `crates/fcsim/src/trace/synth.rs`), at the paper's 1, 2, 4 and 8 MB buffers.",
-        "   Each is held to its own T1, T2 or T3 figure.",
+        "`results.parquet`. Never edited by hand.",
+        *(
+            ["", *own_traces(df)]
+            if own
+            else [
+                "The paper's own traces (SPC Financial, split by ASU) are reported apart when they are in",
+                "the trace cache (see the end); this run's two parts are kept apart:",
+                "",
+                "1. **Shipped real traces** (`data/traces/`), at 0.5-8% of each working set.",
+                "2. **Workload profiles** `synth:profile=gasa-t1`, `gasa-t2`, `gasa-t3`: synthetic",
+                "   traces calibrated to GASA Table II (requests, unique pages, read ratio, read and write",
+                "   locality; the model is in `crates/fcsim/src/trace/synth.rs`), at the paper's 1, 2, 4",
+                "   and 8 MB buffers. Each is held to its own T1, T2 or T3 figure.",
+            ]
+        ),
         "",
         *_paper_setup(),
     ]
     parts = [
-        ("Part 1: shipped real traces", df[~profile], ""),
+        ("The paper's own traces" if own else "Part 1: shipped real traces", df[~profile], ""),
         ("Part 2: workload profiles", df[profile], "_profiles"),
     ]
     for title, d, suffix in parts:
         if not d.empty:
-            lines += ["", f"# {title}", "", *_part(d, out, suffix)]
+            lines += ["", f"# {title}", "", *_part(d, out, suffix, own)]
     path = out / "summary.md"
     path.write_text("\n".join(lines))
     return path
 
 
-def _part(df: pd.DataFrame, out: Path, suffix: str) -> list[str]:
+def _part(df: pd.DataFrame, out: Path, suffix: str, own: bool = False) -> list[str]:
     plot(df, "hit_ratio", "hit ratio", out / f"hit_ratio{suffix}.png")
     plot(df, "flash_writes", "flash page writes (buffer to FTL)", out / f"flash_writes{suffix}.png")
     plot(df, "runtime_s", "overall runtime (s, incl. GC)", out / f"runtime{suffix}.png")
@@ -495,7 +510,7 @@ def _part(df: pd.DataFrame, out: Path, suffix: str) -> list[str]:
     traces = list(dict.fromkeys(df["trace"]))
     shares = read_share(df)
     lines = [
-        *_choices(df, shares, suffix != ""),
+        *_choices(df, shares, suffix != "", own),
         "",
         f"![hit ratio](hit_ratio{suffix}.png)",
         "",

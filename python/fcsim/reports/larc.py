@@ -17,6 +17,7 @@ from fcsim.reports.common import (
     changes,
     fmt_range,
     kind,
+    own_traces,
     pct,
     pct_range,
     plot,
@@ -56,7 +57,7 @@ def _ws(d: pd.DataFrame) -> int:
     return round(big["size_pages"] / big["size_pct"] * 100)
 
 
-def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series) -> list[str]:
+def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series, own: bool = False) -> list[str]:
     r = main.iloc[0]
     chips = int(r["device_channels"]) * int(r["device_chips_per_channel"])
     sizes = sorted(set(main["size_pct"]))
@@ -99,13 +100,20 @@ def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series) -> list[str
         "  the disk's traffic would differ.)",
         f"- Trace kinds: *read-dominant* if reads are at least {READ_DOMINANT_MIN:.0%} of page accesses "
         "(websearch,",
-        f"  ads), *write-dominant* if below {WRITE_DOMINANT_MAX_READS:.0%}, *mixed* otherwise. No trace here "
-        "is as write-heavy",
-        "  as webvm or homes; the traces with writes stand in for them.",
-        "- `arc_OLTP`'s ids are database page numbers, not disk addresses (`data/traces/MANIFEST.md`).",
-        "  fcsim reads every `.lis` id as a 512 B block, so a cache unit of `arc_OLTP` is 8 consecutive ids:",
-        "  its SSD writes count those cache units, not disk pages. The ARC traces have no timestamps (a",
-        "  request every ns), so their response times measure a saturated disk and are not discussed.",
+        f"  ads), *write-dominant* if below {WRITE_DOMINANT_MAX_READS:.0%}, *mixed* otherwise.",
+        *(
+            own_traces(main)
+            if own
+            else [
+                "- No trace here is as write-heavy as webvm or homes; the traces with writes stand in",
+                "  for them.",
+                "- `arc_OLTP`'s ids are database page numbers, not disk addresses",
+                "  (`data/traces/MANIFEST.md`). fcsim reads every `.lis` id as a 512 B block, so a cache",
+                "  unit of `arc_OLTP` is 8 consecutive ids: its SSD writes count those cache units, not",
+                "  disk pages. The ARC traces have no timestamps (a request every ns), so their response",
+                "  times measure a saturated disk and are not discussed.",
+            ]
+        ),
         "",
         "| trace | requests | page accesses | reads | kind | working set (pages) | runs |",
         "|---|---:|---:|---:|---|---:|---|",
@@ -151,7 +159,7 @@ def _check(
     return inside, total, out
 
 
-def report(df: pd.DataFrame, out: Path, command: str) -> Path:
+def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
     df = df.copy()
     df["size_pct"] = size_pct(df)
     df["declined"] = df["accesses"] - df["hits"] - df["insertions"]
@@ -172,7 +180,7 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
         "",
-        *_setup(main, var, shares),
+        *_setup(main, var, shares, own),
         "",
         "## Main run (write-around)",
         "",

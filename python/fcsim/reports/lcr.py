@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, pct, version
+from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, own_traces, pct, version
 
 LCR_POLICIES = ("lru", "cflru", "gcar-cflru", "lcr")
 LCR_DEFAULT_WINDOW = "0.1"
@@ -97,6 +97,8 @@ def _lines(
     df: pd.DataFrame, x: str, xlabel: str, metrics: list[tuple[str, str]], path: Path, by_policy: bool
 ) -> None:
     """LCR Fig. 8-10: a metric against the window or the cache size, a panel per trace and metric."""
+    if df.empty:  # not run on these traces (the paper's own run Fig. 5-7's setup only)
+        return
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,7 +156,7 @@ def _pivot(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def report(df: pd.DataFrame, out: Path, command: str) -> Path:
+def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
     df = df.copy()
     df["load"] = df.apply(_load, axis=1)
     df["drive"] = df.apply(_drive, axis=1)
@@ -244,10 +246,16 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "  (`device.eviction=sync`); a write miss waits for the flush, then lands in DRAM.",
         "- CFLRU's and GCaR-CFLRU's clean-first window and LCR's destaging window are 0.1 of the",
         "  cache (the paper varies LCR's, Fig. 8, without naming the one of Fig. 5-7).",
-        "- Traces: the MSR volumes are not available here; these are the real read/write traces that",
-        "  are (blkparse_java stands in for wdev_2, systor17 for the read-dominant financial2). A trace",
-        f"  is read-dominant here when reads are at least {READ_DOMINANT_MIN:.0%} of its page accesses",
-        "  (financial2: 17.65% of its requests are writes).",
+        *(
+            own_traces(df)
+            if own
+            else [
+                "- Traces: the MSR volumes are not available here; these are the real read/write traces",
+                "  that are (blkparse_java stands in for wdev_2, systor17 for the read-dominant financial2).",
+            ]
+        ),
+        f"  A trace is read-dominant here when reads are at least {READ_DOMINANT_MIN:.0%} of its page",
+        "  accesses (financial2: 17.65% of its requests are writes).",
         "",
         "Variants, not in the paper, each labelled where it appears:",
         "",
@@ -276,14 +284,16 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
         "",
         *_claims_table(_pivot(paper), paper),
         "",
-        "## Variant: heavier loads on the filled drive",
-        "",
-        *_claims_table(_pivot(loaded), loaded),
-        "",
-        "## Variant: the aged drive",
-        "",
-        *_claims_table(_pivot(aged_labelled), aged),
-        "",
+        *(
+            ["## Variant: heavier loads on the filled drive", "", *_claims_table(_pivot(loaded), loaded), ""]
+            if not loaded.empty
+            else []
+        ),
+        *(
+            ["## Variant: the aged drive", "", *_claims_table(_pivot(aged_labelled), aged), ""]
+            if not aged.empty
+            else []
+        ),
         "![mean response](response_mean.png)",
         "",
         "![std of response](response_std.png)",
@@ -340,6 +350,8 @@ def report(df: pd.DataFrame, out: Path, command: str) -> Path:
 
 
 def _window_and_sizes(win: pd.DataFrame, sizes: pd.DataFrame) -> list[str]:
+    if win.empty and sizes.empty:  # not run on these traces (the paper's own: Fig. 5-7 only)
+        return []
     lines = [
         "## Window size (LCR Fig. 8; filled drive, 30% load)",
         "",
