@@ -454,7 +454,8 @@ def _own(paper: pd.DataFrame, out: Path, command: str) -> Path:
         lines.append(
             f"| {r['trace']} | {r['size_pct']:g}% | {NAMES.get(r['policy'], r['policy'])} "
             f"| {r['rhr']:.4f} | "
-            f"{int(r['erasures'])} | {r['epbpd']:.2f} | {r['fue']:.3f} | {r['wfue_0.2']:.3f} | {r['wfue_0.8']:.3f} |"
+            f"{int(r['erasures'])} | {r['epbpd']:.2f} | {r['fue']:.3f} | {r['wfue_0.2']:.3f} "
+            f"| {r['wfue_0.8']:.3f} |"
         )
     path = out / "summary.md"
     path.write_text("\n".join(lines) + "\n")
