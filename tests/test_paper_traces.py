@@ -94,7 +94,7 @@ def test_reproduce_reports_the_papers_own_traces_apart(tmp_path: Path, cache: Pa
     assert "| msr_hm_0_excerpt1000.csv |" in main and "| financial1.spc |" not in main
     tail = summary.split("## The paper's own traces")[1]
     assert "Used: umass/financial1" in tail and "paper-traces/summary.md" in tail
-    assert "Absent: umass/financial2 (no mirror is known" in tail
+    assert "Absent: umass/financial2: no mirror is known; place the file at `umass/financial2.spc`" in tail
 
 
 def test_reproduce_without_the_papers_traces_says_how_to_get_them(tmp_path: Path, monkeypatch) -> None:
@@ -103,10 +103,10 @@ def test_reproduce_without_the_papers_traces_says_how_to_get_them(tmp_path: Path
         "gasa", tmp_path, traces_dir=TRACES, jobs=2, only=["msr_hm_0_excerpt1000.csv"]
     )
     tail = summary.read_text().split("## The paper's own traces")[1]
-    assert "Used" not in tail and "Absent: umass/financial1 (no mirror is known" in tail
+    assert "Used" not in tail and "Absent: umass/financial1: no mirror is known" in tail
     assert not (tmp_path / "paper-traces").exists()
     # A volume with a mirror is named with its fetch command.
-    assert "- Absent: msr/web_0 (`fcsim trace fetch msr/web_0`)." in reports._own_section([], ["msr/web_0"])
+    assert "- Absent: msr/web_0: `fcsim trace fetch msr/web_0`." in reports._own_section([], ["msr/web_0"])
 
 
 def _own_rows(paper: str, keep, trace: str, own_name: str) -> pd.DataFrame:

@@ -91,19 +91,21 @@ def _own_section(used: list[str], absent: list[str]) -> str:
     if not used and not absent:
         return "\n".join([*out, "The experiment names none of the paper's own traces.", ""])
     out.append(
-        f"Run when they are in the trace cache ({catalogue.trace_dir()}, `FCSIM_TRACE_DIR`), with the "
-        "paper's setup; their results are reported apart, never mixed into the tables above."
+        "Run when they are in the trace cache (`$FCSIM_TRACE_DIR`, by default `traces` in the user's "
+        "cache folder), in the setup `experiment.toml` gives them; their results are reported apart, never "
+        "mixed into the tables above."
     )
     out.append("")
     if used:
         out.append(f"- Used: {', '.join(used)}. Their report: [{OWN}/summary.md]({OWN}/summary.md).")
     for name in absent:
         vol = catalogue.lookup(name)
+        where = f"{vol.family['name']}/{vol.file}" if vol is not None else name
         how = (
             f"`fcsim trace fetch {name}`"
             if vol is not None and catalogue.fetchable(vol)
-            else "no mirror is known: place the file there by hand (`fcsim trace catalogue`)"
+            else f"no mirror is known; place the file at `{where}` in the trace cache"
         )
-        out.append(f"- Absent: {name} ({how}).")
+        out.append(f"- Absent: {name}: {how}.")
     out.append("")
     return "\n".join(out)
