@@ -602,6 +602,17 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn bookkeeping_grows_with_the_containers_used() {
+        // 2^32 - 2 containers: 64 GiB of queue entries if they were made up front (as they were).
+        // Only the k active containers exist after building; a few accesses take a few more.
+        let mut r = ripq(4, u32::MAX - 1, 8);
+        assert_eq!((r.phys.len(), r.blocks.len(), r.virt.len()), (8, 8, 8));
+        let mut c = FlashCounts::default();
+        run(&mut r, &mut c, "w1 w2 w3 w4 w5 r1 r2 w6 w7 w8 w9");
+        assert!(r.phys.len() <= 12 && r.phys.len() == r.blocks.len(), "{}", r.phys.len());
+    }
+
+    #[test]
     fn hand_traced() {
         // m = 2 blocks a container, 5 containers, 2 insertion points: sections S0 (top) and S1
         // (where misses enter), each with an active container in RAM (A0 = C0, A1 = C1) and an
