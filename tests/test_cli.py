@@ -313,3 +313,17 @@ def test_a_plot_is_named_by_a_format_it_can_be(tmp_path: Path) -> None:
     assert r.returncode == 0 and b"<svg" in (tmp_path / "r.svg").read_bytes()[:1000]
     r = run("mrc", t, "--plot", tmp_path / "m.pdf")
     assert r.returncode == 0 and (tmp_path / "m.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_run_checks_every_point_before_any_runs() -> None:
+    # lru.x is a problem of the lru points, cflru.window of the cflru ones: both are named, once
+    # each, and nothing runs.
+    r = run(
+        "run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "lru,cflru", "--size", "1%,5%",
+        "--device", "gasa", "--set", "lru.x=1", "--set", "cflru.window=wide", "--json",
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert r.stderr.splitlines() == [
+        "fcsim: error: unknown parameter lru.x: it takes none",
+        "fcsim: error: cflru.window=wide: expected a fraction of the cache in (0, 1]",
+    ]

@@ -282,8 +282,10 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. ``device`` is a preset, a list of presets, or None (no device). Policy ``none``
-    caches nothing, so it runs once per trace and device whatever the sizes.
+    order. Every point is checked first (see :func:`check`): a problem of any point raises
+    before any runs, several problems one ConfigError with a line each. ``device`` is a
+    preset, a list of presets, or None (no device). Policy ``none`` caches nothing, so it runs
+    once per trace and device whatever the sizes.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -317,6 +319,17 @@ def run_grid(
         for s in (size_list[:1] if p.lower() == "none" else size_list)
         for d in device_list
     ]
+    opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
+    problems: dict[str, ValueError] = {}
+    for t, p, s, d in points:  # every point's configuration, before any runs
+        try:
+            check(t, p, s, device=d, set=set, working_set=ws[t], **opts)
+        except (ConfigError, _core.TraceError) as e:
+            problems.setdefault(str(e), e)
+    if len(problems) == 1:
+        raise next(iter(problems.values()))
+    if problems:
+        raise ConfigError("\n".join(problems))
     done = [0.0] * len(points)
 
     def report(i: int) -> Progress:
