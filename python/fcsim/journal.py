@@ -1,6 +1,7 @@
 """The journal of a sweep: its finished points, appended one record each as they finish, beside
-the table (``OUT.journal``), so that a sweep killed outright (``kill -9``, a power cut between
-two table writes) loses no finished point.
+the table (``OUT.journal``), so that a sweep killed outright (``kill -9``) between two table
+writes loses no finished point. A record is handed to the OS at once, not synced to the disk: it
+survives the process, not a power cut.
 
 The file starts with the line ``fcsim-journal 1``; each record is one line,
 ``CRC32 JSON-ROW``, the CRC32 (8 hex digits) of the JSON text. A record is written by one
