@@ -274,3 +274,35 @@ def test_memory_follows_the_pages_cached_not_the_size_asked() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert int(r.stdout) < 400_000  # KiB
+
+
+def test_mrc_at_takes_a_curve_and_a_size_in_pages() -> None:
+    curve = fcsim.mrc(TRACES / "msr_hm_0_excerpt1000.csv")
+    assert fcsim.mrc_at(curve, 0) == 1.0 and 0.0 < fcsim.mrc_at(curve, 10**9) < 1.0
+    for args, needle in [
+        ((5, 5), "curve=int: expected a curve from fcsim.mrc()"),
+        ((curve[["size_pages"]], 5), "expected a curve from fcsim.mrc()"),
+        ((curve, "5%"), "size_pages='5%': expected an integer"),
+        ((curve, -1), "size_pages=-1: expected an integer"),
+        ((curve, 2.5), "size_pages=2.5: expected an integer"),
+    ]:
+        with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
+            fcsim.mrc_at(*args)
+
+
+def test_check_raises_what_simulate_would_without_running() -> None:
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    assert fcsim.check(t, "lru", "5%", device="gasa", set={"device.op": 0.07}) is None
+    for kwargs, needle in [
+        ({"device": "gasa", "set": {"device.colour": "red"}}, "unknown parameter device.colour"),
+        ({"set": {"stack.flavour": "x"}}, "unknown parameter stack.flavour"),
+        ({"set": {"trace.zone": 3}}, "unknown option trace.zone for format msr"),
+        ({"policy": "cflru", "set": {"cflru.window": "wide"}}, "cflru.window=wide: expected"),
+        ({"policy": "ripq+", "size": "64MiB", "set": {"ripq+.pointz": 3}}, "unknown parameter ripq+.pointz"),
+        ({"policy": "c_n", "size": "64MiB", "set": {"c_n.n": 0}}, "c_n.n=0: expected a number of rereads"),
+        ({"policy": "m", "set": {"stack.buffer": "many"}}, "stack.buffer=many"),
+    ]:
+        with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
+            fcsim.check(t, **{"policy": "lru", "size": "5%", **kwargs})
+        with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
+            fcsim.simulate(t, **{"policy": "lru", "size": "5%", **kwargs})

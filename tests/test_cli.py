@@ -295,3 +295,35 @@ def test_libcachesim_exports_say_what_they_drop(tmp_path: Path) -> None:
     info = fcsim.trace_info(tmp_path / "t.csv")
     assert info["write_pages"] == 7_995 and info["format"] == "lcs-csv"
     assert fcsim.convert(t, tmp_path / "t.fct")["dropped"] == []
+
+
+def test_a_plot_is_named_by_a_format_it_can_be(tmp_path: Path) -> None:
+    # `--plot x.txt` wrote a PNG under a .txt name; now only .png, .svg and .pdf, checked
+    # before the run, and the format follows the name.
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    for cmd in (["run", t, "--policy", "lru", "--size", "1%"], ["mrc", t]):
+        bad = tmp_path / "x.txt"
+        r = run(*cmd, "--plot", bad)
+        assert r.returncode == 2
+        assert r.stderr == f"fcsim: error: {bad}: a plot is .png, .svg, .pdf by its name, not .txt\n"
+        assert not bad.exists() and r.stdout == ""
+        r = run(*cmd, "--plot", tmp_path / "noext")
+        assert r.returncode == 2 and "not a name without extension" in r.stderr
+    r = run("run", t, "--policy", "lru", "--size", "1%,5%", "--plot", tmp_path / "r.svg")
+    assert r.returncode == 0 and b"<svg" in (tmp_path / "r.svg").read_bytes()[:1000]
+    r = run("mrc", t, "--plot", tmp_path / "m.pdf")
+    assert r.returncode == 0 and (tmp_path / "m.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_run_checks_every_point_before_any_runs() -> None:
+    # lru.x is a problem of the lru points, cflru.window of the cflru ones: both are named, once
+    # each, and nothing runs.
+    r = run(
+        "run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "lru,cflru", "--size", "1%,5%",
+        "--device", "gasa", "--set", "lru.x=1", "--set", "cflru.window=wide", "--json",
+    )  # fmt: skip
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert r.stderr.splitlines() == [
+        "fcsim: error: unknown parameter lru.x: it takes none",
+        "fcsim: error: cflru.window=wide: expected a fraction of the cache in (0, 1]",
+    ]

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, children, running
 from fcsim import reports, sweep
 
 EXPERIMENT = """
@@ -70,25 +70,6 @@ policies = ["lru", "arc", "lirs"]
 sizes = ["1%", "2%", "4%", "8%"]
 devices = ["gasa"]
 """
-
-
-def test_killed_sweep_resumes_without_recomputing(tmp_path: Path) -> None:
-    exp = tmp_path / "slow.toml"
-    exp.write_text(SLOW)
-    out = tmp_path / "slow.parquet"
-    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), "--jobs", "1"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not out.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGKILL)  # the CLI and its pool, mid-way
-    proc.wait()
-    first = pd.read_parquet(out)  # a whole table: written to a temporary file, then renamed
-    assert 0 < len(first) < 12
-    again = sweep.sweep(exp, out, jobs=2)
-    assert len(again) == 12 and again["point"].is_unique
-    kept = again.merge(first[["point", "sim_seconds"]], on="point", suffixes=("", "_first"))
-    assert len(kept) == len(first) and (kept["sim_seconds"] == kept["sim_seconds_first"]).all()
 
 
 PARTS = """
@@ -322,12 +303,14 @@ def error_lines(r: subprocess.CompletedProcess[str]) -> list[str]:
 
 
 def test_a_failing_point_is_named_and_the_others_are_saved(tmp_path: Path) -> None:
-    # device.op=0.01 fails (from a pool worker, as a plain message); op 0.15 runs and is kept.
-    exp = experiment(
-        tmp_path,
-        'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["5%"]\n'
-        'devices = ["gasa"]\n[[grid]]\n"device.op" = [0.01, 0.15]\n',
-    )
+    # A bad line deep in a trace passes the grid's check (which reads a trace's first lines
+    # only, the size being in pages) and fails its point in a pool worker, as a plain message;
+    # the other trace's point runs and is kept.
+    good = TRACES / "msr_hm_0_excerpt1000.csv"
+    text = good.read_text().splitlines()
+    bad = [*text[:500], "128166372003061629,hm,0,Read,oops", *text[500:]]
+    (tmp_path / "bad.csv").write_text("\n".join(bad))
+    exp = experiment(tmp_path, f'traces = ["{good}", "bad.csv"]\npolicies = ["lru"]\nsizes = ["20"]\n')
     out = tmp_path / "o.parquet"
     for _ in range(2):  # the rerun runs the failed point alone, and it fails again
         lines = error_lines(cli_sweep(exp, out, "--jobs", "2"))
@@ -335,12 +318,10 @@ def test_a_failing_point_is_named_and_the_others_are_saved(tmp_path: Path) -> No
             lines[0]
             == f"1 of 2 points failed, 1 are saved in {out} (the same command again runs the failed ones)"
         )
-        assert (
-            len(lines) == 2
-            and lines[1].startswith('point {"device": "gasa"')
-            and '"device.op": 0.01' in lines[1]
-        )
-        assert "device: " in lines[1] and len(pd.read_parquet(out)) == 1
+        assert len(lines) == 2 and lines[1].startswith('point {"device": null')
+        assert '"trace": "bad.csv"' in lines[1]
+        assert f"{tmp_path / 'bad.csv'}:501: " in lines[1], lines[1]
+        assert len(pd.read_parquet(out)) == 1
 
 
 def test_the_whole_grid_is_checked_before_any_point_runs(tmp_path: Path) -> None:
@@ -375,32 +356,13 @@ def test_a_sweep_table_is_parquet(tmp_path: Path) -> None:
     assert junk.read_text() == "trace,policy\n"
 
 
-def _children(pid: int) -> list[int]:
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            kids.append(int(stat.parent.name))
-    return kids
-
-
-def _running(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
     # Points of a minute each: a worker that outlived the CLI would still be simulating.
     exp = experiment(
         tmp_path,
         'traces = ["synth:zipf,requests=500000000,pages=1000000"]\n'
-        'policies = ["lru", "fifo"]\nsizes = ["1%"]\n',
+        'policies = ["lru", "fifo"]\nsizes = ["10000"]\n',
     )
     cmd = [
         sys.executable,
@@ -415,16 +377,47 @@ def test_pool_workers_exit_when_the_sweep_is_killed(tmp_path: Path) -> None:
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
-    while len(workers := _children(proc.pid)) < 2 and time.monotonic() < deadline:
+    while len(workers := children(proc.pid)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(workers) >= 2
     time.sleep(0.5)  # into their points
     proc.kill()  # the CLI alone: its workers are orphaned
     proc.wait()
     deadline = time.monotonic() + 10
-    while any(map(_running, workers)) and time.monotonic() < deadline:
+    while any(map(running, workers)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = [w for w in workers if _running(w)]
+    left = [w for w in workers if running(w)]
     for w in left:  # the test's own orphans, so they do not outlive it
         os.kill(w, signal.SIGKILL)
     assert not left
+
+
+def test_bad_keys_of_any_point_are_all_reported_before_any_runs(tmp_path: Path) -> None:
+    # Each part's points carry a key only the core knows to refuse (a device, stack, trace or
+    # policy parameter, or a value of the wrong type): every one is named, none runs.
+    msr = TRACES / "msr_hm_0_excerpt1000.csv"
+    exp = experiment(
+        tmp_path,
+        f'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["5%", "20"]\n'
+        '[[part]]\ndevices = ["gasa"]\n[part.set]\n"device.colour" = "red"\n'
+        '[[part]]\n[part.set]\n"stack.flavour" = "x"\n'
+        f'[[part]]\ntraces = [{{ file = "{msr}", "trace.zone" = 3 }}]\n'
+        '[[part]]\npolicies = ["cflru"]\n[part.set]\n"cflru.window" = "wide"\n'
+        '[[part]]\npolicies = ["c"]\n[part.set]\n"c.packing" = "tight"\n'
+        '[[part]]\npolicies = ["lru"]\n',
+    )
+    out = tmp_path / "o.parquet"
+    lines = error_lines(cli_sweep(exp, out))
+    for needle in (
+        "unknown parameter device.colour",
+        "unknown parameter stack.flavour",
+        "unknown option trace.zone for format msr",
+        "cflru.window=wide: expected",
+        "c.packing=tight: expected evict or arrival",
+    ):
+        assert sum(needle in line for line in lines) == 1, (needle, lines)
+    assert len(lines) == 5 and all(line.startswith(f"{exp}: ") for line in lines)
+    assert not out.exists() and not (tmp_path / "o.parquet.journal").exists()
+    with pytest.raises(fcsim.ConfigError) as e:
+        sweep.sweep(exp, out)
+    assert len(str(e.value).splitlines()) == 5

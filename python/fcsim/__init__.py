@@ -8,12 +8,25 @@ The core is Rust (``fcsim._core``); this package adds grids, the CLI and output 
 """
 
 from fcsim._core import ConfigError, TraceError
-from fcsim.api import Result, convert, devices, formats, mrc, mrc_at, policies, run_grid, simulate, trace_info
+from fcsim.api import (
+    Result,
+    check,
+    convert,
+    devices,
+    formats,
+    mrc,
+    mrc_at,
+    policies,
+    run_grid,
+    simulate,
+    trace_info,
+)
 
 __all__ = [
     "ConfigError",
     "Result",
     "TraceError",
+    "check",
     "convert",
     "devices",
     "formats",

@@ -27,6 +27,24 @@ def simulate(
     working_set: int | None = None,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...
+def check(
+    trace: str,
+    policy: str,
+    size: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    policy_params: dict[str, str] | None = None,
+    device: str | None = None,
+    device_params: dict[str, str] | None = None,
+    stack_params: dict[str, str] | None = None,
+    time_scale: float = 1.0,
+    queue_depth: int = 0,
+    working_set: int | None = None,
+) -> None: ...
 def trace_info(
     trace: str,
     *,

@@ -215,22 +215,56 @@ def simulate(
     timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD and
     per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
     ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``."""
+    kwargs = _run_kwargs(policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set)
+    return Result(_core.simulate(_path(trace), progress=callback(progress), **kwargs))
+
+
+def check(
+    trace: str | os.PathLike[str],
+    policy: str = "lru",
+    size: str | int = "5%",
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    device: str | None = None,
+    working_set: int | None = None,
+) -> None:
+    """Checks what :func:`simulate` with the same arguments checks before it simulates (the
+    policy, size, device, every ``set`` key and value, the trace's format and header) and
+    raises the same ConfigError or TraceError; simulates nothing. A percent size costs a pass
+    over the trace unless ``working_set`` is given."""
+    kwargs = _run_kwargs(policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set)
+    _core.check(_path(trace), **kwargs)
+
+
+def _run_kwargs(
+    policy: str,
+    size: str | int,
+    format: str | None,
+    volume: int | None,
+    skip_bad_lines: bool,
+    page_size: int,
+    set: Mapping[str, Any] | None,
+    device: str | None,
+    working_set: int | None,
+) -> dict[str, Any]:
+    """The core's arguments of :func:`simulate` and :func:`check` but the trace and progress."""
     sets = Sets(set)
     policy = text("policy", policy)
-    row = _core.simulate(
-        _path(trace),
-        policy,
-        size_text(size),
-        policy_params=sets.policy.get(policy.lower(), {}),
-        device=None if device is None else text("device", device),
-        device_params=sets.device,
-        stack_params=sets.stack,
+    return {
+        "policy": policy,
+        "size": size_text(size),
+        "policy_params": sets.policy.get(policy.lower(), {}),
+        "device": None if device is None else text("device", device),
+        "device_params": sets.device,
+        "stack_params": sets.stack,
         **sets.sim,
-        working_set=None if working_set is None else integer("working_set", working_set, 0, U64_MAX),
-        progress=callback(progress),
+        "working_set": None if working_set is None else integer("working_set", working_set, 0, U64_MAX),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),
-    )
-    return Result(row)
+    }
 
 
 def run_grid(
@@ -248,8 +282,10 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. ``device`` is a preset, a list of presets, or None (no device). Policy ``none``
-    caches nothing, so it runs once per trace and device whatever the sizes.
+    order. Every point is checked first (see :func:`check`): a problem of any point raises
+    before any runs, several problems one ConfigError with a line each. ``device`` is a
+    preset, a list of presets, or None (no device). Policy ``none`` caches nothing, so it runs
+    once per trace and device whatever the sizes.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -283,6 +319,17 @@ def run_grid(
         for s in (size_list[:1] if p.lower() == "none" else size_list)
         for d in device_list
     ]
+    opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
+    problems: dict[str, ValueError] = {}
+    for t, p, s, d in points:  # every point's configuration, before any runs
+        try:
+            check(t, p, s, device=d, set=set, working_set=ws[t], **opts)
+        except (ConfigError, _core.TraceError) as e:
+            problems.setdefault(str(e), e)
+    if len(problems) == 1:
+        raise next(iter(problems.values()))
+    if problems:
+        raise ConfigError("\n".join(problems))
     done = [0.0] * len(points)
 
     def report(i: int) -> Progress:
@@ -549,6 +596,12 @@ def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
     """The miss ratio of an MRC from `mrc()` at a cache size in pages: that of the last row at or
     below it (1 below the first row). For minisim, whose rows are the sizes simulated, that is
     the nearest smaller simulated size."""
+    if not isinstance(curve, pd.DataFrame) or not {"size_pages", "miss_ratio"} <= set(curve.columns):
+        raise ConfigError(
+            f"curve={type(curve).__name__}: expected a curve from fcsim.mrc() "
+            "(a DataFrame with size_pages and miss_ratio)"
+        )
+    integer("size_pages", size_pages, 0, U64_MAX)
     steps = curve[curve["size_pages"] <= size_pages]
     if steps.empty:
         return 1.0

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 import fcsim
-from fcsim import _core, output
+from fcsim import _core, output, plot
 from fcsim.reports import PAPERS
 
 TABLE_COLUMNS = [
@@ -135,7 +135,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.out:
         output.check_path(a.out)
     if a.plot:
-        output.check_dir(a.plot)
+        plot.check_path(a.plot)
     policies = _split_list(a.policy)
     if a.size is None:
         if any(p.lower() != "none" for p in policies):
@@ -152,9 +152,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.out:
         output.write_table(df, a.out)
     if a.plot:
-        from fcsim.plot import run_plot
-
-        run_plot(df, a.plot)
+        plot.run_plot(df, a.plot)
     if a.json:
         for line in output.rows_json(df):
             print(line)
@@ -295,7 +293,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     if a.out:
         output.check_path(a.out)
     if a.plot:
-        output.check_dir(a.plot)
+        plot.check_path(a.plot)
     common = _common(a)
     if a.at is not None and a.sizes is not None:
         raise fcsim.ConfigError("give --at or --sizes, not both (for minisim they are the same)")
@@ -324,9 +322,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     if a.out:
         output.write_table(curve, a.out)
     if a.plot:
-        from fcsim.plot import mrc_plot
-
-        mrc_plot(curve, a.plot)
+        plot.mrc_plot(curve, a.plot)
     at = curve.attrs
     sample = f"{at['samples']:,} sampled accesses, {at['sampled_pages']:,} sampled pages"
     if a.method == "minisim":
@@ -536,7 +532,7 @@ def parser() -> argparse.ArgumentParser:
         "--plot",
         metavar="FILE.png",
         help="plot hit ratio (and, with a device, flash writes and p99 response) against cache size, "
-        "one line per policy",
+        "one line per policy (.png, .svg or .pdf)",
     )
     run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
     run.add_argument("-q", "--quiet", action="store_true", help="print no table")
@@ -580,7 +576,7 @@ def parser() -> argparse.ArgumentParser:
         "(shards), or full simulations of the policy at the same sizes (minisim)",
     )
     mrc.add_argument("--out", help="write the curve (every step) to FILE (.csv, .parquet, .json, .jsonl)")
-    mrc.add_argument("--plot", help="write the curve as a PNG")
+    mrc.add_argument("--plot", metavar="FILE.png", help="write the curve as a plot (.png, .svg or .pdf)")
     _trace_args(mrc)
     mrc.set_defaults(func=cmd_mrc)
 

@@ -8,6 +8,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,11 +47,39 @@ def rows_json(df: pd.DataFrame) -> list[str]:
     return [json.dumps(r) for r in json.loads(df.to_json(orient="records"))]
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def remove_stale(path: str | os.PathLike[str]) -> list[Path]:
+    """Removes the temporary files :func:`atomic` left beside ``path`` when its process was
+    killed outright (those of a process that still runs are kept); returns them."""
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    pattern = re.compile(rf"\.{re.escape(p.name)}\.(\d+)\.\d+\.tmp")
+    gone = []
+    with contextlib.suppress(OSError):
+        for entry in parent.iterdir():
+            m = pattern.fullmatch(entry.name)
+            if m and not _alive(int(m.group(1))):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                    gone.append(entry)
+    return gone
+
+
 @contextlib.contextmanager
 def atomic(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yields a new, empty temporary file beside ``path`` (created as any new file is, mode 0666
-    less the umask) to be written by name; renames it over ``path`` when the block ends, or
-    removes it on an error or an interrupt."""
+    """Yields a new, empty temporary file beside ``path`` (``.NAME.PID.N.tmp``, created as any
+    new file is, mode 0666 less the umask) to be written by name; renames it over ``path`` when
+    the block ends, or removes it on an error or an interrupt. One left by a killed process is
+    removed by :func:`remove_stale`."""
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     for i in itertools.count():

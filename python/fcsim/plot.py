@@ -7,11 +7,32 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.output import atomic
+from fcsim.output import atomic, check_dir
+
+#: What a plot file can be, by its name's extension.
+FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+
+def check_path(path: str | os.PathLike[str]) -> str:
+    """The format of a plot file by its extension (``.png``, ``.svg``, ``.pdf``); ConfigError for
+    any other, OSError when its directory does not exist. Called before a run, so that a bad
+    name fails before the work."""
+    suffix = Path(path).suffix.lower()
+    kind = FORMATS.get(suffix)
+    if kind is None:
+        from fcsim._core import ConfigError
+
+        raise ConfigError(
+            f"{path}: a plot is {', '.join(FORMATS)} by its name, not {suffix or 'a name without extension'}"
+        )
+    check_dir(path)
+    return kind
 
 
 def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
-    """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG (atomically)."""
+    """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
+    extension (atomically)."""
+    kind = check_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -38,7 +59,7 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | Non
     fig.tight_layout()
     try:
         with atomic(path) as tmp:
-            fig.savefig(tmp, format="png")
+            fig.savefig(tmp, format=kind)
     finally:
         plt.close(fig)
 
@@ -51,10 +72,12 @@ RUN_PANELS = [
 
 
 def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
-    """Writes the rows of ``fcsim run`` as a PNG (atomically): hit ratio against cache size and,
+    """Writes the rows of ``fcsim run`` as a PNG, SVG or PDF by ``path``'s extension
+    (atomically): hit ratio against cache size and,
     for rows with a device, flash page writes and p99 response time, one line per policy (and
     device, when there are several). A panel with no values (p99 of an untimed trace) is left
     out; ``none`` (no cache, size 0) is a dashed horizontal line."""
+    kind = check_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -91,6 +114,6 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None =
     fig.tight_layout()
     try:
         with atomic(path) as tmp:
-            fig.savefig(tmp, format="png")
+            fig.savefig(tmp, format=kind)
     finally:
         plt.close(fig)

@@ -28,10 +28,13 @@ a catalogue name (``msr/web_0``) with no file of that name is read from the trac
 (``fcsim trace fetch``). A trace that is not there fails before the first point runs, naming
 the path it looked for.
 
-The output table holds one result row per point, plus ``point`` (the point's key). Rows are
-written (atomically) as points finish; running the same sweep again skips the points already
-in the table, so an interrupted sweep resumes where it stopped. Ctrl-C writes every finished
-point before it stops. Policy ``none`` caches nothing: it runs once whatever the sizes.
+The output table holds one result row per point, plus ``point`` (the point's key). Each
+finished point is appended to the table's journal (``OUT.journal``, see :mod:`fcsim.journal`)
+at once, and the table is rewritten (atomically) at most every second; running the same sweep
+again merges the journal into the table and skips the points already there, so a sweep
+stopped in any way, ``kill -9`` included, resumes where it stopped without running a finished
+point again. Ctrl-C writes every finished point before it stops. Policy ``none`` caches
+nothing: it runs once whatever the sizes.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +57,7 @@ import pandas as pd
 
 from fcsim import _core, api, catalogue, output
 from fcsim._core import ConfigError, TraceError
+from fcsim.journal import Journal
 
 #: A point's key, and its row or why it failed.
 Outcome = tuple[str, dict[str, Any] | None, str | None]
@@ -128,10 +133,14 @@ class Experiment:
         """The catalogue names of ``if_cached`` parts not in the trace cache, each once."""
         return list(dict.fromkeys(n for part in self.parts for n in part.absent))
 
-    def check(self) -> None:
+    def check(self, jobs: int | None = None) -> dict[tuple[str, str], int]:
         """Fails (ConfigError) before any point runs, with one line per problem of the grid: a
-        trace that is not there (naming where it looked), an unknown policy, size or device
-        preset, a bad ``--set`` key or value."""
+        trace that is not there (naming where it looked) or that cannot be read, an unknown
+        policy, size or device preset, a bad ``--set`` key or value, anything else a point's
+        run would refuse before its first request (the core's own check). Returns the working
+        set of each trace (by :func:`trace_key`) that a percent size needs, for the points'
+        runs: one pass over each such trace, ``jobs`` at a time (in threads: the core releases
+        the GIL)."""
         problems: dict[str, None] = {}
         for part in self.parts:
             for t in part.traces:
@@ -140,6 +149,7 @@ class Experiment:
                         f"trace '{t.given}' not found: looked for {os.path.abspath(t.path)} "
                         f"(trace paths are relative to {self.base_from})"
                     ] = None
+        valid = []
         for pt in self.points():
             checks = (
                 (api.check_policy, pt["policy"]),
@@ -147,13 +157,48 @@ class Experiment:
                 (api.check_device, pt["device"]),
                 (api.Sets, pt["set"]),
             )
+            ok = True
             for check, value in checks:
                 try:
                     check(value)
                 except ConfigError as e:
                     problems[str(e)] = None
+                    ok = False
+            if ok and (pt["trace"].startswith("synth:") or os.path.exists(pt["trace"])):
+                valid.append(pt)
+        wanted = {trace_key(pt): pt for pt in valid if needs_working_set(pt)}
+        sizes: dict[tuple[str, str], int] = {}
+
+        def measure(key: tuple[str, str]) -> int | str:
+            try:
+                return _core.working_set(key[0], trace_params=api.Sets(wanted[key]["set"]).trace)
+            except (ConfigError, TraceError) as e:
+                return str(e)
+
+        threads = max(1, min(jobs or os.cpu_count() or 1, len(wanted) or 1))
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            for key, ws in zip(wanted, pool.map(measure, wanted), strict=True):
+                if isinstance(ws, str):
+                    problems[ws] = None
+                else:
+                    sizes[key] = ws
+        for pt in valid:
+            if needs_working_set(pt) and trace_key(pt) not in sizes:
+                continue  # its trace's problem is reported
+            try:
+                api.check(
+                    pt["trace"],
+                    pt["policy"],
+                    pt["size"],
+                    device=pt["device"],
+                    set=pt["set"],
+                    working_set=sizes.get(trace_key(pt)),
+                )
+            except (ConfigError, TraceError) as e:
+                problems[str(e)] = None
         if problems:
             raise ConfigError("\n".join(f"{self.source}: {p}" for p in problems))
+        return sizes
 
     def points(self) -> list[dict[str, Any]]:
         """Every point of every part, in order, each once."""
@@ -285,12 +330,26 @@ def point_key(pt: dict[str, Any]) -> str:
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
 
 
-def _run_point(pt: dict[str, Any]) -> Outcome:
-    """One point: its key and its row, or its key and why it failed (a plain message, which
-    crosses process boundaries whatever the exception was)."""
+def needs_working_set(pt: dict[str, Any]) -> bool:
+    """Whether a point's size is a percent of its trace's working set."""
+    return str(pt["size"]).strip().endswith("%") and pt["policy"].lower() != "none"
+
+
+def trace_key(pt: dict[str, Any]) -> tuple[str, str]:
+    """A point's trace as read: its path and its ``trace.*`` keys."""
+    return pt["trace"], json.dumps(api.Sets(pt["set"]).trace, sort_keys=True)
+
+
+def _run_point(job: tuple[dict[str, Any], int | None]) -> Outcome:
+    """One point and its trace's working set (if its size needs it): its key and its row, or
+    its key and why it failed (a plain message, which crosses process boundaries whatever the
+    exception was)."""
+    pt, ws = job
     key = point_key(pt)
     try:
-        row = api.simulate(pt["trace"], pt["policy"], pt["size"], device=pt["device"], set=pt["set"])
+        row = api.simulate(
+            pt["trace"], pt["policy"], pt["size"], device=pt["device"], set=pt["set"], working_set=ws
+        )
     except (ConfigError, TraceError) as e:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
@@ -313,7 +372,7 @@ def _worker_init() -> None:
     threading.Thread(target=watch, daemon=True, name="fcsim-parent-watch").start()
 
 
-def _local(todo: list[dict[str, Any]], jobs: int | None) -> Iterator[Outcome]:
+def _local(todo: list[tuple[dict[str, Any], int | None]], jobs: int | None) -> Iterator[Outcome]:
     """Results of ``todo`` as they finish on a local process pool."""
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     pool = multiprocessing.Pool(workers, initializer=_worker_init)
@@ -329,7 +388,7 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a sweep, after the finished points were written; says how many remain."""
 
 
-def _dask(todo: list[dict[str, Any]], scheduler: str) -> Iterator[Outcome]:
+def _dask(todo: list[tuple[dict[str, Any], int | None]], scheduler: str) -> Iterator[Outcome]:
     """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
     try:
         import distributed
@@ -360,10 +419,12 @@ def run(
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
     ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
     traces at the same paths); returns the whole table. The grid is checked first (see
-    :meth:`Experiment.check`). The table is rewritten (atomically) as points finish, at most
-    every second. ``notify`` gets one-line messages (``resuming: K of N points done``). A point
-    that fails does not stop the others: when all have run and the table is written, a
-    ConfigError names each failed point (its ``point`` key) and why; a rerun runs just those.
+    :meth:`Experiment.check`). Each finished point is appended to the table's journal at once;
+    the table is rewritten (atomically) at most every second, and at the end, when the journal
+    is removed. A journal left by a killed sweep is merged into the table first. ``notify``
+    gets one-line messages (``resuming: K of N points done``). A point that fails does not stop
+    the others: when all have run and the table is written, a ConfigError names each failed
+    point (its ``point`` key) and why; a rerun runs just those.
     On Ctrl-C every finished point is written first, then :class:`Interrupted` (a
     KeyboardInterrupt) says how many points remain."""
     out = Path(out)
@@ -373,8 +434,27 @@ def run(
         )
     if jobs is not None:
         api.integer("jobs", jobs, 1)
-    exp.check()
+    sizes = exp.check(jobs)
     points = exp.points()
+    journal = Journal(out)
+    try:
+        return _run(points, sizes, out, journal, jobs, scheduler, progress, notify)
+    finally:
+        journal.close()
+
+
+def _run(
+    points: list[dict[str, Any]],
+    sizes: dict[tuple[str, str], int],
+    out: Path,
+    journal: Journal,
+    jobs: int | None,
+    scheduler: str | None,
+    progress: Callable[[float], object] | None,
+    notify: Callable[[str], object] | None,
+) -> pd.DataFrame:
+    """:func:`run` once the grid is checked and the table's journal locked."""
+    output.remove_stale(out)
     rows: list[dict[str, Any]] = []
     if out.exists():
         try:
@@ -384,6 +464,16 @@ def run(
         if "point" not in prev.columns:
             raise ConfigError(f"{out}: exists and is not a sweep table (no 'point' column)")
         rows = prev.to_dict("records")
+    # Points a killed sweep finished after its last table write go into the table first.
+    logged, torn = journal.read()
+    if torn and notify is not None:
+        notify(f"{journal.path}: dropped {torn} torn record(s) of points being saved; they run again")
+    known = {r["point"] for r in rows}
+    fresh = {r["point"]: r for r in logged if r["point"] not in known}
+    if fresh:
+        rows += fresh.values()
+        output.write_table(pd.DataFrame(rows), out)
+    journal.clear()
     keys = {point_key(pt) for pt in points}
     have = {r["point"] for r in rows} & keys
     todo = [pt for pt in points if point_key(pt) not in have]
@@ -404,14 +494,17 @@ def run(
             nonlocal written, saved
             if len(rows) > saved:
                 output.write_table(pd.DataFrame(rows), out)
+                journal.clear()
             written, saved = time.monotonic(), len(rows)
 
-        results = _dask(todo, scheduler) if scheduler else _local(todo, jobs)
+        work = [(pt, sizes.get(trace_key(pt)) if needs_working_set(pt) else None) for pt in todo]
+        results = _dask(work, scheduler) if scheduler else _local(work, jobs)
         try:
             for key, row, error in results:
                 if row is None:
                     failed.append(f"point {key}: {error}")
                 else:
+                    journal.append(row)
                     rows.append(row)
                     have.add(key)
                 if time.monotonic() - written >= 1.0:
@@ -425,6 +518,9 @@ def run(
             ) from None
         finally:  # whatever ends the loop, every finished point is written
             save()
+            journal.remove()  # the table holds every finished point
+    else:
+        journal.remove()
     if failed:
         raise ConfigError(
             f"{len(failed)} of {total} points failed, {len(have)} are saved in {out} "

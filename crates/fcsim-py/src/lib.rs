@@ -115,6 +115,32 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
+/// A run's configuration from the binding's arguments.
+#[allow(clippy::too_many_arguments)]
+fn sim_config(
+    policy: String,
+    size: &str,
+    page_size: u32,
+    policy_params: Option<BTreeMap<String, String>>,
+    device: Option<String>,
+    device_params: Option<BTreeMap<String, String>>,
+    stack_params: Option<BTreeMap<String, String>>,
+    time_scale: f64,
+    queue_depth: u32,
+) -> PyResult<SimConfig> {
+    Ok(SimConfig {
+        policy,
+        size: SizeSpec::parse(size).map_err(|e| to_py(e, None))?,
+        page_size,
+        params: policy_params.unwrap_or_default(),
+        device,
+        device_params: device_params.unwrap_or_default(),
+        stack_params: stack_params.unwrap_or_default(),
+        time_scale,
+        queue_depth,
+    })
+}
+
 /// Simulates one policy at one size over a trace; returns the result row as a dict.
 #[pyfunction]
 #[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, working_set=None, progress=None))]
@@ -138,18 +164,7 @@ fn simulate<'py>(
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let size = SizeSpec::parse(size).map_err(|e| to_py(e, None))?;
-    let cfg = SimConfig {
-        policy,
-        size,
-        page_size,
-        params: policy_params.unwrap_or_default(),
-        device,
-        device_params: device_params.unwrap_or_default(),
-        stack_params: stack_params.unwrap_or_default(),
-        time_scale,
-        queue_depth,
-    };
+    let cfg = sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth)?;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
@@ -157,6 +172,34 @@ fn simulate<'py>(
         d.set_item(k, value(py, &v))?;
     }
     Ok(d)
+}
+
+/// Checks what `simulate` with the same arguments checks before its first request, without
+/// simulating; raises the error it would raise.
+#[pyfunction]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, working_set=None))]
+#[allow(clippy::too_many_arguments)]
+fn check(
+    py: Python<'_>,
+    trace: String,
+    policy: String,
+    size: &str,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    policy_params: Option<BTreeMap<String, String>>,
+    device: Option<String>,
+    device_params: Option<BTreeMap<String, String>>,
+    stack_params: Option<BTreeMap<String, String>>,
+    time_scale: f64,
+    queue_depth: u32,
+    working_set: Option<u64>,
+) -> PyResult<()> {
+    let cfg = sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth)?;
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    run(py, None, |_| fcsim::check(&trace, &opts, &cfg, working_set))
 }
 
 /// Statistics of a trace.
@@ -353,6 +396,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(working_set, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;

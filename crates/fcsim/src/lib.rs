@@ -60,6 +60,6 @@ pub mod view;
 pub use config::SimConfig;
 pub use error::{Error, Result};
 pub use metrics::{ResultRow, Value};
-pub use run::simulate;
+pub use run::{check, simulate};
 pub use size::SizeSpec;
 pub use trace::TraceOptions;

@@ -17,6 +17,120 @@ use crate::stack::{Below, CostModel, Split, SplitMode, SsdCache, StackConfig, St
 use crate::trace::{self, TraceOptions};
 use std::time::Instant;
 
+/// Checks a configuration against a trace without simulating it: everything [`simulate`] checks
+/// before its first request (the policy, size, device, stack and trace keys and values, the
+/// trace's format and header), nothing of the run. A percent size needs the trace's working set:
+/// `working_set` (pages), or one pass over the trace.
+pub fn check(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Option<u64>) -> Result<()> {
+    cfg.validate()?;
+    match offline::algorithm(&cfg.policy) {
+        Some(alg) => {
+            bounds_timing(cfg, alg)?;
+            trace::open(trace, opts)?;
+            let ws = match (cfg.size, working_set) {
+                (SizeSpec::Percent(_), None) => Some(sim::working_set(trace, opts, cfg.page_size)?),
+                (_, ws) => ws,
+            };
+            bounds_setup(cfg, alg, cfg.size.pages(cfg.page_size, ws)?).map(|_| ())
+        }
+        None => Assembly::new(trace, opts, cfg, working_set).map(|_| ()),
+    }
+}
+
+/// A configuration assembled for one trace, before its first request: what [`check`] checks
+/// and [`simulate`] runs.
+struct Assembly {
+    info: &'static policy::PolicyInfo,
+    stack: StackConfig,
+    stack_params: UsedParams,
+    ssd: bool,
+    reader: Box<dyn trace::TraceReader>,
+    size: u64,
+    device: Option<(DeviceConfig, UsedParams)>,
+    dram_pages: usize,
+    /// A split SSD: its physical pages, cost model, cache pages and dynamic controller.
+    split: Option<(u64, CostModel, usize, Option<Split>)>,
+    capacity: usize,
+    policy: Box<dyn policy::Policy>,
+    params: UsedParams,
+}
+
+impl Assembly {
+    fn new(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Option<u64>) -> Result<Assembly> {
+        let info = policy::policy_by_name(&cfg.policy)?;
+        let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
+        let ssd = stack.kind == StackKind::SsdCache;
+        let reader = trace::open(trace, opts)?;
+        // `none` caches nothing: its size is not needed and is reported as 0.
+        let cached = info.name != "none";
+        let ws = match (cfg.size, working_set) {
+            (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size)?),
+            (_, ws) => ws,
+        };
+        let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
+        // A flash cache's SSD holds the cache: its user capacity is the cache size. A split SSD's
+        // raw capacity is the size; its logical space holds the largest cache a split allows.
+        let mut device_params = cfg.device_params.clone();
+        if let Some(mode) = stack.split {
+            if let Some(k) = ["capacity", "physical", "op"].into_iter().find(|k| device_params.contains_key(*k)) {
+                return Err(Error::config(format!(
+                    "device.{k}: with stack.split the SSD's raw capacity is --size and its spare share the split; drop device.{k}"
+                )));
+            }
+            let least = match mode {
+                SplitMode::Static(s) => s.min(SPLITS[0]),
+                SplitMode::Dynamic(_) => SPLITS[0],
+            };
+            device_params.insert("physical".into(), size.max(1).to_string());
+            device_params.insert("op".into(), (least / (1.0 - least)).to_string());
+        } else if ssd {
+            device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
+        }
+        let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
+        let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
+        if info.needs_view && (device.is_none() || ssd) {
+            return Err(Error::config(format!(
+                "{} chooses victims by the flash device's chip loads: run it as the DRAM buffer over a flash device (--device lcr); without that view it would be CFLRU",
+                info.name
+            )));
+        }
+        let dram_pages = (stack.dram * size as f64).round() as usize;
+        if dram_pages > 0 && info.offline {
+            return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
+        }
+        // A split SSD: the cache's size follows from the drive's raw pages (whole blocks).
+        let split = match (stack.split, &device) {
+            (Some(mode), Some((dc, _))) => {
+                let physical = dc.geometry.physical_pages();
+                let model = CostModel {
+                    read_ns: dc.read_ns as f64,
+                    write_ns: dc.write_ns as f64,
+                    erase_ns: dc.erase_ns as f64,
+                    disk_ns: stack.disk_ns as f64,
+                    pages_per_block: f64::from(dc.geometry.pages_per_block),
+                };
+                Some(match mode {
+                    SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
+                    SplitMode::Dynamic(d) => {
+                        let ctl = Split::new(physical, model, d);
+                        (physical, model, ctl.capacity(), Some(ctl))
+                    }
+                })
+            }
+            _ => None,
+        };
+        let capacity = split.as_ref().map_or(size.max(1) as usize, |s| s.2);
+        let (mut policy, params) = policy::build(&cfg.policy, capacity, cfg.params.clone())?;
+        if matches!(split, Some((.., Some(_)))) && !policy.resize(capacity, &mut Vec::new()) {
+            return Err(Error::config(format!(
+                "{} cannot change its size; stack.split=dynamic resizes the cache (use lru, as the paper)",
+                info.name
+            )));
+        }
+        Ok(Assembly { info, stack, stack_params, ssd, reader, size, device, dram_pages, split, capacity, policy, params })
+    }
+}
+
 /// Simulates one configuration over a trace. `working_set` (pages) avoids a pass over the trace
 /// for percent sizes when the caller already knows it.
 pub fn simulate(
@@ -30,76 +144,8 @@ pub fn simulate(
     if let Some(alg) = offline::algorithm(&cfg.policy) {
         return simulate_bounds(trace, opts, cfg, alg);
     }
-    let info = policy::policy_by_name(&cfg.policy)?;
-    let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
-    let ssd = stack.kind == StackKind::SsdCache;
-    let mut reader = trace::open(trace, opts)?;
-    // `none` caches nothing: its size is not needed and is reported as 0.
-    let cached = info.name != "none";
-    let ws = match (cfg.size, working_set) {
-        (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size)?),
-        (_, ws) => ws,
-    };
-    let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
-    // A flash cache's SSD holds the cache: its user capacity is the cache size. A split SSD's
-    // raw capacity is the size; its logical space holds the largest cache a split allows.
-    let mut device_params = cfg.device_params.clone();
-    if let Some(mode) = stack.split {
-        if let Some(k) = ["capacity", "physical", "op"].into_iter().find(|k| device_params.contains_key(*k)) {
-            return Err(Error::config(format!(
-                "device.{k}: with stack.split the SSD's raw capacity is --size and its spare share the split; drop device.{k}"
-            )));
-        }
-        let least = match mode {
-            SplitMode::Static(s) => s.min(SPLITS[0]),
-            SplitMode::Dynamic(_) => SPLITS[0],
-        };
-        device_params.insert("physical".into(), size.max(1).to_string());
-        device_params.insert("op".into(), (least / (1.0 - least)).to_string());
-    } else if ssd {
-        device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
-    }
-    let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
-    let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
-    if info.needs_view && (device.is_none() || ssd) {
-        return Err(Error::config(format!(
-            "{} chooses victims by the flash device's chip loads: run it as the DRAM buffer over a flash device (--device lcr); without that view it would be CFLRU",
-            info.name
-        )));
-    }
-    let dram_pages = (stack.dram * size as f64).round() as usize;
-    if dram_pages > 0 && info.offline {
-        return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
-    }
-    // A split SSD: the cache's size follows from the drive's raw pages (whole blocks).
-    let split = match (stack.split, &device) {
-        (Some(mode), Some((dc, _))) => {
-            let physical = dc.geometry.physical_pages();
-            let model = CostModel {
-                read_ns: dc.read_ns as f64,
-                write_ns: dc.write_ns as f64,
-                erase_ns: dc.erase_ns as f64,
-                disk_ns: stack.disk_ns as f64,
-                pages_per_block: f64::from(dc.geometry.pages_per_block),
-            };
-            Some(match mode {
-                SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
-                SplitMode::Dynamic(d) => {
-                    let ctl = Split::new(physical, model, d);
-                    (physical, model, ctl.capacity(), Some(ctl))
-                }
-            })
-        }
-        _ => None,
-    };
-    let capacity = split.as_ref().map_or(size.max(1) as usize, |s| s.2);
-    let (mut policy, params) = policy::build(&cfg.policy, capacity, cfg.params.clone())?;
-    if matches!(split, Some((.., Some(_)))) && !policy.resize(capacity, &mut Vec::new()) {
-        return Err(Error::config(format!(
-            "{} cannot change its size; stack.split=dynamic resizes the cache (use lru, as the paper)",
-            info.name
-        )));
-    }
+    let Assembly { info, stack, stack_params, ssd, mut reader, size, device, dram_pages, split, capacity, policy, params } =
+        Assembly::new(trace, opts, cfg, working_set)?;
     let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
     let tier = Tier::with_mode(policy, capacity, stack.write);
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
@@ -187,17 +233,59 @@ pub fn simulate(
 /// (`stack.dram` of the cache, 0.05) over a flash cache on the `offline` preset's flash (one
 /// plane, user capacity the cache; `stack.buffer` write-buffer containers, 4).
 fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algorithm) -> Result<ResultRow> {
+    bounds_timing(cfg, alg)?;
+    let mut reader = trace::open(trace, opts)?;
+    let timed = reader.timed();
+    let start = Instant::now();
+    let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
+    let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
+    let (setup, plan, preset, device_params, stack_params) = bounds_setup(cfg, alg, size)?;
+    let b = offline::run_plan(&t, plan, &setup)?;
+    let counters = crate::stack::Counters {
+        requests: b.requests,
+        accesses: b.reads + b.writes,
+        reads: b.reads,
+        writes: b.writes,
+        hits: b.read_hits() + b.dram.write_hits,
+        read_hits: b.read_hits(),
+        write_hits: b.dram.write_hits,
+        insertions: b.flash.insertions,
+        evictions: b.evictions,
+        backing_reads: b.reads - b.read_hits(),
+        backing_writes: b.writes,
+        ..Default::default()
+    };
+    Ok(ResultRow {
+        trace: sim::trace_name(trace),
+        format: reader.format().to_string(),
+        policy: alg.name.to_string(),
+        size_pages: size,
+        page_size: cfg.page_size,
+        counters,
+        sim_seconds: start.elapsed().as_secs_f64(),
+        bad_lines: reader.bad_lines(),
+        params: b.params.clone(),
+        device: None,
+        time_scale: 1.0,
+        queue_depth: 0,
+        bounds: Some(BoundsRow { preset, device_params, stack_params, bounds: b }),
+        timing: Timing::of(timed, 0),
+    })
+}
+
+/// An offline bound models no time.
+fn bounds_timing(cfg: &SimConfig, alg: &Algorithm) -> Result<()> {
     if cfg.queue_depth > 0 || cfg.time_scale != 1.0 {
         return Err(Error::config(format!(
             "{} is an offline bound: it models no time, so sim.queue_depth and sim.time_scale do not apply",
             alg.name
         )));
     }
-    let mut reader = trace::open(trace, opts)?;
-    let timed = reader.timed();
-    let start = Instant::now();
-    let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
-    let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
+    Ok(())
+}
+
+/// An offline bound's flash cache of `size` pages and its parameters, from the configuration.
+fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline::Setup, offline::Plan, String, UsedParams, UsedParams)> {
     if size == 0 {
         return Err(Error::config("cache size must be at least one page"));
     }
@@ -227,38 +315,8 @@ fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algo
         )));
     }
     let setup = offline::Setup { cache_pages: size, dram_pages: (dram * size as f64).round() as usize, device: dc, write_buffer };
-    let mut params = Params::new(cfg.params.clone());
-    let b = offline::run(&t, alg, &mut params, &setup)?;
-    let counters = crate::stack::Counters {
-        requests: b.requests,
-        accesses: b.reads + b.writes,
-        reads: b.reads,
-        writes: b.writes,
-        hits: b.read_hits() + b.dram.write_hits,
-        read_hits: b.read_hits(),
-        write_hits: b.dram.write_hits,
-        insertions: b.flash.insertions,
-        evictions: b.evictions,
-        backing_reads: b.reads - b.read_hits(),
-        backing_writes: b.writes,
-        ..Default::default()
-    };
-    Ok(ResultRow {
-        trace: sim::trace_name(trace),
-        format: reader.format().to_string(),
-        policy: alg.name.to_string(),
-        size_pages: size,
-        page_size: cfg.page_size,
-        counters,
-        sim_seconds: start.elapsed().as_secs_f64(),
-        bad_lines: reader.bad_lines(),
-        params: b.params.clone(),
-        device: None,
-        time_scale: 1.0,
-        queue_depth: 0,
-        bounds: Some(BoundsRow { preset: preset.to_string(), device_params, stack_params, bounds: b }),
-        timing: Timing::of(timed, 0),
-    })
+    let plan = offline::prepare(alg, &mut Params::new(cfg.params.clone()), &setup)?;
+    Ok((setup, plan, preset.to_string(), device_params, stack_params))
 }
 
 /// The device of a flash cache when none is named: the offline-bounds paper's (2 MiB erase

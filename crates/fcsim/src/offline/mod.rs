@@ -269,8 +269,81 @@ fn quota_spec(p: &mut Params, name: &str) -> Result<QuotaSpec> {
     }
 }
 
+/// An algorithm's parameters, parsed and checked against the flash cache before the trace is
+/// read (an online cache is built), with the values used for the result row.
+pub struct Plan {
+    step: Step,
+    pub params: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan").field("params", &self.params).finish_non_exhaustive()
+    }
+}
+
+enum Step {
+    LruFtl { trim: bool },
+    Online(Box<dyn ContainerCache>),
+    Offline { filter: Pick, trim: bool, layout: Option<(bool, Packing)> },
+}
+
+/// What an offline heuristic leaves out, with its parameter.
+#[derive(Clone, Copy)]
+enum Pick {
+    All,
+    Unread,
+    Rereads(u32),
+    Quota(QuotaSpec),
+}
+
+/// Takes `alg`'s parameters from `params` (an unknown one is an error) for the flash cache
+/// `setup`.
+pub fn prepare(alg: &Algorithm, params: &mut Params, setup: &Setup) -> Result<Plan> {
+    let step = match alg.kind {
+        Kind::LruFtl => Step::LruFtl { trim: params.take(alg.name, "trim", true, "true or false")? },
+        Kind::Online(make) => Step::Online(make(setup.shape(), params)?),
+        Kind::Offline { filter, containers, trim } => {
+            let trim = params.take(alg.name, "trim", trim, "true or false")?;
+            let layout = if containers {
+                let cfr = params.take(alg.name, "cfr", true, "true or false")?;
+                let packing: String = params.take(alg.name, "packing", "evict".to_string(), "evict or arrival")?;
+                let packing = match packing.as_str() {
+                    "evict" => Packing::Evict,
+                    "arrival" => Packing::Arrival,
+                    p => return Err(Error::config(format!("{}.packing={p}: expected evict or arrival", alg.name))),
+                };
+                container::check(&setup.shape())?;
+                Some((cfr, packing))
+            } else {
+                None
+            };
+            let filter = match filter {
+                Filter::Quota => Pick::Quota(quota_spec(params, alg.name)?),
+                Filter::Rereads => {
+                    let n: u32 = params.take(alg.name, "n", 2, "a number of rereads >= 1")?;
+                    if n == 0 {
+                        return Err(Error::config(format!("{}.n=0: expected a number of rereads >= 1", alg.name)));
+                    }
+                    Pick::Rereads(n)
+                }
+                Filter::Unread => Pick::Unread,
+                Filter::None => Pick::All,
+            };
+            Step::Offline { filter, trim, layout }
+        }
+    };
+    Ok(Plan { step, params: std::mem::take(params).finish(alg.name, alg.params)? })
+}
+
 /// Runs `alg` over `trace` on the flash cache `setup` with the algorithm's `params`.
 pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -> Result<Bounds> {
+    let plan = prepare(alg, params, setup)?;
+    run_plan(trace, plan, setup)
+}
+
+/// Runs a prepared algorithm over `trace` on the flash cache `setup`.
+pub fn run_plan(trace: &Trace, plan: Plan, setup: &Setup) -> Result<Bounds> {
     let full = &trace.stream;
     let cap = setup.cache_pages as usize;
     let shape = setup.shape();
@@ -299,18 +372,16 @@ pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -
         skipped: 0,
         quota: None,
         reference,
-        params: Vec::new(),
+        params: plan.params,
     };
-    match alg.kind {
-        Kind::LruFtl => {
-            let trim = params.take(alg.name, "trim", true, "true or false")?;
+    match plan.step {
+        Step::LruFtl { trim } => {
             let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
             let (flash, evictions) = lru::run(&level, cap, OnFtl::new(&setup.device, trim))?;
             (b.dram, b.flash, b.evictions) = (dram, flash, evictions);
         }
-        Kind::Online(make) => {
+        Step::Online(mut cache) => {
             let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
-            let mut cache = make(shape, params)?;
             let mut flash = FlashCounts::default();
             for i in 0..level.len() {
                 match level.ops[i] {
@@ -322,21 +393,7 @@ pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -
             }
             (b.dram, b.flash) = (dram, flash);
         }
-        Kind::Offline { filter, containers, trim } => {
-            let trim = params.take(alg.name, "trim", trim, "true or false")?;
-            let layout = if containers {
-                let cfr = params.take(alg.name, "cfr", true, "true or false")?;
-                let packing: String = params.take(alg.name, "packing", "evict".to_string(), "evict or arrival")?;
-                let packing = match packing.as_str() {
-                    "evict" => Packing::Evict,
-                    "arrival" => Packing::Arrival,
-                    p => return Err(Error::config(format!("{}.packing={p}: expected evict or arrival", alg.name))),
-                };
-                container::check(&shape)?;
-                Some((cfr, packing))
-            } else {
-                None
-            };
+        Step::Offline { filter, trim, layout } => {
             let place = |skip: &Bits| -> Result<(QueueCounts, FlashCounts, Option<ContainerStats>)> {
                 match layout {
                     None => on_ftl(skip, trim).map(|(q, f)| (q, f, None)),
@@ -349,20 +406,11 @@ pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -
                 }
             };
             let (skip, (placed, quota)) = match filter {
-                Filter::Quota => {
-                    let spec = quota_spec(params, alg.name)?;
-                    throttle(&log, spec, &b, &place)?
-                }
+                Pick::Quota(spec) => throttle(&log, spec, &b, &place)?,
                 _ => {
                     let skip = match filter {
-                        Filter::Rereads => {
-                            let n: u32 = params.take(alg.name, "n", 2, "a number of rereads >= 1")?;
-                            if n == 0 {
-                                return Err(Error::config(format!("{}.n=0: expected a number of rereads >= 1", alg.name)));
-                            }
-                            mn::skip(&log, n)
-                        }
-                        Filter::Unread => mplus::skip(&log),
+                        Pick::Rereads(n) => mn::skip(&log, n),
+                        Pick::Unread => mplus::skip(&log),
                         _ => m::skip(&log),
                     };
                     let placed = place(&skip)?;
@@ -375,7 +423,6 @@ pub fn run(trace: &Trace, alg: &Algorithm, params: &mut Params, setup: &Setup) -
             (b.queue, b.flash, b.containers, b.evictions) = (Some(q), flash, stats, q.evictions);
         }
     }
-    b.params = std::mem::take(params).finish(alg.name, alg.params)?;
     Ok(b)
 }
 

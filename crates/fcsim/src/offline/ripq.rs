@@ -136,7 +136,10 @@ pub struct Ripq {
     arena: Arena,
     cached: usize,
     meta: Vec<Meta>,
-    entries: Vec<Entry>,
+    /// Queue entries of the physical containers taken so far (grown with them), and of the
+    /// virtual containers (entry id − containers).
+    phys: Vec<Entry>,
+    virt: Vec<Entry>,
     /// Block (node) ids of each physical container taken so far.
     blocks: Vec<Vec<u32>>,
     /// Members of each virtual container (entry id − containers), threaded through the arena.
@@ -180,7 +183,8 @@ impl Ripq {
             arena: Arena::with_capacity(blocks_max + 1),
             cached: 0,
             meta: Vec::with_capacity(up_front(blocks_max + 1)),
-            entries: vec![Entry::FREE; ncont as usize],
+            phys: Vec::new(),
+            virt: Vec::new(),
             blocks: Vec::new(),
             members: Vec::new(),
             sections: Vec::with_capacity(k as usize),
@@ -190,7 +194,7 @@ impl Ripq {
         };
         for s in 0..k {
             let active = r.take_free().expect("containers > points");
-            r.entries[active as usize].section = s;
+            r.entry_mut(active).section = s;
             r.sections.push(Section { head: NIL, tail: NIL, weight: 0, active, vactive: NIL });
             let v = r.new_virtual(s);
             r.sections[s as usize].vactive = v;
@@ -202,16 +206,30 @@ impl Ripq {
         e >= self.ncont
     }
 
+    fn entry(&self, e: u32) -> &Entry {
+        match e.checked_sub(self.ncont) {
+            Some(v) => &self.virt[v as usize],
+            None => &self.phys[e as usize],
+        }
+    }
+
+    fn entry_mut(&mut self, e: u32) -> &mut Entry {
+        match e.checked_sub(self.ncont) {
+            Some(v) => &mut self.virt[v as usize],
+            None => &mut self.phys[e as usize],
+        }
+    }
+
     fn new_virtual(&mut self, s: u8) -> u32 {
         let e = match self.vfree.pop() {
             Some(e) => e,
             None => {
-                self.entries.push(Entry::FREE);
+                self.virt.push(Entry::FREE);
                 self.members.push(List::default());
-                (self.entries.len() - 1) as u32
+                self.ncont + (self.virt.len() - 1) as u32
             }
         };
-        self.entries[e as usize] = Entry { section: s, ..Entry::FREE };
+        *self.entry_mut(e) = Entry { section: s, ..Entry::FREE };
         e
     }
 
@@ -226,7 +244,7 @@ impl Ripq {
     }
 
     fn add_weight(&mut self, e: u32, d: i32) {
-        let en = &mut self.entries[e as usize];
+        let en = self.entry_mut(e);
         en.weight = en.weight.checked_add_signed(d).expect("entry weight");
         if en.linked {
             let s = en.section as usize;
@@ -235,45 +253,45 @@ impl Ripq {
     }
 
     fn link_head(&mut self, s: u8, e: u32) {
+        let weight = self.entry(e).weight;
         let sec = &mut self.sections[s as usize];
         let h = sec.head;
         sec.head = e;
         if h == NIL {
             sec.tail = e;
         }
-        sec.weight += u64::from(self.entries[e as usize].weight);
+        sec.weight += u64::from(weight);
         if h != NIL {
-            self.entries[h as usize].prev = e;
+            self.entry_mut(h).prev = e;
         }
-        let en = &mut self.entries[e as usize];
+        let en = self.entry_mut(e);
         *en = Entry { prev: NIL, next: h, section: s, linked: true, ..*en };
     }
 
     fn unlink(&mut self, e: u32) {
-        let Entry { prev, next, section, weight, .. } = self.entries[e as usize];
-        let sec = &mut self.sections[section as usize];
-        sec.weight -= u64::from(weight);
+        let Entry { prev, next, section, weight, .. } = *self.entry(e);
+        self.sections[section as usize].weight -= u64::from(weight);
         if prev != NIL {
-            self.entries[prev as usize].next = next;
+            self.entry_mut(prev).next = next;
         } else {
-            sec.head = next;
+            self.sections[section as usize].head = next;
         }
         if next != NIL {
-            self.entries[next as usize].prev = prev;
+            self.entry_mut(next).prev = prev;
         } else {
-            sec.tail = prev;
+            self.sections[section as usize].tail = prev;
         }
-        let en = &mut self.entries[e as usize];
+        let en = self.entry_mut(e);
         en.linked = false;
         en.prev = NIL;
         en.next = NIL;
     }
 
     fn free_virtual(&mut self, v: u32) {
-        if self.entries[v as usize].linked {
+        if self.entry(v).linked {
             self.unlink(v);
         }
-        self.entries[v as usize] = Entry::FREE;
+        *self.entry_mut(v) = Entry::FREE;
         self.vfree.push(v);
     }
 
@@ -287,7 +305,7 @@ impl Ripq {
         self.members[(v - self.ncont) as usize].unlink(&mut self.arena, b);
         self.meta[b as usize].virt = NIL;
         self.add_weight(v, -1);
-        if self.entries[v as usize].linked && self.entries[v as usize].weight == 0 {
+        if self.entry(v).linked && self.entry(v).weight == 0 {
             self.free_virtual(v);
         }
     }
@@ -336,7 +354,7 @@ impl Ripq {
         self.balance();
         self.sections[s as usize].active = NIL;
         let next = self.alloc(c);
-        self.entries[next as usize] = Entry { section: s, ..Entry::FREE };
+        *self.entry_mut(next) = Entry { section: s, ..Entry::FREE };
         self.sections[s as usize].active = next;
     }
 
@@ -344,7 +362,7 @@ impl Ripq {
     /// the section and opens a new one.
     fn seal_virtual(&mut self, s: u8) {
         let v = self.sections[s as usize].vactive;
-        if self.entries[v as usize].weight == 0 {
+        if self.entry(v).weight == 0 {
             return;
         }
         self.link_head(s, v);
@@ -362,14 +380,18 @@ impl Ripq {
         }
     }
 
-    /// A free container, evicting the queue's tail while there is none.
-    /// A free physical container; the block lists grow with the containers used.
+    /// A free physical container; its block list and queue entry grow with the containers used.
     fn take_free(&mut self) -> Option<u32> {
         let e = self.free.pop()?;
-        self.blocks.resize_with(self.blocks.len().max(self.free.used() as usize), Vec::new);
+        let used = self.free.used() as usize;
+        if self.blocks.len() < used {
+            self.blocks.resize_with(used, Vec::new);
+            self.phys.resize(used, Entry::FREE);
+        }
         Some(e)
     }
 
+    /// A free container, evicting the queue's tail while there is none.
     fn alloc(&mut self, c: &mut FlashCounts) -> u32 {
         loop {
             if let Some(e) = self.take_free() {
@@ -388,7 +410,7 @@ impl Ripq {
         if self.is_virtual(e) {
             // Not reached (a virtual container is always ahead of its blocks' containers), but
             // if it were, its blocks fall back to their containers' positions.
-            debug_assert!(false, "virtual container {e} at the tail with weight {}", self.entries[e as usize].weight);
+            debug_assert!(false, "virtual container {e} at the tail with weight {}", self.entry(e).weight);
             while let Some(b) = self.members[(e - self.ncont) as usize].pop_back(&mut self.arena) {
                 self.meta[b as usize].virt = NIL;
                 self.add_weight(self.meta[b as usize].home, 1);
@@ -401,7 +423,7 @@ impl Ripq {
         for &b in &list {
             let v = self.meta[b as usize].virt;
             if v != NIL {
-                let to = self.entries[v as usize].section;
+                let to = self.entry(v).section;
                 self.detach(b);
                 self.meta[b as usize].cf = true;
                 self.pending.push_back((b, to));
@@ -412,7 +434,7 @@ impl Ripq {
         }
         self.blocks[e as usize] = list;
         self.blocks[e as usize].clear();
-        self.entries[e as usize] = Entry::FREE;
+        *self.entry_mut(e) = Entry::FREE;
         self.free.push(e);
     }
 
@@ -424,17 +446,17 @@ impl Ripq {
     }
 
     fn section_of(&self, b: u32) -> u8 {
-        self.entries[self.prio(b) as usize].section
+        self.entry(self.prio(b)).section
     }
 
     fn in_ram(&self, b: u32) -> bool {
-        !self.entries[self.meta[b as usize].home as usize].linked
+        !self.entry(self.meta[b as usize].home).linked
     }
 
     /// Checks the bookkeeping (tests): weights, lists, index size, container count.
     #[cfg(test)]
     fn check(&self) {
-        let mut weights = vec![0u32; self.entries.len()];
+        let mut weights = vec![0u32; self.ncont as usize + self.virt.len()];
         let mut n = 0;
         for (h, list) in self.blocks.iter().enumerate() {
             for (slot, &b) in list.iter().enumerate() {
@@ -450,7 +472,7 @@ impl Ripq {
             let mut w = 0u64;
             let mut e = self.sections[s].head;
             while e != NIL {
-                let en = self.entries[e as usize];
+                let en = *self.entry(e);
                 assert!(en.linked && en.section as usize == s);
                 w += u64::from(en.weight);
                 if !self.is_virtual(e) {
@@ -465,8 +487,9 @@ impl Ripq {
                 assert!(w <= self.target);
             }
         }
-        for (e, en) in self.entries.iter().enumerate() {
-            assert_eq!(en.weight, weights[e], "entry {e}");
+        for (e, w) in weights.iter().enumerate() {
+            let en = self.phys.get(e).or_else(|| e.checked_sub(self.ncont as usize).and_then(|v| self.virt.get(v)));
+            assert_eq!(en.map_or(0, |en| en.weight), *w, "entry {e}");
         }
         assert_eq!(sealed + self.k as usize + self.free.len(), self.ncont as usize);
         assert!(self.pending.is_empty());
@@ -515,7 +538,7 @@ impl ContainerCache for Ripq {
             self.members[(va - self.ncont) as usize].push_front(&mut self.arena, b);
             self.meta[b as usize].virt = va;
             self.add_weight(va, 1);
-            if self.entries[va as usize].weight >= self.m {
+            if self.entry(va).weight >= self.m {
                 self.seal_virtual(up);
                 self.balance();
             }
@@ -576,6 +599,17 @@ pub(crate) mod tests {
         assert!(Ripq::new(shape(4, 8), &mut p).unwrap_err().to_string().contains("ripq.points=0"));
         let mut p = Params::new([("points".to_string(), "2".to_string())].into());
         assert!(Ripq::new(shape(4, 3), &mut p).is_ok());
+    }
+
+    #[test]
+    fn bookkeeping_grows_with_the_containers_used() {
+        // 2^32 - 2 containers: 64 GiB of queue entries if they were made up front (as they were).
+        // Only the k active containers exist after building; a few accesses take a few more.
+        let mut r = ripq(4, u32::MAX - 1, 8);
+        assert_eq!((r.phys.len(), r.blocks.len(), r.virt.len()), (8, 8, 8));
+        let mut c = FlashCounts::default();
+        run(&mut r, &mut c, "w1 w2 w3 w4 w5 r1 r2 w6 w7 w8 w9");
+        assert!(r.phys.len() <= 12 && r.phys.len() == r.blocks.len(), "{}", r.phys.len());
     }
 
     #[test]
