@@ -90,9 +90,9 @@ def test_reproduce_reports_the_papers_own_traces_apart(tmp_path: Path, cache: Pa
     own = (tmp_path / "paper-traces" / "summary.md").read_text()
     # Each report holds its own traces only.
     assert "| financial1.spc |" in own and "| msr_hm_0_excerpt1000.csv |" not in own
-    main = summary.split("## The paper's own traces")[0]
+    main = summary.split("# The paper's own traces")[0]
     assert "| msr_hm_0_excerpt1000.csv |" in main and "| financial1.spc |" not in main
-    tail = summary.split("## The paper's own traces")[1]
+    tail = summary.split("# The paper's own traces")[1]
     assert "Used: umass/financial1" in tail and "paper-traces/summary.md" in tail
     assert "Absent: umass/financial2: no mirror is known; place the file at `umass/financial2.spc`" in tail
 
@@ -102,7 +102,7 @@ def test_reproduce_without_the_papers_traces_says_how_to_get_them(tmp_path: Path
     summary = reports.reproduce(
         "gasa", tmp_path, traces_dir=TRACES, jobs=2, only=["msr_hm_0_excerpt1000.csv"]
     )
-    tail = summary.read_text().split("## The paper's own traces")[1]
+    tail = summary.read_text().split("# The paper's own traces")[1]
     assert "Used" not in tail and "Absent: umass/financial1: no mirror is known" in tail
     assert not (tmp_path / "paper-traces").exists()
     # A volume with a mirror is named with its fetch command.

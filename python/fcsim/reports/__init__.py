@@ -87,7 +87,7 @@ def _own_section(used: list[str], absent: list[str]) -> str:
     """The summary's closing section: which of the paper's own traces (the experiment's
     ``if_cached`` parts) were found in the trace cache and reported apart, and how to get the
     others."""
-    out = ["", "## The paper's own traces", ""]
+    out = ["", "# The paper's own traces", ""]
     if not used and not absent:
         return "\n".join([*out, "The experiment names none of the paper's own traces.", ""])
     out.append(
