@@ -147,6 +147,11 @@ pub fn simulate(
     let Assembly { info, stack, stack_params, ssd, mut reader, size, device, dram_pages, split, capacity, policy, params } =
         Assembly::new(trace, opts, cfg, working_set)?;
     let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
+    if !info.offline {
+        // The run uses none of a `.fct` header's counts; an offline policy's uses the length of
+        // the next-access column, which only the counts check.
+        reader.skip_count_checks();
+    }
     let tier = Tier::with_mode(policy, capacity, stack.write);
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
     let split = split.map(|(physical, model, _, ctl)| {

@@ -292,6 +292,25 @@ fn offline_runs_and_curves_refuse_a_lying_fct() {
     assert!(e.contains("unique_pages"), "{e}");
 }
 
+#[test]
+fn a_lie_in_counts_a_run_does_not_use_fails_only_the_passes_that_use_them() {
+    // An online policy's run uses none of the header's counts: it skips checking them, and its
+    // row is the honest file's. Reading the file (trace info, convert) and MIN's run check them.
+    let d = dir("fct-counts");
+    let good = fct_bytes(&d);
+    let mut b = good.clone();
+    shift_a_read_to_writes(&mut b);
+    let (honest, lying) = (write(&d, "honest.fct", &good), write(&d, "lying.fct", &b));
+    let o = TraceOptions::default();
+    let lru = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(64));
+    let (a, z) = (fcsim::simulate(&honest, &o, &lru, None, None).unwrap(), fcsim::simulate(&lying, &o, &lru, None, None).unwrap());
+    assert_eq!(a.counters, z.counters);
+    assert!(fct_err(&lying).contains("bad .fct header: reads is"));
+    let min = fcsim::SimConfig::new("min", fcsim::SizeSpec::Pages(64));
+    let e = fcsim::simulate(&lying, &o, &min, None, None).unwrap_err().to_string();
+    assert!(e.contains("bad .fct header: reads is"), "{e}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // trace convert
 
