@@ -49,15 +49,22 @@ impl HostRequest {
     /// address space. Every reader checks every request with it (one rule for all formats), so
     /// that [`PageSplitter::pages`] never sees a range that wraps. `Err` says which field is wrong.
     pub fn check(&self, unit: KeyUnit) -> Result<(), String> {
+        Self::check_range(self.offset, self.len, unit)
+    }
+
+    /// [`HostRequest::check`] on the fields alone, for a reader that checks before it builds
+    /// the request.
+    #[inline]
+    pub fn check_range(offset: u64, len: u32, unit: KeyUnit) -> Result<(), String> {
         if unit == KeyUnit::Object {
             return Ok(());
         }
-        if u64::from(self.len) > MAX_REQUEST_BYTES {
-            return Err(format!("size {} B is larger than the largest request fcsim accepts (1 GiB)", self.len));
+        if u64::from(len) > MAX_REQUEST_BYTES {
+            return Err(format!("size {len} B is larger than the largest request fcsim accepts (1 GiB)"));
         }
-        match self.offset.checked_add(u64::from(self.len.max(1)) - 1) {
+        match offset.checked_add(u64::from(len.max(1)) - 1) {
             Some(_) => Ok(()),
-            None => Err(format!("offset {} + size {} B ends past the 64-bit byte address space", self.offset, self.len)),
+            None => Err(format!("offset {offset} + size {len} B ends past the 64-bit byte address space")),
         }
     }
 }

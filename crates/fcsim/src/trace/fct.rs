@@ -387,28 +387,27 @@ impl TraceReader for FctReader {
             }
             let r = &self.buf[self.pos..self.pos + RECORD];
             self.pos += RECORD;
-            let offset = HEADER as u64 + self.read * RECORD as u64;
+            let at = HEADER as u64 + self.read * RECORD as u64;
             self.read += 1;
             let op = Op::from_u8(r[22])
-                .ok_or_else(|| Error::trace(&self.src.path, Location::Byte(offset + 22), format!("bad op code {}", r[22])))?;
-            let req = HostRequest {
-                time_ns: u64::from_le_bytes(r[0..8].try_into().unwrap_or_default()),
-                offset: u64::from_le_bytes(r[8..16].try_into().unwrap_or_default()),
-                len: u32::from_le_bytes(r[16..20].try_into().unwrap_or_default()),
-                volume: u32::from(u16::from_le_bytes(r[20..22].try_into().unwrap_or_default())),
-                op,
-            };
-            req.check(self.key_unit()).map_err(|m| Error::trace(&self.src.path, Location::Byte(offset + 8), m))?;
+                .ok_or_else(|| Error::trace(&self.src.path, Location::Byte(at + 22), format!("bad op code {}", r[22])))?;
+            let time_ns = u64::from_le_bytes(r[0..8].try_into().unwrap_or_default());
+            let offset = u64::from_le_bytes(r[8..16].try_into().unwrap_or_default());
+            let len = u32::from_le_bytes(r[16..20].try_into().unwrap_or_default());
+            let volume = u32::from(u16::from_le_bytes(r[20..22].try_into().unwrap_or_default()));
+            // Checked and counted on the fields; the request is built only to be returned (built
+            // earlier and kept on the stack, its copy out stalls on store forwarding).
+            HostRequest::check_range(offset, len, self.key_unit()).map_err(|m| Error::trace(&self.src.path, Location::Byte(at + 8), m))?;
             if self.counting {
-                self.count(&req);
+                self.count(&HostRequest { time_ns, offset, len, volume, op });
             }
             if self.read == self.header.requests {
                 self.check_end()?;
             }
-            if self.volume.is_some_and(|v| v != req.volume) {
+            if self.volume.is_some_and(|v| v != volume) {
                 continue;
             }
-            return Ok(Some(req));
+            return Ok(Some(HostRequest { time_ns, offset, len, volume, op }));
         }
     }
 
