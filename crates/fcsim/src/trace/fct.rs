@@ -196,6 +196,11 @@ pub fn read_header(path: &Path) -> Result<Header> {
     read_checked_header(&mut Source::open(path)?)
 }
 
+/// [`read_header`] of a `.fct` file held in memory (`label` names it in errors).
+pub fn read_header_bytes(label: &Path, bytes: std::sync::Arc<[u8]>) -> Result<Header> {
+    read_checked_header(&mut Source::from_bytes(label, bytes)?)
+}
+
 fn open(src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     if let Some(k) = opts.params.keys().next() {
         return Err(Error::config(format!("unknown option trace.{k} for format fct")));
@@ -399,7 +404,7 @@ impl TraceReader for FctReader {
         }
         // The column follows the records: read it through a second handle, after its records
         // (which checks the header's counts, the column's length among them).
-        let mut second = FctReader::new(Source::open(&self.src.path)?, None)?;
+        let mut second = FctReader::new(self.src.reopen()?, None)?;
         while second.next_request()?.is_some() {}
         second.read_next_column().map(Some)
     }
