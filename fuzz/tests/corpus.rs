@@ -48,10 +48,7 @@ fn every_target_has_a_corpus_and_every_corpus_a_target() {
     for kind in ["corpus", "regressions"] {
         for entry in std::fs::read_dir(dir(kind)).into_iter().flatten() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-            assert!(
-                Target::by_name(&name).is_some() || PYTHON_TARGETS.contains(&name.as_str()),
-                "fuzz/{kind}/{name} names no fuzz target"
-            );
+            assert!(Target::by_name(&name).is_some() || PYTHON_TARGETS.contains(&name.as_str()), "fuzz/{kind}/{name} names no fuzz target");
         }
     }
 }
