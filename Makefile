@@ -26,8 +26,8 @@ demo: $(VENV)/.installed
 lint: $(VENV)/.installed
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests bench
-	$(BIN)/ruff format --check python tests bench
+	$(BIN)/ruff check python tests bench fuzz
+	$(BIN)/ruff format --check python tests bench fuzz
 
 rust-test:
 	cargo test -p fcsim -p fcsim-fuzz --release
@@ -39,8 +39,8 @@ test: lint rust-test py-test
 
 fmt: $(VENV)/.installed
 	cargo fmt --all
-	$(BIN)/ruff format python tests bench
-	$(BIN)/ruff check --fix python tests bench
+	$(BIN)/ruff format python tests bench fuzz
+	$(BIN)/ruff check --fix python tests bench fuzz
 
 bench: $(VENV)/.installed
 	cargo bench -p fcsim --bench policy
