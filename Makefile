@@ -97,15 +97,17 @@ fuzz-toml: $(VENV)/.fuzz-installed
 		[ $$rc -eq 0 ] || { echo "fuzz target $(TOML_TARGET) failed (exit $$rc): see target/fuzz/$(TOML_TARGET).log"; exit 1; }; \
 	fi
 
-# Minimises the committed corpus together with what `make fuzz` found (libFuzzer -merge=1).
-fuzz-merge: fuzz-build $(VENV)/.fuzz-installed
-	@for t in $(FUZZ_TARGETS); do \
+# Minimises the committed corpus of the Rust targets together with what `make fuzz` found: the
+# fewest inputs that keep every feature (libFuzzer -set_cover_merge=1). The experiment-toml
+# corpus is not merged (atheris's merge reruns the script as an executable).
+fuzz-merge: fuzz-build
+	@for t in $(filter-out $(TOML_TARGET),$(FUZZ_TARGETS)); do \
 		rm -rf target/fuzz/merged/$$t && mkdir -p target/fuzz/merged/$$t target/fuzz/corpus/$$t; \
-		if [ $$t = $(TOML_TARGET) ]; then run="$(BIN)/python fuzz/experiment_toml.py"; else run=$(FUZZ_BIN); fi; \
-		FCSIM_FUZZ_TARGET=$$t $$run -merge=1 $(FUZZ_FLAGS) target/fuzz/merged/$$t fuzz/corpus/$$t target/fuzz/corpus/$$t \
-			> target/fuzz/$$t.merge.log 2>&1 || { echo "merge of $$t failed: see target/fuzz/$$t.merge.log"; exit 1; }; \
+		FCSIM_FUZZ_TARGET=$$t $(FUZZ_BIN) -set_cover_merge=1 $(FUZZ_FLAGS) target/fuzz/merged/$$t fuzz/corpus/$$t \
+			target/fuzz/corpus/$$t > target/fuzz/$$t.merge.log 2>&1 \
+			|| { echo "merge of $$t failed: see target/fuzz/$$t.merge.log"; exit 1; }; \
 		rm -rf fuzz/corpus/$$t && mv target/fuzz/merged/$$t fuzz/corpus/$$t; \
-		echo "$$t: $$(ls fuzz/corpus/$$t | wc -l) inputs, $$(du -sk fuzz/corpus/$$t | cut -f1) KiB"; \
+		echo "$$t: $$(ls fuzz/corpus/$$t | wc -l) inputs, $$(du -s --apparent-size fuzz/corpus/$$t | cut -f1) KiB"; \
 	done
 
 clean:
