@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
-.PHONY: demo test lint fmt bench rust-test py-test clean
+.PHONY: demo test lint fmt bench rust-test py-test clean fuzz fuzz-build fuzz-rust fuzz-toml fuzz-merge
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -26,11 +26,11 @@ demo: $(VENV)/.installed
 lint: $(VENV)/.installed
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
-	$(BIN)/ruff check python tests bench
-	$(BIN)/ruff format --check python tests bench
+	$(BIN)/ruff check python tests bench fuzz
+	$(BIN)/ruff format --check python tests bench fuzz
 
 rust-test:
-	cargo test -p fcsim --release
+	cargo test -p fcsim -p fcsim-fuzz --release
 
 py-test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests
@@ -39,8 +39,8 @@ test: lint rust-test py-test
 
 fmt: $(VENV)/.installed
 	cargo fmt --all
-	$(BIN)/ruff format python tests bench
-	$(BIN)/ruff check --fix python tests bench
+	$(BIN)/ruff format python tests bench fuzz
+	$(BIN)/ruff check --fix python tests bench fuzz
 
 bench: $(VENV)/.installed
 	cargo bench -p fcsim --bench policy
@@ -48,6 +48,67 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/side_by_side.py
 	$(BIN)/python bench/mrc_sampling.py
 	$(BIN)/python bench/offline_bounds.py
+
+# Coverage-guided fuzzing (issue 16), long runs by hand: `make fuzz` runs every target for
+# FUZZ_RUNS executions (or FUZZ_SECONDS each), one after another; FUZZ_TARGETS picks some. The
+# Rust targets are libFuzzer on the stable toolchain: SanitizerCoverage passes as cargo-fuzz
+# sets them (no sanitizer), built for the host triple so build scripts stay uninstrumented.
+# New inputs go to target/fuzz/corpus/TARGET, crashes to target/fuzz/artifacts/TARGET/, the
+# log to target/fuzz/TARGET.log; `make fuzz-merge` minimises them into the committed corpus.
+FUZZ_RUNS    ?= 10000000
+FUZZ_SECONDS ?= 0
+FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1
+TOML_TARGET  := experiment-toml
+FUZZ_TARGETS ?= $(notdir $(wildcard fuzz/corpus/*))
+HOST      := $(shell rustc -vV | sed -n 's/host: //p')
+FUZZ_BIN  := target/fuzz/$(HOST)/fuzz/fcsim-fuzz
+SANCOV    := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+	-Cllvm-args=-sanitizer-coverage-trace-compares --cfg fuzzing
+LIBFUZZER_ARGS = $(FUZZ_FLAGS) -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS)
+
+fuzz-build:
+	RUSTFLAGS="$(SANCOV)" cargo build -p fcsim-fuzz --features libfuzzer --profile fuzz \
+		--target $(HOST) --target-dir target/fuzz --bin fcsim-fuzz
+
+$(VENV)/.fuzz-installed: $(VENV)/.installed
+	$(BIN)/pip install -q "atheris==2.3.0"
+	touch $@
+
+fuzz: fuzz-rust fuzz-toml
+
+fuzz-rust: fuzz-build
+	@for t in $(filter-out $(TOML_TARGET),$(FUZZ_TARGETS)); do \
+		mkdir -p target/fuzz/corpus/$$t target/fuzz/artifacts/$$t; \
+		echo "== $$t (log: target/fuzz/$$t.log)"; \
+		FCSIM_FUZZ_TARGET=$$t nice -n 10 $(FUZZ_BIN) target/fuzz/corpus/$$t fuzz/corpus/$$t \
+			$(LIBFUZZER_ARGS) -artifact_prefix=target/fuzz/artifacts/$$t/ > target/fuzz/$$t.log 2>&1; \
+		rc=$$?; grep -E '^#[0-9]+ +DONE|^Done|^stat::|ERROR|SUMMARY|^artifact_prefix|Test unit written' target/fuzz/$$t.log; \
+		[ $$rc -eq 0 ] || { echo "fuzz target $$t failed (exit $$rc): see target/fuzz/$$t.log"; exit 1; }; \
+	done
+
+fuzz-toml: $(VENV)/.fuzz-installed
+	@if echo " $(FUZZ_TARGETS) " | grep -q " $(TOML_TARGET) "; then \
+		mkdir -p target/fuzz/corpus/$(TOML_TARGET) target/fuzz/artifacts/$(TOML_TARGET); \
+		echo "== $(TOML_TARGET) (log: target/fuzz/$(TOML_TARGET).log)"; \
+		nice -n 10 $(BIN)/python fuzz/experiment_toml.py target/fuzz/corpus/$(TOML_TARGET) fuzz/corpus/$(TOML_TARGET) \
+			$(LIBFUZZER_ARGS) -artifact_prefix=target/fuzz/artifacts/$(TOML_TARGET)/ > target/fuzz/$(TOML_TARGET).log 2>&1; \
+		rc=$$?; grep -E '^#[0-9]+ +DONE|^Done|^stat::|ERROR|SUMMARY|^artifact_prefix|Test unit written' target/fuzz/$(TOML_TARGET).log; \
+		[ $$rc -eq 0 ] || { echo "fuzz target $(TOML_TARGET) failed (exit $$rc): see target/fuzz/$(TOML_TARGET).log"; exit 1; }; \
+	fi
+
+# Minimises the committed corpus of the Rust targets together with what `make fuzz` found: the
+# fewest inputs that keep every feature (libFuzzer -set_cover_merge=1). The experiment-toml
+# corpus is not merged (atheris's merge reruns the script as an executable).
+fuzz-merge: fuzz-build
+	@for t in $(filter-out $(TOML_TARGET),$(FUZZ_TARGETS)); do \
+		rm -rf target/fuzz/merged/$$t && mkdir -p target/fuzz/merged/$$t target/fuzz/corpus/$$t; \
+		FCSIM_FUZZ_TARGET=$$t $(FUZZ_BIN) -set_cover_merge=1 $(FUZZ_FLAGS) target/fuzz/merged/$$t fuzz/corpus/$$t \
+			target/fuzz/corpus/$$t > target/fuzz/$$t.merge.log 2>&1 \
+			|| { echo "merge of $$t failed: see target/fuzz/$$t.merge.log"; exit 1; }; \
+		rm -rf fuzz/corpus/$$t && mv target/fuzz/merged/$$t fuzz/corpus/$$t; \
+		echo "$$t: $$(ls fuzz/corpus/$$t | wc -l) inputs, $$(du -s --apparent-size fuzz/corpus/$$t | cut -f1) KiB"; \
+	done
 
 clean:
 	rm -rf $(VENV) target

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -63,6 +64,10 @@ from fcsim.journal import Journal
 Outcome = tuple[str, dict[str, Any] | None, str | None]
 
 GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid", "if_cached"}
+#: An experiment is enumerated and checked whole before its first point runs, so a few lines
+#: whose lists multiply to billions of points must fail at once rather than hang; sweeps of
+#: thousands of points are the intended use.
+MAX_POINTS = 100_000
 KEYS = GRID_KEYS | {"name", "description", "part"}
 
 
@@ -91,6 +96,12 @@ class Part:
     #: (their names in ``absent``).
     if_cached: bool = False
     absent: list[str] = field(default_factory=list)
+
+    def count(self) -> int:
+        """How many points :meth:`points` gives, computed without listing them."""
+        runs = sum(1 if p.lower() == "none" else len(self.sizes) for p in self.policies) * len(self.devices)
+        grid = math.prod(len(v) for g in self.grid for v in g.values())
+        return sum(runs * grid * math.prod(len(v) for v in t.axes.values()) for t in self.traces)
 
     def points(self) -> list[dict[str, Any]]:
         """Every point, in order: trace, policy, size, device, then the --set axes."""
@@ -197,7 +208,7 @@ class Experiment:
             except (ConfigError, TraceError) as e:
                 problems[str(e)] = None
         if problems:
-            raise ConfigError("\n".join(f"{self.source}: {p}" for p in problems))
+            raise ConfigError("\n".join(f"{self.source}: {_one_line(p)}" for p in problems))
         return sizes
 
     def points(self) -> list[dict[str, Any]]:
@@ -207,6 +218,12 @@ class Experiment:
             for pt in part.points():
                 seen.setdefault(point_key(pt), pt)
         return list(seen.values())
+
+
+def _one_line(text: str) -> str:
+    """``text`` with its line breaks escaped: a name or value from the file that holds one must
+    not split an error's line (one line per problem, each naming the file)."""
+    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _list(doc: dict[str, Any], key: str, where: str) -> list[str]:
@@ -289,15 +306,37 @@ def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None
     file's directory; ``synth:`` specs are kept as they are."""
     p = Path(path)
     try:
-        doc = tomllib.loads(p.read_text())
+        data = p.read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{p}: no such experiment file") from None
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the experiment file ({e.strerror or e})") from None
+    return parse(data, p, traces_dir)
+
+
+def parse(
+    data: bytes, path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None = None
+) -> Experiment:
+    """The experiment in ``data``, the bytes of the experiment file ``path`` (named in errors;
+    trace paths are relative to its directory unless ``traces_dir`` is given). Whatever the
+    bytes, the result is an experiment or a ConfigError whose every line names ``path``."""
+    p = Path(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ConfigError(f"{p}: line {line}: not UTF-8 (byte {e.start}); TOML is UTF-8 text") from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{p}: not valid TOML: {e}") from None
+    except RecursionError:
+        # tomllib parses nested arrays and inline tables recursively, without a depth limit.
+        raise ConfigError(f"{p}: not valid TOML: arrays or tables nested too deeply") from None
     unknown = set(doc) - KEYS
     if unknown:
         raise ConfigError(
-            f"{p}: unknown key(s) {', '.join(sorted(unknown))}; expected {', '.join(sorted(KEYS))}"
+            f"{p}: unknown key(s) {_one_line(', '.join(sorted(unknown)))}; expected {', '.join(sorted(KEYS))}"
         )
     base = Path(traces_dir) if traces_dir is not None else p.parent
     parts_doc = doc.get("part", [])
@@ -307,16 +346,24 @@ def load(path: str | os.PathLike[str], traces_dir: str | os.PathLike[str] | None
         bad = set(pd_) - GRID_KEYS
         if bad:
             raise ConfigError(
-                f"{p}: [[part]] {i + 1}: unknown key(s) {', '.join(sorted(bad))}; "
+                f"{p}: [[part]] {i + 1}: unknown key(s) {_one_line(', '.join(sorted(bad)))}; "
                 f"expected {', '.join(sorted(GRID_KEYS))}"
             )
     if "if_cached" in doc:
         raise ConfigError(f"{p}: 'if_cached' belongs in a [[part]] of catalogue names, not at the top level")
-    parts = [_part(x, doc, base, f"{p}: [[part]] {i + 1}") for i, x in enumerate(parts_doc)]
+    parts = [_part(x, doc, base, f"{p}: [[part]] {i + 1}") for i, x in enumerate(parts_doc)] or [
+        _part(doc, doc, base, str(p))
+    ]
+    n = sum(part.count() for part in parts)
+    if n > MAX_POINTS:
+        raise ConfigError(
+            f"{p}: {n} points (traces x policies x sizes x devices x --set axes); "
+            f"an experiment has at most {MAX_POINTS}"
+        )
     return Experiment(
         name=str(doc.get("name", p.stem)),
         description=str(doc.get("description", "")),
-        parts=parts or [_part(doc, doc, base, str(p))],
+        parts=parts,
         source=str(p),
         base_from=f"--traces {os.path.abspath(base)}"
         if traces_dir is not None

@@ -61,7 +61,19 @@ fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
     if !header && cols.iter().flatten().any(|c| matches!(c, Col::Name(_))) {
         return Err("columns named by header need trace.header=true; give 1-based indices instead".into());
     }
-    Ok(Box::new(Csv { cols, idx: [usize::MAX; 5], offset_unit, size_unit, time_digits, ops, header, delim, index: 0, spans: Vec::new() }))
+    Ok(Box::new(Csv {
+        cols,
+        idx: [usize::MAX; 5],
+        offset_unit,
+        size_unit,
+        time_digits,
+        ops,
+        header,
+        delim,
+        index: 0,
+        spans: Vec::new(),
+        bad_header: None,
+    }))
 }
 
 struct Csv {
@@ -77,12 +89,17 @@ struct Csv {
     index: u64,
     /// Field spans of the current line, reused.
     spans: Vec<(usize, usize)>,
+    /// Why the header did not name the columns: no later line can be read (each says why,
+    /// also when bad lines are skipped).
+    bad_header: Option<String>,
 }
 
 impl Csv {
+    /// Finds every column in `header`; changes nothing unless all are found.
     fn resolve(&mut self, header: &[&str]) -> Result<(), String> {
+        let mut idx = [usize::MAX; 5];
         for (i, c) in self.cols.iter().enumerate() {
-            self.idx[i] = match c {
+            idx[i] = match c {
                 None => usize::MAX,
                 Some(Col::Index(j)) => *j,
                 Some(Col::Name(n)) => header
@@ -91,6 +108,7 @@ impl Csv {
                     .ok_or_else(|| format!("no column named '{n}' in the header ({})", header.join(",")))?,
             };
         }
+        self.idx = idx;
         Ok(())
     }
 
@@ -124,8 +142,14 @@ impl LineFormat for Csv {
         if self.header {
             self.header = false;
             let names: Vec<&str> = line.split(self.delim).map(str::trim).collect();
-            self.resolve(&names)?;
+            if let Err(e) = self.resolve(&names) {
+                self.bad_header = Some(e.clone());
+                return Err(e);
+            }
             return Ok(Parsed::Skip);
+        }
+        if let Some(e) = &self.bad_header {
+            return Err(e.clone());
         }
         if self.idx[0] == usize::MAX {
             let empty: [&str; 0] = [];
@@ -136,7 +160,7 @@ impl LineFormat for Csv {
         let get = |k: usize| {
             f.get(self.idx[k])
                 .map(|&(a, b)| line[a..b].trim())
-                .ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k] + 1, f.len()))
+                .ok_or_else(|| format!("expected at least {} fields, found {}", self.idx[k].saturating_add(1), f.len()))
         };
         let time_ns = if self.idx[2] == usize::MAX { self.index } else { parse_scaled(get(2)?, self.time_digits, "a time")? };
         let op = if self.idx[3] == usize::MAX { Op::Read } else { self.op(get(3)?)? };
@@ -149,5 +173,29 @@ impl LineFormat for Csv {
             len: parse_len(get(1)?, self.size_unit, "a size")?,
             op,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn csv(params: &[(&str, &str)]) -> Box<dyn LineFormat> {
+        let map: BTreeMap<String, String> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        make(&mut Params::new(map)).unwrap()
+    }
+
+    /// Found by fuzzing (fuzz/regressions/csv/): a header without the size column left the
+    /// offset column resolved and the size column unset, so the next line (read when bad lines
+    /// are skipped) overflowed computing "expected at least N fields" (a panic with overflow
+    /// checks, "at least 0 fields" without). Each later line now gives the header's error.
+    #[test]
+    fn a_header_without_a_named_column_fails_every_line_with_its_reason() {
+        let mut p = csv(&[("offset", "sector"), ("size", "bytes")]);
+        let missing = "no column named 'bytes' in the header (sector,lytes)";
+        assert_eq!(p.parse("sector,lytes").err().as_deref(), Some(missing));
+        assert_eq!(p.parse("2049,4096").err().as_deref(), Some(missing));
+        assert_eq!(p.parse("2056,8192").err().as_deref(), Some(missing));
     }
 }

@@ -196,6 +196,11 @@ pub fn read_header(path: &Path) -> Result<Header> {
     read_checked_header(&mut Source::open(path)?)
 }
 
+/// [`read_header`] of a `.fct` file held in memory (`label` names it in errors).
+pub fn read_header_bytes(label: &Path, bytes: std::sync::Arc<[u8]>) -> Result<Header> {
+    read_checked_header(&mut Source::from_bytes(label, bytes)?)
+}
+
 fn open(src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     if let Some(k) = opts.params.keys().next() {
         return Err(Error::config(format!("unknown option trace.{k} for format fct")));
@@ -444,7 +449,7 @@ impl TraceReader for FctReader {
         // need exactly `next_entries` of them is checked by this reader's pass over them, which
         // ends in an error (before any result) if the header lies. Until then an access past
         // the column's end is never again to the consumer.
-        let mut second = FctReader::new(Source::open(&self.src.path)?, None)?;
+        let mut second = FctReader::new(self.src.reopen()?, None)?;
         second.skip_records()?;
         second.read_next_column().map(Some)
     }

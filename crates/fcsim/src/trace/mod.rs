@@ -213,8 +213,17 @@ impl<R: Read> Read for Counting<R> {
     }
 }
 
+/// Where a trace's bytes come from: a file, or bytes already in memory (fuzzing, tests) named
+/// by a label that errors show in the file's place.
+#[derive(Debug, Clone)]
+enum Origin {
+    File,
+    Memory(Arc<[u8]>),
+}
+
 /// An opened, decompressing byte stream of a trace file.
 pub struct Source {
+    /// The file, or the label of bytes in memory.
     pub path: PathBuf,
     pub reader: Box<dyn BufRead + Send>,
     /// Compressed bytes consumed so far, and the file size.
@@ -222,6 +231,7 @@ pub struct Source {
     pub file_size: u64,
     /// Whether the file is compressed (then `file_size` is not the length of the stream).
     pub compressed: bool,
+    origin: Origin,
 }
 
 impl std::fmt::Debug for Source {
@@ -243,8 +253,28 @@ impl Source {
         }
         let file = File::open(path).map_err(|e| Error::io(path, &e))?;
         let file_size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        Source::wrap(path, Box::new(file), file_size, Origin::File)
+    }
+
+    /// Reads a trace held in memory, exactly as [`Source::open`] reads a file of these bytes;
+    /// `label` stands for the file name in errors and in detection by extension.
+    pub fn from_bytes(label: &Path, bytes: Arc<[u8]>) -> Result<Source> {
+        let file_size = bytes.len() as u64;
+        Source::wrap(label, Box::new(std::io::Cursor::new(bytes.clone())), file_size, Origin::Memory(bytes))
+    }
+
+    /// The same trace opened again from its start.
+    pub fn reopen(&self) -> Result<Source> {
+        match &self.origin {
+            Origin::File => Source::open(&self.path),
+            Origin::Memory(bytes) => Source::from_bytes(&self.path, bytes.clone()),
+        }
+    }
+
+    /// Buffers `inner` and puts a decompressor over it if its first bytes name one.
+    fn wrap(path: &Path, inner: Box<dyn Read + Send>, file_size: u64, origin: Origin) -> Result<Source> {
         let consumed = Arc::new(AtomicU64::new(0));
-        let counting = Counting { inner: file, count: consumed.clone() };
+        let counting = Counting { inner, count: consumed.clone() };
         let mut raw = BufReader::with_capacity(1 << 16, counting);
         let magic = raw.fill_buf().map_err(|e| Error::io(path, &e))?.to_vec();
         let reader: Box<dyn BufRead + Send> = if magic.starts_with(&[0x1f, 0x8b]) {
@@ -257,9 +287,9 @@ impl Source {
         } else if magic.starts_with(b"BZh") {
             return Err(Error::trace(path, Location::File, "bzip2 is not supported; recompress with gzip, zstd or xz"));
         } else {
-            return Ok(Source { path: path.to_path_buf(), reader: Box::new(raw), consumed, file_size, compressed: false });
+            return Ok(Source { path: path.to_path_buf(), reader: Box::new(raw), consumed, file_size, compressed: false, origin });
         };
-        Ok(Source { path: path.to_path_buf(), reader, consumed, file_size, compressed: true })
+        Ok(Source { path: path.to_path_buf(), reader, consumed, file_size, compressed: true, origin })
     }
 
     pub fn progress(&self) -> (u64, u64) {
@@ -307,8 +337,14 @@ fn first_lines(src: &mut Source, n: usize) -> Result<Vec<String>> {
 
 /// Detects the format of a file: binary magic first, then file extension, then content.
 pub fn detect(path: &Path) -> Result<&'static FormatInfo> {
+    detect_source(Source::open(path)?)
+}
+
+/// Detects the format of an opened trace (read from its start), as [`detect`] does a file's.
+fn detect_source(mut src: Source) -> Result<&'static FormatInfo> {
+    let path = src.path.clone();
+    let path = path.as_path();
     let stem = stem_without_compression(path);
-    let mut src = Source::open(path)?;
     let head = src
         .reader
         .fill_buf()
@@ -355,18 +391,31 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
         return Ok(Box::new(synth::Generator::from_spec(spec)?));
     }
     let p = Path::new(path);
+    open_with(opts, || Source::open(p))
+}
+
+/// Opens a trace held in memory, exactly as [`open`] opens a file of these bytes named `label`
+/// (which errors show, and detection reads the extension of).
+pub fn open_bytes(label: &str, bytes: Arc<[u8]>, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
+    let label = Path::new(label);
+    open_with(opts, || Source::from_bytes(label, bytes.clone()))
+}
+
+/// Opens a trace whose bytes `source` gives (once to detect the format, once to read it); the
+/// format's options are checked before the trace is read.
+fn open_with(opts: &TraceOptions, source: impl Fn() -> Result<Source>) -> Result<Box<dyn TraceReader>> {
     let format = match &opts.format {
         Some(name) => format_by_name(name)
             .ok_or_else(|| Error::config(format!("unknown trace format '{name}'; expected one of: {}", format_names())))?,
-        None => detect(p)?,
+        None => detect_source(source()?)?,
     };
     match format.opener {
-        Opener::Binary { open, .. } => open(Source::open(p)?, opts),
+        Opener::Binary { open, .. } => open(source()?, opts),
         Opener::Text { make, .. } => {
             let mut params = Params::new(opts.params.clone());
             let parser = make(&mut params).map_err(Error::config)?;
             params.finish(format.name).map_err(Error::config)?;
-            Ok(Box::new(TextReader::new(Source::open(p)?, format.name, parser, opts)))
+            Ok(Box::new(TextReader::new(source()?, format.name, parser, opts)))
         }
     }
 }
