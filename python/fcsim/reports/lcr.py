@@ -334,14 +334,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "load_balance_p50",
         "load_balance_p90",
     ]
-    t = df[cols].copy()
-    for c in ("hit_ratio", "dirty_eviction_share"):
-        t[c] = t[c].map(lambda v: f"{v:.4f}")
-    for c in ("resp_mean_us", "resp_std_us", "resp_p99_us", "load_balance_p50", "load_balance_p90"):
-        t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
-    body = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False))
-    lines += ["## All points", "", head + "\n" + body, ""]
+    lines += ["## All points", "", _points_table(df, cols), ""]
     if not prof.empty:
         lines += _profile_part(prof, out)
     path = out / "summary.md"
@@ -620,15 +613,23 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
     ]
     cols = ["trace", "load", "policy", "hit_ratio", "resp_mean_us", "resp_std_us", "resp_p99_us"]
     cols += ["dirty_eviction_share", "flash_page_writes", "erasures", "load_balance_p50", "load_balance_p90"]
-    t = d[cols].copy()
+    lines += ["## All points (profiles)", "", _points_table(d, cols), ""]
+    return lines
+
+
+def _points_table(df: pd.DataFrame, cols: list[str]) -> str:
+    """Every row of ``df`` in a Markdown table of ``cols``, ratios to 4 places, times to 1."""
+    t = df[cols].copy()
     for c in ("hit_ratio", "dirty_eviction_share"):
         t[c] = t[c].map(lambda v: f"{v:.4f}")
     for c in ("resp_mean_us", "resp_std_us", "resp_p99_us", "load_balance_p50", "load_balance_p90"):
         t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
     head = "| " + " | ".join(cols) + " |\n|" + "---|" * len(cols)
-    body = "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False))
-    lines += ["## All points (profiles)", "", head + "\n" + body, ""]
-    return lines
+    return (
+        head
+        + "\n"
+        + "\n".join("| " + " | ".join(str(v) for v in row) + " |" for row in t.itertuples(index=False))
+    )
 
 
 def _spec_scale(spec: str) -> float:
