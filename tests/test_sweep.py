@@ -14,7 +14,7 @@ import pytest
 
 import fcsim
 from conftest import TRACES, children, running
-from fcsim import reports, sweep
+from fcsim import journal, reports, sweep
 
 EXPERIMENT = """
 name = "tiny"
@@ -64,11 +64,29 @@ def test_sweep_runs_the_grid_and_resumes(tmp_path: Path) -> None:
     assert list(again["point"]) == list(df["point"])
 
 
-SLOW = """
-traces = ["synth:zipf,alpha=0.8,requests=300000,pages=60000,write=0.3,seed=4"]
+GRID12 = """
+traces = ["synth:zipf,alpha=0.8,requests=100000,pages=20000,write=0.3,seed=4"]
 policies = ["lru", "arc", "lirs"]
 sizes = ["1%", "2%", "4%", "8%"]
 devices = ["gasa"]
+"""
+
+# The CLI, with the LIRS points stalled (in the workers) until the sweep stops them.
+STALLED = """
+import sys, time
+from fcsim import cli, sweep
+
+run_point = sweep._run_point
+
+
+def stalled(job):
+    if job[0]["policy"] == "lirs":
+        time.sleep(600)
+    return run_point(job)
+
+
+sweep._run_point = stalled
+sys.exit(cli.main(sys.argv[1:]))
 """
 
 
@@ -229,28 +247,37 @@ def test_reproduce_only_names_traces_of_the_experiment(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_saves_finished_points_and_says_what_remains(tmp_path: Path) -> None:
-    exp = tmp_path / "slow.toml"
-    exp.write_text(SLOW)
-    out = tmp_path / "slow.parquet"
-    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), "--jobs", "2"]
+    exp = tmp_path / "grid.toml"
+    exp.write_text(GRID12)
+    out = tmp_path / "grid.parquet"
+    script = tmp_path / "stalled.py"
+    script.write_text(STALLED)
+    args = ["sweep", str(exp), "--out", str(out), "--jobs", "2"]
     # Ctrl-C on a terminal signals the whole process group: the CLI and its pool's workers.
     proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        [sys.executable, str(script), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
+    # Once the 8 LRU and ARC points are in the journal, the sweep waits for the stalled ones.
+    log = journal.path_of(out)
     deadline = time.monotonic() + 120
-    while not out.exists() and time.monotonic() < deadline:
+    while time.monotonic() < deadline and (
+        not log.exists() or len(journal.decode(log.read_bytes(), log)[0]) < 8
+    ):
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err, err
-    saved = len(pd.read_parquet(out))
-    assert 0 < saved < 12
+    assert len(pd.read_parquet(out)) == 8 and not log.exists()
     assert err.strip() == (
-        f"fcsim: interrupted: {saved} of 12 points are saved in {out}, {12 - saved} remain; "
+        f"fcsim: interrupted: 8 of 12 points are saved in {out}, 4 remain; "
         "run the same command again to resume"
     )
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    assert r.returncode == 0 and f"fcsim: resuming: {saved} of 12 points done in {out}" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "fcsim.cli", *args], capture_output=True, text=True)
+    assert r.returncode == 0 and f"fcsim: resuming: 8 of 12 points done in {out}" in r.stderr
     assert len(pd.read_parquet(out)) == 12
 
 

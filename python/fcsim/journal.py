@@ -5,12 +5,16 @@ survives the process, not a power cut.
 
 The file starts with the line ``fcsim-journal 1``; each record is one line,
 ``CRC32 JSON-ROW``, the CRC32 (8 hex digits) of the JSON text. A record is written by one
-``write`` as soon as its point finishes. A record cut short (no newline, a CRC that does not
-match, JSON that does not parse into a row with a ``point`` key) is dropped when the journal is
-read, never taken for a row: its point runs again. The sweep merges the journal into the table
-when it starts, empties it whenever it rewrites the table, and removes it when the table holds
-everything. An exclusive lock on the journal keeps a second sweep off the same table while one
-runs (the lock goes with the process, also on ``kill -9``).
+``write`` as soon as its point finishes, by the pool worker that computed it (so no finished
+point waits in a pipe or a queue for the sweep to record it), or by the sweep for a point that
+comes back from a Dask cluster. The file is opened for appending, so records written at once by
+several workers land whole one after the other (on a local file system). A record cut short (no
+newline, a CRC that does not match, JSON that does not parse into a row with a ``point`` key)
+is dropped when the journal is read, never taken for a row: its point runs again. The sweep
+merges the journal into the table when it starts, empties it before its pool starts, and
+removes it once its pool is stopped and the table holds every record. An exclusive lock on the
+journal keeps a second sweep off the same table while one runs (the lock goes with the process,
+also on ``kill -9``).
 """
 
 from __future__ import annotations
@@ -77,6 +81,20 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return row
 
 
+def record(path: Path, row: dict[str, Any]) -> None:
+    """Records a finished point in the journal at ``path`` from the pool worker that computed it,
+    while the sweep holds the lock. A journal that is gone belongs to a sweep that ended (this
+    worker outlived it): the point is not recorded, and runs again if it is not in the table."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    except FileNotFoundError:
+        return
+    try:
+        os.write(fd, encode(row))
+    finally:
+        os.close(fd)
+
+
 class Journal:
     """The journal of the table ``out``, opened and locked for one sweep."""
 
@@ -110,14 +128,13 @@ class Journal:
     def append(self, row: dict[str, Any]) -> None:
         """Records a finished point (one write, before the next point is looked at)."""
         assert self.fd is not None
-        if os.fstat(self.fd).st_size == 0:
-            os.write(self.fd, MAGIC)
         os.write(self.fd, encode(row))
 
     def clear(self) -> None:
-        """Empties the journal: every row it held is in the table."""
+        """Empties the journal (every row it held is in the table), ready for records."""
         assert self.fd is not None
         os.ftruncate(self.fd, 0)
+        os.write(self.fd, MAGIC)
 
     def remove(self) -> None:
         """Removes the journal (every row it held is in the table) and lets go of the lock."""

@@ -30,7 +30,8 @@ the path it looked for.
 
 The output table holds one result row per point, plus ``point`` (the point's key). Each
 finished point is appended to the table's journal (``OUT.journal``, see :mod:`fcsim.journal`)
-at once, and the table is rewritten (atomically) at most every second; running the same sweep
+at once, by the worker that computed it, and the table is rewritten (atomically) at most every
+second; running the same sweep
 again merges the journal into the table and skips the points already there, so a sweep
 stopped in any way, ``kill -9`` included, resumes where it stopped without running a finished
 point again. Ctrl-C writes every finished point before it stops. Policy ``none`` caches
@@ -56,12 +57,14 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, api, catalogue, output
+from fcsim import _core, api, catalogue, journal, output
 from fcsim._core import ConfigError, TraceError
-from fcsim.journal import Journal
 
 #: A point's key, and its row or why it failed.
 Outcome = tuple[str, dict[str, Any] | None, str | None]
+# A point to run: the point, its trace's working set (if its size needs it), and the journal
+# its worker records it in (None when the sweep records it: on a Dask cluster).
+Job = tuple[dict[str, Any], int | None, Path | None]
 
 GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid", "if_cached"}
 #: An experiment is enumerated and checked whole before its first point runs, so a few lines
@@ -387,11 +390,11 @@ def trace_key(pt: dict[str, Any]) -> tuple[str, str]:
     return pt["trace"], json.dumps(api.Sets(pt["set"]).trace, sort_keys=True)
 
 
-def _run_point(job: tuple[dict[str, Any], int | None]) -> Outcome:
-    """One point and its trace's working set (if its size needs it): its key and its row, or
-    its key and why it failed (a plain message, which crosses process boundaries whatever the
-    exception was)."""
-    pt, ws = job
+def _run_point(job: Job) -> Outcome:
+    """Runs one point: its key and its row (recorded in the journal first, when the job names
+    one), or its key and why it failed (a plain message, which crosses process boundaries
+    whatever the exception was)."""
+    pt, ws, journal_path = job
     key = point_key(pt)
     try:
         row = api.simulate(
@@ -401,7 +404,10 @@ def _run_point(job: tuple[dict[str, Any], int | None]) -> Outcome:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
         return key, None, f"{type(e).__name__}: {e}"
-    return key, {**row, "point": key}, None
+    row = {**row, "point": key}
+    if journal_path is not None:
+        journal.record(journal_path, row)
+    return key, row, None
 
 
 def _worker_init() -> None:
@@ -419,7 +425,7 @@ def _worker_init() -> None:
     threading.Thread(target=watch, daemon=True, name="fcsim-parent-watch").start()
 
 
-def _local(todo: list[tuple[dict[str, Any], int | None]], jobs: int | None) -> Iterator[Outcome]:
+def _local(todo: list[Job], jobs: int | None) -> Iterator[Outcome]:
     """Results of ``todo`` as they finish on a local process pool."""
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     pool = multiprocessing.Pool(workers, initializer=_worker_init)
@@ -435,7 +441,7 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a sweep, after the finished points were written; says how many remain."""
 
 
-def _dask(todo: list[tuple[dict[str, Any], int | None]], scheduler: str) -> Iterator[Outcome]:
+def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
     """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
     try:
         import distributed
@@ -483,18 +489,18 @@ def run(
         api.integer("jobs", jobs, 1)
     sizes = exp.check(jobs)
     points = exp.points()
-    journal = Journal(out)
+    log = journal.Journal(out)
     try:
-        return _run(points, sizes, out, journal, jobs, scheduler, progress, notify)
+        return _run(points, sizes, out, log, jobs, scheduler, progress, notify)
     finally:
-        journal.close()
+        log.close()
 
 
 def _run(
     points: list[dict[str, Any]],
     sizes: dict[tuple[str, str], int],
     out: Path,
-    journal: Journal,
+    log: journal.Journal,
     jobs: int | None,
     scheduler: str | None,
     progress: Callable[[float], object] | None,
@@ -511,18 +517,27 @@ def _run(
         if "point" not in prev.columns:
             raise ConfigError(f"{out}: exists and is not a sweep table (no 'point' column)")
         rows = prev.to_dict("records")
+    have = {r["point"] for r in rows}
+
+    def merge_log() -> int:
+        """Adds the journal's rows that the table lacks; how many torn records it dropped."""
+        logged, torn = log.read()
+        for r in logged:
+            if r["point"] not in have:
+                rows.append(r)
+                have.add(r["point"])
+        return torn
+
     # Points a killed sweep finished after its last table write go into the table first.
-    logged, torn = journal.read()
+    saved = len(rows)
+    torn = merge_log()
     if torn and notify is not None:
-        notify(f"{journal.path}: dropped {torn} torn record(s) of points being saved; they run again")
-    known = {r["point"] for r in rows}
-    fresh = {r["point"]: r for r in logged if r["point"] not in known}
-    if fresh:
-        rows += fresh.values()
+        notify(f"{log.path}: dropped {torn} torn record(s) of points being saved; they run again")
+    if len(rows) > saved:
         output.write_table(pd.DataFrame(rows), out)
-    journal.clear()
+    log.clear()
     keys = {point_key(pt) for pt in points}
-    have = {r["point"] for r in rows} & keys
+    have &= keys
     todo = [pt for pt in points if point_key(pt) not in have]
     total = len(points)
     failed: list[str] = []
@@ -541,33 +556,40 @@ def _run(
             nonlocal written, saved
             if len(rows) > saved:
                 output.write_table(pd.DataFrame(rows), out)
-                journal.clear()
             written, saved = time.monotonic(), len(rows)
 
-        work = [(pt, sizes.get(trace_key(pt)) if needs_working_set(pt) else None) for pt in todo]
+        # Local workers record their points in the journal themselves; the sweep records what
+        # comes back from a Dask cluster.
+        by_worker = None if scheduler else log.path
+        work = [(pt, sizes.get(trace_key(pt)) if needs_working_set(pt) else None, by_worker) for pt in todo]
         results = _dask(work, scheduler) if scheduler else _local(work, jobs)
+        interrupted = False
         try:
             for key, row, error in results:
                 if row is None:
                     failed.append(f"point {key}: {error}")
-                else:
-                    journal.append(row)
+                elif key not in have:
+                    if by_worker is None:
+                        log.append(row)
                     rows.append(row)
                     have.add(key)
                 if time.monotonic() - written >= 1.0:
                     save()
                 report()
         except KeyboardInterrupt:
-            results.close()
+            interrupted = True
+        finally:  # whatever ends the loop, every finished point is written
+            results.close()  # the pool is stopped: no worker records a point after this
+            merge_log()  # points recorded by workers whose results did not come back
+            save()
+            log.remove()  # the table holds every finished point
+        if interrupted:
             raise Interrupted(
                 f"interrupted: {len(have)} of {total} points are saved in {out}, {total - len(have)} remain; "
                 "run the same command again to resume"
-            ) from None
-        finally:  # whatever ends the loop, every finished point is written
-            save()
-            journal.remove()  # the table holds every finished point
+            )
     else:
-        journal.remove()
+        log.remove()
     if failed:
         raise ConfigError(
             f"{len(failed)} of {total} points failed, {len(have)} are saved in {out} "
