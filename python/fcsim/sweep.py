@@ -31,10 +31,9 @@ the path it looked for.
 The output table holds one result row per point, plus ``point`` (the point's key). Each
 finished point is appended to the table's journal (``OUT.journal``, see :mod:`fcsim.journal`)
 at once, by the worker that computed it, and the table is rewritten (atomically) at most every
-second; running the same sweep
-again merges the journal into the table and skips the points already there, so a sweep
-stopped in any way, ``kill -9`` included, resumes where it stopped without running a finished
-point again. Ctrl-C writes every finished point before it stops. Policy ``none`` caches
+second; running the same sweep again merges the journal into the table and skips the points
+already there, so a sweep stopped in any way, ``kill -9`` included, resumes where it stopped
+without running a finished point again. Ctrl-C writes every finished point before it stops. Policy ``none`` caches
 nothing: it runs once whatever the sizes.
 """
 
