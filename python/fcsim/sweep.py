@@ -33,8 +33,8 @@ finished point is appended to the table's journal (``OUT.journal``, see :mod:`fc
 at once, by the worker that computed it, and the table is rewritten (atomically) at most every
 second; running the same sweep again merges the journal into the table and skips the points
 already there, so a sweep stopped in any way, ``kill -9`` included, resumes where it stopped
-without running a finished point again. Ctrl-C writes every finished point before it stops. Policy ``none`` caches
-nothing: it runs once whatever the sizes.
+without running a finished point again. Ctrl-C writes every finished point before it stops.
+Policy ``none`` caches nothing: it runs once whatever the sizes.
 """
 
 from __future__ import annotations
