@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -7,6 +8,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "data" / "traces"
 FIXTURES = ROOT / "crates" / "fcsim" / "tests" / "fixtures"
+
+
+def as_on_a_terminal() -> None:
+    """``preexec_fn`` of a child the test stops with Ctrl-C (SIGINT): a terminal's default
+    disposition, whatever the test runner inherited (a shell runs a background job, such as a CI
+    script started with ``&``, with SIGINT ignored, and its children keep ignoring it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 @pytest.fixture

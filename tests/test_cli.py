@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES
+from conftest import FIXTURES, TRACES, as_on_a_terminal
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 
@@ -168,6 +168,7 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_on_a_terminal,
     )
     deadline = time.monotonic() + 60
     while not any(tmp_path.iterdir()) and time.monotonic() < deadline:  # wait for the temporary file

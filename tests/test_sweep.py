@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES, children, running
+from conftest import TRACES, as_on_a_terminal, children, running
 from fcsim import journal, reports, sweep
 
 EXPERIMENT = """
@@ -260,6 +260,7 @@ def test_ctrl_c_saves_finished_points_and_says_what_remains(tmp_path: Path) -> N
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=as_on_a_terminal,
     )
     # Once the 8 LRU and ARC points are in the journal, the sweep waits for the stalled ones.
     log = journal.path_of(out)
