@@ -113,3 +113,15 @@ def test_convert_refuses_an_unknown_output_name(tmp_path: Path) -> None:
     one_error_line(r, "x.xyz: unknown output format", ".fct, .csv (libCacheSim CSV), .oracleGeneral")
     assert list(tmp_path.iterdir()) == []
     assert run("trace", "convert", FIXTURES / "msr_hm_0.csv", "-o", out, "--to", "fct").returncode == 0
+
+
+# 2^50 pages: the calibrated model's count per (op, page) needs 8 PiB, past any address space.
+HUGE_CALIBRATED = "synth:calibrated,requests=10,pages=1125899906842624"
+
+
+def test_a_calibrated_spec_too_large_for_memory_is_refused() -> None:
+    one_error_line(
+        run("run", HUGE_CALIBRATED, "--policy", "lru", "--size", "10"), "synth: calibrated: pages=", "memory"
+    )
+    with pytest.raises(fcsim.ConfigError, match="more memory than can be allocated"):
+        fcsim.trace_info(HUGE_CALIBRATED)

@@ -4,6 +4,8 @@
 
 use rand::Rng;
 
+use crate::error::{Error, Result};
+
 #[derive(Debug, Clone)]
 pub struct Urn {
     /// 1-based Fenwick tree: `tree[i]` sums the counts of items `i - lowbit(i) .. i` (0-based).
@@ -12,17 +14,21 @@ pub struct Urn {
 }
 
 impl Urn {
-    pub fn new(counts: &[u64]) -> Urn {
+    /// The urn of `counts`, or an error when its tree cannot be allocated.
+    pub fn new(counts: &[u64]) -> Result<Urn> {
         let n = counts.len();
-        let mut tree = vec![0; n + 1];
-        tree[1..].copy_from_slice(counts);
+        let mut tree = Vec::new();
+        tree.try_reserve_exact(n + 1)
+            .map_err(|_| Error::config(format!("synth: an urn of {n} items needs {} bytes, which could not be allocated", 8 * (n + 1))))?;
+        tree.push(0);
+        tree.extend_from_slice(counts);
         for i in 1..=n {
             let j = i + (i & i.wrapping_neg());
             if j <= n {
                 tree[j] += tree[i];
             }
         }
-        Urn { tree, left: counts.iter().sum() }
+        Ok(Urn { tree, left: counts.iter().sum() })
     }
 
     /// Takes one ball and returns its item, or `None` when the urn is empty.
@@ -62,7 +68,7 @@ mod tests {
     #[test]
     fn draws_every_ball_exactly_once() {
         let counts = [3, 0, 1, 5, 2, 0, 7];
-        let mut urn = Urn::new(&counts);
+        let mut urn = Urn::new(&counts).unwrap();
         let mut rng = StdRng::seed_from_u64(1);
         let mut seen = [0u64; 7];
         while let Some(i) = urn.draw(&mut rng) {
@@ -76,7 +82,7 @@ mod tests {
     fn draws_in_proportion_to_the_balls_left() {
         // The first draw of 9:1 picks item 0 about 90% of the time.
         let mut rng = StdRng::seed_from_u64(2);
-        let first = (0..10_000).filter(|_| Urn::new(&[9, 1]).draw(&mut rng) == Some(0)).count();
+        let first = (0..10_000).filter(|_| Urn::new(&[9, 1]).unwrap().draw(&mut rng) == Some(0)).count();
         assert!((8800..9200).contains(&first), "{first}");
     }
 }
