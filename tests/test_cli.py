@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -179,6 +180,45 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path: Path) -> None:
     assert p.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
     assert list(tmp_path.iterdir()) == []
+
+
+# A trace no pass over ends: 10^12 requests.
+ENDLESS = "synth:zipf,requests=1000000000000,pages=1000"
+
+
+@pytest.mark.parametrize("cmd", ["run", "trace info", "sweep"])
+def test_ctrl_c_stops_a_working_set_pass(tmp_path: Path, cmd: str) -> None:
+    # A percent size (run, and a sweep's check) or a trace's statistics take one pass over the
+    # trace before anything runs; Ctrl-C stops it, as it does a run.
+    import signal
+    import time
+
+    exp = tmp_path / "e.toml"
+    exp.write_text(f'traces = ["{ENDLESS}"]\npolicies = ["lru"]\nsizes = ["5%"]\n')
+    args = {
+        "run": ["run", ENDLESS, "--policy", "lru", "--size", "5%"],
+        "trace info": ["trace", "info", ENDLESS],
+        "sweep": ["sweep", str(exp), "--out", str(tmp_path / "o.parquet")],
+    }[cmd]
+    p = subprocess.Popen(
+        [*FCSIM, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_on_a_terminal,
+    )
+    # Into the pass: past the start-up's second or so of CPU time, whatever the machine's load.
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= 3:
+            break
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
 
 
 def test_flash_aware_policies_refuse_to_run_without_a_device() -> None:

@@ -53,6 +53,7 @@ def trace_info(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...
 def working_set(
     trace: str,
@@ -62,6 +63,7 @@ def working_set(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
 ) -> int: ...
 def convert_trace(
     trace: str,

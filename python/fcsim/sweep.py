@@ -182,19 +182,32 @@ class Experiment:
         wanted = {trace_key(pt): pt for pt in valid if needs_working_set(pt)}
         sizes: dict[tuple[str, str], int] = {}
 
+        # Ctrl-C reaches the main thread only: it stops the passes through this flag.
+        stop = threading.Event()
+
+        def progress(done: int, total: int) -> None:
+            if stop.is_set():
+                raise KeyboardInterrupt
+
         def measure(key: tuple[str, str]) -> int | str:
             try:
-                return _core.working_set(key[0], trace_params=api.Sets(wanted[key]["set"]).trace)
+                return _core.working_set(
+                    key[0], trace_params=api.Sets(wanted[key]["set"]).trace, progress=progress
+                )
             except (ConfigError, TraceError) as e:
                 return str(e)
 
         threads = max(1, min(jobs or os.cpu_count() or 1, len(wanted) or 1))
         with ThreadPoolExecutor(max_workers=threads) as pool:
-            for key, ws in zip(wanted, pool.map(measure, wanted), strict=True):
-                if isinstance(ws, str):
-                    problems[ws] = None
-                else:
-                    sizes[key] = ws
+            try:
+                for key, ws in zip(wanted, pool.map(measure, wanted), strict=True):
+                    if isinstance(ws, str):
+                        problems[ws] = None
+                    else:
+                        sizes[key] = ws
+            except BaseException:
+                stop.set()
+                raise
         for pt in valid:
             if needs_working_set(pt) and trace_key(pt) not in sizes:
                 continue  # its trace's problem is reported

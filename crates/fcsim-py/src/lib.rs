@@ -204,7 +204,8 @@ fn check(
 
 /// Statistics of a trace.
 #[pyfunction]
-#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None))]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn trace_info<'py>(
     py: Python<'py>,
     trace: String,
@@ -213,21 +214,23 @@ fn trace_info<'py>(
     skip_bad_lines: bool,
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if page_size == 0 {
         return Err(ConfigError::new_err("page size must be positive"));
     }
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let info = run(py, None, |_| {
+    let info = run(py, progress, |p| {
         let mut r = trace::open(&trace, &opts)?;
-        trace::info::trace_info(r.as_mut(), page_size)
+        trace::info::trace_info(r.as_mut(), page_size, Some(p))
     })?;
     info_dict(py, &info)
 }
 
 /// The working-set size of a trace in pages.
 #[pyfunction]
-#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None))]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
 fn working_set(
     py: Python<'_>,
     trace: String,
@@ -236,12 +239,13 @@ fn working_set(
     skip_bad_lines: bool,
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
 ) -> PyResult<u64> {
     if page_size == 0 {
         return Err(ConfigError::new_err("page size must be positive"));
     }
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    run(py, None, |_| fcsim::sim::working_set(&trace, &opts, page_size))
+    run(py, progress, |p| fcsim::sim::working_set(&trace, &opts, page_size, Some(p)))
 }
 
 /// Converts a trace to fct, lcs-csv or oracle-general; returns its statistics.

@@ -28,7 +28,7 @@ pub fn check(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Opt
             bounds_timing(cfg, alg)?;
             trace::open(trace, opts)?;
             let ws = match (cfg.size, working_set) {
-                (SizeSpec::Percent(_), None) => Some(sim::working_set(trace, opts, cfg.page_size)?),
+                (SizeSpec::Percent(_), None) => Some(sim::working_set(trace, opts, cfg.page_size, None)?),
                 (_, ws) => ws,
             };
             bounds_setup(cfg, alg, cfg.size.pages(cfg.page_size, ws)?).map(|_| ())
@@ -64,7 +64,7 @@ impl Assembly {
         // `none` caches nothing: its size is not needed and is reported as 0.
         let cached = info.name != "none";
         let ws = match (cfg.size, working_set) {
-            (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size)?),
+            (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size, None)?),
             (_, ws) => ws,
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };

@@ -14,12 +14,8 @@ use crate::trace::{self, fct, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// Called every few tens of thousands of requests with (done, total) in the reader's unit;
-/// returning false stops the run with [`Error::Interrupted`].
-pub type Progress<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
-
-/// Requests between progress calls.
-const PROGRESS_EVERY: u64 = 1 << 16;
+pub use crate::trace::Progress;
+use crate::trace::PROGRESS_EVERY;
 
 /// A short name for a trace in result rows: the file name, or the `synth:` spec.
 pub fn trace_name(trace: &str) -> String {
@@ -30,8 +26,9 @@ pub fn trace_name(trace: &str) -> String {
 }
 
 /// The working-set size of a trace in pages: from a `.fct` header when it was computed with the
-/// same page size and no volume is selected, else by one pass over the trace.
-pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<u64> {
+/// same page size and no volume is selected, else by one pass over the trace (which `progress`
+/// follows and can stop).
+pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<u64> {
     let mut reader = trace::open(trace, opts)?;
     if reader.format() == fct::FORMAT.name && opts.volume.is_none() {
         let h = fct::read_header(std::path::Path::new(trace))?;
@@ -39,7 +36,7 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<u
             return Ok(h.unique_pages);
         }
     }
-    Ok(info::trace_info(reader.as_mut(), page_size)?.unique_pages)
+    Ok(info::trace_info(reader.as_mut(), page_size, progress)?.unique_pages)
 }
 
 /// Next-access index of every read or write page access, for offline policies: the `.fct`

@@ -1,7 +1,7 @@
 //! Statistics of a trace (`fcsim trace info`): one streaming pass.
 
-use super::TraceReader;
-use crate::error::Result;
+use super::{Progress, TraceReader, PROGRESS_EVERY};
+use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
 use rustc_hash::FxHashMap;
 
@@ -180,10 +180,20 @@ impl InfoBuilder {
 }
 
 /// Reads a whole trace and returns its statistics.
-pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32) -> Result<TraceInfo> {
+pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<TraceInfo> {
     let mut b = InfoBuilder::new(reader.format(), page_size, reader.key_unit());
+    let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
         b.add(&r);
+        n += 1;
+        if n % PROGRESS_EVERY == 0 {
+            if let Some(p) = progress.as_mut() {
+                let (done, total) = reader.progress();
+                if !p(done, total) {
+                    return Err(Error::Interrupted);
+                }
+            }
+        }
     }
     Ok(b.finish(reader.bad_lines(), reader.timed()))
 }

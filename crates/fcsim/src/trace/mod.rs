@@ -57,6 +57,13 @@ pub struct TraceOptions {
     pub params: BTreeMap<String, String>,
 }
 
+/// Called every few tens of thousands of requests with (done, total) in the reader's unit;
+/// returning false stops the pass with [`crate::error::Error::Interrupted`].
+pub type Progress<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
+
+/// Requests between progress calls.
+pub const PROGRESS_EVERY: u64 = 1 << 16;
+
 /// A stream of host requests.
 pub trait TraceReader: Send {
     /// The next request in trace order, `Ok(None)` at the end.
