@@ -10,10 +10,11 @@ larger ones are not, to keep executions fast. libFuzzer's options apply:
 `make fuzz` runs it (target experiment-toml); tests/test_fuzz_toml.py replays its corpus.
 """
 
-import functools
 import json
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 #: Where the experiment is said to be, and an empty directory its traces are looked for in.
@@ -43,24 +44,51 @@ def check(data: bytes) -> None:
         )
     except TraceError as e:
         assert str(e).strip() and "\n" not in str(e), repr(str(e))
+    except TooCostly:
+        pass  # a trace too long to measure within the budget; the rest of the input was parsed
 
 
-def cache_working_sets() -> None:
-    """Remembers the working set of each trace measured. The traces here are synth: specs (the
-    traces directory is empty), whose working set is a function of the spec alone; its pass is
-    the core's, not the loader's, and costs a quarter of a second for a paper profile, which
-    the corpus names often. Without the cache such inputs held the fuzzer to ~400 executions a
-    second; errors are not remembered."""
+class TooCostly(Exception):
+    """A trace whose working-set pass took over BUDGET_S: the input is not checked further."""
+
+
+#: Seconds one working-set pass may take (a paper profile's takes a quarter of a second).
+BUDGET_S = 1.0
+
+
+def bound_working_sets() -> None:
+    """Remembers the working set of each trace measured, and stops a pass that takes over
+    BUDGET_S. The traces here are synth: specs (the traces directory is empty), whose working set
+    is a function of the spec alone, and whose pass is as long as the spec says: a paper profile
+    is a quarter of a second, which held the fuzzer to ~400 executions a second before it was
+    remembered, and `synth:zipf,n=10077777777777777770` would run for ever, as it would for a
+    user who asked for that many requests (its Ctrl-C works). Errors are not remembered."""
     from fcsim import _core
 
     measure = _core.working_set
+    known: dict[tuple[str, str], int | None] = {}
 
-    @functools.lru_cache(maxsize=4096)
-    def remembered(path: str, options: str) -> int:
-        return measure(path, **json.loads(options))
+    def working_set(path: str, progress: Callable[[int, int], None] | None = None, **options: object) -> int:
+        key = (path, json.dumps(options, sort_keys=True))
+        if key not in known:
+            deadline = time.monotonic() + BUDGET_S
 
-    def working_set(path: str, **options: object) -> int:
-        return remembered(path, json.dumps(options, sort_keys=True))
+            def budget(done: int, total: int) -> None:
+                if progress is not None:
+                    progress(done, total)
+                if time.monotonic() > deadline:
+                    raise TooCostly(path)
+
+            try:
+                known[key] = measure(path, progress=budget, **options)
+            except TooCostly:
+                known[key] = None
+            if len(known) > 4096:
+                del known[next(iter(known))]
+        ws = known[key]
+        if ws is None:
+            raise TooCostly(path)
+        return ws
 
     _core.working_set = working_set
 
@@ -73,7 +101,7 @@ def main() -> None:
     # fcsim's Rust core, which checks sizes, policies and --set values.
     with atheris.instrument_imports(include=["fcsim"]):
         import fcsim.sweep  # noqa: F401
-    cache_working_sets()
+    bound_working_sets()
     atheris.Setup(sys.argv, check)
     atheris.Fuzz()
 

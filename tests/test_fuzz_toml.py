@@ -3,12 +3,13 @@ corpus and its regression inputs (what long runs found, kept after the fix) repl
 the kinds of hostile file it found fail with one ConfigError line each."""
 
 import importlib.util
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 import fcsim
-from fcsim import sweep
+from fcsim import _core, sweep
 
 FUZZ = Path(__file__).resolve().parent.parent / "fuzz"
 spec = importlib.util.spec_from_file_location("experiment_toml", FUZZ / "experiment_toml.py")
@@ -20,9 +21,34 @@ INPUTS = sorted((FUZZ / "corpus/experiment-toml").iterdir()) + sorted(
 )
 
 
+@pytest.fixture(scope="module")
+def bounded() -> Iterator[None]:
+    """The harness's bound on working-set passes, as in a fuzz run, for this module only."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_core, "working_set", _core.working_set)
+        harness.bound_working_sets()
+        yield
+
+
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_fuzz_input_replays_cleanly(path: Path) -> None:
+def test_fuzz_input_replays_cleanly(path: Path, bounded: None) -> None:
     harness.check(path.read_bytes())
+
+
+def test_a_working_set_pass_stops_when_its_progress_raises() -> None:
+    # What the harness's budget (and a sweep's Ctrl-C) relies on: the pass over a trace asked
+    # for 10^19 requests (the regression input above) stops at the callback's exception.
+    calls = []
+
+    def stop(done: int, total: int) -> None:
+        calls.append((done, total))
+        raise KeyboardInterrupt
+
+    for measure in (_core.working_set, _core.trace_info):
+        calls.clear()
+        with pytest.raises(KeyboardInterrupt):
+            measure("synth:zipf,n=10077777777777777770,pages=2", progress=stop)
+        assert len(calls) == 1 and calls[0][0] == 65536 and calls[0][1] > 10**19
 
 
 @pytest.mark.parametrize(
