@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import math
 import re
 import subprocess
 import sys
@@ -220,6 +221,11 @@ ARC = FIXTURES / "arc_p2.lis"
         (lambda: fcsim.simulate(ARC, set={"sim.queue_depth": -1}), "sim.queue_depth=-1"),
         (lambda: fcsim.simulate(ARC, set={"sim.queue_depth": 2**32}), "sim.queue_depth=4294967296"),
         (lambda: fcsim.simulate(ARC, set={"sim.queue_depth": [1]}), "expected a string key"),
+        (
+            lambda: fcsim.simulate(ARC, set={"sim.queue_depth": math.inf}),
+            "queue_depth=inf': expected a whole",
+        ),
+        (lambda: fcsim.simulate(ARC, set={"sim.queue_depth": 2.5}), "queue_depth=2.5': expected a whole"),
         (lambda: fcsim.simulate(ARC, set=5), "set=5"),
         (lambda: fcsim.simulate(ARC, policy=5), "policy=5"),
         (lambda: fcsim.simulate(ARC, size=None), "size=None"),

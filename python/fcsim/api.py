@@ -132,13 +132,20 @@ class Sets:
 
     @staticmethod
     def _sim_value(key: str, name: str, value: Any) -> Any:
-        try:
-            if name == "time_scale":
+        if name == "time_scale":
+            try:
                 return float(value)
-            if name == "queue_depth":
-                return integer(key, int(value))
-        except ValueError:
-            raise ConfigError(f"option '{key}={value}': expected a number") from None
+            except ValueError:
+                raise ConfigError(f"option '{key}={value}': expected a number") from None
+        if name == "queue_depth":
+            # A whole number: 2.5, inf and nan are refused, not truncated or overflowed.
+            if isinstance(value, float) and not value.is_integer():
+                raise ConfigError(f"option '{key}={value}': expected a whole number")
+            try:
+                depth = int(value)
+            except ValueError:
+                raise ConfigError(f"option '{key}={value}': expected a whole number") from None
+            return integer(key, depth)
         raise ConfigError(f"option '{key}': unknown; sim takes time_scale and queue_depth")
 
 
