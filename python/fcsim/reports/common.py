@@ -13,6 +13,21 @@ MARKERS |= {"cflru": "^", "lru-wsr": "v", "ccf-lru": "o", "pt-lru": "D", "gasa":
 MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
 
 
+class Claims:
+    """A report's claims set beside fcsim's numbers: table rows (claim, paper, fcsim, agrees),
+    and for each claim fcsim disagrees with, a bullet with its numbers."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[str]] = []
+        self.dis: list[str] = []
+
+    def add(self, claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
+        self.rows.append([claim, where, measured, "yes" if ok else "**no**"])
+        if not ok:
+            self.dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
+            self.dis.extend(f"  - {x}" for x in detail)
+
+
 def size_pct(df: pd.DataFrame) -> pd.Series:
     """Each point's cache size as a share of its trace's working set, in percent; NaN where the
     point gives the size in pages or bytes."""

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fcsim.reports.common import kind, own_traces, read_share, size_pct, version
+from fcsim.reports.common import Claims, kind, own_traces, read_share, size_pct, version
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
 BEST_STATIC = {"Financial1": 85, "Homes": 35, "Exchange": 45, "MSNFS": 25}
@@ -514,14 +514,8 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
 def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
     """Each claim of §V on the profiles: table rows (claim, paper, fcsim, agrees) and the
     disagreements with their numbers."""
-    rows: list[list[str]] = []
-    dis: list[str] = []
-
-    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
-        rows.append([claim, where, measured, "yes" if ok else "**no**"])
-        if not ok:
-            dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
-            dis.extend(f"  - {x}" for x in detail)
+    claims = Claims()
+    add, rows, dis = claims.add, claims.rows, claims.dis
 
     def curve(g: pd.DataFrame, metric: str) -> str:
         s = g[g["split"] != "dynamic"].sort_values("spare")

@@ -15,6 +15,7 @@ import pandas as pd
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
+    Claims,
     fmt_range,
     kind,
     own_traces,
@@ -182,14 +183,8 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
     """Each claim of §IV.B with what fcsim measures: table rows (claim, paper, fcsim, agrees) and the
     disagreements, each with its numbers."""
     traces = list(dict.fromkeys(df["trace"]))
-    rows: list[list[str]] = []
-    dis: list[str] = []
-
-    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
-        rows.append([claim, where, measured, "yes" if ok else "**no**"])
-        if not ok:
-            dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
-            dis.extend(f"  - {d}" for d in detail)
+    claims = Claims()
+    add, rows, dis = claims.add, claims.rows, claims.dis
 
     def cut_vs_lru(metric: str, what: str, section: str, cuts: dict[str, float]) -> None:
         """On each trace, GASA's best cut of ``metric`` vs LRU against the paper's "up to" cut on

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, own_traces, pct, version
+from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, Claims, own_traces, pct, version
 
 LCR_POLICIES = ("lru", "cflru", "gcar-cflru", "lcr")
 LCR_DEFAULT_WINDOW = "0.1"
@@ -648,14 +648,8 @@ def _profile_claims(
 ) -> tuple[list[list[str]], list[str]]:
     """Each claim of §IV.B and Fig. 2 on the profiles: table rows (claim, paper, fcsim, agrees)
     and the disagreements with their numbers."""
-    rows: list[list[str]] = []
-    dis: list[str] = []
-
-    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
-        rows.append([claim, where, measured, "yes" if ok else "**no**"])
-        if not ok:
-            dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
-            dis.extend(f"  - {x}" for x in detail)
+    claims = Claims()
+    add, rows, dis = claims.add, claims.rows, claims.dis
 
     def loads(t: str, metric: str, other: str) -> str:
         return ", ".join(
