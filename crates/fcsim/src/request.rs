@@ -98,8 +98,19 @@ pub struct PageAccess {
 /// Bits of a page key that hold the page number; the volume sits above them.
 pub const VOLUME_SHIFT: u32 = 48;
 
+/// Mask of the page-number bits of a key.
+pub const PAGE_MASK: u64 = (1 << VOLUME_SHIFT) - 1;
+
+/// The largest volume number a page key holds apart from the others (and `.fct` stores).
+pub const MAX_VOLUME: u32 = (1 << (64 - VOLUME_SHIFT)) - 1;
+
 /// Splits host requests into page accesses. Stateless apart from its page size and key unit, so
 /// it never allocates: [`PageSplitter::pages`] returns the page range of a request.
+///
+/// **Keys never collide.** A byte-addressed page's key is `volume << 48 | page number`: volumes
+/// 0 to [`MAX_VOLUME`] and page numbers below 2^48 (1 EiB of 4 KiB pages per volume), each
+/// pair its own key. A request outside that space is refused, never folded onto another
+/// volume's or a lower offset's key (which would count hits that never happened).
 #[derive(Debug, Clone, Copy)]
 pub struct PageSplitter {
     page_size: u32,
@@ -114,27 +125,42 @@ impl PageSplitter {
         PageSplitter { page_size, shift, unit }
     }
 
-    /// The keys of the first page and the number of pages a request touches. A zero-length
+    /// The key of the first page and the number of pages a request touches. A zero-length
     /// request touches the one page holding its offset. Keys of one request are consecutive.
+    /// `Err` says why a request has no keys of its own (a volume above [`MAX_VOLUME`], a page
+    /// number of 2^48 or more); the caller locates it ([`crate::trace::TraceReader::error_at_last`]).
     /// A range past the end of the address space (refused by [`HostRequest::check`], which every
     /// reader applies) is cut at its end, never wrapped: the count is at most `len / page_size + 1`.
     #[inline]
-    pub fn pages(&self, r: &HostRequest) -> (u64, u64) {
+    pub fn pages(&self, r: &HostRequest) -> Result<(u64, u64), String> {
         if self.unit == KeyUnit::Object {
-            return (r.offset, 1);
+            return Ok((r.offset, 1));
         }
         let end = r.offset.saturating_add(u64::from(r.len.max(1)) - 1);
         let (first, last) = match self.shift {
             Some(s) => (r.offset >> s, end >> s),
             None => (r.offset / u64::from(self.page_size), end / u64::from(self.page_size)),
         };
-        let base = u64::from(r.volume) << VOLUME_SHIFT;
-        (base | (first & PAGE_MASK), last - first + 1)
+        if r.volume > MAX_VOLUME || last > PAGE_MASK {
+            return Err(self.outside(r));
+        }
+        Ok((u64::from(r.volume) << VOLUME_SHIFT | first, last - first + 1))
+    }
+
+    #[cold]
+    fn outside(&self, r: &HostRequest) -> String {
+        if r.volume > MAX_VOLUME {
+            format!(
+                "volume {} is beyond the {} volumes fcsim keeps apart (0 to {MAX_VOLUME}); select one with --volume \
+                 or renumber the volumes",
+                r.volume,
+                u64::from(MAX_VOLUME) + 1
+            )
+        } else {
+            format!("offset {} B + size {} B ends beyond the 2^48 pages of {} B a volume's page keys hold", r.offset, r.len, self.page_size)
+        }
     }
 }
-
-/// Mask of the page-number bits of a key.
-pub const PAGE_MASK: u64 = (1 << VOLUME_SHIFT) - 1;
 
 #[cfg(test)]
 mod tests {
@@ -147,18 +173,18 @@ mod tests {
     #[test]
     fn splits_into_touched_pages() {
         let s = PageSplitter::new(4096, KeyUnit::Bytes);
-        assert_eq!(s.pages(&req(0, 4096, 0)), (0, 1));
-        assert_eq!(s.pages(&req(4095, 2, 0)), (0, 2)); // straddles a page boundary
-        assert_eq!(s.pages(&req(8192, 0, 0)), (2, 1)); // zero length: its own page
-        assert_eq!(s.pages(&req(512, 16384, 0)), (0, 5));
-        assert_eq!(s.pages(&req(4096, 4096, 3)), (3 << VOLUME_SHIFT | 1, 1));
+        assert_eq!(s.pages(&req(0, 4096, 0)).unwrap(), (0, 1));
+        assert_eq!(s.pages(&req(4095, 2, 0)).unwrap(), (0, 2)); // straddles a page boundary
+        assert_eq!(s.pages(&req(8192, 0, 0)).unwrap(), (2, 1)); // zero length: its own page
+        assert_eq!(s.pages(&req(512, 16384, 0)).unwrap(), (0, 5));
+        assert_eq!(s.pages(&req(4096, 4096, 3)).unwrap(), (3 << VOLUME_SHIFT | 1, 1));
     }
 
     #[test]
     fn non_power_of_two_page_size() {
         let s = PageSplitter::new(3000, KeyUnit::Bytes);
-        assert_eq!(s.pages(&req(2999, 2, 0)), (0, 2));
-        assert_eq!(s.pages(&req(6000, 3000, 0)), (2, 1));
+        assert_eq!(s.pages(&req(2999, 2, 0)).unwrap(), (0, 2));
+        assert_eq!(s.pages(&req(6000, 3000, 0)).unwrap(), (2, 1));
     }
 
     #[test]
@@ -167,7 +193,8 @@ mod tests {
         let top = req(u64::MAX - 999, 8192, 0);
         assert!(top.check(KeyUnit::Bytes).unwrap_err().contains("past the 64-bit byte address space"));
         assert!(top.check(KeyUnit::Object).is_ok());
-        assert_eq!(s.pages(&top).1, 1); // cut at the end of the address space
+        assert!(s.pages(&top).unwrap_err().contains("2^48 pages")); // never wrapped onto low keys
+        assert_eq!(PageSplitter::new(1 << 16, KeyUnit::Bytes).pages(&top).unwrap().1, 1); // cut at the end
         assert!(req(u64::MAX, 1, 0).check(KeyUnit::Bytes).is_ok());
         assert!(req(u64::MAX, 0, 0).check(KeyUnit::Bytes).is_ok());
         assert!(req(u64::MAX, 2, 0).check(KeyUnit::Bytes).is_err());
@@ -176,8 +203,19 @@ mod tests {
     }
 
     #[test]
+    fn keys_never_collide() {
+        let s = PageSplitter::new(4096, KeyUnit::Bytes);
+        // Volume 65536 was volume 0 and offset 2^60 B was offset 0 under a 64-bit shift-and-or.
+        assert!(s.pages(&req(4096, 4096, MAX_VOLUME + 1)).unwrap_err().contains("volume 65536 is beyond the 65536 volumes"));
+        assert_eq!(s.pages(&req(4096, 4096, MAX_VOLUME)).unwrap(), (u64::from(MAX_VOLUME) << VOLUME_SHIFT | 1, 1));
+        assert!(s.pages(&req(1 << 60, 4096, 0)).unwrap_err().contains("offset 1152921504606846976 B"));
+        assert_eq!(s.pages(&req((1 << 60) - 4096, 4096, 0)).unwrap(), (PAGE_MASK, 1));
+        assert!(s.pages(&req((1 << 60) - 4096, 4097, 0)).is_err()); // its last page is outside
+    }
+
+    #[test]
     fn object_keys_are_one_page() {
         let s = PageSplitter::new(4096, KeyUnit::Object);
-        assert_eq!(s.pages(&req(u64::MAX - 1, 1 << 20, 0)), (u64::MAX - 1, 1));
+        assert_eq!(s.pages(&req(u64::MAX - 1, 1 << 20, 0)).unwrap(), (u64::MAX - 1, 1));
     }
 }

@@ -50,7 +50,7 @@ pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32) -> Result
     let mut keys = Vec::new();
     while let Some(r) = reader.next_request()? {
         if r.op != Op::Trim {
-            let (first, n) = splitter.pages(&r);
+            let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
             keys.extend(first..first + n);
         }
     }
@@ -159,7 +159,7 @@ impl Run {
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);
-            let (first, n) = self.splitter.pages(&r);
+            let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
             let mut done = now;
             for key in first..first + n {
                 let next = self.next.get(index as usize).copied().unwrap_or(NEVER);

@@ -109,7 +109,7 @@ fn a_request_past_2_64_in_a_fct_file_is_an_error() {
 fn the_page_splitter_never_wraps() {
     let s = PageSplitter::new(4096, KeyUnit::Bytes);
     let r = HostRequest { time_ns: 0, volume: 0, offset: 18_446_744_073_709_551_000, len: 8192, op: Op::Read };
-    assert_eq!(s.pages(&r).1, 1);
+    assert!(s.pages(&r).unwrap_err().contains("2^48 pages"), "a page number past the key space is refused, never wrapped");
 }
 
 #[test]
@@ -344,4 +344,45 @@ fn convert_removes_temporary_files_of_dead_processes() {
     let mut names: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     names.sort();
     assert_eq!(names, [".t.fct.tmp-1", ".u.fct.tmp-999999999", "bad.csv", "t.fct"]);
+}
+
+/// Page keys (issue 24): a volume above 65535 was folded onto volume 0, an offset of 2^60 B onto
+/// offset 0, so two different pages counted as one (a hit ratio of 0.5 where 0 is right).
+#[test]
+fn pages_of_other_volumes_and_far_offsets_never_share_a_key() {
+    use fcsim::{simulate, SimConfig, SizeSpec};
+    let d = dir("keys");
+    let run = |path: &str| simulate(path, &opts("msr", &[]), &SimConfig::new("lru", SizeSpec::Pages(10)), None, None);
+    // Two distinct pages: the same offset on volumes 0 and 65535 (the largest kept apart).
+    let apart = write(&d, "apart.csv", "1,h,0,Read,4096,4096,1\n2,h,65535,Read,4096,4096,1\n");
+    let row = run(&apart).unwrap();
+    assert_eq!(row.counters.hits, 0);
+    for (name, line2) in [
+        ("volume.csv", "2,h,65536,Read,4096,4096,1\n"),
+        ("offset.csv", "2,h,0,Read,1152921504606851072,4096,1\n"), // 2^60 + 4096: page 2^48 + 1
+    ] {
+        let path = write(&d, name, format!("1,h,0,Read,4096,4096,1\n{line2}"));
+        let e = run(&path).unwrap_err().to_string();
+        assert!(e.contains(&format!("{name}:2: ")), "{e}");
+        assert!(e.contains("volume 65536 is beyond the 65536 volumes") || e.contains("ends beyond the 2^48 pages of 4096 B"), "{e}");
+        // Every pass that splits pages refuses it alike, at the same line.
+        let mut r = trace::open(&path, &opts("msr", &[])).unwrap();
+        let e = fcsim::trace::info::trace_info(r.as_mut(), 4096, None).unwrap_err().to_string();
+        assert!(e.contains(&format!("{name}:2: ")), "{e}");
+    }
+}
+
+/// Volume numbers of 2^32 or more were cut to 32 bits (2^32 read as volume 0).
+#[test]
+fn volume_numbers_are_never_wrapped() {
+    let d = dir("volumes");
+    for (format, line) in [
+        ("msr", "1,h,4294967296,Read,0,4096,1\n"),
+        ("systor", "1,0.1,R,4294967296,0,4096\n"),
+        ("tencent", "1,0,8,0,4294967296\n"),
+    ] {
+        let path = write(&d, &format!("{format}.csv"), line);
+        let e = err(&path, &opts(format, &[]));
+        assert!(e.contains(":1: ") && e.contains("4294967296 is larger than the largest volume number fcsim reads (4294967295)"), "{e}");
+    }
 }

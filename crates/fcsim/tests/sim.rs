@@ -237,7 +237,7 @@ fn page_sequences_for_libcachesim_round_trip() {
     let want: Vec<u64> = read_all(&src, &TraceOptions::default())
         .iter()
         .flat_map(|r| {
-            let (f, n) = splitter.pages(r);
+            let (f, n) = splitter.pages(r).unwrap();
             f..f + n
         })
         .collect();
@@ -252,7 +252,7 @@ fn page_sequences_for_libcachesim_round_trip() {
     assert!(std::fs::read_to_string(&csv).unwrap().starts_with("time,obj_id,obj_size,op\n"));
     let ops = |reqs: Vec<fcsim::request::HostRequest>| {
         reqs.iter()
-            .flat_map(|r| std::iter::repeat(r.op).take(splitter.pages(r).1 as usize))
+            .flat_map(|r| std::iter::repeat(r.op).take(splitter.pages(r).unwrap().1 as usize))
             .filter(|op| *op != fcsim::request::Op::Trim)
             .collect::<Vec<_>>()
     };

@@ -86,7 +86,7 @@ impl Trace {
             requests += 1;
             first = first.min(r.time_ns);
             last = last.max(r.time_ns);
-            let (p, n) = splitter.pages(&r);
+            let (p, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
             for k in p..p + n {
                 keys.push(k);
                 ops.push(r.op);

@@ -193,17 +193,14 @@ pub fn convert(
     let mut first_time = None;
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
-        info.add(&r);
+        info.add(&r).map_err(|m| reader.error_at_last(m))?;
         let t0 = *first_time.get_or_insert(r.time_ns);
-        if r.volume > u32::from(u16::MAX) && target == Target::Fct {
-            return Err(Error::config(format!("volume {} does not fit the .fct format (at most 65535)", r.volume)));
-        }
         if let Some(w) = fct_w.as_mut() {
             w.push(&r).map_err(werr)?;
         }
         let secs = (r.time_ns.saturating_sub(t0) / 1_000_000_000).min(u64::from(u32::MAX)) as u32;
         if r.op != crate::request::Op::Trim {
-            let (first, count) = splitter.pages(&r);
+            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
             for k in first..first + count {
                 if let Some(w) = csv_w.as_mut() {
                     let op = if r.op == crate::request::Op::Write { "write" } else { "read" };

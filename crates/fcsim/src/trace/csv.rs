@@ -8,7 +8,7 @@
 //! (default `,`). Without an `op` column every request is a read; without `time`, time is the
 //! request index.
 
-use super::text::{parse_len, parse_offset, parse_scaled, parse_u64, spans, LineFormat, Parsed};
+use super::text::{parse_len, parse_offset, parse_scaled, parse_volume, spans, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -164,7 +164,7 @@ impl LineFormat for Csv {
         };
         let time_ns = if self.idx[2] == usize::MAX { self.index } else { parse_scaled(get(2)?, self.time_digits, "a time")? };
         let op = if self.idx[3] == usize::MAX { Op::Read } else { self.op(get(3)?)? };
-        let volume = if self.idx[4] == usize::MAX { 0 } else { parse_u64(get(4)?, "a volume number")? as u32 };
+        let volume = if self.idx[4] == usize::MAX { 0 } else { parse_volume(get(4)?, "a volume number")? };
         self.index += 1;
         Ok(Parsed::Request(HostRequest {
             time_ns,

@@ -4,7 +4,7 @@
 //! length`. time is seconds since the start of the capture (decimal), sector and length in
 //! 512-byte sectors. The volume is the disk number.
 
-use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_volume, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -39,7 +39,7 @@ impl LineFormat for DiskMon {
         };
         Ok(Parsed::Request(HostRequest {
             time_ns: parse_scaled(f[1], 9, "a time in seconds")?,
-            volume: parse_u64(f[3], "a disk number")? as u32,
+            volume: parse_volume(f[3], "a disk number")?,
             offset: parse_offset(f[5], 512, "a start sector")?,
             len: parse_len(f[6], 512, "a length in sectors")?,
             op,

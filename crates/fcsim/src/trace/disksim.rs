@@ -8,7 +8,7 @@
 //!
 //! Both keep the device as the volume. Detection picks DiskSim when the time has a decimal point.
 
-use super::text::{parse_len, parse_offset, parse_scaled, parse_u64, words, LineFormat, Parsed};
+use super::text::{parse_len, parse_offset, parse_scaled, parse_u64, parse_volume, words, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -70,7 +70,7 @@ impl LineFormat for Ascii {
         };
         Ok(Parsed::Request(HostRequest {
             time_ns,
-            volume: parse_u64(f[1], "a device number")? as u32,
+            volume: parse_volume(f[1], "a device number")?,
             offset: parse_offset(f[2], 512, "a block number (512 B)")?,
             len: parse_len(f[3], 512, "a size in blocks")?,
             op,

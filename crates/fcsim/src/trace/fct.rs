@@ -282,7 +282,8 @@ impl FctReader {
     #[inline]
     fn count(&mut self, r: &HostRequest) {
         let c = &mut self.counts;
-        let pages = self.splitter.pages(r).1;
+        // A record outside the key space (refused where it is split) counts no pages.
+        let pages = self.splitter.pages(r).map_or(0, |(_, n)| n);
         if self.read == 1 {
             c.time_first = r.time_ns;
         }
@@ -430,6 +431,10 @@ impl TraceReader for FctReader {
 
     fn progress(&self) -> (u64, u64) {
         (self.read, self.header.requests)
+    }
+
+    fn error_at_last(&self, message: String) -> Error {
+        Error::trace(&self.src.path, Location::Byte(HEADER as u64 + self.read.saturating_sub(1) * RECORD as u64 + 8), message)
     }
 
     fn timed(&self) -> bool {

@@ -116,7 +116,9 @@ impl InfoBuilder {
         }
     }
 
-    pub fn add(&mut self, r: &HostRequest) {
+    /// Counts `r`; `Err` when the page splitter refuses it (see [`PageSplitter::pages`]).
+    pub fn add(&mut self, r: &HostRequest) -> std::result::Result<(), String> {
+        let (first, n) = self.splitter.pages(r)?;
         let i = &mut self.info;
         if i.requests == 0 {
             i.time_first_ns = r.time_ns;
@@ -128,7 +130,6 @@ impl InfoBuilder {
         i.time_min_ns = i.time_min_ns.min(r.time_ns);
         i.time_max_ns = i.time_max_ns.max(r.time_ns);
         i.bytes += u64::from(r.len);
-        let (first, n) = self.splitter.pages(r);
         i.page_accesses += n;
         let v = self.volumes.entry(r.volume).or_default();
         v.requests += 1;
@@ -157,6 +158,7 @@ impl InfoBuilder {
             Op::Trim => i.trims += 1,
         }
         *self.sizes.entry(u64::from(r.len).next_power_of_two()).or_default() += 1;
+        Ok(())
     }
 
     /// The statistics, for a reader that skipped `bad_lines` and whose requests are `timed`.
@@ -184,7 +186,7 @@ pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32, mut progress: Op
     let mut b = InfoBuilder::new(reader.format(), page_size, reader.key_unit());
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
-        b.add(&r);
+        b.add(&r).map_err(|m| reader.error_at_last(m))?;
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {

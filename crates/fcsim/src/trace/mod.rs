@@ -87,6 +87,9 @@ pub trait TraceReader: Send {
     }
     /// Progress as (done, total) in any unit (bytes of the file, requests of a generator).
     fn progress(&self) -> (u64, u64);
+    /// An error about the request returned last (one the page splitter refuses), located as
+    /// the reader's own errors are: file and line, or byte offset, or the generator's request.
+    fn error_at_last(&self, message: String) -> Error;
     /// Next-access indices stored in the trace for page size `page_size`, if it has them.
     fn next_access_column(&mut self, _page_size: u32) -> Result<Option<Vec<u64>>> {
         Ok(None)

@@ -5,7 +5,7 @@
 //! Type is `Read` or `Write`; Offset and Size are bytes. The volume is DiskNumber (a published
 //! MSR file holds one host, so the host name is not part of the key).
 
-use super::text::{fields, parse_len, parse_offset, parse_u64, LineFormat, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_u64, parse_volume, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -41,7 +41,7 @@ impl LineFormat for Msr {
         };
         Ok(Parsed::Request(HostRequest {
             time_ns: ticks.checked_mul(100).ok_or("timestamp overflows 64-bit nanoseconds")?,
-            volume: parse_u64(f[2], "a disk number")? as u32,
+            volume: parse_volume(f[2], "a disk number")?,
             offset: parse_offset(f[4], 1, "a byte offset")?,
             len: parse_len(f[5], 1, "a size in bytes")?,
             op,

@@ -74,6 +74,10 @@ impl TraceReader for OracleReader {
     fn progress(&self) -> (u64, u64) {
         self.src.progress()
     }
+
+    fn error_at_last(&self, message: String) -> Error {
+        Error::trace(&self.src.path, Location::Byte(self.offset.saturating_sub(RECORD as u64)), message)
+    }
 }
 
 /// Writes one oracleGeneral record.

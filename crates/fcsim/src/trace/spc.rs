@@ -6,7 +6,7 @@
 //! bytes, Opcode `r`/`R` or `w`/`W`, Timestamp in seconds (decimal) since the trace start,
 //! converted to ns exactly. The volume is the ASU.
 
-use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_volume, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -41,7 +41,7 @@ impl LineFormat for Spc {
         };
         Ok(Parsed::Request(HostRequest {
             time_ns: parse_scaled(f[4], 9, "a timestamp in seconds")?,
-            volume: parse_u64(f[0], "an ASU number")? as u32,
+            volume: parse_volume(f[0], "an ASU number")?,
             offset: parse_offset(f[1], 512, "an LBA (512 B blocks)")?,
             len: parse_len(f[2], 1, "a size in bytes")?,
             op,

@@ -480,6 +480,10 @@ impl TraceReader for Generator {
     fn progress(&self) -> (u64, u64) {
         (self.i, self.spec.requests)
     }
+
+    fn error_at_last(&self, message: String) -> Error {
+        Error::config(format!("synth: request {}: {message}", self.i))
+    }
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! nanosecond precision (decimal, parsed exactly), IOType `R` or `W`, Offset and Size in bytes.
 //! The volume is the LUN.
 
-use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_u64, LineFormat, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_scaled, parse_volume, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -43,7 +43,7 @@ impl LineFormat for Systor {
         };
         Ok(Parsed::Request(HostRequest {
             time_ns: parse_scaled(f[0], 9, "a Unix timestamp in seconds")?,
-            volume: parse_u64(f[3], "a LUN number")? as u32,
+            volume: parse_volume(f[3], "a LUN number")?,
             offset: parse_offset(f[4], 1, "a byte offset")?,
             len: parse_len(f[5], 1, "a size in bytes")?,
             op,

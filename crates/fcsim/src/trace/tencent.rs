@@ -4,7 +4,7 @@
 //! (integer), Offset and Size are 512-byte sectors, IOType 0 = read, 1 = write. The volume is
 //! VolumeID. Timestamps are whole seconds and not strictly sorted in the published files.
 
-use super::text::{fields, parse_len, parse_offset, parse_u64, LineFormat, Parsed};
+use super::text::{fields, parse_len, parse_offset, parse_u64, parse_volume, LineFormat, Parsed};
 use super::{FormatInfo, Opener, Params};
 use crate::request::{HostRequest, Op};
 
@@ -40,7 +40,7 @@ impl LineFormat for Tencent {
         let secs = parse_u64(f[0], "a Unix timestamp in seconds")?;
         Ok(Parsed::Request(HostRequest {
             time_ns: secs.checked_mul(1_000_000_000).ok_or("timestamp overflows 64-bit nanoseconds")?,
-            volume: parse_u64(f[4], "a volume id")? as u32,
+            volume: parse_volume(f[4], "a volume id")?,
             offset: parse_offset(f[1], 512, "an offset in sectors")?,
             len: parse_len(f[2], 512, "a size in sectors")?,
             op,

@@ -176,6 +176,10 @@ impl TraceReader for TextReader {
     fn progress(&self) -> (u64, u64) {
         self.source.progress()
     }
+
+    fn error_at_last(&self, message: String) -> Error {
+        Error::trace(&self.source.path, Location::Line(self.line), message)
+    }
 }
 
 // Field helpers shared by the text formats: splitting a line without allocating, and parsing
@@ -235,6 +239,12 @@ pub fn spans(line: &str, sep: char, out: &mut Vec<(usize, usize)>) {
 
 pub fn parse_u64(s: &str, what: &str) -> std::result::Result<u64, String> {
     s.trim().parse::<u64>().map_err(|_| format!("expected {what}, found '{s}'"))
+}
+
+/// A volume number (disk, LUN, ASU, device): 0 to 2^32 − 1, never wrapped.
+pub fn parse_volume(s: &str, what: &str) -> std::result::Result<u32, String> {
+    let v = parse_u64(s, what)?;
+    u32::try_from(v).map_err(|_| format!("{what} {v} is larger than the largest volume number fcsim reads ({})", u32::MAX))
 }
 
 /// A request length given in units of `unit` bytes, at most [`MAX_REQUEST_BYTES`].
