@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import fcsim
-from conftest import FIXTURES
+from conftest import FIXTURES, TRACES
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 PAST_2_64 = "128166372003061629,hm,0,Read,18446744073709551000,8192,100\n"
@@ -125,3 +125,54 @@ def test_a_calibrated_spec_too_large_for_memory_is_refused() -> None:
     )
     with pytest.raises(fcsim.ConfigError, match="more memory than can be allocated"):
         fcsim.trace_info(HUGE_CALIBRATED)
+
+
+def limited_memory() -> None:
+    """A child's address space capped at 1.5 GB: the machine's memory as a small one has it."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["trace", "info", "T"],
+        ["run", "T", "--policy", "lru", "--size", "100%"],
+        ["mrc", "T"],
+        ["trace", "convert", "T", "-o", "OUT.fct", "--annotate-next"],
+        ["run", "T", "--policy", "min", "--size", "10"],
+        ["run", "T", "--policy", "m", "--size", "10"],
+    ],
+)
+def test_a_trace_beyond_memory_is_one_error_not_an_abort(tmp_path: Path, cmd: list[str]) -> None:
+    # 100 KB of MSR lines: 2,000 one-GiB reads at distinct offsets, 524M pages of 4 KiB. Every
+    # table sized by the trace's pages grows fallibly; before, each pass aborted (exit 134).
+    t = tmp_path / "big.csv"
+    t.write_text("".join(f"128166372003061629,h,0,Read,{i << 30},1073741824,1\n" for i in range(2000)))
+    args = [str(t) if a == "T" else str(tmp_path / a) if a == "OUT.fct" else a for a in cmd]
+    r = subprocess.run(
+        [*FCSIM, *args], capture_output=True, text=True, timeout=120, preexec_fn=limited_memory
+    )
+    one_error_line(r, "not enough memory for", "could not be allocated")
+    assert not (tmp_path / "OUT.fct").exists()
+
+
+def test_a_huge_shards_sample_bound_is_not_reserved_up_front() -> None:
+    # 10^12 samples aborted allocating them before the first access; memory follows the trace.
+    r = subprocess.run(
+        [
+            *FCSIM,
+            "mrc",
+            TRACES / "msr_hm_0_excerpt1000.csv",
+            "--method",
+            "shards",
+            "--max-samples",
+            "1000000000000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=limited_memory,
+    )
+    assert r.returncode == 0 and "100%" in r.stdout, r.stderr

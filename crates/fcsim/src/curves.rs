@@ -27,14 +27,14 @@ pub fn feed(
     reader: &mut dyn TraceReader,
     page_size: u32,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-    access: &mut dyn FnMut(u64),
+    access: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<()> {
     let splitter = PageSplitter::new(page_size, reader.key_unit());
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
         if r.op != Op::Trim {
             let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
-            (first..first + count).for_each(&mut *access);
+            (first..first + count).try_for_each(&mut *access)?;
         }
         n += 1;
         if n % (1 << 16) == 0 {
@@ -57,9 +57,7 @@ pub fn exact(trace: &str, opts: &TraceOptions, page_size: u32, progress: &mut dy
         false => 0,
     };
     let mut sd = StackDistances::with_pages(pages);
-    feed(reader.as_mut(), page_size, progress, &mut |key| {
-        sd.access(key);
-    })?;
+    feed(reader.as_mut(), page_size, progress, &mut |key| sd.access(key).map(|_| ()))?;
     Ok(sd.finish())
 }
 

@@ -5,7 +5,7 @@
 //! `tests/layers.rs`, fails on an import that points up or on a cycle):
 //!
 //! ```text
-//! leaves   error · params (key=value with used-value tracking) · size · histogram
+//! leaves   error · mem (fallible growth of what a trace sizes) · params (key=value with used-value tracking) · size · histogram
 //!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
 //!          · mrc (miss-ratio curves from a stream of page keys: exact, SHARDS)
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
@@ -44,6 +44,7 @@ pub mod curves;
 pub mod device;
 pub mod error;
 pub mod histogram;
+pub mod mem;
 pub mod metrics;
 pub mod mrc;
 pub mod offline;

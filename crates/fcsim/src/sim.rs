@@ -7,6 +7,7 @@
 use crate::device::Backing;
 use crate::error::{Error, Result};
 use crate::histogram::Histogram;
+use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Split, Tier};
@@ -51,10 +52,11 @@ pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32) -> Result
     while let Some(r) = reader.next_request()? {
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
             keys.extend(first..first + n);
         }
     }
-    Ok(trace::convert::next_access(&keys))
+    trace::convert::next_access(&keys)
 }
 
 /// When requests arrive.
@@ -167,7 +169,7 @@ impl Run {
                 if r.op != Op::Trim {
                     index += 1;
                     if let Some(s) = self.split.as_mut() {
-                        s.access(key);
+                        s.access(key)?;
                     }
                 }
             }

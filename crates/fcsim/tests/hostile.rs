@@ -376,11 +376,9 @@ fn pages_of_other_volumes_and_far_offsets_never_share_a_key() {
 #[test]
 fn volume_numbers_are_never_wrapped() {
     let d = dir("volumes");
-    for (format, line) in [
-        ("msr", "1,h,4294967296,Read,0,4096,1\n"),
-        ("systor", "1,0.1,R,4294967296,0,4096\n"),
-        ("tencent", "1,0,8,0,4294967296\n"),
-    ] {
+    for (format, line) in
+        [("msr", "1,h,4294967296,Read,0,4096,1\n"), ("systor", "1,0.1,R,4294967296,0,4096\n"), ("tencent", "1,0,8,0,4294967296\n")]
+    {
         let path = write(&d, &format!("{format}.csv"), line);
         let e = err(&path, &opts(format, &[]));
         assert!(e.contains(":1: ") && e.contains("4294967296 is larger than the largest volume number fcsim reads (4294967295)"), "{e}");

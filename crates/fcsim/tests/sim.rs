@@ -125,7 +125,7 @@ proptest! {
     #[test]
     fn min_misses_at_most_every_online_policy(ops in ops_strategy(false), cap in 1usize..24) {
         let keys: Vec<u64> = ops.iter().map(|o| o.0).collect();
-        let next = convert::next_access(&keys);
+        let next = convert::next_access(&keys).unwrap();
         let bypass = BTreeMap::from([("bypass".to_string(), "true".to_string())]);
         let (p, _) = policy::build("min", cap, bypass).unwrap();
         let mut min = Tier::new(p, cap);
@@ -144,7 +144,7 @@ proptest! {
     fn exact_mrc_equals_lru_at_every_size(ops in ops_strategy(false)) {
         let mut sd = fcsim::mrc::StackDistances::new();
         for &(k, _) in &ops {
-            sd.access(k);
+            sd.access(k).unwrap();
         }
         let mrc = sd.finish();
         for cap in 1..=41 {

@@ -12,6 +12,8 @@
 //! hash map: an array entry is 4 bytes and one memory access, a map entry about 20 and a probe.
 
 use super::Mrc;
+use crate::error::Result;
+use crate::mem;
 use rustc_hash::FxHashMap;
 
 /// Stack distances of a stream of page accesses, one at a time.
@@ -40,8 +42,10 @@ impl StackDistances {
         Self::with_pages(0)
     }
 
-    /// Sized for about `pages` distinct pages (a hint; it grows past it).
+    /// Sized for about `pages` distinct pages (a hint, taken up to 2^26: it grows past it, so
+    /// memory follows the pages seen, whatever the hint).
     pub fn with_pages(pages: usize) -> Self {
+        let pages = pages.min(1 << 26);
         let cap = (2 * pages).next_power_of_two().max(1 << 16);
         let last = Last::Dense { slots: Vec::new(), limit: (4 * pages).max(1 << 16) as u64, hint: pages };
         StackDistances { bits: vec![0; cap / 64], tree: vec![0; cap / 64 + 1], last, pages: 0, next: 0, mrc: Mrc::default() }
@@ -85,16 +89,16 @@ impl StackDistances {
     /// Renumbers the live slots 0..M in order (a slot's new number is its rank among live
     /// slots), doubling the capacity if they fill half of it, and rebuilds the bitset and tree
     /// in linear time.
-    fn compact(&mut self) {
+    fn compact(&mut self) -> Result<()> {
         let live = self.pages;
         let mut words = self.bits.len();
         if 2 * live > 64 * words {
             words *= 2;
         }
-        let mut before = Vec::with_capacity(self.bits.len());
+        let mut before = mem::filled(self.bits.len(), 0u32, "the stack-distance slots")?;
         let mut sum = 0u32;
-        for w in &self.bits {
-            before.push(sum);
+        for (b, w) in before.iter_mut().zip(&self.bits) {
+            *b = sum;
             sum += w.count_ones();
         }
         let bits = &self.bits;
@@ -104,14 +108,15 @@ impl StackDistances {
             *slot = before[s / 64] + (bits[s / 64] & mask).count_ones();
         });
         self.next = live;
-        self.bits = vec![0; words];
+        let (bits, tree) = (mem::filled(words, 0, "the stack-distance slots")?, mem::filled(words + 1, 0, "the stack-distance tree")?);
+        self.bits = bits;
         for w in 0..live / 64 {
             self.bits[w] = u64::MAX;
         }
         if live % 64 != 0 {
             self.bits[live / 64] = (1 << (live % 64)) - 1;
         }
-        self.tree = vec![0; words + 1];
+        self.tree = tree;
         for i in 1..=words {
             self.tree[i] += self.bits[i - 1].count_ones();
             let parent = i + (i & i.wrapping_neg());
@@ -119,18 +124,20 @@ impl StackDistances {
                 self.tree[parent] += self.tree[i];
             }
         }
+        Ok(())
     }
 
-    /// Records a read or write access to `key`; returns its stack distance (None if cold).
+    /// Records a read or write access to `key`; returns its stack distance (None if cold), or
+    /// an error when the structure cannot grow for a new page (out of memory).
     #[inline]
-    pub fn access(&mut self, key: u64) -> Option<u64> {
+    pub fn access(&mut self, key: u64) -> Result<Option<u64>> {
         if self.next == 64 * self.bits.len() {
-            self.compact();
+            self.compact()?;
         }
         self.mrc.accesses += 1;
         let slot = self.next;
         self.next += 1;
-        let d = match self.last.insert(key, slot as u32) {
+        let d = match self.last.insert(key, slot as u32)? {
             Some(old) => {
                 let old = old as usize;
                 // Live slots after the old one (the old one is still live).
@@ -150,7 +157,7 @@ impl StackDistances {
             }
         };
         self.set(slot);
-        d
+        Ok(d)
     }
 
     /// Forgets `key`, as if it had never been accessed: its live slot is cleared, so it no longer
@@ -205,24 +212,34 @@ const ABSENT: u32 = u32::MAX;
 impl Last {
     /// Sets `key`'s slot; returns its previous one.
     #[inline]
-    fn insert(&mut self, key: u64, slot: u32) -> Option<u32> {
+    fn insert(&mut self, key: u64, slot: u32) -> Result<Option<u32>> {
         match self {
             Last::Dense { slots, limit, .. } if key < *limit => {
                 let k = key as usize;
                 if k >= slots.len() {
-                    slots.resize((k + 1).next_power_of_two().min(*limit as usize), ABSENT);
+                    let n = (k + 1).next_power_of_two().min(*limit as usize);
+                    mem::reserve(slots, n - slots.len(), "the stack-distance page table")?;
+                    slots.resize(n, ABSENT);
                 }
                 let old = std::mem::replace(&mut slots[k], slot);
-                (old != ABSENT).then_some(old)
+                Ok((old != ABSENT).then_some(old))
             }
             Last::Dense { slots, hint, .. } => {
                 let mut map = FxHashMap::default();
-                map.reserve((*hint).max(slots.len() / 4));
-                map.extend(slots.iter().enumerate().filter(|(_, &s)| s != ABSENT).map(|(k, &s)| (k as u64, s)));
+                if map.try_reserve((*hint).max(slots.len() / 4)).is_err() {
+                    return Err(mem::refused("the stack-distance page table", *hint, 12));
+                }
+                for (k, &s) in slots.iter().enumerate().filter(|(_, &s)| s != ABSENT) {
+                    mem::reserve_map(&mut map, "the stack-distance page table")?;
+                    map.insert(k as u64, s);
+                }
                 *self = Last::Sparse(map);
                 self.insert(key, slot)
             }
-            Last::Sparse(map) => map.insert(key, slot),
+            Last::Sparse(map) => {
+                mem::reserve_map(map, "the stack-distance page table")?;
+                Ok(map.insert(key, slot))
+            }
         }
     }
 
@@ -255,7 +272,7 @@ mod tests {
         // 1 2 3 1 2 2 4 1. Stack (top first) before each re-access: 1 at [3 2 1] → 3;
         // 2 at [1 3 2] → 3; 2 at [2 1 3] → 1; 1 at [4 2 1 3] → 3.
         let mut sd = StackDistances::new();
-        let got: Vec<Option<u64>> = [1, 2, 3, 1, 2, 2, 4, 1].iter().map(|&k| sd.access(k)).collect();
+        let got: Vec<Option<u64>> = [1, 2, 3, 1, 2, 2, 4, 1].iter().map(|&k| sd.access(k).unwrap()).collect();
         assert_eq!(got, [None, None, None, Some(3), Some(3), Some(1), None, Some(3)]);
         let mrc = sd.finish();
         assert_eq!((mrc.accesses, mrc.cold), (8, 4));
@@ -271,16 +288,16 @@ mod tests {
         // the distances carry on as before: 5 pages used since page 3's last access.
         let mut sd = StackDistances::with_pages(10);
         for k in 0..100 {
-            sd.access(k);
+            sd.access(k).unwrap();
         }
         assert!(matches!(sd.last, Last::Dense { .. }));
-        assert_eq!(sd.access(1 << 40), None);
+        assert_eq!(sd.access(1 << 40).unwrap(), None);
         assert!(matches!(sd.last, Last::Sparse(_)));
         for k in [96, 97, 98, 99] {
-            sd.access(k);
+            sd.access(k).unwrap();
         }
-        assert_eq!(sd.access(95), Some(6));
-        assert_eq!(sd.access(1 << 40), Some(6));
+        assert_eq!(sd.access(95).unwrap(), Some(6));
+        assert_eq!(sd.access(1 << 40).unwrap(), Some(6));
     }
 
     #[test]
@@ -289,28 +306,28 @@ mod tests {
         // Removing a page never seen does nothing.
         let mut sd = StackDistances::new();
         for k in [1, 2, 3] {
-            sd.access(k);
+            sd.access(k).unwrap();
         }
         assert!(sd.remove(2));
         assert!(!sd.remove(2));
         assert!(!sd.remove(7));
         assert_eq!(sd.pages(), 2);
-        assert_eq!(sd.access(1), Some(2));
-        assert_eq!(sd.access(2), None);
-        assert_eq!(sd.access(3), Some(3));
+        assert_eq!(sd.access(1).unwrap(), Some(2));
+        assert_eq!(sd.access(2).unwrap(), None);
+        assert_eq!(sd.access(3).unwrap(), Some(3));
         // The same through a map (a key past the array's limit) and across compactions: keep
         // 100 pages live out of many, removing each page 100 accesses after it came.
         let mut sd = StackDistances::with_pages(10);
-        sd.access(1 << 40);
+        sd.access(1 << 40).unwrap();
         sd.remove(1 << 40);
         for i in 0..300_000u64 {
             if i >= 100 {
                 assert!(sd.remove(i - 100));
             }
-            assert_eq!(sd.access(i), None);
+            assert_eq!(sd.access(i).unwrap(), None);
             assert_eq!(sd.pages(), (i as usize + 1).min(100));
         }
-        assert_eq!(sd.access(299_950), Some(50));
+        assert_eq!(sd.access(299_950).unwrap(), Some(50));
         assert!(sd.bits.len() * 64 <= 1 << 16, "slots stay O(live pages)");
     }
 
@@ -320,7 +337,7 @@ mod tests {
         // access has distance 1000.
         let mut sd = StackDistances::new();
         for i in 0..200_000u64 {
-            let d = sd.access(i % 1000);
+            let d = sd.access(i % 1000).unwrap();
             assert_eq!(d, (i >= 1000).then_some(1000));
         }
     }

@@ -19,6 +19,7 @@
 mod exact;
 pub mod shards;
 
+use crate::error::Result;
 pub use exact::StackDistances;
 pub use shards::{Sampling, Shards};
 
@@ -67,8 +68,9 @@ impl Mrc {
 /// afresh: the MRC generator of the dynamic-allocation paper (§IV), which reads the curve of the
 /// last window and resets it.
 pub trait CurveBuilder: Send + std::fmt::Debug {
-    /// Records a read or write access to `key`.
-    fn access(&mut self, key: u64);
+    /// Records a read or write access to `key`; `Err` when the structure cannot grow for it
+    /// (out of memory).
+    fn access(&mut self, key: u64) -> Result<()>;
     /// Miss ratio of an LRU cache of `size` pages over the accesses since the last reset (1
     /// with none).
     fn miss_ratio(&self, size: u64) -> f64;
@@ -80,8 +82,8 @@ pub trait CurveBuilder: Send + std::fmt::Debug {
 
 impl CurveBuilder for StackDistances {
     #[inline]
-    fn access(&mut self, key: u64) {
-        StackDistances::access(self, key);
+    fn access(&mut self, key: u64) -> Result<()> {
+        StackDistances::access(self, key).map(|_| ())
     }
     fn miss_ratio(&self, size: u64) -> f64 {
         self.curve().miss_ratio(size)

@@ -180,9 +180,11 @@ impl Shards {
     /// A builder sampling by `sampling`, hashing with `seed`.
     pub fn new(sampling: Sampling, seed: u64) -> Result<Self> {
         let sampling = sampling.validate()?;
+        // Room for at most 2^16 samples up front; beyond that the sample grows as pages are
+        // sampled, so memory follows the trace, not the bound asked for (10^12 aborted).
         let (pages, heap) = match sampling {
             Sampling::Rate(_) => (0, BinaryHeap::new()),
-            Sampling::MaxSamples(s) => (s, BinaryHeap::with_capacity(s + 1)),
+            Sampling::MaxSamples(s) => (s, BinaryHeap::with_capacity(s.min(1 << 16) + 1)),
         };
         Ok(Shards {
             sampling,
@@ -206,19 +208,19 @@ impl Shards {
         self.sampling
     }
 
-    /// Records a read or write access to `key`.
+    /// Records a read or write access to `key`; `Err` when the sample cannot grow for it.
     #[inline]
-    pub fn access(&mut self, key: u64) {
+    pub fn access(&mut self, key: u64) -> Result<()> {
         self.accesses += 1;
         let h = hash(key, self.seed);
         if h > self.limit {
-            return;
+            return Ok(());
         }
         let r = self.rate();
         let w = 1.0 / r;
         self.samples += 1;
         self.weight += w;
-        match self.sd.access(key) {
+        match self.sd.access(key)? {
             Some(d) => self.hist.add(d as f64 * w, w),
             None => {
                 if let Sampling::MaxSamples(max) = self.sampling {
@@ -233,6 +235,7 @@ impl Shards {
                 }
             }
         }
+        Ok(())
     }
 
     /// Page accesses fed (N).
@@ -311,8 +314,8 @@ impl Shards {
 
 impl CurveBuilder for Shards {
     #[inline]
-    fn access(&mut self, key: u64) {
-        Shards::access(self, key);
+    fn access(&mut self, key: u64) -> Result<()> {
+        Shards::access(self, key)
     }
     fn miss_ratio(&self, size: u64) -> f64 {
         Shards::miss_ratio(self, size)
@@ -352,13 +355,13 @@ mod tests {
     fn exact(keys: &[u64]) -> StackDistances {
         let mut sd = StackDistances::new();
         keys.iter().for_each(|&k| {
-            sd.access(k);
+            sd.access(k).unwrap();
         });
         sd
     }
 
     fn feed(s: &mut Shards, keys: &[u64]) {
-        keys.iter().for_each(|&k| s.access(k));
+        keys.iter().for_each(|&k| s.access(k).unwrap());
     }
 
     #[test]
@@ -396,7 +399,7 @@ mod tests {
         let mut s = Shards::new(Sampling::MaxSamples(500), 0).unwrap();
         let mut last_rate = 1.0;
         for &k in &keys {
-            s.access(k);
+            s.access(k).unwrap();
             assert!(s.sampled_pages() <= 500 && s.heap.len() <= 500);
             assert!(s.rate() <= last_rate);
             last_rate = s.rate();
@@ -505,5 +508,14 @@ mod tests {
         for s in [Sampling::Rate(0.0), Sampling::Rate(1.5), Sampling::Rate(f64::NAN), Sampling::MaxSamples(0)] {
             assert!(matches!(Shards::new(s, 0), Err(Error::Config(_))), "{s:?}");
         }
+    }
+
+    /// A bound far beyond the trace reserves nothing for it (10^12 samples aborted the process
+    /// allocating a heap and stack-distance tables for them up front).
+    #[test]
+    fn a_huge_sample_bound_costs_what_the_trace_fills() {
+        let mut s = Shards::new(Sampling::MaxSamples(1_000_000_000_000), 0).unwrap();
+        feed(&mut s, &[1, 2, 1]);
+        assert!(s.heap.capacity() <= (1 << 17), "{}", s.heap.capacity());
     }
 }

@@ -16,6 +16,7 @@
 //! level's stream is annotated with its own next read references.
 
 use crate::error::{Error, Result};
+use crate::mem;
 use crate::policy::{self, Access, Outcome};
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::trace::TraceReader;
@@ -41,7 +42,7 @@ impl Stream {
                 keys.len()
             )));
         }
-        let (next, unique) = next_read(&keys, &ops);
+        let (next, unique) = next_read(&keys, &ops)?;
         Ok(Stream { keys, ops, next, unique })
     }
 
@@ -55,17 +56,18 @@ impl Stream {
 }
 
 /// The next read reference of every access, and the number of distinct keys: one backward pass.
-pub fn next_read(keys: &[u64], ops: &[Op]) -> (Vec<u64>, u64) {
-    let mut next = vec![NEVER; keys.len()];
+pub fn next_read(keys: &[u64], ops: &[Op]) -> Result<(Vec<u64>, u64)> {
+    let mut next = mem::filled(keys.len(), NEVER, "the next-read column")?;
     let mut later: FxHashMap<u64, (u64, Op)> = FxHashMap::default();
     for i in (0..keys.len()).rev() {
+        mem::reserve_map(&mut later, "the table of the trace's pages")?;
         if let Some((j, op)) = later.insert(keys[i], (i as u64, ops[i])) {
             if op == Op::Read {
                 next[i] = j;
             }
         }
     }
-    (next, later.len() as u64)
+    Ok((next, later.len() as u64))
 }
 
 /// A trace's page accesses and what is known of its time.
@@ -87,6 +89,8 @@ impl Trace {
             first = first.min(r.time_ns);
             last = last.max(r.time_ns);
             let (p, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
+            mem::reserve(&mut ops, n as usize, "the trace's page operations")?;
             for k in p..p + n {
                 keys.push(k);
                 ops.push(r.op);

@@ -101,7 +101,7 @@ mod tests {
     use crate::trace::convert::next_access;
 
     fn run(keys: &[u64], cap: usize, bypass: bool) -> (Vec<bool>, Vec<Vec<u64>>) {
-        let next = next_access(keys);
+        let next = next_access(keys).unwrap();
         let mut p = Min::new(cap, bypass);
         let (mut hits, mut evs) = (Vec::new(), Vec::new());
         for (i, &k) in keys.iter().enumerate() {

@@ -193,10 +193,10 @@ impl Split {
         Self::cache_pages(self.physical, self.spare)
     }
 
-    /// A read or write page access.
+    /// A read or write page access; `Err` when the window's curve cannot grow for it.
     #[inline]
-    pub fn access(&mut self, key: u64) {
-        self.curve.access(key);
+    pub fn access(&mut self, key: u64) -> crate::error::Result<()> {
+        self.curve.access(key)
     }
 
     /// A request completed after `response_ns`; `flash` is the medium's counters now. Returns
@@ -327,7 +327,7 @@ mod tests {
         assert_eq!(s.window(), (10, 2));
         assert_eq!(s.capacity(), 65);
         for k in 0..20 {
-            s.access(k % 5);
+            s.access(k % 5).unwrap();
         }
         assert_eq!(s.after_request(1000, stats(9, 0, 0)), None);
         // The first window ends: no table, so training starts at 15% (85 pages).
@@ -349,14 +349,14 @@ mod tests {
         assert!(s.log.stretches[1..].iter().all(|t| t.training));
         // A window with the same curve keeps the split and does not retrain.
         for k in 0..20 {
-            s.access(k % 5);
+            s.access(k % 5).unwrap();
         }
         assert_eq!(s.after_request(1000, stats(w + 10, 8 * 32, 8)), None);
         assert_eq!(s.log.trainings, 1);
         // A window of all-distinct pages (every access misses at every size) retrains; its
         // first stretch is the split already in use.
         for k in 100..120 {
-            s.access(k);
+            s.access(k).unwrap();
         }
         assert_eq!(s.after_request(1000, stats(w + 20, 8 * 32, 8)), None);
         assert_eq!(s.log.trainings, 2);

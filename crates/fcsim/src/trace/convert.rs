@@ -8,6 +8,7 @@ use super::fct::{self, Header};
 use super::info::{InfoBuilder, TraceInfo};
 use super::{oracle, TraceOptions};
 use crate::error::{Error, Result};
+use crate::mem;
 use crate::request::{KeyUnit, PageSplitter, NEVER};
 use rustc_hash::FxHashMap;
 use std::fs::File;
@@ -146,16 +147,18 @@ impl Drop for AtomicFile {
 }
 
 /// Next-access index of every page access (one backward pass), [`NEVER`] if none. Indices
-/// count read and write page accesses; trims are not accesses.
-pub fn next_access(keys: &[u64]) -> Vec<u64> {
-    let mut next = vec![NEVER; keys.len()];
+/// count read and write page accesses; trims are not accesses. `Err` when the column or the
+/// table of pages does not fit in memory.
+pub fn next_access(keys: &[u64]) -> Result<Vec<u64>> {
+    let mut next = mem::filled(keys.len(), NEVER, "the next-access column")?;
     let mut seen: FxHashMap<u64, u64> = FxHashMap::default();
     for (i, &k) in keys.iter().enumerate().rev() {
+        mem::reserve_map(&mut seen, "the table of the trace's pages")?;
         if let Some(n) = seen.insert(k, i as u64) {
             next[i] = n;
         }
     }
-    next
+    Ok(next)
 }
 
 /// Converts `trace` to `out`. `annotate_next` adds the next-access column to a `.fct` file
@@ -193,7 +196,7 @@ pub fn convert(
     let mut first_time = None;
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
-        info.add(&r).map_err(|m| reader.error_at_last(m))?;
+        info.add(&r, reader.as_ref())?;
         let t0 = *first_time.get_or_insert(r.time_ns);
         if let Some(w) = fct_w.as_mut() {
             w.push(&r).map_err(werr)?;
@@ -207,8 +210,10 @@ pub fn convert(
                     writeln!(w, "{secs},{k},{page_size},{op}").map_err(werr)?;
                 }
                 if need_keys {
+                    mem::reserve(&mut keys, 1, "the trace's page keys")?;
                     keys.push(k);
                     if target == Target::OracleGeneral {
+                        mem::reserve(&mut times, 1, "the trace's access times")?;
                         times.push(secs);
                     }
                 }
@@ -222,7 +227,7 @@ pub fn convert(
     let info = info.finish(reader.bad_lines(), reader.timed());
     match target {
         Target::Fct => {
-            let next = annotate_next.then(|| next_access(&keys));
+            let next = annotate_next.then(|| next_access(&keys)).transpose()?;
             let header = Header {
                 object_keys: unit == KeyUnit::Object,
                 has_next: annotate_next,
@@ -250,7 +255,7 @@ pub fn convert(
             }
         }
         Target::OracleGeneral => {
-            let next = next_access(&keys);
+            let next = next_access(&keys)?;
             let mut w = BufWriter::with_capacity(1 << 20, f.try_clone().map_err(werr)?);
             for i in 0..keys.len() {
                 let nx = if next[i] == NEVER { -1 } else { next[i] as i64 };
@@ -276,6 +281,6 @@ mod tests {
 
     #[test]
     fn next_access_backward_pass() {
-        assert_eq!(next_access(&[1, 2, 1, 3, 2, 1]), [2, 4, 5, NEVER, NEVER, NEVER]);
+        assert_eq!(next_access(&[1, 2, 1, 3, 2, 1]).unwrap(), [2, 4, 5, NEVER, NEVER, NEVER]);
     }
 }

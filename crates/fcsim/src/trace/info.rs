@@ -2,6 +2,7 @@
 
 use super::{Progress, TraceReader, PROGRESS_EVERY};
 use crate::error::{Error, Result};
+use crate::mem;
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
 use rustc_hash::FxHashMap;
 
@@ -116,9 +117,10 @@ impl InfoBuilder {
         }
     }
 
-    /// Counts `r`; `Err` when the page splitter refuses it (see [`PageSplitter::pages`]).
-    pub fn add(&mut self, r: &HostRequest) -> std::result::Result<(), String> {
-        let (first, n) = self.splitter.pages(r)?;
+    /// Counts `r`, the request `reader` returned last; `Err` when the page splitter refuses it
+    /// (see [`PageSplitter::pages`]) or its pages do not fit in memory.
+    pub fn add(&mut self, r: &HostRequest, reader: &dyn TraceReader) -> Result<()> {
+        let (first, n) = self.splitter.pages(r).map_err(|m| reader.error_at_last(m))?;
         let i = &mut self.info;
         if i.requests == 0 {
             i.time_first_ns = r.time_ns;
@@ -139,6 +141,7 @@ impl InfoBuilder {
             Op::Trim => None,
         };
         for k in first..first + n {
+            mem::reserve_map(&mut self.pages, "the table of the trace's pages")?;
             let c = self.pages.entry(k).or_default();
             if let Some(s) = slot {
                 c[s] = c[s].saturating_add(1);
@@ -186,7 +189,7 @@ pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32, mut progress: Op
     let mut b = InfoBuilder::new(reader.format(), page_size, reader.key_unit());
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
-        b.add(&r).map_err(|m| reader.error_at_last(m))?;
+        b.add(&r, reader)?;
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {
