@@ -130,6 +130,17 @@ class Sets:
                     f"or a policy ({', '.join(sorted(names))})"
                 )
 
+    def check_policies(self, policies: Iterable[str]) -> None:
+        """ConfigError when a POLICY.KEY names a policy that none of ``policies`` is: the key
+        would be accepted and ignored (``gasa.gsmin`` in a run of ``cflru``)."""
+        run = {p.lower() for p in policies}
+        stray = sorted(f"{p}.{k}" for p, keys in self.policy.items() if p not in run for k in keys)
+        if stray:
+            raise ConfigError(
+                f"option '{stray[0]}' sets a parameter of {stray[0].split('.')[0]}, which this run does not "
+                f"simulate (policies: {', '.join(sorted(run))})"
+            )
+
     @staticmethod
     def _sim_value(key: str, name: str, value: Any) -> Any:
         if name == "time_scale":
@@ -309,6 +320,7 @@ def run_grid(
         _core.check_size(s)
     for p in policy_list:
         check_policy(p)
+    Sets(set).check_policies(policy_list)
     device_list = listed(device, (str, type(None)), lambda d: d if d is None else text("device", d))
     if not device_list:
         raise ConfigError("run_grid needs at least one device (None for no device)")

@@ -11,7 +11,7 @@ use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Split, Tier};
-use crate::trace::{self, fct, info, TraceOptions, TraceReader};
+use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -26,17 +26,11 @@ pub fn trace_name(trace: &str) -> String {
     std::path::Path::new(trace).file_name().map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// The working-set size of a trace in pages: from a `.fct` header when it was computed with the
-/// same page size and no volume is selected, else by one pass over the trace (which `progress`
-/// follows and can stop).
+/// The working-set size of a trace in pages, by one pass over the trace (which `progress`
+/// follows and can stop). A `.fct` header's count of unique pages is not taken: nothing checks
+/// it short of this pass, and a wrong one sized `--size 50%` to 1 page where the trace has 207.
 pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<u64> {
     let mut reader = trace::open(trace, opts)?;
-    if reader.format() == fct::FORMAT.name && opts.volume.is_none() {
-        let h = fct::read_header(std::path::Path::new(trace))?;
-        if h.page_size == page_size || h.object_keys {
-            return Ok(h.unique_pages);
-        }
-    }
     Ok(info::trace_info(reader.as_mut(), page_size, progress)?.unique_pages)
 }
 

@@ -384,3 +384,34 @@ fn volume_numbers_are_never_wrapped() {
         assert!(e.contains(":1: ") && e.contains("4294967296 is larger than the largest volume number fcsim reads (4294967295)"), "{e}");
     }
 }
+
+/// A `.fct` header's unique-page count, lying, sized `--size 50%` to 1 page; the working set is
+/// counted from the records.
+#[test]
+fn a_percent_size_ignores_the_headers_unique_page_count() {
+    let d = dir("unique");
+    let good = fct_bytes(&d);
+    let truth = get_u64(&good, 56);
+    let mut lie = good.clone();
+    put_u64(&mut lie, 56, 1);
+    let path = write(&d, "lie.fct", &lie);
+    assert_eq!(fcsim::sim::working_set(&path, &TraceOptions::default(), 4096, None).unwrap(), truth);
+}
+
+/// `trace.size_unit=0` and `trace.offset_unit=0` were taken as 1.
+#[test]
+fn a_zero_unit_is_an_error() {
+    let d = dir("unit");
+    let path = write(&d, "t.csv", "0,4096\n");
+    for key in ["size_unit", "offset_unit"] {
+        let Err(e) = trace::open(&path, &opts("csv", &[("offset", "1"), ("size", "2"), (key, "0")])) else { panic!("{key}=0 accepted") };
+        assert!(e.to_string().contains(&format!("trace.{key}: expected a positive number of bytes per unit, found 0")), "{e}");
+    }
+}
+
+/// oracleGeneral has no magic: a CSV read as it gave garbage keys.
+#[test]
+fn a_text_file_read_as_oracle_general_is_an_error() {
+    let e = err(&fixture("golden.csv"), &opts("oracle-general", &[]));
+    assert!(e.contains("at byte 0: this is text, not oracleGeneral binary records"), "{e}");
+}

@@ -40,8 +40,12 @@ fn make(p: &mut Params) -> Result<Box<dyn LineFormat>, String> {
     let offset = need(col(p, "offset")?, "offset")?;
     let size = need(col(p, "size")?, "size")?;
     let cols = [Some(offset), Some(size), col(p, "time")?, col(p, "op")?, col(p, "volume")?];
-    let offset_unit = p.take_u64("offset_unit", 1)?.max(1);
-    let size_unit = p.take_u64("size_unit", 1)?.max(1);
+    let unit = |p: &mut Params, key: &str| match p.take_u64(key, 1)? {
+        0 => Err(format!("trace.{key}: expected a positive number of bytes per unit, found 0")),
+        u => Ok(u),
+    };
+    let offset_unit = unit(p, "offset_unit")?;
+    let size_unit = unit(p, "size_unit")?;
     let time_digits = match p.take("time_unit").as_deref() {
         None | Some("ns") => 0,
         Some("us") => 3,

@@ -7,7 +7,7 @@
 use super::{FormatInfo, Opener, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
 use crate::request::{HostRequest, KeyUnit, Op};
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 
 pub const FORMAT: FormatInfo = FormatInfo {
     name: "oracle-general",
@@ -19,9 +19,21 @@ pub const FORMAT: FormatInfo = FormatInfo {
 
 pub const RECORD: usize = 24;
 
-fn open(src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
+fn open(mut src: Source, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     if let Some(k) = opts.params.keys().next() {
         return Err(Error::config(format!("unknown option trace.{k} for format oracle-general")));
+    }
+    // The format has no magic, so `--format oracle-general` reads any file. Records hold binary
+    // integers (a time of a few bytes, -1 as eight 0xff): a head of printable text is a text
+    // trace given the wrong format, not records (it was read as garbage keys).
+    let head = src.reader.fill_buf().map_err(|e| Error::io(&src.path, &e))?;
+    let head = &head[..head.len().min(4096)];
+    if head.len() >= RECORD && head.iter().all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace()) {
+        return Err(Error::trace(
+            &src.path,
+            Location::Byte(0),
+            "this is text, not oracleGeneral binary records (24 bytes each); leave out --format to detect the format",
+        ));
     }
     Ok(Box::new(OracleReader { src, offset: 0, records: 0 }))
 }
