@@ -312,3 +312,12 @@ def test_check_raises_what_simulate_would_without_running() -> None:
             fcsim.check(t, **{"policy": "lru", "size": "5%", **kwargs})
         with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
             fcsim.simulate(t, **{"policy": "lru", "size": "5%", **kwargs})
+
+
+def test_a_key_of_a_policy_the_run_does_not_simulate_is_refused() -> None:
+    # gasa.gsmin with cflru was accepted and ignored.
+    t = TRACES / "msr_hm_0_excerpt1000.csv"
+    with pytest.raises(fcsim.ConfigError, match=re.escape("'gasa.gsmin' sets a parameter of gasa, which")):
+        fcsim.run_grid(t, "cflru", 10, set={"gasa.gsmin": 0.5})
+    df = fcsim.run_grid(t, ["cflru", "gasa"], 10, set={"gasa.gsmin": 0.5})
+    assert list(df["policy"]) == ["cflru", "gasa"]
