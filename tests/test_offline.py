@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import fcsim
+from conftest import TRACES
 
 TRACE = str(Path(__file__).resolve().parent.parent / "data" / "traces" / "diskmon_sys1.trace.gz")
 SMALL = {"device.pages_per_block": 32}
@@ -43,3 +44,34 @@ def test_cli_lists_and_runs_them():
     assert "m+" in out and "ripq+" in out
     r = subprocess.run([*cli, "run", TRACE, "--policy", "c", "--size", "1%"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr and "containers" in r.stderr
+
+
+FCSIM = [sys.executable, "-m", "fcsim.cli"]
+
+
+@pytest.mark.parametrize(
+    ("policy", "key", "message"),
+    [
+        ("m", "stack.buffer=0", "stack.buffer: the write buffer must hold at least one container"),
+        ("ripq+", "ripq+.points=0", "ripq+.points=0: expected a number of insertion points from 1 to 64"),
+    ],
+)
+def test_offline_messages_name_the_key_the_user_set(policy: str, key: str, message: str) -> None:
+    # stack.buffer=0 said "needs 3 containers ... has 4"; ripq+'s errors named ripq.points.
+    r = subprocess.run(
+        [
+            *FCSIM,
+            "run",
+            TRACES / "msr_hm_0_excerpt1000.csv",
+            "--policy",
+            policy,
+            "--size",
+            "1000",
+            "--set",
+            key,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr

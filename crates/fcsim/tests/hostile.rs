@@ -415,3 +415,13 @@ fn a_text_file_read_as_oracle_general_is_an_error() {
     let e = err(&fixture("golden.csv"), &opts("oracle-general", &[]));
     assert!(e.contains("at byte 0: this is text, not oracleGeneral binary records"), "{e}");
 }
+
+/// A bad second line of a two-line trace hid its format ("unknown format"), so the message did
+/// not point at the line.
+#[test]
+fn a_bad_line_of_a_short_trace_is_reported_at_its_line() {
+    let d = dir("detect");
+    let path = write(&d, "two.csv", "128166372003061629,hm,0,Read,0,4096,100\n128166372003061630,hm,0,Raed,0,4096,100\n");
+    let e = err(&path, &TraceOptions::default());
+    assert!(e.contains("two.csv:2: "), "{e}");
+}

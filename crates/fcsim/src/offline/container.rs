@@ -305,8 +305,14 @@ impl<'a> OnContainers<'a> {
 /// Fails unless GC can always make `W` containers free: the flash must hold the cache's blocks
 /// in whole containers, the `W` free ones and the open one, and one more.
 pub fn check(s: &Shape) -> Result<()> {
+    if s.write_buffer == 0 {
+        return Err(Error::config("stack.buffer: the write buffer must hold at least one container (0 leaves no room to fill one)"));
+    }
+    if s.container_pages == 0 {
+        return Err(Error::config("containers of 0 blocks: device.pages_per_block must be at least 1"));
+    }
     let need = s.cache_pages.div_ceil(u64::from(s.container_pages)) + u64::from(s.write_buffer) + 2;
-    if u64::from(s.containers) < need || s.write_buffer == 0 || s.container_pages == 0 {
+    if u64::from(s.containers) < need {
         return Err(Error::config(format!(
             "a container cache of {} blocks in containers of {} needs {need} containers with a {}-container write buffer, and its flash \
              (over-provisioning included) has {}: use a larger cache, smaller containers (device.pages_per_block), more \

@@ -20,7 +20,7 @@
 //! (`ripq.cc`), read for its structure, not copied.
 //!
 //! **The algorithm as implemented.** The cache is one queue of containers cut into K sections
-//! (`ripq.points`, default 8); section 0 is the head (the top SLRU segment), section K−1 the
+//! (`ripq+.points`, default 8); section 0 is the head (the top SLRU segment), section K−1 the
 //! tail. Each section has an *active* container in RAM, which is the next flash container it
 //! fills, and an active *virtual* container (block IDs only). A missed block (read or write) is
 //! appended to the active container of section K−1; when an active container holds
@@ -153,16 +153,16 @@ pub struct Ripq {
 
 impl Ripq {
     pub fn new(shape: Shape, params: &mut Params) -> Result<Self> {
-        let k: u32 = params.take("ripq", "points", 8, "a number of insertion points from 1 to 64")?;
+        let k: u32 = params.take("ripq+", "points", 8, "a number of insertion points from 1 to 64")?;
         if !(1..=64).contains(&k) {
-            return Err(Error::config(format!("ripq.points={k}: expected a number of insertion points from 1 to 64")));
+            return Err(Error::config(format!("ripq+.points={k}: expected a number of insertion points from 1 to 64")));
         }
         if shape.container_pages == 0 {
-            return Err(Error::config("ripq: containers of 0 blocks (container_pages must be at least 1)"));
+            return Err(Error::config("ripq+: containers of 0 blocks (container_pages must be at least 1)"));
         }
         if shape.containers < k + 1 {
             return Err(Error::config(format!(
-                "ripq.points={k} needs at least {} containers of flash ({k} active, one per insertion point, plus one to evict); \
+                "ripq+.points={k} needs at least {} containers of flash ({k} active, one per insertion point, plus one to evict); \
                  the cache has {}: a smaller container or a larger cache helps",
                 k + 1,
                 shape.containers
@@ -596,7 +596,7 @@ pub(crate) mod tests {
         let e = Ripq::new(shape(4, 8), &mut p).unwrap_err().to_string();
         assert!(e.contains("at least 9 containers") && e.contains("smaller container"), "{e}");
         let mut p = Params::new([("points".to_string(), "0".to_string())].into());
-        assert!(Ripq::new(shape(4, 8), &mut p).unwrap_err().to_string().contains("ripq.points=0"));
+        assert!(Ripq::new(shape(4, 8), &mut p).unwrap_err().to_string().contains("ripq+.points=0"));
         let mut p = Params::new([("points".to_string(), "2".to_string())].into());
         assert!(Ripq::new(shape(4, 3), &mut p).is_ok());
     }

@@ -185,12 +185,13 @@ impl TraceReader for TextReader {
 // Field helpers shared by the text formats: splitting a line without allocating, and parsing
 // numbers with messages that say what was expected.
 
-/// Detection test: at least two thirds of the first ten lines satisfy `pred`, so that one
-/// malformed line does not hide a format (it is then reported with its line number).
+/// Detection test: at least two thirds of the first ten lines satisfy `pred`, or, in a file of
+/// fewer lines, half of them: one malformed line does not hide a format (it is then reported
+/// with its line number), even in a two-line file.
 pub fn most(lines: &[&str], pred: impl Fn(&&str) -> bool) -> bool {
     let head = &lines[..lines.len().min(10)];
     let n = head.iter().filter(|l| pred(l)).count();
-    n > 0 && 3 * n >= 2 * head.len()
+    n > 0 && if head.len() < 10 { 2 * n >= head.len() } else { 3 * n >= 2 * head.len() }
 }
 
 /// The first `N` items of `it` (padded with ""), and how many items there were in all.
