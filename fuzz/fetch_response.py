@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import socketserver
 import sys
 import tempfile
@@ -95,7 +96,8 @@ def catalogue(base: str) -> str:
 
 
 class Harness:
-    """The loopback server, a catalogue of it and an empty trace cache, set up once."""
+    """The loopback server, a catalogue of it and an empty trace cache; ``env`` names the
+    latter two as fetch reads them (``FCSIM_CATALOGUE``, ``FCSIM_TRACE_DIR``)."""
 
     def __init__(self) -> None:
         self.replies: list[bytes] = [b""]
@@ -103,8 +105,14 @@ class Harness:
         self.server = Loopback(self._reply).__enter__()
         self.cache = Path(tempfile.mkdtemp(prefix="fcsim-fuzz-fetch-"))
         (self.cache / "catalogue.toml").write_text(catalogue(self.server.base))
-        os.environ["FCSIM_CATALOGUE"] = str(self.cache / "catalogue.toml")
-        os.environ["FCSIM_TRACE_DIR"] = str(self.cache / "traces")
+        self.env = {
+            "FCSIM_CATALOGUE": str(self.cache / "catalogue.toml"),
+            "FCSIM_TRACE_DIR": str(self.cache / "traces"),
+        }
+
+    def close(self) -> None:
+        self.server.__exit__()
+        shutil.rmtree(self.cache, ignore_errors=True)
 
     def _reply(self, head: bytes) -> Iterable[bytes]:
         i, self.served = self.served, self.served + 1
@@ -128,12 +136,28 @@ class Harness:
         assert all(n.isprintable() for n in notes), notes
 
 
+def loopback_only(getaddrinfo: Callable[..., Any]) -> Callable[..., Any]:
+    """``socket.getaddrinfo`` for a fuzz run: a redirection to a host other than the loopback
+    server fails as an unknown host does, without asking DNS, so no input reaches the network."""
+
+    def lookup(host: Any, *args: Any, **kwargs: Any) -> Any:
+        if host not in ("127.0.0.1", b"127.0.0.1"):
+            raise socket.gaierror(socket.EAI_NONAME, "only 127.0.0.1 in a fuzz run")
+        return getaddrinfo(host, *args, **kwargs)
+
+    return lookup
+
+
 def main() -> None:
     import atheris
 
-    with atheris.instrument_imports(include=["fcsim"]):
+    # Coverage of fcsim's Python and of the standard library's HTTP reply parser (http.client and
+    # the email package it reads headers with): guidance into the status line and headers.
+    with atheris.instrument_imports(include=["fcsim", "http.client", "email"]):
         import fcsim.fetch  # noqa: F401
     harness = Harness()
+    os.environ.update(harness.env)
+    socket.getaddrinfo = loopback_only(socket.getaddrinfo)
     atheris.Setup(sys.argv, harness.check)
     atheris.Fuzz()
 
