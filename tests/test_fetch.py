@@ -389,6 +389,18 @@ def test_a_trickle_stops_at_the_deadline(raw: Any) -> None:
     assert time.monotonic() - t < 2.0
 
 
+def test_a_server_that_sends_nothing_is_given_up_on_at_the_stall_timeout(raw: Any) -> None:
+    def silent(head: bytes) -> Iterator[bytes]:
+        time.sleep(3)
+        yield b""
+
+    raw.reply = silent
+    t = time.monotonic()
+    with pytest.raises(FetchError, match=r"p/p1: GET .*: the request failed \(nothing received for 0.5 s\)$"):
+        fetch("p/p1", **LIMITS)
+    assert time.monotonic() - t < 1.0
+
+
 def test_an_endless_archive_stops_at_the_deadline(raw: Any) -> None:
     header = tarfile.TarInfo("d/other").tobuf(tarfile.USTAR_FORMAT)
     raw.reply = lambda head: [

@@ -156,15 +156,6 @@ def _md5(path: Path) -> str:
     return h.hexdigest()
 
 
-def _what(e: BaseException) -> str:
-    """An exception of the HTTP client or the socket as the reason in a message."""
-    if isinstance(e, TimeoutError):
-        return "timed out"
-    if isinstance(e, http.client.IncompleteRead):
-        return "a chunk cut short or malformed"
-    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
-
-
 class _Session:
     """The requests of one volume's fetch, within its limits."""
 
@@ -196,6 +187,14 @@ class _Session:
 
     def error(self, url: str, why: str) -> FetchError:
         return FetchError(f"{self.key}: GET {url}: {why}")
+
+    def why(self, e: BaseException) -> str:
+        """An exception of the HTTP client or the socket as the reason in a message."""
+        if isinstance(e, TimeoutError):
+            return f"nothing received for {self.stall_timeout:g} s"
+        if isinstance(e, http.client.IncompleteRead):
+            return "a chunk cut short or malformed"
+        return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
     def download(self, url: str, start: int, size: int | None, part: Path, progress: Progress | None) -> bool:
         """``copy`` into ``part``, after the bytes it holds (those of an earlier fetch)."""
@@ -237,7 +236,7 @@ class _Session:
                     try:
                         piece = resp.read1(CHUNK if want is None else min(CHUNK, want - got + 1))
                     except (OSError, http.client.HTTPException) as e:
-                        broke = _what(e)
+                        broke = self.why(e)
                         break
                     if not piece:
                         if length is not None and got < length:
@@ -285,10 +284,10 @@ class _Session:
                     f"{self.key}: cannot reach {host} ({reason}); fetching needs the network"
                 ) from None
             except http.client.HTTPException as e:
-                raise self.error(url, f"not an HTTP reply ({_what(e)})") from None
+                raise self.error(url, f"not an HTTP reply ({self.why(e)})") from None
             except (OSError, ValueError) as e:
                 self.left()
-                raise self.error(url, f"the request failed ({_what(e)})") from None
+                raise self.error(url, f"the request failed ({self.why(e)})") from None
             return resp, self._length(resp, url, start, stop)
         raise self.error(url, f"more than {REDIRECTS} redirections")
 
