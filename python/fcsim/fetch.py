@@ -277,7 +277,7 @@ class _Session:
                     continue
                 raise self.error(url, f"HTTP {e.code} {e.reason}") from None
             except urllib.error.URLError as e:
-                self.left()  # a connection given less time by the deadline is the deadline's
+                self.left()  # a connect timeout cut short by the deadline is the deadline's failure
                 reason = getattr(e.reason, "strerror", None) or str(e.reason)
                 host = urllib.parse.urlsplit(url).netloc
                 raise FetchError(

@@ -6,5 +6,6 @@ def printable(text: str) -> str:
     CR and line breaks; format characters such as bidirectional overrides; separators other
     than the space) written as its Python escape (``\\x1b``, ``\\n``, ``\\u202e``): the result
     is one line that cannot move the cursor, retitle or clear the terminal, or fake a line of
-    output. Printable text is returned unchanged."""
+    output. Printable text (backslashes included) is returned unchanged, so applying it twice
+    gives what applying it once does."""
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
