@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
-.PHONY: demo test lint fmt bench rust-test py-test clean fuzz fuzz-build fuzz-rust fuzz-toml fuzz-merge
+.PHONY: demo test lint fmt bench rust-test py-test clean fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,9 @@ FUZZ_RUNS    ?= 10000000
 FUZZ_SECONDS ?= 0
 FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1
 TOML_TARGET  := experiment-toml
+FETCH_TARGET := fetch-response
+# The atheris targets (Python scripts in fuzz/); every other corpus directory is a Rust target.
+PY_TARGETS   := $(TOML_TARGET) $(FETCH_TARGET)
 FUZZ_TARGETS ?= $(notdir $(wildcard fuzz/corpus/*))
 HOST      := $(shell rustc -vV | sed -n 's/host: //p')
 FUZZ_BIN  := target/fuzz/$(HOST)/fuzz/fcsim-fuzz
@@ -75,10 +78,10 @@ $(VENV)/.fuzz-installed: $(VENV)/.installed
 	$(BIN)/pip install -q "atheris==2.3.0"
 	touch $@
 
-fuzz: fuzz-rust fuzz-toml
+fuzz: fuzz-rust fuzz-toml fuzz-fetch
 
 fuzz-rust: fuzz-build
-	@for t in $(filter-out $(TOML_TARGET),$(FUZZ_TARGETS)); do \
+	@for t in $(filter-out $(PY_TARGETS),$(FUZZ_TARGETS)); do \
 		mkdir -p target/fuzz/corpus/$$t target/fuzz/artifacts/$$t; \
 		echo "== $$t (log: target/fuzz/$$t.log)"; \
 		FCSIM_FUZZ_TARGET=$$t nice -n 10 $(FUZZ_BIN) target/fuzz/corpus/$$t fuzz/corpus/$$t \
@@ -87,21 +90,29 @@ fuzz-rust: fuzz-build
 		[ $$rc -eq 0 ] || { echo "fuzz target $$t failed (exit $$rc): see target/fuzz/$$t.log"; exit 1; }; \
 	done
 
-fuzz-toml: $(VENV)/.fuzz-installed
-	@if echo " $(FUZZ_TARGETS) " | grep -q " $(TOML_TARGET) "; then \
-		mkdir -p target/fuzz/corpus/$(TOML_TARGET) target/fuzz/artifacts/$(TOML_TARGET); \
-		echo "== $(TOML_TARGET) (log: target/fuzz/$(TOML_TARGET).log)"; \
-		nice -n 10 $(BIN)/python fuzz/experiment_toml.py target/fuzz/corpus/$(TOML_TARGET) fuzz/corpus/$(TOML_TARGET) \
-			$(LIBFUZZER_ARGS) -artifact_prefix=target/fuzz/artifacts/$(TOML_TARGET)/ > target/fuzz/$(TOML_TARGET).log 2>&1; \
-		rc=$$?; grep -E '^#[0-9]+ +DONE|^Done|^stat::|ERROR|SUMMARY|^artifact_prefix|Test unit written' target/fuzz/$(TOML_TARGET).log; \
-		[ $$rc -eq 0 ] || { echo "fuzz target $(TOML_TARGET) failed (exit $$rc): see target/fuzz/$(TOML_TARGET).log"; exit 1; }; \
+# An atheris target, $(1), run by script $(2) when FUZZ_TARGETS names it.
+define fuzz_py
+	@if echo " $(FUZZ_TARGETS) " | grep -q " $(1) "; then \
+		mkdir -p target/fuzz/corpus/$(1) target/fuzz/artifacts/$(1); \
+		echo "== $(1) (log: target/fuzz/$(1).log)"; \
+		nice -n 10 $(BIN)/python $(2) target/fuzz/corpus/$(1) fuzz/corpus/$(1) \
+			$(LIBFUZZER_ARGS) -artifact_prefix=target/fuzz/artifacts/$(1)/ > target/fuzz/$(1).log 2>&1; \
+		rc=$$?; grep -E '^#[0-9]+ +DONE|^Done|^stat::|ERROR|SUMMARY|^artifact_prefix|Test unit written' target/fuzz/$(1).log; \
+		[ $$rc -eq 0 ] || { echo "fuzz target $(1) failed (exit $$rc): see target/fuzz/$(1).log"; exit 1; }; \
 	fi
+endef
+
+fuzz-toml: $(VENV)/.fuzz-installed
+	$(call fuzz_py,$(TOML_TARGET),fuzz/experiment_toml.py)
+
+fuzz-fetch: $(VENV)/.fuzz-installed
+	$(call fuzz_py,$(FETCH_TARGET),fuzz/fetch_response.py)
 
 # Minimises the committed corpus of the Rust targets together with what `make fuzz` found: the
-# fewest inputs that keep every feature (libFuzzer -set_cover_merge=1). The experiment-toml
-# corpus is not merged (atheris's merge reruns the script as an executable).
+# fewest inputs that keep every feature (libFuzzer -set_cover_merge=1). The atheris targets'
+# corpora are not merged (atheris's merge reruns the script as an executable).
 fuzz-merge: fuzz-build
-	@for t in $(filter-out $(TOML_TARGET),$(FUZZ_TARGETS)); do \
+	@for t in $(filter-out $(PY_TARGETS),$(FUZZ_TARGETS)); do \
 		rm -rf target/fuzz/merged/$$t && mkdir -p target/fuzz/merged/$$t target/fuzz/corpus/$$t; \
 		FCSIM_FUZZ_TARGET=$$t $(FUZZ_BIN) -set_cover_merge=1 $(FUZZ_FLAGS) target/fuzz/merged/$$t fuzz/corpus/$$t \
 			target/fuzz/corpus/$$t > target/fuzz/$$t.merge.log 2>&1 \

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import io
 import re
 import socket
 import tarfile
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -20,9 +22,9 @@ from typing import Any
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import ROOT, TRACES
 from fcsim import catalogue, cli, sweep
-from fcsim.fetch import fetch
+from fcsim.fetch import FetchError, fetch
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -265,3 +267,232 @@ def test_catalogue_facts_match_public_sources() -> None:
     ):
         v = msr[name]
         assert (v.archive and v.archive["name"], v.offset, v.size) == (archive, int(offset), int(size))
+
+
+# A server that misbehaves (issue 24): scripted raw replies from fuzz/fetch_response.py's
+# loopback server, the fetcher's limits small so that each test takes a second or two.
+
+spec = importlib.util.spec_from_file_location("fetch_response", ROOT / "fuzz" / "fetch_response.py")
+fuzz = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fuzz)
+
+LIMITS: dict[str, Any] = {"connect_timeout": 1.0, "stall_timeout": 0.5, "deadline": 1.5, "retries": 3}
+
+
+@pytest.fixture
+def raw(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """The loopback server of raw replies (set ``raw.reply``) and its catalogue (fuzz.catalogue:
+    ``t/v`` and ``t/w``, members of t.tar, ``w``'s header at byte 0; ``p/p1``, a plain file)."""
+    with fuzz.Loopback(lambda head: [b""]) as s:
+        path = tmp_path / "catalogue.toml"
+        path.write_text(fuzz.catalogue(s.base))
+        monkeypatch.setenv("FCSIM_CATALOGUE", str(path))
+        monkeypatch.setenv("FCSIM_TRACE_DIR", str(tmp_path / "cache"))
+        s.cache = tmp_path / "cache"
+        yield s
+
+
+def asked(head: bytes) -> tuple[int, int | None]:
+    """The first byte and the end (None: to the end) of a request's Range."""
+    m = re.search(rb"\r\nRange: bytes=(\d+)-(\d*)\r\n", head)
+    assert m, head
+    return int(m[1]), int(m[2]) + 1 if m[2] else None
+
+
+def ranged(body: bytes) -> Any:
+    """A reply function serving ``body`` by byte ranges."""
+
+    def reply(head: bytes) -> Iterator[bytes]:
+        start, end = asked(head)
+        part = body[start:end]
+        yield (
+            b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes %d-%d/%d\r\nContent-Length: %d\r\n\r\n"
+            % (
+                start,
+                start + len(part) - 1,
+                len(body),
+                len(part),
+            )
+            + part
+        )
+
+    return reply
+
+
+def checksummed(block: bytes) -> bytes:
+    """A 512 B tar header with its checksum field set to match its bytes."""
+    block = block[:148] + b" " * 8 + block[156:]
+    return block[:148] + b"%06o\0 " % sum(block) + block[156:]
+
+
+def fails(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one error line of a CLI command that must fail with exit status 2."""
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("fcsim: error: "), err
+    return err
+
+
+def test_a_body_cut_short_without_length_or_checksum_is_refused(
+    raw: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No Content-Length, no chunked encoding: the end of the connection may be the end of the
+    # file or a cut, and no checksum tells; nothing is kept under the final name (issue 24, 7).
+    raw.reply = lambda head: [b"HTTP/1.1 200 OK\r\n\r\n" + PLAIN[:1000]]
+    err = fails(["trace", "fetch", "p/p1"], capsys)
+    assert "p/p1: " in err and "neither a length nor a chunked end" in err
+    assert not list((raw.cache / "p").iterdir())
+
+
+def test_broken_chunked_encoding_is_resumed_and_never_kept_cut(
+    raw: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n400\r\n" + PLAIN[:1024] + b"\r\nzz\r\n"
+    raw.reply = lambda head: [chunked] if asked(head)[0] == 0 else ranged(PLAIN)(head)
+    assert cli.main(["trace", "fetch", "p/p1"]) == 0
+    assert (raw.cache / "p" / "p1.bin").read_bytes() == PLAIN
+    assert [asked(h) for h in raw.heads] == [(0, None), (1024, None)]
+    # Broken every time: a resume per break, then an error; the bytes so far stay in .part.
+    (raw.cache / "p" / "p1.bin").unlink()
+    capsys.readouterr()
+    raw.reply = lambda head: [
+        chunked.replace(
+            b"200 OK", b"206 Partial Content\r\nContent-Range: bytes %d-25599/25600" % asked(head)[0]
+        )
+    ]
+    err = fails(["trace", "fetch", "p/p1"], capsys)
+    assert "the connection broke 6 times" in err and "p1.bin.part" in err
+    assert [p.name for p in (raw.cache / "p").iterdir()] == ["p1.bin.part"]
+
+
+def test_a_server_that_drops_an_endless_body_is_given_up_on(raw: Any) -> None:
+    raw.reply = lambda head: [
+        b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes %d-999999999999999/1000000000000000\r\n"
+        b"Content-Length: %d\r\n\r\n" % (asked(head)[0], 10**15 - asked(head)[0]) + PLAIN[:1000]
+    ]
+    with pytest.raises(FetchError, match=r"p/p1: .*the connection broke 4 times, at byte 4,000"):
+        fetch("p/p1", **LIMITS)
+    assert len(raw.heads) == 4  # the first request and 3 resumes (retries=3)
+
+
+def test_a_trickle_stops_at_the_deadline(raw: Any) -> None:
+    def trickle(head: bytes) -> Iterator[bytes]:
+        yield b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n"
+        for b in PLAIN[:1000]:
+            time.sleep(0.1)  # within the stall timeout, so only the deadline stops it
+            yield bytes([b])
+
+    raw.reply = trickle
+    t = time.monotonic()
+    with pytest.raises(FetchError, match=r"p/p1: not done within the deadline of 1.5 s"):
+        fetch("p/p1", **LIMITS)
+    assert time.monotonic() - t < 2.0
+
+
+def test_a_server_that_sends_nothing_is_given_up_on_at_the_stall_timeout(raw: Any) -> None:
+    def silent(head: bytes) -> Iterator[bytes]:
+        time.sleep(3)
+        yield b""
+
+    raw.reply = silent
+    t = time.monotonic()
+    with pytest.raises(FetchError, match=r"p/p1: GET .*: the request failed \(nothing received for 0.5 s\)$"):
+        fetch("p/p1", **LIMITS)
+    assert time.monotonic() - t < 1.0
+
+
+def test_an_endless_archive_stops_at_the_deadline(raw: Any) -> None:
+    header = tarfile.TarInfo("d/other").tobuf(tarfile.USTAR_FORMAT)
+    raw.reply = lambda head: [
+        b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes %d-%d/*\r\nContent-Length: 512\r\n\r\n"
+        % (asked(head)[0], asked(head)[0] + 511)
+        + header
+    ]
+    with pytest.raises(FetchError, match=r"t/v: not done within the deadline of 1.5 s"):
+        fetch("t/v", **LIMITS)
+    assert len(raw.heads) > 10
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_reply_longer_than_the_range_asked_for_is_refused_unread(raw: Any, chunked: bool) -> None:
+    def huge(head: bytes) -> Iterator[bytes]:
+        length = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: 5000000000"
+        yield b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-4999999999/*\r\n%s\r\n\r\n" % length
+        while True:
+            yield b"10000\r\n" + bytes(1 << 16) + b"\r\n" if chunked else bytes(1 << 16)
+
+    raw.reply = huge
+    with pytest.raises(FetchError, match=r"t/w: GET .*/t.tar: .* more than the 512 bytes asked for"):
+        fetch("t/w", **LIMITS)
+
+
+TAR_V = tar({"d/v.bin": PLAIN})[0]
+BAD_SIZE = checksummed(TAR_V[:124] + b"zzzzzzzzzzz\0" + TAR_V[136:512])
+
+
+def gnu_long_name(name: bytes) -> bytes:
+    """An archive whose first member's GNU long name is ``name`` (not UTF-8), then d/v.bin."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT, encoding="latin-1") as t:
+        for member, data in ((name.decode("latin-1"), b"x"), ("d/v.bin", PLAIN)):
+            info = tarfile.TarInfo(member)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("volume", "reply", "needle"),
+    [
+        ("p/p1", b"SPAM\r\n\r\n", "not an HTTP reply (BadStatusLine: SPAM"),
+        (
+            "p/p1",
+            b"HTTP/1.1 200 OK\r\nX: " + b"a" * 70000 + b"\r\n\r\n",
+            "not an HTTP reply (LineTooLong: got more than 65536 bytes",
+        ),
+        ("p/p1", b"HTTP/1.1 200 OK\r\n" + b"X: y\r\n" * 101 + b"\r\n", "more than 100 headers"),
+        ("p/p1", b"HTTP/1.1 200 OK\r\nContent-Length: abc\r\n\r\n" + PLAIN, "Content-Length 'abc'"),
+        (
+            "t/v",
+            BAD_SIZE,
+            "the tar header at byte 0 of t.tar: its size field b'zzzzzzzzzzz\\x00' is not an octal number",
+        ),
+    ],
+    ids=["bad-status-line", "header-over-64KiB", "101-headers", "content-length-abc", "non-octal-tar-size"],
+)
+def test_a_malformed_reply_is_one_error_line(
+    raw: Any, capsys: pytest.CaptureFixture[str], volume: str, reply: bytes, needle: str
+) -> None:
+    raw.reply = ranged(reply) if volume.startswith("t/") else lambda head: [reply]
+    err = fails(["trace", "fetch", volume], capsys)
+    assert err.startswith(f"fcsim: error: {volume}: ") and needle in err, err
+
+
+def test_a_member_name_not_in_utf8_is_passed_over(raw: Any) -> None:
+    raw.reply = ranged(gnu_long_name(b"d/" + b"\xff" * 120))
+    assert fetch("t/v", **LIMITS).read_bytes() == PLAIN
+
+
+def test_fetch_checks_its_arguments() -> None:
+    for call, needle in [
+        (lambda: fetch(None), "name=None: expected a string"),  # type: ignore[arg-type]
+        (lambda: fetch("p/p1", note=3), "note=3: expected a function or None"),  # type: ignore[arg-type]
+        (lambda: fetch("p/p1", deadline=0), "deadline=0: expected a number of seconds above 0"),
+        (lambda: fetch("p/p1", stall_timeout=float("nan")), "stall_timeout=nan: expected a number"),
+        (lambda: fetch("p/p1", retries=-1), "retries=-1: expected an integer from 0"),
+    ]:
+        with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
+            call()
+
+
+def test_server_text_is_escaped_in_errors_and_notes(raw: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    raw.reply = lambda head: [b"HTTP/1.1 404 Re\x1b]0;pwned\x07ad\r\nContent-Length: 0\r\n\r\n"]
+    err = fails(["trace", "fetch", "p/p1"], capsys)
+    assert err == f"fcsim: error: p/p1: GET {raw.base}/p/p1.bin: HTTP 404 Re\\x1b]0;pwned\\x07ad\n"
+    # A tar member's name in a note (t/w's header at byte 0 names another member).
+    body, _ = tar({"d/\x1b[2J\rx": b"1", "d/w.bin": PLAIN})
+    raw.reply = ranged(body)
+    notes: list[str] = []
+    assert fetch("t/w", note=notes.append, **LIMITS).read_bytes() == PLAIN
+    assert notes[0].startswith("t/w: the tar header at byte 0 of t.tar is d/\\x1b[2J\\rx of 1 bytes")
+    assert all(n.isprintable() for n in notes)

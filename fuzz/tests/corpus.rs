@@ -7,8 +7,9 @@ use fcsim_fuzz::Target;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-/// The Python harness's corpus (`fuzz/experiment_toml.py`), replayed by its pytest.
-const PYTHON_TARGETS: &[&str] = &["experiment-toml"];
+/// The Python harnesses' corpora (`fuzz/experiment_toml.py`, `fuzz/fetch_response.py`), replayed by
+/// their pytest files.
+const PYTHON_TARGETS: &[&str] = &["experiment-toml", "fetch-response"];
 
 fn dir(kind: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(kind)

@@ -46,10 +46,10 @@ def path(name: str, value: Any) -> str:
         raise ConfigError(f"{name}={value!r}: expected a path") from None
 
 
-def callback(value: Any) -> Any:
-    """``progress`` if it is None or callable; else ConfigError."""
+def callback(value: Any, name: str = "progress") -> Any:
+    """``value`` (argument ``name``) if it is None or callable; else ConfigError naming it."""
     if value is not None and not callable(value):
-        raise ConfigError(f"progress={value!r}: expected a function or None")
+        raise ConfigError(f"{name}={value!r}: expected a function or None")
     return value
 
 
