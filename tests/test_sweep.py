@@ -497,7 +497,7 @@ def test_a_worker_that_dies_fails_its_point_and_the_others_are_saved(tmp_path: P
     # The rerun computes the two failed points only.
     r = cli_sweep(exp, out, "--jobs", "2")
     assert r.returncode == 0, r.stderr
-    assert f"wrote {out}: the table holds 6 points; this experiment's 6: 2 computed now, 4 reused" in r.stdout
+    assert f"wrote {out}: 6 points (2 computed now, 4 reused)" in r.stdout
 
 
 def test_sweep_says_what_the_table_holds_and_what_it_computed(tmp_path: Path) -> None:
@@ -505,16 +505,11 @@ def test_sweep_says_what_the_table_holds_and_what_it_computed(tmp_path: Path) ->
     trace = "synth:zipf,requests=2000,pages=500,seed=6"
     big = experiment(tmp_path, f'traces = ["{trace}"]\npolicies = ["lru", "fifo"]\nsizes = ["10", "20"]\n')
     out = tmp_path / "t.parquet"
-    assert (
-        "the table holds 4 points; this experiment's 4: 4 computed now, 0 reused"
-        in cli_sweep(big, out).stdout
-    )
+    assert f"wrote {out}: 4 points (4 computed now, 0 reused)" in cli_sweep(big, out).stdout
     small = tmp_path / "small.toml"
     small.write_text(f'traces = ["{trace}"]\npolicies = ["lru"]\nsizes = ["20", "30"]\n')
     r = cli_sweep(small, out)
-    assert (
-        r.stdout == f"wrote {out}: the table holds 5 points; this experiment's 2: 1 computed now, 1 reused\n"
-    )
+    assert r.stdout == f"wrote {out}: 5 points, 2 of them this experiment's (1 computed now, 1 reused)\n"
 
 
 def test_a_sweep_never_writes_over_its_inputs_or_a_fifo(tmp_path: Path) -> None:

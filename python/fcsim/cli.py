@@ -483,9 +483,9 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         bar.close()
     untimed_notes(df)
     at = df.attrs
+    ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     print(
-        f"wrote {out}: the table holds {at['table_points']} points; this experiment's {len(df)}: "
-        f"{at['computed']} computed now, {at['reused']} reused"
+        f"wrote {out}: {at['table_points']} points{ours} ({at['computed']} computed now, {at['reused']} reused)"
     )
     return 0
 
