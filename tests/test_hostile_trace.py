@@ -180,6 +180,27 @@ def test_an_output_that_is_not_a_regular_file_is_refused(tmp_path: Path, cmd: li
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"dir.{ext}", f"fifo.{ext}", f"null.{ext}"]
 
 
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", "stdout.csv"],
+        ["trace", "convert", MSR, "-o", "stdout.csv", "--to", "lcs-csv"],
+    ],
+)
+def test_an_output_through_a_link_writes_the_linked_file(tmp_path: Path, cmd: list[object]) -> None:
+    # A link to the standard output (as /dev/stdout is; as root, `-o /dev/stdout` replaced
+    # /dev/stdout) was replaced by a regular file; now the file it names is written.
+    (tmp_path / "stdout.csv").symlink_to("/proc/self/fd/1")
+    with (tmp_path / "captured").open("w") as f:
+        r = subprocess.run(
+            [*FCSIM, *map(str, cmd)], stdout=f, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+        )
+    assert r.returncode == 0, r.stderr
+    assert os.readlink(tmp_path / "stdout.csv") == "/proc/self/fd/1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["captured", "stdout.csv"]
+    assert (tmp_path / "captured").read_text().split("\n", 1)[0].startswith(("trace,", "time,"))
+
+
 def test_an_output_error_names_the_output_not_its_temporary_file(tmp_path: Path) -> None:
     # A name that fits the file system but whose temporary name (.NAME.PID.N.tmp) does not: the
     # error named the hidden temporary file.

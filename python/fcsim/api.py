@@ -420,13 +420,14 @@ def convert(
     oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column).
 
     ``out`` is checked first by :func:`fcsim.output.guard`: the trace itself (by any name), a
-    pipe, a device, a directory or a path in a missing directory is refused before any work."""
+    pipe, a device, a directory or a path in a missing directory is refused before any work;
+    a symbolic link is not replaced, the file it names is written."""
     trace_params = Sets(set).trace
-    name, target = _path(trace), path("out", out)
-    output.guard(target, [name])
+    name = _path(trace)
+    target = output.guard(path("out", out), [name])
     return _core.convert_trace(
         name,
-        target,
+        str(target),
         to=None if to is None else text("to", to),
         annotate_next=boolean("annotate_next", annotate_next),
         progress=callback(progress),

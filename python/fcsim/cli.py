@@ -484,9 +484,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     untimed_notes(df)
     at = df.attrs
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
-    print(
-        f"wrote {out}: {at['table_points']} points{ours} ({at['computed']} computed now, {at['reused']} reused)"
-    )
+    done = f"{at['computed']} computed now, {at['reused']} reused"
+    print(f"wrote {out}: {at['table_points']} points{ours} ({done})")
     return 0
 
 

@@ -42,7 +42,7 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
 
 def guard(
     path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = (), *, directory: bool = False
-) -> None:
+) -> Path:
     """The one check of every output path fcsim writes, run before the work starts and again by
     :func:`atomic` just before its rename. ConfigError, naming ``path`` as the user gave it,
     when writing there would destroy or misuse what is there: ``path`` is one of ``inputs``
@@ -50,18 +50,23 @@ def guard(
     exist, such as ``synth:`` specs, are skipped), or exists and is not a regular file (a FIFO,
     a device, a socket, a directory), or its directory does not exist. With ``directory``,
     ``path`` is an output directory: it may be missing (it is created, with its parents) but
-    what exists there must be a directory."""
+    what exists there must be a directory.
+
+    Returns the path to write: ``path``, or if it is a symbolic link the file it names, so that
+    a link (such as ``/dev/stdout``) is never replaced by a file but its file is written, as a
+    shell's ``>`` does."""
     p = Path(path)
     try:
-        st = os.stat(p)
+        real = Path(os.path.realpath(p))
+        st = os.stat(real)
     except FileNotFoundError:
         st = None
-    except OSError as e:
-        raise _error(f"{p}: cannot write there ({e.strerror or e})") from None
+    except (OSError, ValueError) as e:
+        raise _error(f"{p}: cannot write there ({getattr(e, 'strerror', None) or e})") from None
     if directory:
         if st is not None and not stat.S_ISDIR(st.st_mode):
             raise _error(f"{p}: exists and is not a directory; expected an output directory")
-        return
+        return p
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise _error(f"{p}: is a directory; expected a file name")
@@ -79,9 +84,10 @@ def guard(
                 raise _error(
                     f"{p}: is the input {given}; writing there would destroy it, give another output"
                 )
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise _error(f"{p}: directory {parent} does not exist")
+    target = real if p.is_symlink() else p
+    if not target.parent.is_dir():
+        raise _error(f"{p}: directory {target.parent} does not exist")
+    return target
 
 
 def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str:
@@ -117,8 +123,8 @@ def _alive(pid: int) -> bool:
 def remove_stale(path: str | os.PathLike[str]) -> list[Path]:
     """Removes the temporary files :func:`atomic` left beside ``path`` when its process was
     killed outright (those of a process that still runs are kept); returns them."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
+    p = Path(os.path.realpath(path))
+    parent = p.parent
     pattern = re.compile(rf"\.{re.escape(p.name)}\.(\d+)\.\d+\.tmp")
     gone = []
     with contextlib.suppress(OSError):
@@ -134,18 +140,17 @@ def remove_stale(path: str | os.PathLike[str]) -> list[Path]:
 @contextlib.contextmanager
 def atomic(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Path]:
     """Yields a new, empty temporary file beside ``path`` (``.NAME.PID.N.tmp``, created as any
-    new file is, mode 0666 less the umask) to be written by name; renames it over ``path`` when
-    the block ends, after checking ``path`` again with :func:`guard` (what appeared there
-    meanwhile is refused, never replaced), or removes it on an error or an interrupt. An
-    OSError while the temporary file is written names ``path``, not the temporary file. One
-    left by a killed process is removed by :func:`remove_stale`."""
+    new file is, mode 0666 less the umask) to be written by name; renames it over ``path`` (or
+    the file it links to) when the block ends, after checking ``path`` again with :func:`guard`
+    (what appeared there meanwhile is refused, never replaced), or removes it on an error or an
+    interrupt. An OSError while the temporary file is written or renamed names ``path``, not
+    the temporary file. One left by a killed process is removed by :func:`remove_stale`."""
     inputs = list(inputs)
     p = Path(path)
-    guard(p, inputs)
-    parent = p.parent if str(p.parent) else Path(".")
+    target = guard(p, inputs)
     try:
         for i in itertools.count():
-            tmp = parent / f".{p.name}.{os.getpid()}.{i}.tmp"
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{i}.tmp")
             try:
                 os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
                 break
@@ -156,10 +161,9 @@ def atomic(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]
     try:
         try:
             yield tmp
+            os.replace(tmp, guard(p, inputs))
         except OSError as e:
             raise OSError(f"{p}: cannot write ({e.strerror or e})") from None
-        guard(p, inputs)
-        os.replace(tmp, p)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
