@@ -570,3 +570,8 @@ def test_reproduce_refuses_an_empty_selection_and_an_output_that_is_a_file(tmp_p
     (tmp_path / "file").write_text("x")
     with pytest.raises(fcsim.ConfigError, match="file: exists and is not a directory"):
         reports.reproduce("lcr", tmp_path / "file", traces_dir=TRACES, only=["msr_hm_0_excerpt1000.csv"])
+    # A file it writes, here its README, that is a fifo: refused before anything runs.
+    os.mkfifo(tmp_path / "README.md")
+    with pytest.raises(fcsim.ConfigError, match=r"README\.md: exists and is not a regular file"):
+        reports.reproduce("lcr", tmp_path, traces_dir=TRACES, only=["msr_hm_0_excerpt1000.csv"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "file"]

@@ -23,17 +23,17 @@ _CONTROL = re.compile("[\\x00-\\x1f\\x7f-\\x9f]")
 WRITERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "jsonl"}
 
 
+def _error(message: str) -> Exception:
+    from fcsim._core import ConfigError
+
+    return ConfigError(message)
+
+
 def _kind(path: Path) -> str:
     kind = WRITERS.get(path.suffix.lower())
     if kind is None:
         raise _error(f"{path}: unknown output type '{path.suffix}'; expected {', '.join(WRITERS)}")
     return kind
-
-
-def _error(message: str) -> Exception:
-    from fcsim._core import ConfigError
-
-    return ConfigError(message)
 
 
 def _same_file(a: os.stat_result, b: os.stat_result) -> bool:

@@ -62,6 +62,7 @@ def reproduce(
         exp.parts = [part for part in exp.parts if part.traces]
     for name in ("experiment.toml", "README.md", "summary.md"):
         output.guard(out / name)
+    output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
