@@ -83,14 +83,16 @@ def say(line: str) -> None:
     print(output.printable(line), file=sys.stderr)
 
 
-def _check_outputs(a: argparse.Namespace) -> None:
+def _check_outputs(a: argparse.Namespace) -> list[str]:
     """Refuses, before any work, an ``--out`` or ``--plot`` that :func:`fcsim.output.guard`
-    refuses: the trace itself, a pipe or device, a missing directory."""
+    refuses (the trace itself, a pipe or device, a missing directory); returns the inputs the
+    outputs must not be."""
     inputs = [catalogue.resolve(a.trace)]
     if a.out:
         output.check_path(a.out, inputs)
     if a.plot:
         plot.check_path(a.plot, inputs)
+    return inputs
 
 
 def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
@@ -147,7 +149,7 @@ def untimed_notes(df: pd.DataFrame) -> None:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    _check_outputs(a)
+    inputs = _check_outputs(a)
     policies = _split_list(a.policy)
     if a.size is None:
         if any(p.lower() != "none" for p in policies):
@@ -162,7 +164,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     if a.out:
-        output.write_table(df, a.out, [catalogue.resolve(a.trace)])
+        output.write_table(df, a.out, inputs)
     if a.plot:
         plot.run_plot(df, a.plot)
     if a.json:
@@ -302,7 +304,7 @@ MRC_POINTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 
 
 def cmd_mrc(a: argparse.Namespace) -> int:
-    _check_outputs(a)
+    inputs = _check_outputs(a)
     common = _common(a)
     if a.at is not None and a.sizes is not None:
         raise fcsim.ConfigError("give --at or --sizes, not both (for minisim they are the same)")
@@ -331,7 +333,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     if a.out:
-        output.write_table(curve, a.out, [catalogue.resolve(a.trace)])
+        output.write_table(curve, a.out, inputs)
     if a.plot:
         plot.mrc_plot(curve, a.plot)
     at = curve.attrs

@@ -631,7 +631,7 @@ def _run(
     todo = [pt for pt in points if point_key(pt) not in have]
     reused = len(have)
     total = len(points)
-    failed: list[str] = []
+    failed: dict[str, str] = {}  # point key: why
     if have and notify is not None:
         notify(f"resuming: {len(have)} of {total} points done in {out}")
 
@@ -658,7 +658,7 @@ def _run(
         try:
             for key, row, error in results:
                 if row is None:
-                    failed.append(f"point {key}: {error}")
+                    failed[key] = str(error)
                 elif key not in have:
                     if by_worker is None:
                         log.append(row)
@@ -681,10 +681,13 @@ def _run(
             )
     else:
         log.remove()
+    # A worker may die after recording its point in the journal: that point is saved.
+    failed = {key: why for key, why in failed.items() if key not in have}
     if failed:
         raise ConfigError(
             f"{len(failed)} of {total} points failed, {len(have)} are saved in {out} "
-            "(the same command again runs the failed ones)\n" + "\n".join(failed)
+            "(the same command again runs the failed ones)\n"
+            + "\n".join(f"point {key}: {why}" for key, why in failed.items())
         )
     order = {point_key(pt): i for i, pt in enumerate(points)}
     df = pd.DataFrame(rows)
