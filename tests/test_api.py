@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import os
 import re
 import subprocess
 import sys
@@ -243,6 +244,11 @@ ARC = FIXTURES / "arc_p2.lis"
         (lambda: fcsim.mrc(ARC, "shards", rate="x"), "rate='x'"),
         (lambda: fcsim.run_grid(ARC, "lru", "5", progress=5), "progress=5"),
         (lambda: fcsim.simulate(ARC, progress="bar"), "progress='bar'"),
+        # A string is not a boolean: "no" was taken for True.
+        (lambda: fcsim.trace_info(ARC, skip_bad_lines="no"), "skip_bad_lines='no': expected True or False"),
+        (lambda: fcsim.simulate(ARC, skip_bad_lines=1), "skip_bad_lines=1: expected True or False"),
+        (lambda: fcsim.convert(ARC, "x.fct", annotate_next="yes"), "annotate_next='yes': expected True or"),
+        (lambda: fcsim.mrc(ARC, "minisim", policy="none"), "policy 'none' caches nothing"),
     ],
 )
 def test_bad_arguments_raise_config_error(call, message: str) -> None:
@@ -291,6 +297,7 @@ def test_mrc_at_takes_a_curve_and_a_size_in_pages() -> None:
         ((curve, "5%"), "size_pages='5%': expected an integer"),
         ((curve, -1), "size_pages=-1: expected an integer"),
         ((curve, 2.5), "size_pages=2.5: expected an integer"),
+        ((curve.astype(str), 5), "expected a curve from fcsim.mrc() (a DataFrame with numeric"),
     ]:
         with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
             fcsim.mrc_at(*args)
@@ -321,3 +328,15 @@ def test_a_key_of_a_policy_the_run_does_not_simulate_is_refused() -> None:
         fcsim.run_grid(t, "cflru", 10, set={"gasa.gsmin": 0.5})
     df = fcsim.run_grid(t, ["cflru", "gasa"], 10, set={"gasa.gsmin": 0.5})
     assert list(df["policy"]) == ["cflru", "gasa"]
+
+
+def test_convert_refuses_to_write_over_its_trace(tmp_path: Path) -> None:
+    # The output was renamed over the trace: the trace was gone, and no error.
+    t = tmp_path / "t.csv"
+    t.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    (tmp_path / "link.csv").symlink_to(t)
+    os.link(t, tmp_path / "hard.csv")
+    for out in ("t.csv", "link.csv", "hard.csv"):
+        with pytest.raises(fcsim.ConfigError, match=f"{out}: is the input .*t.csv; writing there would"):
+            fcsim.convert(t, tmp_path / out, to="lcs-csv")
+    assert t.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()

@@ -105,6 +105,11 @@ BAD = [
         "seed=18446744073709551616",
     ),
     (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", str(10**30)], "cache size"),
+    # `none` has no cache, so no curve (minisim printed one).
+    (
+        ["mrc", FIXTURES / "arc_p2.lis", "--method", "minisim", "--policy", "none"],
+        "policy 'none' caches nothing, so it has no miss-ratio curve",
+    ),
 ]
 
 
@@ -368,3 +373,14 @@ def test_run_checks_every_point_before_any_runs() -> None:
         "fcsim: error: unknown parameter lru.x: it takes none",
         "fcsim: error: cflru.window=wide: expected a fraction of the cache in (0, 1]",
     ]
+
+
+def test_mrc_minisim_takes_sizes() -> None:
+    # --sizes was ignored: minisim printed its 10 default sizes.
+    t = TRACES / "cloudphysics_vscsi_2h.csv.gz"
+    r = run("mrc", t, "--method", "minisim", "--policy", "lru", "--sizes", "5%,50%")
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.splitlines()[2:]
+    assert [row.split()[0] for row in rows] == ["5.00%", "50.00%"]
+    api = fcsim.mrc(t, "minisim", policy="lru", sizes=["5%", "50%"])
+    assert [int(row.split()[1].replace(",", "")) for row in rows] == list(api["size_pages"])

@@ -127,6 +127,100 @@ def test_a_calibrated_spec_too_large_for_memory_is_refused() -> None:
         fcsim.trace_info(HUGE_CALIBRATED)
 
 
+MSR = FIXTURES / "msr_hm_0.csv"
+
+
+@pytest.mark.parametrize(
+    ("cmd", "ext"),
+    [
+        (["run", "T", "--policy", "lru", "--size", "10", "-q", "--out", "OUT"], "csv"),
+        (["run", "T", "--policy", "lru", "--size", "10", "-q", "--plot", "OUT"], "png"),
+        (["mrc", "T", "--out", "OUT"], "csv"),
+        (["trace", "convert", "T", "-o", "OUT", "--to", "lcs-csv"], "csv"),
+    ],
+)
+def test_an_output_that_is_the_input_is_refused(tmp_path: Path, cmd: list[str], ext: str) -> None:
+    # `--out t.csv` over the trace t.csv replaced the trace with the results, exit 0; so through
+    # a symbolic or a hard link.
+    t = tmp_path / f"t.{ext}"
+    t.write_bytes(MSR.read_bytes())
+    (tmp_path / f"link.{ext}").symlink_to(t)
+    os.link(t, tmp_path / f"hard.{ext}")
+    for out in (t.name, f"link.{ext}", f"hard.{ext}"):
+        args = [{"T": t.name, "OUT": out}.get(c, c) for c in cmd]
+        r = run(*args, "--format", "msr", cwd=tmp_path)
+        one_error_line(r, f"{out}: is the input {t.name}; writing there would destroy it")
+    assert t.read_bytes() == MSR.read_bytes() and (tmp_path / f"link.{ext}").is_symlink()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([t.name, f"link.{ext}", f"hard.{ext}"])
+
+
+@pytest.mark.parametrize(
+    ("cmd", "ext"),
+    [
+        (["run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", "OUT"], "csv"),
+        (["mrc", MSR, "--plot", "OUT"], "png"),
+        (["trace", "convert", MSR, "-o", "OUT", "--to", "fct"], "fct"),
+    ],
+)
+def test_an_output_that_is_not_a_regular_file_is_refused(tmp_path: Path, cmd: list[object], ext: str) -> None:
+    # The rename replaced a fifo, a device or a link to one with a regular file (as root, `-o
+    # /dev/stdout` replaced /dev/stdout); a directory was reported only after the run.
+    os.mkfifo(tmp_path / f"fifo.{ext}")
+    (tmp_path / f"null.{ext}").symlink_to("/dev/null")
+    (tmp_path / f"dir.{ext}").mkdir()
+    for out, why in [
+        (f"fifo.{ext}", "exists and is not a regular file (a pipe, fifo, device or socket)"),
+        (f"null.{ext}", "exists and is not a regular file"),
+        (f"dir.{ext}", "is a directory; expected a file name"),
+        (f"none/out.{ext}", "directory none does not exist"),
+    ]:
+        r = run(*[out if c == "OUT" else c for c in cmd], cwd=tmp_path)
+        one_error_line(r, f"fcsim: error: {out}: {why}")
+    assert (tmp_path / f"null.{ext}").is_symlink() and (tmp_path / f"fifo.{ext}").is_fifo()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"dir.{ext}", f"fifo.{ext}", f"null.{ext}"]
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", "stdout.csv"],
+        ["trace", "convert", MSR, "-o", "stdout.csv", "--to", "lcs-csv"],
+    ],
+)
+def test_an_output_through_a_link_writes_the_linked_file(tmp_path: Path, cmd: list[object]) -> None:
+    # A link to the standard output (as /dev/stdout is; as root, `-o /dev/stdout` replaced
+    # /dev/stdout) was replaced by a regular file; now the file it names is written.
+    (tmp_path / "stdout.csv").symlink_to("/proc/self/fd/1")
+    with (tmp_path / "captured").open("w") as f:
+        r = subprocess.run(
+            [*FCSIM, *map(str, cmd)], stdout=f, stderr=subprocess.PIPE, text=True, cwd=tmp_path
+        )
+    assert r.returncode == 0, r.stderr
+    assert os.readlink(tmp_path / "stdout.csv") == "/proc/self/fd/1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["captured", "stdout.csv"]
+    assert (tmp_path / "captured").read_text().split("\n", 1)[0].startswith(("trace,", "time,"))
+
+
+def test_an_output_error_names_the_output_not_its_temporary_file(tmp_path: Path) -> None:
+    # A name that fits the file system but whose temporary name (.NAME.PID.N.tmp) does not: the
+    # error named the hidden temporary file.
+    out = tmp_path / ("r" * 240 + ".csv")
+    r = run("run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", out)
+    line = one_error_line(r, f"{out}: cannot write (File name too long)")
+    assert ".tmp" not in line and list(tmp_path.iterdir()) == []
+
+
+def test_control_characters_from_a_trace_are_escaped(tmp_path: Path) -> None:
+    # An op field holding an OSC sequence (retitles the terminal) and a bell reached the terminal
+    # raw in the error that quotes it.
+    t = tmp_path / "evil.csv"
+    t.write_bytes(b"128166372003061629,hm,0,Re\x1b]0;pwned\x07ad,383496192,32768,100\n")
+    r = run("trace", "info", t, "--format", "msr")
+    line = one_error_line(r, "Re\\x1b]0;pwned\\x07ad")
+    assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in r.stderr.rstrip("\n"))
+    assert line.startswith(f"fcsim: error: {t}:1:")
+
+
 def limited_memory() -> None:
     """A child's address space capped at 1.5 GB: the machine's memory as a small one has it."""
     import resource

@@ -449,3 +449,129 @@ def test_bad_keys_of_any_point_are_all_reported_before_any_runs(tmp_path: Path) 
     with pytest.raises(fcsim.ConfigError) as e:
         sweep.sweep(exp, out)
     assert len(str(e.value).splitlines()) == 5
+
+
+# The CLI, with the ARC points killing their own worker process (as the OOM killer would).
+KILLED = """
+import os, signal, sys
+from fcsim import cli, sweep
+
+run_point = sweep._run_point
+
+
+def killed(job):
+    if job[0]["policy"] == "arc":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return run_point(job)
+
+
+sweep._run_point = killed
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_worker_that_dies_fails_its_point_and_the_others_are_saved(tmp_path: Path) -> None:
+    # A worker killed outright (kill -9, the OOM killer, an abort) left the sweep waiting forever
+    # for its point, at 0% CPU.
+    exp = experiment(
+        tmp_path,
+        'traces = ["synth:zipf,requests=5000,pages=1000,seed=5"]\npolicies = ["lru", "arc", "fifo"]\n'
+        'sizes = ["10", "20"]\n',
+    )
+    out = tmp_path / "k.parquet"
+    script = tmp_path / "killed.py"
+    script.write_text(KILLED)
+    cmd = [sys.executable, str(script), "sweep", str(exp), "--out", str(out), "--jobs", "2"]
+    lines = error_lines(subprocess.run(cmd, capture_output=True, text=True, timeout=60))
+    assert (
+        lines[0]
+        == f"2 of 6 points failed, 4 are saved in {out} (the same command again runs the failed ones)"
+    )
+    assert len(lines) == 3
+    for line in lines[1:]:
+        assert line.startswith("point {") and '"policy": "arc"' in line
+        assert (
+            "its worker process died (killed by signal 9, SIGKILL); nothing of this point was saved" in line
+        )
+    assert sorted(pd.read_parquet(out)["policy"]) == ["fifo", "fifo", "lru", "lru"]
+    # The rerun computes the two failed points only.
+    r = cli_sweep(exp, out, "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    assert f"wrote {out}: 6 points (2 computed now, 4 reused)" in r.stdout
+
+
+def test_sweep_says_what_the_table_holds_and_what_it_computed(tmp_path: Path) -> None:
+    # Two points swept into a table of 4 said "wrote ...: 2 points".
+    trace = "synth:zipf,requests=2000,pages=500,seed=6"
+    big = experiment(tmp_path, f'traces = ["{trace}"]\npolicies = ["lru", "fifo"]\nsizes = ["10", "20"]\n')
+    out = tmp_path / "t.parquet"
+    assert f"wrote {out}: 4 points (4 computed now, 0 reused)" in cli_sweep(big, out).stdout
+    small = tmp_path / "small.toml"
+    small.write_text(f'traces = ["{trace}"]\npolicies = ["lru"]\nsizes = ["20", "30"]\n')
+    r = cli_sweep(small, out)
+    assert r.stdout == f"wrote {out}: 5 points, 2 of them this experiment's (1 computed now, 1 reused)\n"
+
+
+def test_a_sweep_never_writes_over_its_inputs_or_a_fifo(tmp_path: Path) -> None:
+    exp = experiment(tmp_path, 'traces = ["t.csv"]\npolicies = ["lru"]\nsizes = ["10"]\n')
+    (tmp_path / "t.csv").write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    (tmp_path / "exp.parquet").symlink_to(exp)
+    (tmp_path / "t.parquet").symlink_to(tmp_path / "t.csv")
+    os.mkfifo(tmp_path / "f.parquet.journal")
+    for out, why in [
+        ("exp.parquet", f"is the input {exp}"),
+        ("t.parquet", f"is the input {tmp_path / 't.csv'}"),
+        ("f.parquet.journal", "exists and is not a regular file"),
+    ]:
+        lines = error_lines(cli_sweep(exp, tmp_path / out.removesuffix(".journal")))
+        assert lines == [f"{tmp_path / out}: {why}" + lines[0].split(why, 1)[1]], lines
+    assert exp.read_text().startswith("traces") and (tmp_path / "t.csv").stat().st_size == 51000
+
+
+def test_an_experiment_of_uncached_traces_only_is_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its only part, if_cached, found nothing: KeyError: 'point'.
+    monkeypatch.setenv("FCSIM_TRACE_DIR", str(tmp_path / "empty"))
+    exp = experiment(
+        tmp_path, '[[part]]\nif_cached = true\ntraces = ["msr/web_0"]\npolicies = ["lru"]\nsizes = ["10"]\n'
+    )
+    with pytest.raises(
+        fcsim.ConfigError, match=r"no point to run: .* \(msr/web_0\); get them with 'fcsim trace fetch"
+    ):
+        sweep.sweep(exp, tmp_path / "o.parquet")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml"]
+
+
+def test_reproduce_refuses_an_empty_selection_and_an_output_that_is_a_file(tmp_path: Path) -> None:
+    # `--only ,` ran the whole experiment; an --out that is a file was an OSError.
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fcsim.cli",
+            "reproduce",
+            "lcr",
+            "--out",
+            str(tmp_path),
+            "--traces",
+            str(TRACES),
+            "--only",
+            ",",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert error_lines(r) == [
+        f"--only names no trace; its traces: {r.stderr.split('its traces: ')[1].strip()}"
+    ]
+    assert "msr_hm_0_excerpt1000.csv" in r.stderr and list(tmp_path.iterdir()) == []
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(fcsim.ConfigError, match="file: exists and is not a directory"):
+        reports.reproduce("lcr", tmp_path / "file", traces_dir=TRACES, only=["msr_hm_0_excerpt1000.csv"])
+    # A file it writes, here its README, that is a fifo: refused before anything runs.
+    os.mkfifo(tmp_path / "README.md")
+    with pytest.raises(fcsim.ConfigError, match=r"README\.md: exists and is not a regular file"):
+        reports.reproduce("lcr", tmp_path, traces_dir=TRACES, only=["msr_hm_0_excerpt1000.csv"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "file"]

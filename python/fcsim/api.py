@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, catalogue
+from fcsim import _core, catalogue, output
 from fcsim._core import ConfigError
 
 Progress = Callable[[int, int], object]
@@ -28,6 +28,14 @@ def integer(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
     else ConfigError naming the option."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ConfigError(f"{name}={value!r}: expected an integer from {low} to {high}")
+    return value
+
+
+def boolean(name: str, value: Any) -> bool:
+    """``value`` if it is True or False (a string such as ``"no"`` is not taken for either);
+    else ConfigError naming the option."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{name}={value!r}: expected True or False")
     return value
 
 
@@ -193,7 +201,7 @@ def _trace_kwargs(
     return {
         "format": None if format is None else text("format", format),
         "volume": None if volume is None else integer("volume", volume),
-        "skip_bad_lines": bool(skip_bad_lines),
+        "skip_bad_lines": boolean("skip_bad_lines", skip_bad_lines),
         "page_size": integer("page_size", page_size, 1),
         "trace_params": trace_params,
     }
@@ -421,13 +429,19 @@ def convert(
 
     Returns the trace's statistics (as ``trace_info``) and ``dropped``: what the target format
     does not carry, one sentence each (libCacheSim's formats hold page accesses, not requests;
-    oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column)."""
+    oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column).
+
+    ``out`` is checked first by :func:`fcsim.output.guard`: the trace itself (by any name), a
+    pipe, a device, a directory or a path in a missing directory is refused before any work;
+    a symbolic link is not replaced, the file it names is written."""
     trace_params = Sets(set).trace
+    name = _path(trace)
+    target = output.guard(path("out", out), [name])
     return _core.convert_trace(
-        _path(trace),
-        path("out", out),
+        name,
+        str(target),
         to=None if to is None else text("to", to),
-        annotate_next=annotate_next,
+        annotate_next=boolean("annotate_next", annotate_next),
         progress=callback(progress),
         **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
     )
@@ -458,6 +472,8 @@ def _check_mrc_options(
         raise ConfigError(
             "the exact curve takes no sampling (rate and max samples are for shards and minisim)"
         )
+    if policy is not None and policy.lower() == "none":
+        raise ConfigError("policy 'none' caches nothing, so it has no miss-ratio curve; give a cache policy")
     if policy is not None and method != "minisim":
         raise ConfigError(f"a policy's curve needs method minisim ({method} is LRU's curve)")
     if method == "minisim":
@@ -615,10 +631,15 @@ def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
     """The miss ratio of an MRC from `mrc()` at a cache size in pages: that of the last row at or
     below it (1 below the first row). For minisim, whose rows are the sizes simulated, that is
     the nearest smaller simulated size."""
-    if not isinstance(curve, pd.DataFrame) or not {"size_pages", "miss_ratio"} <= set(curve.columns):
+    columns = ("size_pages", "miss_ratio")
+    if not (
+        isinstance(curve, pd.DataFrame)
+        and set(columns) <= set(curve.columns)
+        and all(pd.api.types.is_numeric_dtype(curve[c]) for c in columns)
+    ):
         raise ConfigError(
             f"curve={type(curve).__name__}: expected a curve from fcsim.mrc() "
-            "(a DataFrame with size_pages and miss_ratio)"
+            "(a DataFrame with numeric size_pages and miss_ratio)"
         )
     integer("size_pages", size_pages, 0, U64_MAX)
     steps = curve[curve["size_pages"] <= size_pages]

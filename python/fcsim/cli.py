@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 import fcsim
-from fcsim import _core, output, plot
+from fcsim import _core, catalogue, output, plot
 from fcsim.reports import PAPERS
 
 TABLE_COLUMNS = [
@@ -77,6 +77,24 @@ class Bar:
             self.shown = 0
 
 
+def say(line: str) -> None:
+    """Prints one line on stderr, its control characters escaped (it may hold text from input:
+    a trace's field, a file name)."""
+    print(output.printable(line), file=sys.stderr)
+
+
+def _check_outputs(a: argparse.Namespace) -> list[str]:
+    """Refuses, before any work, an ``--out`` or ``--plot`` that :func:`fcsim.output.guard`
+    refuses (the trace itself, a pipe or device, a missing directory); returns the inputs the
+    outputs must not be."""
+    inputs = [catalogue.resolve(a.trace)]
+    if a.out:
+        output.check_path(a.out, inputs)
+    if a.plot:
+        plot.check_path(a.plot, inputs)
+    return inputs
+
+
 def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
     out: dict[str, str] = {}
     for pair in pairs or []:
@@ -123,19 +141,15 @@ def untimed_notes(df: pd.DataFrame) -> None:
         return
     rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
     for trace in dict.fromkeys(rows["trace"]):
-        print(
+        say(
             f"fcsim: note: {trace} has no timestamps, so response times, EPBPD and per-epoch loads "
             "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
-            "outstanding requests",
-            file=sys.stderr,
+            "outstanding requests"
         )
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    if a.out:
-        output.check_path(a.out)
-    if a.plot:
-        plot.check_path(a.plot)
+    inputs = _check_outputs(a)
     policies = _split_list(a.policy)
     if a.size is None:
         if any(p.lower() != "none" for p in policies):
@@ -150,7 +164,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     if a.out:
-        output.write_table(df, a.out)
+        output.write_table(df, a.out, inputs)
     if a.plot:
         plot.run_plot(df, a.plot)
     if a.json:
@@ -161,7 +175,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     untimed_notes(df)
     bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
     if bad:
-        print(f"fcsim: skipped {bad} malformed line(s) in {a.trace}", file=sys.stderr)
+        say(f"fcsim: skipped {bad} malformed line(s) in {a.trace}")
     return 0
 
 
@@ -256,7 +270,7 @@ def cmd_fetch(a: argparse.Namespace) -> int:
             path = fetch.fetch(
                 name,
                 progress=progress,
-                note=lambda message: print(f"fcsim: note: {message}", file=sys.stderr),
+                note=lambda message: say(f"fcsim: note: {message}"),
             )
         finally:
             bar.close()
@@ -282,7 +296,7 @@ def cmd_convert(a: argparse.Namespace) -> int:
         f"{info['unique_pages']:,} unique pages"
     )
     for note in info["dropped"]:
-        print(f"fcsim: note: {note}", file=sys.stderr)
+        say(f"fcsim: note: {note}")
     return 0
 
 
@@ -290,10 +304,7 @@ MRC_POINTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 
 
 def cmd_mrc(a: argparse.Namespace) -> int:
-    if a.out:
-        output.check_path(a.out)
-    if a.plot:
-        plot.check_path(a.plot)
+    inputs = _check_outputs(a)
     common = _common(a)
     if a.at is not None and a.sizes is not None:
         raise fcsim.ConfigError("give --at or --sizes, not both (for minisim they are the same)")
@@ -303,7 +314,9 @@ def cmd_mrc(a: argparse.Namespace) -> int:
             raise fcsim.ConfigError("--at: expected sizes, e.g. --at 64MiB,1%,5000")
         for s in at_sizes:
             _core.check_size(s)
-    sizes = at_sizes if a.method == "minisim" else None if a.sizes is None else _split_list(a.sizes)
+    sizes = None if a.sizes is None else _split_list(a.sizes)
+    if a.method == "minisim" and at_sizes is not None:
+        sizes = at_sizes
     bar = Bar("computing MRC")
     try:
         curve = fcsim.mrc(
@@ -320,7 +333,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     if a.out:
-        output.write_table(curve, a.out)
+        output.write_table(curve, a.out, inputs)
     if a.plot:
         plot.mrc_plot(curve, a.plot)
     at = curve.attrs
@@ -464,14 +477,17 @@ def cmd_sweep(a: argparse.Namespace) -> int:
 
     def notify(message: str) -> None:
         bar.close()
-        print(f"fcsim: {message}", file=sys.stderr)
+        say(f"fcsim: {message}")
 
     try:
         df = sweep.run(exp, out, jobs=a.jobs, scheduler=a.scheduler, progress=progress, notify=notify)
     finally:
         bar.close()
     untimed_notes(df)
-    print(f"wrote {out}: {len(df)} points")
+    at = df.attrs
+    ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
+    done = f"{at['computed']} computed now, {at['reused']} reused"
+    print(f"wrote {out}: {at['table_points']} points{ours} ({done})")
     return 0
 
 
@@ -488,7 +504,7 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
             jobs=a.jobs,
             scheduler=a.scheduler,
             progress=bar,
-            only=[t for t in (a.only or "").split(",") if t],
+            only=None if a.only is None else _split_list(a.only),
         )
     finally:
         bar.close()
@@ -507,7 +523,7 @@ class Parser(argparse.ArgumentParser):
     the whole usage); subcommands' parsers are of this class too."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+        self.exit(2, output.printable(f"{self.prog}: error: {message} (see '{self.prog} --help')") + "\n")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -643,15 +659,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except (fcsim.TraceError, fcsim.ConfigError) as e:
-        for line in str(e).splitlines():  # several problems (a sweep's grid): a line each
-            print(f"fcsim: error: {line}", file=sys.stderr)
+        for line in str(e).split("\n"):  # several problems (a sweep's grid): a line each
+            say(f"fcsim: error: {line}")
     except BrokenPipeError:  # the reader of stdout went away (| head): not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as e:
-        print(f"fcsim: error: {e}", file=sys.stderr)
+        say(f"fcsim: error: {e}")
     except KeyboardInterrupt as e:
-        print(f"fcsim: {str(e) or 'interrupted'}", file=sys.stderr)
+        say(f"fcsim: {str(e) or 'interrupted'}")
         return 130
     return 2
 

@@ -1,6 +1,9 @@
 """Result tables on disk: CSV, Parquet or JSON by extension, written atomically (a temporary
 file beside the target, renamed over it only when complete). Files get the permissions any new
-file of the user gets (0666 less the umask: 0644 under umask 022), not a temporary file's 0600."""
+file of the user gets (0666 less the umask: 0644 under umask 022), not a temporary file's 0600.
+Every output path passes :func:`guard` before the work and again before the rename: an input, a
+pipe, a device or a directory is never written over. :func:`printable` escapes text from input
+for the terminal."""
 
 from __future__ import annotations
 
@@ -9,37 +12,97 @@ import itertools
 import json
 import os
 import re
-from collections.abc import Iterator
+import stat
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
 
+_CONTROL = re.compile("[\\x00-\\x1f\\x7f-\\x9f]")
+
 WRITERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "jsonl"}
+
+
+def _error(message: str) -> Exception:
+    from fcsim._core import ConfigError
+
+    return ConfigError(message)
 
 
 def _kind(path: Path) -> str:
     kind = WRITERS.get(path.suffix.lower())
     if kind is None:
-        from fcsim._core import ConfigError
-
-        raise ConfigError(f"{path}: unknown output type '{path.suffix}'; expected {', '.join(WRITERS)}")
+        raise _error(f"{path}: unknown output type '{path.suffix}'; expected {', '.join(WRITERS)}")
     return kind
 
 
-def check_dir(path: str | os.PathLike[str]) -> None:
-    """Fails early, before a run, when the directory of an output file does not exist."""
+def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def guard(
+    path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = (), *, directory: bool = False
+) -> Path:
+    """The one check of every output path fcsim writes, run before the work starts and again by
+    :func:`atomic` just before its rename. ConfigError, naming ``path`` as the user gave it,
+    when writing there would destroy or misuse what is there: ``path`` is one of ``inputs``
+    (the same file by device and inode, through symbolic or hard links; inputs that do not
+    exist, such as ``synth:`` specs, are skipped), or exists and is not a regular file (a FIFO,
+    a device, a socket, a directory), or its directory does not exist. With ``directory``,
+    ``path`` is an output directory: it may be missing (it is created, with its parents) but
+    what exists there must be a directory.
+
+    Returns the path to write: ``path``, or if it is a symbolic link the file it names, so that
+    a link (such as ``/dev/stdout``) is never replaced by a file but its file is written, as a
+    shell's ``>`` does."""
     p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise OSError(f"{p}: directory {parent} does not exist")
+    try:
+        real = Path(os.path.realpath(p))
+        st = os.stat(real)
+    except FileNotFoundError:
+        st = None
+    except (OSError, ValueError) as e:
+        raise _error(f"{p}: cannot write there ({getattr(e, 'strerror', None) or e})") from None
+    if directory:
+        if st is not None and not stat.S_ISDIR(st.st_mode):
+            raise _error(f"{p}: exists and is not a directory; expected an output directory")
+        return p
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise _error(f"{p}: is a directory; expected a file name")
+        if not stat.S_ISREG(st.st_mode):
+            raise _error(
+                f"{p}: exists and is not a regular file (a pipe, fifo, device or socket); "
+                "fcsim writes results to regular files only"
+            )
+        for given in inputs:
+            try:
+                same = _same_file(st, os.stat(given))
+            except (OSError, ValueError):  # a missing input, a synth: spec
+                continue
+            if same:
+                raise _error(
+                    f"{p}: is the input {given}; writing there would destroy it, give another output"
+                )
+    target = real if p.is_symlink() else p
+    if not target.parent.is_dir():
+        raise _error(f"{p}: directory {target.parent} does not exist")
+    return target
 
 
-def check_path(path: str | os.PathLike[str]) -> str:
-    """Fails early, before a run, on a table path fcsim cannot write; returns the table's kind
-    (csv, parquet, json or jsonl)."""
+def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str:
+    """Fails early, before a run, on a table path fcsim cannot or must not write (see
+    :func:`guard`); returns the table's kind (csv, parquet, json or jsonl)."""
     kind = _kind(Path(path))
-    check_dir(path)
+    guard(path, inputs)
     return kind
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character (C0, DEL, C1; line breaks and tabs too) written as
+    a ``\\xNN`` escape, so that text taken from input (a trace's field, a file name) cannot
+    move the cursor, retitle or otherwise drive the terminal it is printed on."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def rows_json(df: pd.DataFrame) -> list[str]:
@@ -60,8 +123,8 @@ def _alive(pid: int) -> bool:
 def remove_stale(path: str | os.PathLike[str]) -> list[Path]:
     """Removes the temporary files :func:`atomic` left beside ``path`` when its process was
     killed outright (those of a process that still runs are kept); returns them."""
-    p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
+    p = Path(os.path.realpath(path))
+    parent = p.parent
     pattern = re.compile(rf"\.{re.escape(p.name)}\.(\d+)\.\d+\.tmp")
     gone = []
     with contextlib.suppress(OSError):
@@ -75,32 +138,44 @@ def remove_stale(path: str | os.PathLike[str]) -> list[Path]:
 
 
 @contextlib.contextmanager
-def atomic(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Path]:
     """Yields a new, empty temporary file beside ``path`` (``.NAME.PID.N.tmp``, created as any
-    new file is, mode 0666 less the umask) to be written by name; renames it over ``path`` when
-    the block ends, or removes it on an error or an interrupt. One left by a killed process is
-    removed by :func:`remove_stale`."""
+    new file is, mode 0666 less the umask) to be written by name; renames it over ``path`` (or
+    the file it links to) when the block ends, after checking ``path`` again with :func:`guard`
+    (what appeared there meanwhile is refused, never replaced), or removes it on an error or an
+    interrupt. An OSError while the temporary file is written or renamed names ``path``, not
+    the temporary file. One left by a killed process is removed by :func:`remove_stale`."""
+    inputs = list(inputs)
     p = Path(path)
-    parent = p.parent if str(p.parent) else Path(".")
-    for i in itertools.count():
-        tmp = parent / f".{p.name}.{os.getpid()}.{i}.tmp"
-        try:
-            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            break
-        except FileExistsError:
-            continue
+    target = guard(p, inputs)
     try:
-        yield tmp
-        os.replace(tmp, p)
+        for i in itertools.count():
+            tmp = target.with_name(f".{target.name}.{os.getpid()}.{i}.tmp")
+            try:
+                os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+                break
+            except FileExistsError:
+                continue
+    except OSError as e:
+        raise OSError(f"{p}: cannot write ({e.strerror or e})") from None
+    try:
+        try:
+            yield tmp
+            os.replace(tmp, guard(p, inputs))
+        except OSError as e:
+            raise OSError(f"{p}: cannot write ({e.strerror or e})") from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
 
 
-def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
+def write_table(
+    df: pd.DataFrame, path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()
+) -> None:
+    """Writes ``df`` to ``path`` as its extension says, atomically (see :func:`atomic`)."""
     kind = _kind(Path(path))
-    with atomic(path) as tmp:
+    with atomic(path, inputs) as tmp:
         if kind == "csv":
             df.to_csv(tmp, index=False)
         elif kind == "parquet":
@@ -109,3 +184,9 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
             df.to_json(tmp, orient="records", indent=1)
         else:
             tmp.write_text("".join(line + "\n" for line in rows_json(df)))
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Writes ``text`` to ``path``, atomically (see :func:`atomic`)."""
+    with atomic(path) as tmp:
+        tmp.write_text(text)

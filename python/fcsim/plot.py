@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
-from fcsim.output import atomic, check_dir
+from fcsim.output import atomic, guard
 
 #: What a plot file can be, by its name's extension.
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
 
 
-def check_path(path: str | os.PathLike[str]) -> str:
+def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str:
     """The format of a plot file by its extension (``.png``, ``.svg``, ``.pdf``); ConfigError for
-    any other, OSError when its directory does not exist. Called before a run, so that a bad
-    name fails before the work."""
+    any other, and for a path :func:`fcsim.output.guard` refuses (one of ``inputs``, a pipe or
+    device, a missing directory). Called before a run, so that a bad name fails before the
+    work."""
     suffix = Path(path).suffix.lower()
     kind = FORMATS.get(suffix)
     if kind is None:
@@ -25,14 +28,27 @@ def check_path(path: str | os.PathLike[str]) -> str:
         raise ConfigError(
             f"{path}: a plot is {', '.join(FORMATS)} by its name, not {suffix or 'a name without extension'}"
         )
-    check_dir(path)
+    guard(path, inputs)
     return kind
+
+
+def save(fig: Any, path: str | os.PathLike[str], **options: Any) -> None:
+    """Writes the matplotlib figure ``fig`` to ``path`` in the format its extension names,
+    atomically (see :func:`fcsim.output.atomic`), and closes the figure."""
+    kind = check_path(path)
+    import matplotlib.pyplot as plt
+
+    try:
+        with atomic(path) as tmp:
+            fig.savefig(tmp, format=kind, **options)
+    finally:
+        plt.close(fig)
 
 
 def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
     """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
     extension (atomically)."""
-    kind = check_path(path)
+    check_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -57,11 +73,7 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | Non
     ax.set_title(title or Path(str(curve.attrs.get("trace", ""))).name)
     ax.legend()
     fig.tight_layout()
-    try:
-        with atomic(path) as tmp:
-            fig.savefig(tmp, format=kind)
-    finally:
-        plt.close(fig)
+    save(fig, path)
 
 
 RUN_PANELS = [
@@ -77,7 +89,7 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None =
     for rows with a device, flash page writes and p99 response time, one line per policy (and
     device, when there are several). A panel with no values (p99 of an untimed trace) is left
     out; ``none`` (no cache, size 0) is a dashed horizontal line."""
-    kind = check_path(path)
+    check_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -112,8 +124,4 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None =
         what += f" over {devices.iloc[0]} ({df['device_state'].iloc[0]})" if "device_state" in df else ""
     fig.suptitle(title or what, fontsize=10)
     fig.tight_layout()
-    try:
-        with atomic(path) as tmp:
-            fig.savefig(tmp, format=kind)
-    finally:
-        plt.close(fig)
+    save(fig, path)

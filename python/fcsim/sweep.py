@@ -43,6 +43,7 @@ import itertools
 import json
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import signal
 import threading
@@ -51,6 +52,7 @@ import tomllib
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +144,12 @@ class Experiment:
         return [t for part in self.parts if part.if_cached for t in part.traces]
 
     @property
+    def inputs(self) -> list[str]:
+        """The files a sweep of this experiment reads: the experiment file and its traces (which
+        its outputs must not be)."""
+        return [self.source, *(t.path for part in self.parts for t in part.traces)]
+
+    @property
     def absent(self) -> list[str]:
         """The catalogue names of ``if_cached`` parts not in the trace cache, each once."""
         return list(dict.fromkeys(n for part in self.parts for n in part.absent))
@@ -155,6 +163,11 @@ class Experiment:
         runs: one pass over each such trace, ``jobs`` at a time (in threads: the core releases
         the GIL)."""
         problems: dict[str, None] = {}
+        if not self.points():  # only if_cached parts, none of whose traces is cached
+            problems[
+                f"no point to run: none of the traces of its if_cached parts is in the trace cache "
+                f"({', '.join(self.absent)}); get them with 'fcsim trace fetch NAME'"
+            ] = None
         for part in self.parts:
             for t in part.traces:
                 if not (t.path.startswith("synth:") or os.path.exists(t.path)):
@@ -437,16 +450,77 @@ def _worker_init() -> None:
     threading.Thread(target=watch, daemon=True, name="fcsim-parent-watch").start()
 
 
+def _serve(conn: Connection) -> None:
+    """A pool worker: runs each job it receives and sends back its outcome, until it receives
+    None. (An end of file cannot say that: workers forked later hold copies of the sweep's end
+    of the pipe.)"""
+    _worker_init()
+    while (job := conn.recv()) is not None:
+        conn.send(_run_point(job))
+
+
+def _died(exitcode: int | None) -> str:
+    """Why a point failed whose worker process ended while running it."""
+    if exitcode is None or exitcode >= 0:
+        how = f"exit status {exitcode}"
+    else:
+        try:
+            how = f"killed by signal {-exitcode}, {signal.Signals(-exitcode).name}"
+        except ValueError:  # a signal without a name
+            how = f"killed by signal {-exitcode}"
+    return f"its worker process died ({how}); nothing of this point was saved"
+
+
 def _local(todo: list[Job], jobs: int | None) -> Iterator[Outcome]:
-    """Results of ``todo`` as they finish on a local process pool."""
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    pool = multiprocessing.Pool(workers, initializer=_worker_init)
+    """Results of ``todo`` as they finish on a local pool of worker processes, one pipe each. A
+    worker that dies while running a point (``kill -9``, an abort, the OOM killer) fails that
+    point alone, with its signal or exit status; a new worker takes its place. Closing the
+    generator stops every worker at once."""
+    pending = iter(todo)
+    running: dict[Connection, tuple[multiprocessing.Process, Job]] = {}
+
+    def start() -> None:
+        job = next(pending, None)
+        if job is None:
+            return
+        conn, child = multiprocessing.Pipe()
+        worker = multiprocessing.Process(target=_serve, args=(child,), daemon=True)
+        worker.start()
+        child.close()  # the worker holds the only other end: its death is an end of file here
+        conn.send(job)
+        running[conn] = (worker, job)
+
+    def give(conn: Connection, worker: multiprocessing.Process) -> None:
+        job = next(pending, None)
+        conn.send(job)
+        if job is None:  # the worker exits
+            worker.join()
+            conn.close()
+        else:
+            running[conn] = (worker, job)
+
     try:
-        yield from pool.imap_unordered(_run_point, todo)
-        pool.close()
-        pool.join()
+        for _ in range(max(1, min(jobs or os.cpu_count() or 1, len(todo)))):
+            start()
+        while running:
+            for conn in multiprocessing.connection.wait(list(running)):
+                assert isinstance(conn, Connection)
+                worker, job = running.pop(conn)
+                try:
+                    outcome = conn.recv()
+                except EOFError:
+                    conn.close()
+                    worker.join()
+                    yield point_key(job[0]), None, _died(worker.exitcode)
+                    start()
+                else:
+                    yield outcome
+                    give(conn, worker)
     finally:
-        pool.terminate()
+        for conn, (worker, _) in running.items():
+            worker.terminate()
+            worker.join()
+            conn.close()
 
 
 class Interrupted(KeyboardInterrupt):
@@ -487,23 +561,26 @@ def run(
     :meth:`Experiment.check`). Each finished point is appended to the table's journal at once;
     the table is rewritten (atomically) at most every second, and at the end, when the journal
     is removed. A journal left by a killed sweep is merged into the table first. ``notify``
-    gets one-line messages (``resuming: K of N points done``). A point that fails does not stop
+    gets one-line messages (``resuming: K of N points done``). The result's ``attrs`` count the
+    points of the table file (``table_points``, those of other experiments too) and of ``exp``
+    computed by this call (``computed``) or found done (``reused``). A point that fails does not stop
     the others: when all have run and the table is written, a ConfigError names each failed
     point (its ``point`` key) and why; a rerun runs just those.
     On Ctrl-C every finished point is written first, then :class:`Interrupted` (a
     KeyboardInterrupt) says how many points remain."""
     out = Path(out)
-    if output.check_path(out) != "parquet":
+    if output.check_path(out, exp.inputs) != "parquet":
         raise ConfigError(
             f"{out}: a sweep's table is Parquet (.parquet or .pq), not {out.suffix or 'no suffix'}"
         )
+    output.guard(journal.path_of(out), exp.inputs)
     if jobs is not None:
         api.integer("jobs", jobs, 1)
     sizes = exp.check(jobs)
     points = exp.points()
     log = journal.Journal(out)
     try:
-        return _run(points, sizes, out, log, jobs, scheduler, progress, notify)
+        return _run(points, sizes, out, exp.inputs, log, jobs, scheduler, progress, notify)
     finally:
         log.close()
 
@@ -512,6 +589,7 @@ def _run(
     points: list[dict[str, Any]],
     sizes: dict[tuple[str, str], int],
     out: Path,
+    inputs: list[str],
     log: journal.Journal,
     jobs: int | None,
     scheduler: str | None,
@@ -546,13 +624,14 @@ def _run(
     if torn and notify is not None:
         notify(f"{log.path}: dropped {torn} torn record(s) of points being saved; they run again")
     if len(rows) > saved:
-        output.write_table(pd.DataFrame(rows), out)
+        output.write_table(pd.DataFrame(rows), out, inputs)
     log.clear()
     keys = {point_key(pt) for pt in points}
     have &= keys
     todo = [pt for pt in points if point_key(pt) not in have]
+    reused = len(have)
     total = len(points)
-    failed: list[str] = []
+    failed: dict[str, str] = {}  # point key: why
     if have and notify is not None:
         notify(f"resuming: {len(have)} of {total} points done in {out}")
 
@@ -567,7 +646,7 @@ def _run(
         def save() -> None:
             nonlocal written, saved
             if len(rows) > saved:
-                output.write_table(pd.DataFrame(rows), out)
+                output.write_table(pd.DataFrame(rows), out, inputs)
             written, saved = time.monotonic(), len(rows)
 
         # Local workers record their points in the journal themselves; the sweep records what
@@ -579,7 +658,7 @@ def _run(
         try:
             for key, row, error in results:
                 if row is None:
-                    failed.append(f"point {key}: {error}")
+                    failed[key] = str(error)
                 elif key not in have:
                     if by_worker is None:
                         log.append(row)
@@ -602,14 +681,18 @@ def _run(
             )
     else:
         log.remove()
+    # A worker may die after recording its point in the journal: that point is saved.
+    failed = {key: why for key, why in failed.items() if key not in have}
     if failed:
         raise ConfigError(
             f"{len(failed)} of {total} points failed, {len(have)} are saved in {out} "
-            "(the same command again runs the failed ones)\n" + "\n".join(failed)
+            "(the same command again runs the failed ones)\n"
+            + "\n".join(f"point {key}: {why}" for key, why in failed.items())
         )
     order = {point_key(pt): i for i, pt in enumerate(points)}
     df = pd.DataFrame(rows)
     df = df[df["point"].isin(order)].sort_values("point", key=lambda s: s.map(order)).reset_index(drop=True)
+    df.attrs.update(table_points=len(rows), computed=total - reused, reused=reused)
     return df
 
 

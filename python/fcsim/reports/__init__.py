@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from fcsim import catalogue, sweep
+from fcsim import catalogue, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import dynamic, gasa, larc, lcr, offline
 
@@ -31,14 +31,18 @@ def reproduce(
     jobs: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
-    only: Sequence[str] = (),
+    only: Sequence[str] | None = None,
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
-    its plots and summary; returns the summary's path. ``only`` keeps the experiment's traces
-    with these file names (a quick look, or a test); the summary says so."""
+    its plots and summary; returns the summary's path. ``only``, if given, keeps the
+    experiment's traces with these file names (a quick look, or a test; at least one); the
+    summary says so. ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
+    (an existing file that is not a directory, a pipe or device under a file's name, is
+    refused before anything runs)."""
     if paper not in PAPERS:
         raise ConfigError(f"fcsim reproduce {paper}: not available; available: {', '.join(PAPERS)}")
     out = Path(out_dir)
+    output.guard(out, directory=True)
     out.mkdir(parents=True, exist_ok=True)
     if not Path(traces_dir).is_dir():
         raise ConfigError(f"{traces_dir}: no such trace directory (give --traces DIR)")
@@ -47,35 +51,37 @@ def reproduce(
     own_names = [t.given for t in exp.cached] + exp.absent
     own = {v.file: n for n in own_names if (v := catalogue.lookup(n)) is not None}
     used, absent = sorted(t.given for t in exp.cached), exp.absent
-    if only:
+    if only is not None:
         names = {Path(t.path).name for part in exp.parts for t in part.traces}
         unknown = sorted(set(only) - names)
-        if unknown:
-            raise ConfigError(
-                f"--only {', '.join(unknown)}: not a trace of {paper}; its traces: {', '.join(sorted(names))}"
-            )
+        if unknown or not only:
+            what = f"{', '.join(unknown)}: not a trace of {paper}" if unknown else "names no trace"
+            raise ConfigError(f"--only {what}; its traces: {', '.join(sorted(names))}")
         for part in exp.parts:
             part.traces = [t for t in part.traces if Path(t.path).name in only]
         exp.parts = [part for part in exp.parts if part.traces]
+    for name in ("experiment.toml", "README.md", "summary.md"):
+        output.guard(out / name)
+    output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
-    (out / "experiment.toml").write_text(sweep.packaged(paper).read_text())
+    output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
-    if only:
+    if only is not None:
         command += " --only " + ",".join(only)
-    (out / "README.md").write_text(
+    output.write_text(
+        out / "README.md",
         f"# fcsim reproduce {paper}\n\nMade by `{command}` (from the repository root, after `make demo`:\n"
         f"`.venv/bin/fcsim reproduce {paper}`). The grid is `experiment.toml` (a copy of the one shipped\n"
         f"in `python/fcsim/experiments/{paper}.toml`); `results.parquet` holds every result row; the\n"
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
-        "points in `results.parquet`; delete it to rerun everything.\n"
+        "points in `results.parquet`; delete it to rerun everything.\n",
     )
     is_own = df["trace"].isin(list(own))
     summary = REPORTS[paper](df[~is_own], out, command)
     if is_own.any():
         (out / OWN).mkdir(exist_ok=True)
         REPORTS[paper](df[is_own], out / OWN, command, own=True)
-    with summary.open("a") as f:
-        f.write(_own_section(used, absent))
+    output.write_text(summary, summary.read_text() + _own_section(used, absent))
     return summary
 
 

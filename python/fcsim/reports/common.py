@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from fcsim.plot import save
+
 MARKERS = {"lru": "s", "fifo": "+", "lfu": "^", "mq": "o", "arc": "D", "larc": "*"}
 MARKERS |= {"cflru": "^", "lru-wsr": "v", "ccf-lru": "o", "pt-lru": "D", "gasa": "*"}
 MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
@@ -60,8 +62,7 @@ def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = Fal
         ax.axis("off")
     axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, dpi=110)
 
 
 def pct(a: float, b: float) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fcsim import output, plot
 from fcsim.reports.common import Claims, kind, own_traces, read_share, size_pct, version
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
@@ -90,8 +91,7 @@ def _plot(d: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = Fal
         ax.grid(alpha=0.3)
     axes.flat[0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot.save(fig, path, dpi=110)
 
 
 def _windows_done(r: pd.Series) -> tuple[int, int]:
@@ -325,7 +325,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
     if not prof.empty:
         lines += _profile_part(prof, out)
     path = out / "summary.md"
-    path.write_text("\n".join(lines))
+    output.write_text(path, "\n".join(lines))
     return path
 
 

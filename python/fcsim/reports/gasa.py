@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fcsim import output
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
@@ -492,7 +493,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         if not d.empty:
             lines += ["", f"# {title}", "", *_part(d, out, suffix, own)]
     path = out / "summary.md"
-    path.write_text("\n".join(lines))
+    output.write_text(path, "\n".join(lines))
     return path
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fcsim import output
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
@@ -297,7 +298,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
     lines += _disagreements(main, var, piv, vpiv, read_dom, vtraces, shares)
     lines += ["", "## All points", "", _table(df), ""]
     path = out / "summary.md"
-    path.write_text("\n".join(lines))
+    output.write_text(path, "\n".join(lines))
     return path
 
 

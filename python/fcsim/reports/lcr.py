@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fcsim import output, plot
 from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, Claims, own_traces, pct, version
 
 LCR_POLICIES = ("lru", "cflru", "gcar-cflru", "lcr")
@@ -89,8 +90,7 @@ def _bars(df: pd.DataFrame, metric: str, ylabel: str, path: Path, normalise: boo
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, ncol=4)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot.save(fig, path, dpi=110)
 
 
 def _lines(
@@ -123,8 +123,7 @@ def _lines(
     if by_policy:
         axes[0][0].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot.save(fig, path, dpi=110)
 
 
 def _claims_table(piv: pd.DataFrame, main: pd.DataFrame) -> list[str]:
@@ -338,7 +337,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
     if not prof.empty:
         lines += _profile_part(prof, out)
     path = out / "summary.md"
-    path.write_text("\n".join(lines))
+    output.write_text(path, "\n".join(lines))
     return path
 
 

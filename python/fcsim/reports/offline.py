@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from fcsim import output, plot
 from fcsim.reports.common import own_traces, size_pct, version
 
 NAMES = {"lru-ftl": "LRU", "ripq+": "RIPQ+", "pannier": "Pannier", "m": "MIN", "m+": "M+", "c": "C"}
@@ -82,8 +83,7 @@ def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
     axes[1].set_yscale("log")
     axes[0].legend(fontsize=8, ncol=2)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    plot.save(fig, path, dpi=110)
 
 
 def _pct(a, b):
@@ -429,7 +429,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "- M_T/C_T: the insertions allowed follow from the quota by bisection over replays (at most 8).",
     ]
     path = out / "summary.md"
-    path.write_text("\n".join(lines) + "\n")
+    output.write_text(path, "\n".join(lines) + "\n")
     return path
 
 
@@ -458,5 +458,5 @@ def _own(paper: pd.DataFrame, out: Path, command: str) -> Path:
             f"| {r['wfue_0.8']:.3f} |"
         )
     path = out / "summary.md"
-    path.write_text("\n".join(lines) + "\n")
+    output.write_text(path, "\n".join(lines) + "\n")
     return path
