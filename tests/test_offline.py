@@ -52,7 +52,7 @@ FCSIM = [sys.executable, "-m", "fcsim.cli"]
 @pytest.mark.parametrize(
     ("policy", "key", "message"),
     [
-        ("m", "stack.buffer=0", "stack.buffer: the write buffer must hold at least one container"),
+        ("c", "stack.buffer=0", "stack.buffer: the write buffer must hold at least one container"),
         ("ripq+", "ripq+.points=0", "ripq+.points=0: expected a number of insertion points from 1 to 64"),
     ],
 )

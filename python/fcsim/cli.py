@@ -17,6 +17,7 @@ import pandas as pd
 import fcsim
 from fcsim import _core, catalogue, output, plot
 from fcsim.reports import PAPERS
+from fcsim.terminal import printable
 
 TABLE_COLUMNS = [
     "trace",
@@ -80,7 +81,7 @@ class Bar:
 def say(line: str) -> None:
     """Prints one line on stderr, its control characters escaped (it may hold text from input:
     a trace's field, a file name)."""
-    print(output.printable(line), file=sys.stderr)
+    print(printable(line), file=sys.stderr)
 
 
 def _check_outputs(a: argparse.Namespace) -> list[str]:
@@ -523,7 +524,7 @@ class Parser(argparse.ArgumentParser):
     the whole usage); subcommands' parsers are of this class too."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, output.printable(f"{self.prog}: error: {message} (see '{self.prog} --help')") + "\n")
+        self.exit(2, printable(f"{self.prog}: error: {message} (see '{self.prog} --help')") + "\n")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -2,8 +2,7 @@
 file beside the target, renamed over it only when complete). Files get the permissions any new
 file of the user gets (0666 less the umask: 0644 under umask 022), not a temporary file's 0600.
 Every output path passes :func:`guard` before the work and again before the rename: an input, a
-pipe, a device or a directory is never written over. :func:`printable` escapes text from input
-for the terminal."""
+pipe, a device or a directory is never written over."""
 
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import pandas as pd
-
-_CONTROL = re.compile("[\\x00-\\x1f\\x7f-\\x9f]")
 
 WRITERS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet", ".json": "json", ".jsonl": "jsonl"}
 
@@ -96,13 +93,6 @@ def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[
     kind = _kind(Path(path))
     guard(path, inputs)
     return kind
-
-
-def printable(text: str) -> str:
-    """``text`` with every control character (C0, DEL, C1; line breaks and tabs too) written as
-    a ``\\xNN`` escape, so that text taken from input (a trace's field, a file name) cannot
-    move the cursor, retitle or otherwise drive the terminal it is printed on."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 def rows_json(df: pd.DataFrame) -> list[str]:
