@@ -425,3 +425,28 @@ fn a_bad_line_of_a_short_trace_is_reported_at_its_line() {
     let e = err(&path, &TraceOptions::default());
     assert!(e.contains("two.csv:2: "), "{e}");
 }
+
+fn golden() -> TraceOptions {
+    opts("csv", &[("time", "t"), ("op", "op"), ("offset", "page"), ("offset_unit", "4096"), ("size", "pages"), ("size_unit", "4096")])
+}
+
+/// The converter's own rename never replaces what is not a regular file (a pipe was replaced by
+/// a regular file), and its errors name the target, not `.NAME.tmp-PID`.
+#[test]
+fn convert_never_replaces_a_pipe_and_names_its_target() {
+    let d = dir("convert-out");
+    let fifo = d.join("out.fct");
+    if std::process::Command::new("mkfifo").arg(&fifo).status().map(|s| s.success()).unwrap_or(false) {
+        let e = convert::convert(&fixture("golden.csv"), &golden(), &fifo, convert::Target::Fct, 4096, false, &mut |_, _| true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("out.fct: is not a regular file; not written over"), "{e}");
+        use std::os::unix::fs::FileTypeExt;
+        assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    }
+    let missing = d.join("no-such-dir").join("out.fct");
+    let e = convert::convert(&fixture("golden.csv"), &golden(), &missing, convert::Target::Fct, 4096, false, &mut |_, _| true)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("no-such-dir/out.fct: ") && !e.contains(".tmp-"), "{e}");
+}

@@ -111,11 +111,19 @@ impl AtomicFile {
         let prefix = format!(".{name}.tmp-");
         remove_stale(target, &prefix);
         let tmp = target.with_file_name(format!("{prefix}{}", std::process::id()));
-        let f = File::create(&tmp).map_err(|e| Error::io(&tmp, &e))?;
+        // Errors name the target the user gave, never the hidden temporary file.
+        let f = File::create(&tmp).map_err(|e| Error::io(target, &e))?;
         Ok((AtomicFile { tmp, target: target.to_path_buf(), done: false }, f))
     }
 
+    /// Renames the file over the target, unless what is there now is not a regular file (a
+    /// pipe, a device, a directory made while converting: never replaced).
     fn commit(mut self) -> Result<()> {
+        if let Ok(m) = std::fs::symlink_metadata(&self.target) {
+            if !m.is_file() {
+                return Err(Error::Io { file: self.target.clone(), message: "is not a regular file; not written over".into() });
+            }
+        }
         std::fs::rename(&self.tmp, &self.target).map_err(|e| Error::io(&self.target, &e))?;
         self.done = true;
         Ok(())
