@@ -340,3 +340,13 @@ def test_convert_refuses_to_write_over_its_trace(tmp_path: Path) -> None:
         with pytest.raises(fcsim.ConfigError, match=f"{out}: is the input .*t.csv; writing there would"):
             fcsim.convert(t, tmp_path / out, to="lcs-csv")
     assert t.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()
+
+
+@pytest.mark.parametrize(("policy", "passes"), [("min", 2), ("m", 1)])
+def test_every_pass_of_an_offline_policy_reports_progress(policy: str, passes: int) -> None:
+    # MIN's next-access pass and the offline bounds' reading of the trace never called progress,
+    # so neither the callback nor Ctrl-C reached them.
+    seen: list[int] = []
+    trace = "synth:zipf,requests=200000,pages=5000,seed=1"
+    fcsim.simulate(trace, policy=policy, size=500, progress=lambda done, *_: seen.append(done))
+    assert seen == [65536, 131072, 196608] * passes

@@ -33,7 +33,7 @@ pub fn check(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Opt
             };
             bounds_setup(cfg, alg, cfg.size.pages(cfg.page_size, ws)?).map(|_| ())
         }
-        None => Assembly::new(trace, opts, cfg, working_set).map(|_| ()),
+        None => Assembly::new(trace, opts, cfg, working_set, None).map(|_| ()),
     }
 }
 
@@ -56,7 +56,14 @@ struct Assembly {
 }
 
 impl Assembly {
-    fn new(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Option<u64>) -> Result<Assembly> {
+    /// `progress` follows (and can stop) the working-set pass a percent size takes.
+    fn new(
+        trace: &str,
+        opts: &TraceOptions,
+        cfg: &SimConfig,
+        working_set: Option<u64>,
+        progress: Option<Progress<'_>>,
+    ) -> Result<Assembly> {
         let info = policy::policy_by_name(&cfg.policy)?;
         let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
         let ssd = stack.kind == StackKind::SsdCache;
@@ -64,7 +71,7 @@ impl Assembly {
         // `none` caches nothing: its size is not needed and is reported as 0.
         let cached = info.name != "none";
         let ws = match (cfg.size, working_set) {
-            (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size, None)?),
+            (SizeSpec::Percent(_), None) if cached => Some(sim::working_set(trace, opts, cfg.page_size, progress)?),
             (_, ws) => ws,
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
@@ -138,15 +145,16 @@ pub fn simulate(
     opts: &TraceOptions,
     cfg: &SimConfig,
     working_set: Option<u64>,
-    progress: Option<Progress<'_>>,
+    mut progress: Option<Progress<'_>>,
 ) -> Result<ResultRow> {
     cfg.validate()?;
     if let Some(alg) = offline::algorithm(&cfg.policy) {
-        return simulate_bounds(trace, opts, cfg, alg);
+        return simulate_bounds(trace, opts, cfg, alg, progress);
     }
+    // Every pass over the trace (working set, next accesses, the run) reports to `progress`.
     let Assembly { info, stack, stack_params, ssd, mut reader, size, device, dram_pages, split, capacity, policy, params } =
-        Assembly::new(trace, opts, cfg, working_set)?;
-    let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size)? } else { Vec::new() };
+        Assembly::new(trace, opts, cfg, working_set, trace::lend(&mut progress))?;
+    let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size, trace::lend(&mut progress))? } else { Vec::new() };
     if !info.offline {
         // The run uses none of a `.fct` header's counts; an offline policy's uses the length of
         // the next-access column, which only the counts check.
@@ -237,12 +245,18 @@ pub fn simulate(
 /// An offline-bounds algorithm ([`offline`]): the trace read once into memory, a DRAM tier
 /// (`stack.dram` of the cache, 0.05) over a flash cache on the `offline` preset's flash (one
 /// plane, user capacity the cache; `stack.buffer` write-buffer containers, 4).
-fn simulate_bounds(trace: &str, opts: &TraceOptions, cfg: &SimConfig, alg: &Algorithm) -> Result<ResultRow> {
+fn simulate_bounds(
+    trace: &str,
+    opts: &TraceOptions,
+    cfg: &SimConfig,
+    alg: &Algorithm,
+    progress: Option<Progress<'_>>,
+) -> Result<ResultRow> {
     bounds_timing(cfg, alg)?;
     let mut reader = trace::open(trace, opts)?;
     let timed = reader.timed();
     let start = Instant::now();
-    let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed)?;
+    let t = offline::read_trace(reader.as_mut(), cfg.page_size, timed, progress)?;
     let size = cfg.size.pages(cfg.page_size, Some(t.stream.unique))?;
     let (setup, plan, preset, device_params, stack_params) = bounds_setup(cfg, alg, size)?;
     let b = offline::run_plan(&t, plan, &setup)?;

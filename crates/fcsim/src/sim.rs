@@ -5,7 +5,7 @@
 //! Time moves forward only here; no stage calls back into an earlier one.
 
 use crate::device::Backing;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::histogram::Histogram;
 use crate::mem;
 use crate::policy::list::up_front;
@@ -16,7 +16,6 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 pub use crate::trace::Progress;
-use crate::trace::PROGRESS_EVERY;
 
 /// A short name for a trace in result rows: the file name, or the `synth:` spec.
 pub fn trace_name(trace: &str) -> String {
@@ -35,15 +34,19 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: O
 }
 
 /// Next-access index of every read or write page access, for offline policies: the `.fct`
-/// column when the file has one for this page size, else one pass over the trace.
-pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32) -> Result<Vec<u64>> {
+/// column when the file has one for this page size, else one pass over the trace (which
+/// `progress` follows and can stop).
+pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
     let mut reader = trace::open(trace, opts)?;
     if let Some(next) = reader.next_access_column(page_size)? {
         return Ok(next);
     }
     let splitter = PageSplitter::new(page_size, reader.key_unit());
     let mut keys = Vec::new();
+    let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
+        n += 1;
+        trace::report(n, reader.as_ref(), &mut progress)?;
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
@@ -179,14 +182,7 @@ impl Run {
             }
             self.arrivals.complete(done);
             self.requests += 1;
-            if self.requests % PROGRESS_EVERY == 0 {
-                if let Some(p) = progress.as_mut() {
-                    let (done, total) = reader.progress();
-                    if !p(done, total) {
-                        return Err(Error::Interrupted);
-                    }
-                }
-            }
+            trace::report(self.requests, reader, &mut progress)?;
         }
         self.tier.flush(self.last_ns, dev)
     }

@@ -279,7 +279,7 @@ fn offline_runs_and_curves_refuse_a_lying_fct() {
     let path = write(&d, "short-next.fct", &b);
     // The column alone is well formed; MIN's run over the records finds the lie and gives no row.
     assert_eq!(
-        fcsim::sim::next_accesses(&path, &TraceOptions::default(), 4096).unwrap().len() as u64,
+        fcsim::sim::next_accesses(&path, &TraceOptions::default(), 4096, None).unwrap().len() as u64,
         fct::read_header(Path::new(&path)).unwrap().next_entries
     );
     let min = fcsim::SimConfig::new("min", fcsim::SizeSpec::Pages(64));

@@ -479,7 +479,12 @@ fn throttle(log: &Log, spec: QuotaSpec, b: &Bounds, place: &dyn Fn(&Bits) -> Res
 }
 
 /// Reads a trace for the offline engine.
-pub fn read_trace(reader: &mut dyn crate::trace::TraceReader, page_size: u32, timed: bool) -> Result<Trace> {
+pub fn read_trace(
+    reader: &mut dyn crate::trace::TraceReader,
+    page_size: u32,
+    timed: bool,
+    progress: Option<crate::trace::Progress<'_>>,
+) -> Result<Trace> {
     let splitter = crate::request::PageSplitter::new(page_size, reader.key_unit());
-    Trace::read(reader, &splitter, timed)
+    Trace::read(reader, &splitter, timed, progress)
 }

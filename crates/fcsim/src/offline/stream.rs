@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use crate::mem;
 use crate::policy::{self, Access, Outcome};
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::trace::TraceReader;
+use crate::trace::{Progress, TraceReader};
 use rustc_hash::FxHashMap;
 
 /// Page accesses with their ops and next read references.
@@ -81,11 +81,13 @@ pub struct Trace {
 
 impl Trace {
     /// Reads every request of `reader`, split into pages.
-    pub fn read(reader: &mut dyn TraceReader, splitter: &PageSplitter, timed: bool) -> Result<Trace> {
+    /// `progress` follows the pass and can stop it.
+    pub fn read(reader: &mut dyn TraceReader, splitter: &PageSplitter, timed: bool, mut progress: Option<Progress<'_>>) -> Result<Trace> {
         let (mut keys, mut ops) = (Vec::new(), Vec::new());
         let (mut requests, mut first, mut last) = (0u64, u64::MAX, 0u64);
         while let Some(r) = reader.next_request()? {
             requests += 1;
+            crate::trace::report(requests, reader, &mut progress)?;
             first = first.min(r.time_ns);
             last = last.max(r.time_ns);
             let (p, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;

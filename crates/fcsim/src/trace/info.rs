@@ -1,7 +1,7 @@
 //! Statistics of a trace (`fcsim trace info`): one streaming pass.
 
-use super::{Progress, TraceReader, PROGRESS_EVERY};
-use crate::error::{Error, Result};
+use super::{Progress, TraceReader};
+use crate::error::Result;
 use crate::mem;
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
 use rustc_hash::FxHashMap;
@@ -191,14 +191,7 @@ pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32, mut progress: Op
     while let Some(r) = reader.next_request()? {
         b.add(&r, reader)?;
         n += 1;
-        if n % PROGRESS_EVERY == 0 {
-            if let Some(p) = progress.as_mut() {
-                let (done, total) = reader.progress();
-                if !p(done, total) {
-                    return Err(Error::Interrupted);
-                }
-            }
-        }
+        super::report(n, reader, &mut progress)?;
     }
     Ok(b.finish(reader.bad_lines(), reader.timed()))
 }

@@ -64,6 +64,29 @@ pub type Progress<'a> = &'a mut dyn FnMut(u64, u64) -> bool;
 /// Requests between progress calls.
 pub const PROGRESS_EVERY: u64 = 1 << 16;
 
+/// `progress` lent to one pass, to be used again after it.
+pub fn lend<'b>(progress: &'b mut Option<Progress<'_>>) -> Option<Progress<'b>> {
+    match progress {
+        Some(p) => Some(&mut **p),
+        None => None,
+    }
+}
+
+/// After the `n`th request of a pass over `reader`: every [`PROGRESS_EVERY`] requests, calls
+/// `progress` (if any) with the reader's progress; [`Error::Interrupted`] when it says stop.
+#[inline]
+pub fn report(n: u64, reader: &dyn TraceReader, progress: &mut Option<Progress<'_>>) -> Result<()> {
+    if n % PROGRESS_EVERY == 0 {
+        if let Some(p) = progress.as_mut() {
+            let (done, total) = reader.progress();
+            if !p(done, total) {
+                return Err(Error::Interrupted);
+            }
+        }
+    }
+    Ok(())
+}
+
 /// A stream of host requests.
 pub trait TraceReader: Send {
     /// The next request in trace order, `Ok(None)` at the end.
