@@ -33,7 +33,7 @@ pub fn feed(
     let mut n = 0u64;
     while let Some(r) = reader.next_request()? {
         if r.op != Op::Trim {
-            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             (first..first + count).try_for_each(&mut *access)?;
         }
         n += 1;
@@ -185,7 +185,7 @@ pub fn minisim(
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let (mut accesses, mut samples, mut n) = (0u64, 0u64, 0u64);
     while let Some(r) = reader.next_request()? {
-        let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+        let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
         for key in first..first + count {
             if r.op != Op::Trim {
                 accesses += 1;

@@ -132,7 +132,7 @@ impl PageSplitter {
     /// A range past the end of the address space (refused by [`HostRequest::check`], which every
     /// reader applies) is cut at its end, never wrapped: the count is at most `len / page_size + 1`.
     #[inline]
-    pub fn pages(&self, r: &HostRequest) -> Result<(u64, u64), String> {
+    pub fn pages(&self, r: &HostRequest) -> Result<(u64, u64), Refused> {
         if self.unit == KeyUnit::Object {
             return Ok((r.offset, 1));
         }
@@ -141,23 +141,39 @@ impl PageSplitter {
             Some(s) => (r.offset >> s, end >> s),
             None => (r.offset / u64::from(self.page_size), end / u64::from(self.page_size)),
         };
-        if r.volume > MAX_VOLUME || last > PAGE_MASK {
-            return Err(self.outside(r));
+        // One test for both: a volume above MAX_VOLUME or a last page above PAGE_MASK.
+        let volume = u64::from(r.volume);
+        if (volume >> (64 - VOLUME_SHIFT)) | (last >> VOLUME_SHIFT) != 0 {
+            return Err(Refused { volume: r.volume, offset: r.offset, len: r.len, page_size: self.page_size });
         }
-        Ok((u64::from(r.volume) << VOLUME_SHIFT | first, last - first + 1))
+        Ok((volume << VOLUME_SHIFT | first, last - first + 1))
     }
+}
 
-    #[cold]
-    fn outside(&self, r: &HostRequest) -> String {
-        if r.volume > MAX_VOLUME {
-            format!(
-                "volume {} is beyond the {} volumes fcsim keeps apart (0 to {MAX_VOLUME}); select one with --volume \
-                 or renumber the volumes",
-                r.volume,
+/// A request [`PageSplitter::pages`] refuses: its fields, for the message ([`std::fmt::Display`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Refused {
+    volume: u32,
+    offset: u64,
+    len: u32,
+    page_size: u32,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.volume > MAX_VOLUME {
+            write!(
+                f,
+                "volume {} is beyond the {} volumes fcsim keeps apart (0 to {MAX_VOLUME}); select one with --volume or renumber the volumes",
+                self.volume,
                 u64::from(MAX_VOLUME) + 1
             )
         } else {
-            format!("offset {} B + size {} B ends beyond the 2^48 pages of {} B a volume's page keys hold", r.offset, r.len, self.page_size)
+            write!(
+                f,
+                "offset {} B + size {} B ends beyond the 2^48 pages of {} B a volume's page keys hold",
+                self.offset, self.len, self.page_size
+            )
         }
     }
 }
@@ -191,24 +207,24 @@ mod tests {
     fn ranges_never_wrap() {
         let s = PageSplitter::new(4096, KeyUnit::Bytes);
         let top = req(u64::MAX - 999, 8192, 0);
-        assert!(top.check(KeyUnit::Bytes).unwrap_err().contains("past the 64-bit byte address space"));
+        assert!(top.check(KeyUnit::Bytes).unwrap_err().to_string().contains("past the 64-bit byte address space"));
         assert!(top.check(KeyUnit::Object).is_ok());
-        assert!(s.pages(&top).unwrap_err().contains("2^48 pages")); // never wrapped onto low keys
+        assert!(s.pages(&top).unwrap_err().to_string().contains("2^48 pages")); // never wrapped onto low keys
         assert_eq!(PageSplitter::new(1 << 16, KeyUnit::Bytes).pages(&top).unwrap().1, 1); // cut at the end
         assert!(req(u64::MAX, 1, 0).check(KeyUnit::Bytes).is_ok());
         assert!(req(u64::MAX, 0, 0).check(KeyUnit::Bytes).is_ok());
         assert!(req(u64::MAX, 2, 0).check(KeyUnit::Bytes).is_err());
         assert!(req(0, 1 << 30, 0).check(KeyUnit::Bytes).is_ok());
-        assert!(req(0, (1 << 30) + 1, 0).check(KeyUnit::Bytes).unwrap_err().contains("1 GiB"));
+        assert!(req(0, (1 << 30) + 1, 0).check(KeyUnit::Bytes).unwrap_err().to_string().contains("1 GiB"));
     }
 
     #[test]
     fn keys_never_collide() {
         let s = PageSplitter::new(4096, KeyUnit::Bytes);
         // Volume 65536 was volume 0 and offset 2^60 B was offset 0 under a 64-bit shift-and-or.
-        assert!(s.pages(&req(4096, 4096, MAX_VOLUME + 1)).unwrap_err().contains("volume 65536 is beyond the 65536 volumes"));
+        assert!(s.pages(&req(4096, 4096, MAX_VOLUME + 1)).unwrap_err().to_string().contains("volume 65536 is beyond the 65536 volumes"));
         assert_eq!(s.pages(&req(4096, 4096, MAX_VOLUME)).unwrap(), (u64::from(MAX_VOLUME) << VOLUME_SHIFT | 1, 1));
-        assert!(s.pages(&req(1 << 60, 4096, 0)).unwrap_err().contains("offset 1152921504606846976 B"));
+        assert!(s.pages(&req(1 << 60, 4096, 0)).unwrap_err().to_string().contains("offset 1152921504606846976 B"));
         assert_eq!(s.pages(&req((1 << 60) - 4096, 4096, 0)).unwrap(), (PAGE_MASK, 1));
         assert!(s.pages(&req((1 << 60) - 4096, 4097, 0)).is_err()); // its last page is outside
     }

@@ -48,7 +48,7 @@ pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progr
         n += 1;
         trace::report(n, reader.as_ref(), &mut progress)?;
         if r.op != Op::Trim {
-            let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
             keys.extend(first..first + n);
         }
@@ -158,7 +158,7 @@ impl Run {
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);
-            let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             let mut done = now;
             for key in first..first + n {
                 let next = self.next.get(index as usize).copied().unwrap_or(NEVER);

@@ -109,7 +109,7 @@ fn a_request_past_2_64_in_a_fct_file_is_an_error() {
 fn the_page_splitter_never_wraps() {
     let s = PageSplitter::new(4096, KeyUnit::Bytes);
     let r = HostRequest { time_ns: 0, volume: 0, offset: 18_446_744_073_709_551_000, len: 8192, op: Op::Read };
-    assert!(s.pages(&r).unwrap_err().contains("2^48 pages"), "a page number past the key space is refused, never wrapped");
+    assert!(s.pages(&r).unwrap_err().to_string().contains("2^48 pages"), "a page number past the key space is refused, never wrapped");
 }
 
 #[test]

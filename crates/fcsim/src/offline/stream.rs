@@ -90,7 +90,7 @@ impl Trace {
             crate::trace::report(requests, reader, &mut progress)?;
             first = first.min(r.time_ns);
             last = last.max(r.time_ns);
-            let (p, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            let (p, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
             mem::reserve(&mut ops, n as usize, "the trace's page operations")?;
             for k in p..p + n {

@@ -211,7 +211,7 @@ pub fn convert(
         }
         let secs = (r.time_ns.saturating_sub(t0) / 1_000_000_000).min(u64::from(u32::MAX)) as u32;
         if r.op != crate::request::Op::Trim {
-            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m))?;
+            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             for k in first..first + count {
                 if let Some(w) = csv_w.as_mut() {
                     let op = if r.op == crate::request::Op::Write { "write" } else { "read" };

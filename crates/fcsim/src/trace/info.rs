@@ -120,7 +120,7 @@ impl InfoBuilder {
     /// Counts `r`, the request `reader` returned last; `Err` when the page splitter refuses it
     /// (see [`PageSplitter::pages`]) or its pages do not fit in memory.
     pub fn add(&mut self, r: &HostRequest, reader: &dyn TraceReader) -> Result<()> {
-        let (first, n) = self.splitter.pages(r).map_err(|m| reader.error_at_last(m))?;
+        let (first, n) = self.splitter.pages(r).map_err(|m| reader.error_at_last(m.to_string()))?;
         let i = &mut self.info;
         if i.requests == 0 {
             i.time_first_ns = r.time_ns;
