@@ -5,8 +5,9 @@
 //! `tests/layers.rs`, fails on an import that points up or on a cycle):
 //!
 //! ```text
-//! leaves   error · params (key=value with used-value tracking) · size · histogram
-//!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
+//! leaves   error · time (ns, the horizon, checked conversions) · params (key=value with
+//!          used-value tracking) · size · histogram · view (the read-only device view)
+//!          · request (HostRequest, PageAccess, splitter)
 //!          · mrc (miss-ratio curves from a stream of page keys: exact, SHARDS)
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
 //! policy   one replacement policy per file + the registry (sees the device only as a view)
@@ -54,6 +55,7 @@ pub mod run;
 pub mod sim;
 pub mod size;
 pub mod stack;
+pub mod time;
 pub mod trace;
 pub mod view;
 

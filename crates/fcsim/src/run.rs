@@ -112,6 +112,7 @@ impl Assembly {
                 Some(match mode {
                     SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
                     SplitMode::Dynamic(d) => {
+                        d.check(physical, dc.geometry.pages_per_block)?;
                         let ctl = Split::new(physical, model, d);
                         (physical, model, ctl.capacity(), Some(ctl))
                     }
@@ -138,7 +139,7 @@ pub fn simulate(
     opts: &TraceOptions,
     cfg: &SimConfig,
     working_set: Option<u64>,
-    progress: Option<Progress<'_>>,
+    mut progress: Option<Progress<'_>>,
 ) -> Result<ResultRow> {
     cfg.validate()?;
     if let Some(alg) = offline::algorithm(&cfg.policy) {
@@ -160,9 +161,13 @@ pub fn simulate(
     });
 
     // The clock starts after the device is built and preconditioned (reported apart as
-    // `device_setup_s`), so requests/s measures the loop alone.
+    // `device_setup_s`, and stopped by `progress` as the loop is), so requests/s measures the
+    // loop alone.
     let setup = Instant::now();
-    let flash = device.as_ref().map(|(dc, _)| Flash::new(dc.clone())).transpose()?;
+    let flash = match &device {
+        Some((dc, _)) => Some(Flash::new(dc.clone(), progress.as_mut().map(|p| &mut **p as Progress<'_>))?),
+        None => None,
+    };
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
     let device = match (flash, device) {

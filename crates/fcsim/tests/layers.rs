@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A module may use the modules of every layer before its own.
 const LAYERS: &[&[&str]] = &[
     &["error"],
-    &["params", "size", "histogram", "view", "request", "mrc"],
+    &["params", "time", "size", "histogram", "view", "request", "mrc"],
     &["trace"],
     &["policy"],
     &["device"],
