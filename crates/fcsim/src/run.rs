@@ -4,7 +4,7 @@
 
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::offline::{self, Algorithm};
 use crate::params::{Params, UsedParams};
@@ -82,7 +82,7 @@ impl Assembly {
                 SplitMode::Dynamic(_) => SPLITS[0],
             };
             device_params.insert("physical".into(), size.max(1).to_string());
-            device_params.insert("op".into(), (least / (1.0 - least)).to_string());
+            device_params.insert("op".into(), compact(least / (1.0 - least)));
         } else if ssd {
             device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
         }
@@ -191,7 +191,7 @@ pub fn simulate(
             }
             let split = split.map(|(physical_pages, model)| SplitRow {
                 mode: match stack.split {
-                    Some(SplitMode::Static(s)) => s.to_string(),
+                    Some(SplitMode::Static(s)) => compact(s),
                     _ => "dynamic".into(),
                 },
                 physical_pages,

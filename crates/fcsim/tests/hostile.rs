@@ -516,3 +516,17 @@ fn preconditioning_calls_the_runs_progress() {
     assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.map(|_| ()));
     assert_eq!(calls, 1);
 }
+
+#[test]
+fn messages_name_the_key_set_and_show_numbers_compactly() {
+    // Before: device.op=1e300 blamed device.capacity (set by the flash cache, not the user),
+    // and stack.split=1e-300 printed its derived device.op with 300 digits.
+    let t = msr_excerpt();
+    let e = config_err(run_with(&t, Some("gasa"), &[("stack.kind", "ssd-cache"), ("device.op", "1e300")]));
+    assert!(e.starts_with("device.op=1e300: expected a fraction > 0") && e.contains("at most 4294967295"), "{e}");
+    let e = config_err(run_with(&t, Some("gasa"), &[("device.op", "1e300")]));
+    assert!(e.starts_with("device.op=1e300: "), "{e}");
+    let kv = [("stack.kind", "ssd-cache"), ("stack.write", "back"), ("stack.split", "1e-300")];
+    let e = config_err(fcsim::simulate(&t, &TraceOptions::default(), &config_with(4096, None, &kv), None, None));
+    assert!(e.len() < 300 && e.contains("device.op, 1e-300; on a split SSD, stack.split"), "{e}");
+}

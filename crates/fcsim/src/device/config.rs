@@ -400,7 +400,8 @@ impl DeviceConfig {
         if user_pages == 0 || usable <= user_pages {
             return Err(Error::config(format!(
                 "device: {user_pages} user pages do not fit in {physical} physical pages once each of the {planes_total} planes keeps \
-                 {gc_reserve_blocks} free block(s) for GC and one open: raise device.op ({}) or lower device.gc_threshold ({})",
+                 {gc_reserve_blocks} free block(s) for GC and one open: raise the spare space (device.op, {}; on a split SSD, \
+                 stack.split) or lower device.gc_threshold ({})",
                 compact(op),
                 compact(gc_threshold)
             )));
@@ -500,6 +501,6 @@ mod tests {
         assert_eq!(c.user_pages, (f64::from(c.geometry.blocks * 32 * 64) / 1.15).floor() as u64);
         assert!(build("gasa", &[("physical", "1GiB"), ("capacity", "1GiB")]).unwrap_err().to_string().contains("give one"));
         // 1% spare cannot hold a 5% GC reserve.
-        assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise device.op"));
+        assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise the spare space (device.op, 0.01;"));
     }
 }

@@ -486,6 +486,12 @@ impl Epochs {
         let mut work = std::mem::take(&mut self.work);
         while self.swept < until {
             let s = self.swept;
+            if self.open.is_empty() && self.sparse.is_empty() && self.edges.is_empty() {
+                // Nothing open (a chip is covered only while the end of its cover is pending):
+                // no work before `until`.
+                self.swept = until;
+                break;
+            }
             if let Some(changes) = self.edges.remove(&s) {
                 for (chip, starts) in changes {
                     let c = &mut self.covered[chip as usize];
