@@ -44,17 +44,17 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
-/// A number for a message, compactly: as Rust prints it when that is short (`0.25`, `1500`,
-/// `1000000000`), else the shorter of that and the exponent form (`1e300`, `1e-300`, `2e15`),
+/// A number for a message, compactly: as Rust prints it (`0.25`, `1500`, `0.001`) unless the
+/// exponent form is shorter by four characters or more (`1e300`, `1e-300`, `1e9`, `2e15`),
 /// never hundreds of digits. Both forms are the shortest that parse back to the same value.
 /// Every message that shows a number the user gave or a limit uses it.
 pub fn compact(v: f64) -> String {
     let plain = format!("{v}");
     let exp = format!("{v:e}");
-    if plain.len() <= 12 || plain.len() <= exp.len() {
-        plain
-    } else {
+    if exp.len() + 4 <= plain.len() {
         exp
+    } else {
+        plain
     }
 }
 
@@ -92,9 +92,11 @@ mod tests {
         assert_eq!(compact(0.0), "0");
         assert_eq!(compact(1e300), "1e300");
         assert_eq!(compact(1e-300), "1e-300");
-        assert_eq!(compact(-2.5e-7), "-0.00000025");
+        assert_eq!(compact(-2.5e-7), "-2.5e-7");
         assert_eq!(compact(2e15), "2e15");
-        assert_eq!(compact(1e9), "1000000000");
+        assert_eq!(compact(1e9), "1e9");
+        assert_eq!(compact(1000.0), "1000");
+        assert_eq!(compact(0.001), "0.001");
         assert_eq!(compact(1152921504606846.9), "1152921504606847");
         assert_eq!(compact(f64::NAN), "NaN");
         assert_eq!(compact(1e-300).parse::<f64>(), Ok(1e-300));

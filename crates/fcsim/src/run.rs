@@ -302,7 +302,7 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
     let mut sp = Params::new(cfg.stack_params.clone());
     let dram: f64 = sp.take("stack", "dram", 0.05, "a fraction of the flash cache in [0, 1)")?;
     if !(0.0..1.0).contains(&dram) {
-        return Err(Error::config(format!("stack.dram={dram}: expected a fraction of the flash cache in [0, 1)")));
+        return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
     }
     let write_buffer: u32 = sp.take("stack", "buffer", 4, "a number of containers >= 1")?;
     let stack_params = sp.finish("stack", &["dram", "buffer"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;

@@ -80,11 +80,6 @@ fn past_horizon(end: u64) -> Error {
     ))
 }
 
-/// A time in years, compactly, for messages.
-pub fn years(ns: f64) -> String {
-    compact(ns / YEAR_NS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

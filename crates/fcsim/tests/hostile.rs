@@ -413,7 +413,7 @@ fn durations_beyond_the_limit_are_refused_naming_the_key() {
 fn a_time_scale_past_the_horizon_names_the_key_and_the_request() {
     // Before: the scaled times saturated and the row said duration_s 5.59e9 (1.27e11 is right).
     let e = config_err(run_with(&msr_excerpt(), Some("gasa"), &[("sim.time_scale", "1e9")]));
-    assert!(e.starts_with("sim.time_scale=1000000000: request ") && e.contains("past the latest time"), "{e}");
+    assert!(e.starts_with("sim.time_scale=1e9: request ") && e.contains("past the latest time"), "{e}");
     assert!(run_with(&msr_excerpt(), Some("gasa"), &[("sim.time_scale", "1000")]).is_ok());
 }
 

@@ -19,7 +19,9 @@
 //! `4096`, or `4096-65536` for sizes uniform in whole pages), `mean_size` (sizes in whole 512 B
 //! sectors, 1 + a geometric number, with this mean: `7.64KiB`; `size` and `mean_size` set the
 //! same thing, the last one given wins), `unit` (page unit of the addresses, 4096), `iops` (mean
-//! rate of Poisson arrivals, 1000; 0 puts every request at time 0), `phases` (number of phases,
+//! rate of Poisson arrivals, 1000; 0 puts every request at time 0; the last request's mean
+//! arrival, `requests` / `iops` s, must be below the time horizon of [`crate::time`], and a
+//! request drawn past it is an error), `phases` (number of phases,
 //! 1: phase i shifts every page by i·pages, so each phase has a working set of its own),
 //! `volume` (0), `working_set` (bytes: sets `pages` to working_set / unit), `requested` (bytes:
 //! sets `requests` to requested / mean request size), `scale` (1: multiplies requests and pages,
