@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, as_on_a_terminal
 
 MSR = TRACES / "msr_hm_0_excerpt1000.csv"
 # A small drive with GC running during the run: 4 chips x 64 blocks x 64 pages, filled to
@@ -79,6 +83,9 @@ def test_grid_over_devices() -> None:
         ({"device": "gasa", "set": {"device.wheels": 4}}, "unknown parameter device.wheels"),
         ({"set": {"device.op": 0.07}}, "no device is"),
         ({"device": "gasa", "set": {**TINY, "device.capacity": "4MiB"}}, "more distinct pages"),
+        # Issue 24: durations and times past what fcsim simulates name their key.
+        ({"device": "gasa", "set": {"device.read_us": "1e300"}}, "device.read_us=1e300: expected"),
+        ({"device": "gasa", "set": {"sim.time_scale": 1e9}}, "sim.time_scale=1e9: request "),
     ],
 )
 def test_bad_device_configs_are_config_errors(kwargs: dict, needle: str) -> None:
@@ -120,3 +127,32 @@ def test_load_options() -> None:
     for bad in ({"sim.time_scale": 0}, {"sim.queue_depth": 2, "sim.time_scale": 2}, {"sim.speed": 1}):
         with pytest.raises(fcsim.ConfigError):
             fcsim.simulate(MSR, "lru", "5%", device="gasa", set=bad)
+
+
+def test_ctrl_c_stops_preconditioning() -> None:
+    # Issue 24: preconditioning (here hours of random overwrites) ignored Ctrl-C; it calls the
+    # run's progress, where the binding checks for signals.
+    args = ["run", MSR, "--policy", "lru", "--size", "10", "--device", "gasa"]
+    args += ["--set", "device.fill=0.5", "--set", "device.steady=1e6"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", "fcsim.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_on_a_terminal,
+    )
+    # Into preconditioning: past the start-up's second or so of CPU time.
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= 3:
+            break
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    finally:
+        p.kill()  # no runaway preconditioning if it was not stopped
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err

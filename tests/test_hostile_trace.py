@@ -59,6 +59,15 @@ def test_offset_past_2_64_through_the_api(tmp_path: Path) -> None:
         fcsim.trace_info(t, format="msr")
 
 
+@pytest.mark.parametrize("time", ["18446744073709000000", "18446744073709551615"])
+def test_a_time_past_the_horizon(tmp_path: Path, time: str) -> None:
+    # Issue 24: a read at 2^64 - 551616 ns hung the device model, one at 2^64 - 1 panicked.
+    t = tmp_path / "t.trace"
+    t.write_text(f"{time} 0 100 8 1\n")
+    r = run("run", t, "--policy", "lru", "--size", "10", "--device", "gasa")
+    one_error_line(r, f"{t}:1: time {time} ns is past the latest time fcsim simulates")
+
+
 def fct_with_next(tmp_path: Path) -> bytes:
     out = tmp_path / "good.fct"
     fcsim.convert(FIXTURES / "mqsim_tpcc.trace.zst", out, annotate_next=True)

@@ -31,7 +31,7 @@ fn ftl(c: &mut Criterion) {
         let gap = 1_000_000 / u64::from(cfg.geometry.chips()) + 1000;
         let mut rng = StdRng::seed_from_u64(3);
         let lpns: Vec<u32> = (0..WRITES).map(|_| rng.gen_range(0..user)).collect();
-        let mut flash = Flash::new(cfg).expect("device");
+        let mut flash = Flash::new(cfg, None).expect("device");
         // The same steady-state device keeps taking writes: every iteration continues the run,
         // so the drive stays in steady state and the chip queues stay short.
         let mut t = 0u64;

@@ -1,6 +1,6 @@
 //! Run configuration, validated once before the first request is simulated.
 
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::size::SizeSpec;
 use std::collections::BTreeMap;
 
@@ -45,7 +45,7 @@ impl SimConfig {
             return Err(Error::config("page size must be positive"));
         }
         if !(self.time_scale > 0.0 && self.time_scale.is_finite()) {
-            return Err(Error::config(format!("time scale {}: expected a factor > 0", self.time_scale)));
+            return Err(Error::config(format!("time scale {}: expected a factor > 0", compact(self.time_scale))));
         }
         if self.queue_depth > 0 && self.time_scale != 1.0 {
             return Err(Error::config("a closed loop (queue depth) ignores the trace's times: do not combine it with a time scale"));

@@ -44,6 +44,20 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// A number for a message, compactly: as Rust prints it (`0.25`, `1500`, `0.001`) unless the
+/// exponent form is shorter by four characters or more (`1e300`, `1e-300`, `1e9`, `2e15`),
+/// never hundreds of digits. Both forms are the shortest that parse back to the same value.
+/// Every message that shows a number the user gave or a limit uses it.
+pub fn compact(v: f64) -> String {
+    let plain = format!("{v}");
+    let exp = format!("{v:e}");
+    if exp.len() + 4 <= plain.len() {
+        exp
+    } else {
+        plain
+    }
+}
+
 impl Error {
     pub fn trace(file: &Path, location: Location, message: impl Into<String>) -> Self {
         Error::Trace { file: file.to_path_buf(), location, message: message.into() }
@@ -64,5 +78,27 @@ impl Error {
     /// True for errors caused by trace input (file content or file access).
     pub fn is_trace(&self) -> bool {
         matches!(self, Error::Trace { .. } | Error::Io { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compact;
+
+    #[test]
+    fn numbers_in_messages_are_compact() {
+        assert_eq!(compact(0.25), "0.25");
+        assert_eq!(compact(1500.0), "1500");
+        assert_eq!(compact(0.0), "0");
+        assert_eq!(compact(1e300), "1e300");
+        assert_eq!(compact(1e-300), "1e-300");
+        assert_eq!(compact(-2.5e-7), "-2.5e-7");
+        assert_eq!(compact(2e15), "2e15");
+        assert_eq!(compact(1e9), "1e9");
+        assert_eq!(compact(1000.0), "1000");
+        assert_eq!(compact(0.001), "0.001");
+        assert_eq!(compact(1152921504606846.9), "1152921504606847");
+        assert_eq!(compact(f64::NAN), "NaN");
+        assert_eq!(compact(1e-300).parse::<f64>(), Ok(1e-300));
     }
 }

@@ -5,7 +5,8 @@
 //! `tests/layers.rs`, fails on an import that points up or on a cycle):
 //!
 //! ```text
-//! leaves   error · mem (fallible growth of what a trace sizes) · params (key=value with used-value tracking) · size · histogram
+//! leaves   error · mem (fallible growth of what a trace sizes) · time (ns, the horizon, checked
+//!          conversions) · params (key=value with used-value tracking) · size · histogram
 //!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
 //!          · mrc (miss-ratio curves from a stream of page keys: exact, SHARDS)
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
@@ -55,6 +56,7 @@ pub mod run;
 pub mod sim;
 pub mod size;
 pub mod stack;
+pub mod time;
 pub mod trace;
 pub mod view;
 

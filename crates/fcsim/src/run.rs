@@ -4,7 +4,7 @@
 
 use crate::config::SimConfig;
 use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::offline::{self, Algorithm};
 use crate::params::{Params, UsedParams};
@@ -89,7 +89,7 @@ impl Assembly {
                 SplitMode::Dynamic(_) => SPLITS[0],
             };
             device_params.insert("physical".into(), size.max(1).to_string());
-            device_params.insert("op".into(), (least / (1.0 - least)).to_string());
+            device_params.insert("op".into(), compact(least / (1.0 - least)));
         } else if ssd {
             device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
         }
@@ -119,6 +119,7 @@ impl Assembly {
                 Some(match mode {
                     SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
                     SplitMode::Dynamic(d) => {
+                        d.check(physical, dc.geometry.pages_per_block)?;
                         let ctl = Split::new(physical, model, d);
                         (physical, model, ctl.capacity(), Some(ctl))
                     }
@@ -168,9 +169,13 @@ pub fn simulate(
     });
 
     // The clock starts after the device is built and preconditioned (reported apart as
-    // `device_setup_s`), so requests/s measures the loop alone.
+    // `device_setup_s`, and stopped by `progress` as the loop is), so requests/s measures the
+    // loop alone.
     let setup = Instant::now();
-    let flash = device.as_ref().map(|(dc, _)| Flash::new(dc.clone())).transpose()?;
+    let flash = match &device {
+        Some((dc, _)) => Some(Flash::new(dc.clone(), trace::lend(&mut progress))?),
+        None => None,
+    };
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
     let device = match (flash, device) {
@@ -194,7 +199,7 @@ pub fn simulate(
             }
             let split = split.map(|(physical_pages, model)| SplitRow {
                 mode: match stack.split {
-                    Some(SplitMode::Static(s)) => s.to_string(),
+                    Some(SplitMode::Static(s)) => compact(s),
                     _ => "dynamic".into(),
                 },
                 physical_pages,
@@ -311,7 +316,7 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
     let mut sp = Params::new(cfg.stack_params.clone());
     let dram: f64 = sp.take("stack", "dram", 0.05, "a fraction of the flash cache in [0, 1)")?;
     if !(0.0..1.0).contains(&dram) {
-        return Err(Error::config(format!("stack.dram={dram}: expected a fraction of the flash cache in [0, 1)")));
+        return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
     }
     let write_buffer: u32 = sp.take("stack", "buffer", 4, "a number of containers >= 1")?;
     let stack_params = sp.finish("stack", &["dram", "buffer"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;

@@ -5,12 +5,13 @@
 //! Time moves forward only here; no stage calls back into an earlier one.
 
 use crate::device::Backing;
-use crate::error::Result;
+use crate::error::{compact, Error, Result};
 use crate::histogram::Histogram;
 use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Split, Tier};
+use crate::time::{HORIZON, HORIZON_NS};
 use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -76,15 +77,27 @@ impl Arrivals {
         }
     }
 
+    /// The arrival time of request number `n` (1-based), stamped `t` in the trace (below the
+    /// horizon, as readers check); an error naming `sim.time_scale` if scaling carries it past.
     #[inline]
-    fn arrive(&mut self, t: u64) -> u64 {
-        match self {
+    fn arrive(&mut self, t: u64, n: u64) -> Result<u64> {
+        Ok(match self {
             Arrivals::Trace { scale, first } => {
                 let f = *first.get_or_insert(t);
                 if *scale == 1.0 || t <= f {
                     t
                 } else {
-                    f + ((t - f) as f64 * *scale) as u64
+                    // `as` saturates: a product past 2^64 fails the check too.
+                    let gap = ((t - f) as f64 * *scale) as u64;
+                    f.checked_add(gap).filter(|&a| a < HORIZON_NS).ok_or_else(|| {
+                        Error::config(format!(
+                            "sim.time_scale={}: request {n}, {} ns after the first in the trace, would arrive {} ns after it, \
+                             past the latest time fcsim simulates ({HORIZON})",
+                            compact(*scale),
+                            t - f,
+                            compact((t - f) as f64 * *scale)
+                        ))
+                    })?
                 }
             }
             Arrivals::Closed { depth, outstanding } => {
@@ -94,7 +107,7 @@ impl Arrivals {
                     outstanding.pop().map_or(0, |Reverse(t)| t)
                 }
             }
-        }
+        })
     }
 
     #[inline]
@@ -154,7 +167,7 @@ impl Run {
     pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, mut progress: Option<Progress<'_>>) -> Result<()> {
         let mut index = 0u64;
         while let Some(r) = reader.next_request()? {
-            let now = self.arrivals.arrive(r.time_ns).max(self.last_ns);
+            let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);

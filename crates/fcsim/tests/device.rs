@@ -89,7 +89,7 @@ fn small_device(gc: &str, placement: &str) -> Flash {
         ("gc_threshold", "0.1"),
     ];
     let m: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0).unwrap()
+    Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0, None).unwrap()
 }
 
 #[derive(Debug, Clone)]
@@ -131,7 +131,7 @@ proptest! {
         for (op, dt) in ops {
             t += dt;
             match op {
-                FlashOp::Read(l) => { f.read(l % user, t); }
+                FlashOp::Read(l) => { f.read(l % user, t).unwrap(); }
                 FlashOp::Write(l) => { f.write(l % user, t).unwrap(); mapped.insert(l % user); }
                 FlashOp::Trim(l) => { f.trim(l % user); mapped.remove(&(l % user)); }
             }
@@ -280,7 +280,7 @@ fn gc_on_one_plane_holds_the_whole_chip() {
     // configuration the LCR paper used (§IV.A, Table II).
     let kv = [("channels", "1"), ("chips_per_channel", "1"), ("planes", "2"), ("blocks", "16"), ("pages_per_block", "4"), ("op", "0.5")];
     let m: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let mut f = Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0).unwrap();
+    let mut f = Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0, None).unwrap();
     f.log_ops();
     let mut t = 0;
     let gc_end = loop {
@@ -297,7 +297,7 @@ fn gc_on_one_plane_holds_the_whole_chip() {
     let (_, gc_start, _) = *f.timing().log.as_ref().unwrap().last().unwrap();
     let arrival = gc_start + 1_000;
     assert!(gc_end > arrival);
-    assert_eq!(f.read(1, arrival), gc_end + 25_000, "the plane-1 read waits for plane 0's GC");
+    assert_eq!(f.read(1, arrival).unwrap(), gc_end + 25_000, "the plane-1 read waits for plane 0's GC");
 }
 
 #[test]

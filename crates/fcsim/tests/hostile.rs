@@ -346,6 +346,191 @@ fn convert_removes_temporary_files_of_dead_processes() {
     assert_eq!(names, [".t.fct.tmp-1", ".u.fct.tmp-999999999", "bad.csv", "t.fct"]);
 }
 
+// ---------------------------------------------------------------------------------------------
+// Time (issue 24): every time and duration below the horizon, each refusal naming its key or
+// its line; per-epoch loads and the split controller's log bounded whatever the times.
+
+fn msr_excerpt() -> String {
+    format!("{}/../../data/traces/msr_hm_0_excerpt1000.csv", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// LRU over `trace` at `pages` with `kv` (`section.key` = value).
+fn config_with(pages: u64, device: Option<&str>, kv: &[(&str, &str)]) -> fcsim::SimConfig {
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(pages));
+    cfg.device = device.map(str::to_string);
+    for (k, v) in kv {
+        match k.split_once('.').unwrap() {
+            ("device", key) => cfg.device_params.insert(key.into(), v.to_string()),
+            ("stack", key) => cfg.stack_params.insert(key.into(), v.to_string()),
+            ("sim", "time_scale") => {
+                cfg.time_scale = v.parse().unwrap();
+                None
+            }
+            _ => panic!("{k}"),
+        };
+    }
+    cfg
+}
+
+/// A run of LRU over `trace` at 10 pages with `kv`: its row or its error.
+fn run_with(trace: &str, device: Option<&str>, kv: &[(&str, &str)]) -> fcsim::Result<fcsim::ResultRow> {
+    fcsim::simulate(trace, &TraceOptions::default(), &config_with(10, device, kv), None, None)
+}
+
+fn config_err(r: fcsim::Result<fcsim::ResultRow>) -> String {
+    match r {
+        Ok(_) => panic!("expected a configuration error, the run succeeded"),
+        Err(e @ Error::Config(_)) => e.to_string(),
+        Err(e) => panic!("expected a configuration error: {e}"),
+    }
+}
+
+#[test]
+fn durations_beyond_the_limit_are_refused_naming_the_key() {
+    // Before: read_us=1e300 saturated to 2^64 - 1 ns and wrapped (wrong response times);
+    // disk_ms=1e300 gave the responses of disk_ms=0.
+    let t = msr_excerpt();
+    for (device, kv) in [
+        (Some("gasa"), [("device.read_us", "1e300")]),
+        (Some("gasa"), [("device.erase_us", "2e15")]),
+        (Some("gasa"), [("device.balance_epoch_ms", "1e300")]),
+        (None, [("stack.disk_ms", "1e300")]),
+    ] {
+        let mut kv = kv.to_vec();
+        if device.is_none() {
+            kv.push(("stack.kind", "ssd-cache"));
+        }
+        let e = config_err(run_with(&t, device, &kv));
+        let (key, value) = kv[0];
+        assert!(e.starts_with(&format!("{key}={value}: expected ")) && e.contains(" below ") && e.contains("2^60 ns"), "{e}");
+    }
+    // A GC job (copies and erases of a whole plane) longer than the limit is refused too.
+    let e = config_err(run_with(&t, Some("gasa"), &[("device.read_us", "1e11"), ("device.write_us", "1e11")]));
+    assert!(e.contains("GC job") && e.contains("device.read_us"), "{e}");
+}
+
+#[test]
+fn a_time_scale_past_the_horizon_names_the_key_and_the_request() {
+    // Before: the scaled times saturated and the row said duration_s 5.59e9 (1.27e11 is right).
+    let e = config_err(run_with(&msr_excerpt(), Some("gasa"), &[("sim.time_scale", "1e9")]));
+    assert!(e.starts_with("sim.time_scale=1e9: request ") && e.contains("past the latest time"), "{e}");
+    assert!(run_with(&msr_excerpt(), Some("gasa"), &[("sim.time_scale", "1000")]).is_ok());
+}
+
+#[test]
+fn a_synthetic_arrival_rate_past_the_horizon_is_refused() {
+    // Before: iops=1e-300 stamped every request at 2^64 - 1 ns, and iops=1e-9 panicked in the
+    // device's epoch accounting.
+    for spec in ["synth:zipf,requests=5,iops=1e-300", "synth:zipf,requests=1000,iops=1e-9"] {
+        let e = trace::open(spec, &TraceOptions::default()).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("synth: iops=") && e.contains("at least"), "{spec}: {e}");
+        assert!(config_err(run_with(spec, Some("gasa"), &[])).starts_with("synth: iops="));
+    }
+    assert!(trace::open("synth:zipf,requests=5,iops=1e-6", &TraceOptions::default()).is_ok());
+}
+
+#[test]
+fn a_time_past_the_horizon_is_an_error_naming_the_line() {
+    // Before: a read at 2^64 - 551616 ns hung the device; at 2^64 - 1 it panicked.
+    let d = dir("horizon");
+    for time in ["18446744073709000000", "18446744073709551615", "13835058055282163712"] {
+        let path = write(&d, "t.trace", format!("0 0 100 8 1\n{time} 0 100 8 1\n"));
+        let e = err(&path, &opts("mqsim", &[]));
+        assert!(e.starts_with(&format!("{path}:2: time {time} ns is past the latest time fcsim simulates")), "{e}");
+        let e = run_with(&path, Some("gasa"), &[]).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with(&format!("{path}:2: time")), "{e}");
+    }
+    // The last time below the horizon is read; MSR's FILETIME stamps (ns since 1601) are far
+    // below it.
+    let path = write(&d, "ok.trace", "13835058055282163711 0 100 8 1\n");
+    assert_eq!(read(&path, &opts("mqsim", &[])).unwrap()[0].time_ns, 13_835_058_055_282_163_711);
+    // A .fct record likewise, at its byte offset.
+    let out = d.join("t.fct");
+    let mut w = fct::Writer::new(std::fs::File::create(&out).unwrap()).unwrap();
+    w.push(&HostRequest { time_ns: u64::MAX, volume: 0, offset: 0, len: 4096, op: Op::Read }).unwrap();
+    let header =
+        fct::Header { requests: 1, reads: 1, page_accesses: 1, unique_pages: 1, page_size: 4096, volumes: 1, ..Default::default() };
+    w.finish(&header, None).unwrap();
+    let e = err(out.to_str().unwrap(), &TraceOptions::default());
+    assert!(e.contains("at byte 128: time 18446744073709551615 ns is past the latest time"), "{e}");
+}
+
+#[test]
+fn long_operations_take_no_memory_per_epoch() {
+    // Before: the per-epoch loads held a slot per 10 ms epoch of an operation's span: a disk of
+    // 1e9 ms a page tried to allocate gigabytes for the flash cache's first program (aborting),
+    // and 1e9 us reads took 1.2 GB for 1,000 requests.
+    let golden = fixture("golden.csv");
+    let o = TraceOptions {
+        params: [
+            ("time", "t"),
+            ("time_unit", "us"),
+            ("op", "op"),
+            ("offset", "page"),
+            ("offset_unit", "4096"),
+            ("size", "pages"),
+            ("size_unit", "4096"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+        ..opts("csv", &[])
+    };
+    let cfg = config_with(2, None, &[("stack.kind", "ssd-cache"), ("stack.disk_ms", "1e9")]);
+    let row = fcsim::simulate(&golden, &o, &cfg, None, None).unwrap();
+    let resp = row.columns().into_iter().find(|(n, _)| n == "resp_max_us").unwrap().1;
+    assert!(matches!(resp, fcsim::Value::Float(r) if r >= 1e12), "{resp:?}");
+    let row = run_with(&msr_excerpt(), Some("gasa"), &[("device.read_us", "1e9")]).unwrap();
+    let epochs = row.columns().into_iter().find(|(n, _)| n == "load_balance_epochs").unwrap().1;
+    assert!(matches!(epochs, fcsim::Value::Int(n) if n > 10_000_000), "{epochs:?}");
+}
+
+#[test]
+fn a_split_window_too_small_to_measure_is_refused() {
+    // Before: stack.window=1e-12 made a window (and a log entry) of every host page write.
+    let kv = [("stack.kind", "ssd-cache"), ("stack.write", "back"), ("stack.split", "dynamic"), ("stack.window", "1e-12")];
+    let run = |kv: &[(&str, &str)]| {
+        fcsim::simulate(&msr_excerpt(), &TraceOptions::default(), &config_with(65536, Some("dynamic"), kv), None, None)
+    };
+    let e = config_err(run(&kv));
+    assert!(e.starts_with("stack.window=1e-12: ") && e.contains("at least"), "{e}");
+    let least: f64 = e.rsplit("at least ").next().unwrap().split([' ', ')', ';', ',']).next().unwrap().parse().unwrap();
+    let mut ok = kv;
+    let least = least.to_string();
+    ok[3].1 = &least;
+    assert!(run(&ok).is_ok());
+}
+
+#[test]
+fn preconditioning_calls_the_runs_progress() {
+    // Before: the progress (through which the Python binding stops a run on Ctrl-C) was first
+    // called by the loop, so a long preconditioning could not be stopped. (A seed of its own:
+    // a state preconditioned before in this process would be copied, not rebuilt.)
+    let cfg = config_with(10, Some("gasa"), &[("device.fill", "0.5"), ("device.steady", "1"), ("device.seed", "2024")]);
+    let mut calls = 0;
+    let mut stop = |_: u64, _: u64| {
+        calls += 1;
+        false
+    };
+    let r = fcsim::simulate(&msr_excerpt(), &TraceOptions::default(), &cfg, None, Some(&mut stop));
+    assert!(matches!(r, Err(Error::Interrupted)), "{:?}", r.map(|_| ()));
+    assert_eq!(calls, 1);
+}
+
+#[test]
+fn messages_name_the_key_set_and_show_numbers_compactly() {
+    // Before: device.op=1e300 blamed device.capacity (set by the flash cache, not the user),
+    // and stack.split=1e-300 printed its derived device.op with 300 digits.
+    let t = msr_excerpt();
+    let e = config_err(run_with(&t, Some("gasa"), &[("stack.kind", "ssd-cache"), ("device.op", "1e300")]));
+    assert!(e.starts_with("device.op=1e300: expected a fraction > 0") && e.contains("at most 4294967295"), "{e}");
+    let e = config_err(run_with(&t, Some("gasa"), &[("device.op", "1e300")]));
+    assert!(e.starts_with("device.op=1e300: "), "{e}");
+    let kv = [("stack.kind", "ssd-cache"), ("stack.write", "back"), ("stack.split", "1e-300")];
+    let e = config_err(fcsim::simulate(&t, &TraceOptions::default(), &config_with(4096, None, &kv), None, None));
+    assert!(e.len() < 300 && e.contains("device.op, 1e-300; on a split SSD, stack.split"), "{e}");
+}
+
 /// Page keys (issue 24): a volume above 65535 was folded onto volume 0, an offset of 2^60 B onto
 /// offset 0, so two different pages counted as one (a hit ratio of 0.5 where 0 is right).
 #[test]

@@ -19,9 +19,10 @@
 //! and spare share a fixed drive).
 
 use super::geometry::Geometry;
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
 use crate::size::SizeSpec;
+use crate::time::{self, MAX_DURATION_NS};
 use std::collections::BTreeMap;
 
 /// Garbage-collection victim selection.
@@ -193,6 +194,10 @@ pub static DEFAULTS: &[(&str, &str)] = &[
     ("seed", "42"),
 ];
 
+/// The largest `op`: a drive has fewer than 2^32 physical pages, so more spare per user page
+/// could never be built.
+pub const MAX_OP: f64 = u32::MAX as f64;
+
 /// Parameter names (for help and errors), including `capacity`, which has no default.
 pub fn param_names() -> Vec<&'static str> {
     let mut v: Vec<&str> = DEFAULTS.iter().map(|(k, _)| *k).collect();
@@ -208,11 +213,9 @@ pub fn preset_by_name(name: &str) -> Result<&'static Preset> {
 }
 
 fn us(p: &mut Params, key: &str, default: f64) -> Result<u64> {
-    let v: f64 = p.take("device", key, default, "a latency in microseconds (>= 0)")?;
-    if !(v >= 0.0 && v.is_finite()) {
-        return Err(Error::config(format!("device.{key}={v}: expected a latency in microseconds (>= 0)")));
-    }
-    Ok((v * 1000.0).round() as u64)
+    let what = "a latency in microseconds (>= 0)";
+    let v: f64 = p.take("device", key, default, what)?;
+    time::duration_ns(&format!("device.{key}"), v, 1e3, what)
 }
 
 fn positive(p: &mut Params, key: &str, default: u32) -> Result<u32> {
@@ -294,8 +297,12 @@ impl DeviceConfig {
         let mut blocks = positive(&mut p, "blocks", 1)?;
         let pages_per_block = positive(&mut p, "pages_per_block", 1)?;
         let op: f64 = p.take("device", "op", 0.15, "a fraction > 0 (0.15 = 15% spare over user capacity)")?;
-        if !(op > 0.0 && op.is_finite()) {
-            return Err(Error::config(format!("device.op={op}: expected a fraction > 0 (spare space over user capacity)")));
+        if !(op > 0.0 && op <= MAX_OP) {
+            return Err(Error::config(format!(
+                "device.op={}: expected a fraction > 0 (spare space over user capacity), at most {} (a drive has fewer than 2^32 physical pages)",
+                compact(op),
+                compact(MAX_OP)
+            )));
         }
         let gc = choice(
             &mut p,
@@ -305,7 +312,10 @@ impl DeviceConfig {
         )?;
         let gc_threshold: f64 = p.take("device", "gc_threshold", 0.05, "a fraction of a plane's blocks in [0, 0.5)")?;
         if !(0.0..0.5).contains(&gc_threshold) {
-            return Err(Error::config(format!("device.gc_threshold={gc_threshold}: expected a fraction of a plane's blocks in [0, 0.5)")));
+            return Err(Error::config(format!(
+                "device.gc_threshold={}: expected a fraction of a plane's blocks in [0, 0.5)",
+                compact(gc_threshold)
+            )));
         }
         let placement = choice(&mut p, "placement", "static", &[("static", Placement::Static), ("dynamic", Placement::Dynamic)])?;
         let read_ns = us(&mut p, "read_us", 25.0)?;
@@ -313,21 +323,22 @@ impl DeviceConfig {
         let erase_ns = us(&mut p, "erase_us", 1500.0)?;
         let xfer_ns = us(&mut p, "xfer_us", 0.0)?;
         let dram_ns = us(&mut p, "dram_us", 1.0)?;
-        let epoch_ms: f64 = p.take("device", "balance_epoch_ms", 10.0, "an epoch length in milliseconds (> 0)")?;
-        let balance_epoch_ns = (epoch_ms * 1e6).round() as u64;
-        if !(epoch_ms.is_finite() && balance_epoch_ns > 0) {
-            return Err(Error::config(format!("device.balance_epoch_ms={epoch_ms}: expected an epoch length in milliseconds (> 0)")));
+        let what = "an epoch length in milliseconds (> 0)";
+        let epoch_ms: f64 = p.take("device", "balance_epoch_ms", 10.0, what)?;
+        let balance_epoch_ns = time::duration_ns("device.balance_epoch_ms", epoch_ms, 1e6, what)?;
+        if balance_epoch_ns == 0 {
+            return Err(Error::config(format!("device.balance_epoch_ms={}: expected {what}", compact(epoch_ms))));
         }
         let eviction =
             choice(&mut p, "eviction", "sync", &[("sync", Eviction::Sync), ("parallel", Eviction::Parallel), ("async", Eviction::Async)])?;
         let fill: f64 = p.take("device", "fill", 0.0, "a fraction of user capacity in [0, 1]")?;
         if !(0.0..=1.0).contains(&fill) {
-            return Err(Error::config(format!("device.fill={fill}: expected a fraction of user capacity in [0, 1]")));
+            return Err(Error::config(format!("device.fill={}: expected a fraction of user capacity in [0, 1]", compact(fill))));
         }
         let fill_order = choice(&mut p, "fill_order", "sequential", &[("sequential", Fill::Sequential), ("random", Fill::Random)])?;
         let steady: f64 = p.take("device", "steady", 0.0, "a multiple of user capacity >= 0")?;
         if !(steady >= 0.0 && steady.is_finite()) {
-            return Err(Error::config(format!("device.steady={steady}: expected a multiple of user capacity >= 0")));
+            return Err(Error::config(format!("device.steady={}: expected a multiple of user capacity >= 0", compact(steady))));
         }
         if steady > 0.0 && fill == 0.0 {
             return Err(Error::config("device.steady overwrites the filled pages: set device.fill > 0 too"));
@@ -346,13 +357,21 @@ impl DeviceConfig {
                         s => s.pages(page_size, None),
                     })
                     .map_err(|_| Error::config(format!("device.capacity={c}: expected user capacity in bytes (64GiB) or pages")))?;
-                let physical = (pages as f64 * (1.0 + op)).ceil() as u64;
-                let per_block = planes_total * u64::from(pages_per_block);
-                let data =
-                    u32::try_from(physical.div_ceil(per_block)).map_err(|_| Error::config(format!("device.capacity={c} is too large")))?;
-                let r = ((gc_threshold * f64::from(data)).ceil() as u32).max(2);
-                reserve = Some(r);
-                blocks = data + r + 1;
+                let physical = (pages as f64 * (1.0 + op)).ceil();
+                let too_large = || {
+                    Error::config(format!(
+                        "device.capacity={c} with device.op={} needs {} physical pages; at most 2^32 - 3 are supported",
+                        compact(op),
+                        compact(physical)
+                    ))
+                };
+                if physical > f64::from(u32::MAX - 2) {
+                    return Err(too_large());
+                }
+                let data = (physical as u64).div_ceil(planes_total * u64::from(pages_per_block));
+                let r = ((gc_threshold * data as f64).ceil() as u64).max(2);
+                reserve = Some(r as u32);
+                blocks = u32::try_from(data + r + 1).map_err(|_| too_large())?;
                 pages
             }
             None => 0,
@@ -365,7 +384,8 @@ impl DeviceConfig {
                 })
                 .map_err(|_| Error::config(format!("device.physical={r}: expected the raw capacity in bytes (16GiB) or pages")))?;
             let per_block = planes_total * u64::from(pages_per_block);
-            blocks = u32::try_from(pages.div_ceil(per_block)).map_err(|_| Error::config(format!("device.physical={r} is too large")))?;
+            blocks = u32::try_from(pages.div_ceil(per_block))
+                .map_err(|_| Error::config(format!("device.physical={r} is too large: at most 2^32 - 3 pages are supported")))?;
         }
         let geometry = Geometry { channels, chips_per_channel, dies, planes, blocks, pages_per_block, page_size };
         let physical = geometry.physical_pages();
@@ -380,7 +400,21 @@ impl DeviceConfig {
         if user_pages == 0 || usable <= user_pages {
             return Err(Error::config(format!(
                 "device: {user_pages} user pages do not fit in {physical} physical pages once each of the {planes_total} planes keeps \
-                 {gc_reserve_blocks} free block(s) for GC and one open: raise device.op ({op}) or lower device.gc_threshold ({gc_threshold})"
+                 {gc_reserve_blocks} free block(s) for GC and one open: raise the spare space (device.op, {}; on a split SSD, \
+                 stack.split) or lower device.gc_threshold ({})",
+                compact(op),
+                compact(gc_threshold)
+            )));
+        }
+        // The longest GC job a write can start: every block of its plane, each copied whole and
+        // erased. Below the longest duration, completions cannot overflow (see `crate::time`).
+        let gc_job = f64::from(blocks) * (f64::from(pages_per_block) * (read_ns + write_ns) as f64 + erase_ns as f64);
+        if gc_job >= MAX_DURATION_NS as f64 {
+            return Err(Error::config(format!(
+                "device: a GC job can copy and erase every block of a plane, {blocks} x ({pages_per_block} pages x \
+                 (device.read_us + device.write_us) + device.erase_us) = {} ns, past the longest duration fcsim simulates \
+                 (2^60 ns, about 36.5 years): lower the latencies",
+                compact(gc_job)
             )));
         }
         let used = p.finish("device", &param_names())?;
@@ -467,6 +501,6 @@ mod tests {
         assert_eq!(c.user_pages, (f64::from(c.geometry.blocks * 32 * 64) / 1.15).floor() as u64);
         assert!(build("gasa", &[("physical", "1GiB"), ("capacity", "1GiB")]).unwrap_err().to_string().contains("give one"));
         // 1% spare cannot hold a 5% GC reserve.
-        assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise device.op"));
+        assert!(build("gasa", &[("op", "0.01")]).unwrap_err().to_string().contains("raise the spare space (device.op, 0.01;"));
     }
 }

@@ -15,11 +15,14 @@
 //! through the FTL alone (they take no chip time), and then zeroes every counter and erase
 //! count: the measured run starts at time 0 on an idle drive whose blocks hold the
 //! preconditioned data, with GC state (free blocks, block occupancy) as the overwrites left it.
+//! It calls the run's progress every [`PROGRESS_EVERY`] writes, so it can be stopped as the run
+//! can.
 
 use super::config::{DeviceConfig, Fill, Placement};
 use super::ftl::{Ftl, FtlStats};
 use super::timing::{Epochs, OpKind, Timing};
 use crate::error::{Error, Result};
+use crate::trace::{Progress, PROGRESS_EVERY};
 use crate::view::{ChipLoad, DeviceView};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -56,8 +59,10 @@ struct Preconditioned {
 static PRECONDITIONED: Mutex<Option<Preconditioned>> = Mutex::new(None);
 
 impl Flash {
-    /// A device in the state its configuration asks for (preconditioned if so).
-    pub fn new(cfg: DeviceConfig) -> Result<Self> {
+    /// A device in the state its configuration asks for (preconditioned if so). `progress` is
+    /// the run's: preconditioning calls it with (0, 1), no request done yet, and stops with
+    /// [`Error::Interrupted`] when it returns false.
+    pub fn new(cfg: DeviceConfig, progress: Option<Progress<'_>>) -> Result<Self> {
         let g = cfg.geometry;
         let mut f = Flash {
             ftl: Ftl::new(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks),
@@ -71,7 +76,7 @@ impl Flash {
             cfg,
         };
         f.timing.epochs = Epochs::new(g.chips(), f.cfg.balance_epoch_ns);
-        f.precondition()?;
+        f.precondition(progress)?;
         Ok(f)
     }
 
@@ -82,7 +87,7 @@ impl Flash {
     /// to steady state is 30M page writes), so the process remembers the last preconditioned
     /// state and the next device of the same configuration starts from a copy of it: a sweep
     /// pays for it once per worker.
-    fn precondition(&mut self) -> Result<()> {
+    fn precondition(&mut self, mut progress: Option<Progress<'_>>) -> Result<()> {
         let user = self.cfg.user_pages as u32;
         let n = (self.cfg.fill * f64::from(user)).round() as u32;
         if n == 0 {
@@ -106,15 +111,15 @@ impl Flash {
             }
         };
         let lpn = |i: u32| if order.is_empty() { i } else { order[i as usize] };
-        for i in 0..n {
-            let l = lpn(i);
+        // The fill, then the random overwrites.
+        let writes = u64::from(n) + (self.cfg.steady * f64::from(user)).round() as u64;
+        for i in 0..writes {
+            let l = lpn(if i < u64::from(n) { i as u32 } else { rng.gen_range(0..n) });
             let plane = self.plane_for_write(l);
             self.ftl.write(l, plane)?;
-        }
-        for _ in 0..(self.cfg.steady * f64::from(user)).round() as u64 {
-            let l = lpn(rng.gen_range(0..n));
-            let plane = self.plane_for_write(l);
-            self.ftl.write(l, plane)?;
+            if (i + 1) % PROGRESS_EVERY == 0 && progress.as_mut().is_some_and(|p| !p(0, 1)) {
+                return Err(Error::Interrupted);
+            }
         }
         self.ftl.reset_stats();
         *PRECONDITIONED.lock().unwrap_or_else(|e| e.into_inner()) = Some(Preconditioned {
@@ -197,9 +202,9 @@ impl Flash {
         }
     }
 
-    /// Reads `lpn` at time `t`; returns the completion time.
+    /// Reads `lpn` at time `t`; returns the completion time (an error past the time horizon).
     #[inline]
-    pub fn read(&mut self, lpn: u32, t: u64) -> u64 {
+    pub fn read(&mut self, lpn: u32, t: u64) -> Result<u64> {
         let chip = self.chip_of_lpn(lpn);
         self.ftl.read();
         self.timing.submit(chip, t, OpKind::Read)
@@ -212,11 +217,13 @@ impl Flash {
         let plane = self.plane_for_write(lpn);
         let chip = self.cfg.geometry.chip_of_plane(plane);
         let work = self.ftl.write(lpn, plane)?;
-        let end = self.timing.submit(chip, t, OpKind::Write);
+        let end = self.timing.submit(chip, t, OpKind::Write)?;
         if work.erases > 0 {
+            // At most a plane's blocks, each copied whole: below the longest duration, as the
+            // configuration checked ([`DeviceConfig::build`]), so this cannot overflow.
             let c = &self.cfg;
             let d = u64::from(work.copies) * (c.read_ns + c.write_ns) + u64::from(work.erases) * c.erase_ns;
-            self.timing.submit(chip, t, OpKind::Gc(d));
+            self.timing.submit(chip, t, OpKind::Gc(d))?;
         }
         Ok(end)
     }
@@ -301,7 +308,7 @@ mod tests {
 
     fn device(kv: &[(&str, &str)]) -> Flash {
         let m: BTreeMap<String, String> = kv.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-        Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0).unwrap()
+        Flash::new(DeviceConfig::build("gasa", &m, 4096).unwrap().0, None).unwrap()
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub use disk::Disk;
 pub use flash::Flash;
 
 use crate::error::Result;
+use crate::time;
 use crate::view::DeviceView;
 
 /// What a cache tier's events cost below it; each returns the completion time of the page, in
@@ -85,7 +86,7 @@ impl<S: Store> Backing for Buffer<S> {
     const TIMED: bool = S::TIMED;
     #[inline]
     fn hit(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
-        Ok(t + self.dram_ns)
+        time::after(t, self.dram_ns)
     }
     #[inline]
     fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64> {
@@ -93,7 +94,7 @@ impl<S: Store> Backing for Buffer<S> {
             (false, _) => self.store.read(page, t),
             (true, true) => {
                 self.store.admit(page)?;
-                Ok(t + self.dram_ns)
+                time::after(t, self.dram_ns)
             }
             (true, false) => self.store.write(page, t),
         }
@@ -160,7 +161,7 @@ impl Store for Flash {
     #[inline]
     fn read(&mut self, page: u64, t: u64) -> Result<u64> {
         let lpn = self.lpn(page)?;
-        Ok(Flash::read(self, lpn, t))
+        Flash::read(self, lpn, t)
     }
     #[inline]
     fn write(&mut self, page: u64, t: u64) -> Result<u64> {

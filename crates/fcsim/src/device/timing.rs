@@ -22,7 +22,11 @@
 //! The chips also add up their work (busy time) per epoch of simulated time, split at epoch
 //! boundaries, for the per-epoch load balance rate: in each epoch with any work, the busiest
 //! chip's work over the mean chip's (LCR §II.A, Fig. 2). An epoch is final once the loop says no
-//! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept.
+//! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept, and
+//! an op longer than an epoch costs no memory per epoch it covers (see [`Epochs`]).
+//!
+//! Every completion is checked against the time horizon ([`crate::time`]) as it is computed:
+//! a queue that would carry a chip past it ends the run with an error, never wraps around.
 //!
 //! Ops arrive in time order but for two kinds. A buffer's read that waits for its flush
 //! (`eviction=sync`) is submitted for the flush's completion, later than the loop's clock.
@@ -40,10 +44,12 @@
 //! running totals, so the load view answers "how many reads, writes and GC jobs are queued or
 //! running on this chip at time t" in O(log queue) (LCR eq. 2).
 
+use crate::error::Result;
 use crate::histogram::Histogram;
+use crate::time::after;
 use crate::view::ChipLoad;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
 
 /// What an op does on its chip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +124,9 @@ impl Chip {
     }
 
     /// Places an op of `d` ns arriving at `t` in the first hole it fits whole, so that a later
-    /// submission does not hold the chip against ops that arrive before it; returns its end.
+    /// submission does not hold the chip against ops that arrive before it; returns its end
+    /// (before the hole's end, so below the horizon; `t + d` cannot overflow, `t` being a time
+    /// and `d` a duration).
     fn fill_hole(&mut self, t: u64, d: u64, kind: OpKind) -> Option<u64> {
         let i = self.holes.iter().position(|&(lo, hi)| t.max(lo) + d <= hi)?;
         let (lo, hi) = self.holes[i];
@@ -182,9 +190,10 @@ impl Timing {
         }
     }
 
-    /// Submits an op to `chip` at time `t`; returns its completion time.
+    /// Submits an op to `chip` at time `t` (below the horizon); returns its completion time, or
+    /// an error if that would reach the horizon (then nothing is submitted).
     #[inline]
-    pub fn submit(&mut self, chip: u32, t: u64, kind: OpKind) -> u64 {
+    pub fn submit(&mut self, chip: u32, t: u64, kind: OpKind) -> Result<u64> {
         let x = self.xfer_ns;
         let ch = super::geometry::rem(chip, self.channels) as usize;
         let c = &mut self.chips[chip as usize];
@@ -211,33 +220,37 @@ impl Timing {
                 if let Some(log) = self.log.as_mut() {
                     log.push((chip, end - d, end));
                 }
-                return end;
+                return Ok(end);
             }
         }
+        // Each step adds a duration to a time below the horizon and is checked before its sum
+        // is used as a time (see `crate::time`).
         let (start, end) = match kind {
             OpKind::Read if x > 0 => {
                 let start = t.max(c.free_at);
-                let sensed = start + self.read_ns;
-                let xs = sensed.max(self.channel_free[ch]);
-                self.channel_free[ch] = xs + x;
-                (start, xs + x)
+                let xs = after(start, self.read_ns)?.max(self.channel_free[ch]);
+                let end = after(xs, x)?;
+                self.channel_free[ch] = end;
+                (start, end)
             }
             OpKind::Write if x > 0 => {
                 let start = t.max(c.free_at).max(self.channel_free[ch]);
-                self.channel_free[ch] = start + x;
-                (start, start + x + self.write_ns)
+                let sent = after(start, x)?;
+                let end = after(sent, self.write_ns)?;
+                self.channel_free[ch] = sent;
+                (start, end)
             }
             OpKind::Read => {
                 let start = t.max(c.free_at);
-                (start, start + self.read_ns)
+                (start, after(start, self.read_ns)?)
             }
             OpKind::Write => {
                 let start = t.max(c.free_at);
-                (start, start + self.write_ns)
+                (start, after(start, self.write_ns)?)
             }
             OpKind::Gc(d) => {
                 let start = t.max(c.free_at);
-                (start, start + d)
+                (start, after(start, d)?)
             }
         };
         c.pending.push_back(Pending { end, reads_before: c.reads, writes_before: c.writes, gcs_before: c.gcs });
@@ -261,7 +274,7 @@ impl Timing {
         if let Some(log) = self.log.as_mut() {
             log.push((chip, start, end));
         }
-        end
+        Ok(end)
     }
 
     /// Reads, writes and GC jobs on `chip` not completed at `t`, for `t` at or after the loop's
@@ -352,88 +365,173 @@ impl Timing {
 /// epoch counts only if its chips worked, in total, at least one epoch's length (the work of
 /// one fully busy chip; the mean utilisation is then at least 1 / chips), and the rates are
 /// weighted by that work: the quantiles say how unbalanced the device is while it works.
+///
+/// **Memory.** An op's busy interval is its work in the epoch it starts in and the epoch it
+/// ends in, and, between them, whole epochs of the chip's time, kept as one change of coverage
+/// where they start and one where they end: however long the op (a 1000 s read, a program
+/// queued behind a 10^6 s disk read), it costs two entries, not one per epoch. Epochs from the
+/// oldest open one on are rows of a dense array (at most [`DENSE_WORDS`] counters, the common
+/// case: ops within a few epochs of the clock), later ones entries of a sparse map. Closing
+/// takes the epochs in order; a stretch with no work of its own, only whole-epoch coverage, is
+/// alike epoch after epoch and is recorded at once, with its number of epochs as a factor of
+/// its weight.
 #[derive(Debug, Clone)]
 pub struct Epochs {
     /// Epoch length, ns (0: not accounted).
     pub epoch_ns: u64,
     chips: usize,
-    /// Work of each chip in the open epochs, epoch-major, from epoch `first_open`.
+    /// The first epoch not closed (each one before it is in `closed`). No op starts before it.
+    swept: u64,
+    /// Work of each chip in the epochs from `swept` on, epoch-major (empty, or a row per epoch
+    /// up to the latest one given work here).
     open: VecDeque<u64>,
-    first_open: u64,
     /// Start time and number of the open epoch the latest op ended in (start `u64::MAX`: none).
     last: (u64, u64),
+    /// Work of each chip in open epochs past the dense rows, by epoch.
+    sparse: BTreeMap<u64, Box<[u64]>>,
+    /// Whole epochs of a chip's time: from its key on, each (chip, true) covers the chip for
+    /// whole epochs and each (chip, false) ends such a cover.
+    edges: BTreeMap<u64, Vec<(u32, bool)>>,
+    /// How many covers each chip is under at `swept` (one at most: a chip serves one op at a
+    /// time).
+    covered: Vec<u64>,
     /// Rates × 1000 of the closed epochs that count, weighted by their work in ns.
     closed: Histogram,
     /// Closed epochs that count.
     counted: u64,
+    /// Each chip's work in the epoch being closed.
+    work: Vec<u64>,
 }
+
+/// Counters of per-chip work the dense rows hold at most (8 MiB).
+pub const DENSE_WORDS: usize = 1 << 20;
 
 impl Epochs {
     pub fn new(chips: u32, epoch_ns: u64) -> Self {
         Epochs {
             epoch_ns,
             chips: chips as usize,
+            swept: 0,
             open: VecDeque::new(),
-            first_open: 0,
             last: (u64::MAX, 0),
+            sparse: BTreeMap::new(),
+            edges: BTreeMap::new(),
+            covered: vec![0; chips as usize],
             closed: Histogram::default(),
             counted: 0,
+            work: vec![0; chips as usize],
         }
     }
 
     /// Adds `chip`'s busy interval [start, end), split at epoch boundaries. An op never starts
-    /// before the time last passed to [`Epochs::advance`].
+    /// before the time last passed to [`Epochs::advance`] (one that did would be counted from
+    /// there).
     #[inline]
-    fn add(&mut self, chip: u32, mut start: u64, end: u64) {
+    fn add(&mut self, chip: u32, start: u64, end: u64) {
         if self.epoch_ns == 0 {
             return;
         }
-        if self.open.is_empty() {
-            self.first_open = start / self.epoch_ns;
-            self.last = (u64::MAX, 0);
-        }
-        // Most ops fall in the epoch of the op before them: no division then.
+        // Most ops fall in the epoch of the op before them: no division then. (`lo` is a time
+        // below the horizon when `start >= lo` holds, so `lo + epoch_ns` cannot overflow.)
         let (lo, e) = self.last;
         if start >= lo && end <= lo + self.epoch_ns {
-            self.open[(e - self.first_open) as usize * self.chips + chip as usize] += end - start;
+            self.open[(e - self.swept) as usize * self.chips + chip as usize] += end - start;
             return;
         }
-        while start < end {
-            let e = start / self.epoch_ns;
-            let stop = end.min((e + 1) * self.epoch_ns);
-            let i = (e.saturating_sub(self.first_open) as usize) * self.chips + chip as usize;
-            if self.open.len() <= i {
-                self.open.resize((i / self.chips + 1) * self.chips, 0);
+        let epoch = self.epoch_ns;
+        let start = start.max(self.swept * epoch);
+        if start >= end {
+            return;
+        }
+        let (first, last) = (start / epoch, (end - 1) / epoch);
+        if first == last {
+            self.add_work(first, chip, end - start);
+            return;
+        }
+        self.add_work(first, chip, (first + 1) * epoch - start);
+        if last > first + 1 {
+            self.edges.entry(first + 1).or_default().push((chip, true));
+            self.edges.entry(last).or_default().push((chip, false));
+        }
+        self.add_work(last, chip, end - last * epoch);
+    }
+
+    /// Adds `w` ns of `chip`'s work to open epoch `e`: to its dense row if the rows reach it
+    /// within [`DENSE_WORDS`], else to its sparse entry.
+    fn add_work(&mut self, e: u64, chip: u32, w: u64) {
+        let row = (e - self.swept) as usize;
+        if row < (DENSE_WORDS / self.chips).max(1) {
+            if self.open.len() <= row * self.chips {
+                self.open.resize((row + 1) * self.chips, 0);
             }
-            self.open[i] += stop - start;
-            if e >= self.first_open {
-                self.last = (e * self.epoch_ns, e);
-            }
-            start = stop;
+            self.open[row * self.chips + chip as usize] += w;
+            self.last = (e * self.epoch_ns, e);
+        } else {
+            self.sparse.entry(e).or_insert_with(|| vec![0; self.chips].into_boxed_slice())[chip as usize] += w;
         }
     }
 
     /// No op will start before `now`: the epochs that ended by then are closed.
     #[inline]
     fn advance(&mut self, now: u64) {
-        if !self.open.is_empty() && now >= (self.first_open + 1) * self.epoch_ns {
+        // `swept` is at most the clock's epoch, so this product stays below the horizon plus an
+        // epoch.
+        if self.epoch_ns > 0 && now >= (self.swept + 1) * self.epoch_ns {
             self.close(now / self.epoch_ns);
         }
     }
 
     /// Closes the open epochs before `until`.
     fn close(&mut self, until: u64) {
-        while self.first_open < until && !self.open.is_empty() {
-            if self.last.1 == self.first_open {
-                self.last = (u64::MAX, 0);
+        let mut work = std::mem::take(&mut self.work);
+        while self.swept < until {
+            let s = self.swept;
+            if self.open.is_empty() && self.sparse.is_empty() && self.edges.is_empty() {
+                // Nothing open (a chip is covered only while the end of its cover is pending):
+                // no work before `until`.
+                self.swept = until;
+                break;
             }
-            let (sum, max) = self.open.drain(..self.chips).fold((0, 0), |(s, m), w| (s + w, m.max(w)));
-            if sum >= self.epoch_ns {
-                self.closed.record_weighted((max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64, sum);
-                self.counted += 1;
+            if let Some(changes) = self.edges.remove(&s) {
+                for (chip, starts) in changes {
+                    let c = &mut self.covered[chip as usize];
+                    *c = if starts { *c + 1 } else { *c - 1 };
+                }
             }
-            self.first_open += 1;
+            for (w, c) in work.iter_mut().zip(&self.covered) {
+                *w = c * self.epoch_ns;
+            }
+            // The epoch's own work, or the stretch of epochs alike up to the next change.
+            let mut n = 1;
+            let dense = !self.open.is_empty();
+            if dense {
+                if self.last.1 == s {
+                    self.last = (u64::MAX, 0);
+                }
+                for (w, x) in work.iter_mut().zip(self.open.drain(..self.chips)) {
+                    *w += x;
+                }
+            }
+            let own = self.sparse.first_key_value().is_some_and(|(&e, _)| e == s);
+            if own {
+                let row = self.sparse.pop_first().map(|(_, row)| row).unwrap_or_default();
+                for (w, x) in work.iter_mut().zip(row.iter()) {
+                    *w += x;
+                }
+            }
+            if !dense && !own {
+                let next = [self.sparse.keys().next(), self.edges.keys().next()].into_iter().flatten().copied().fold(until, u64::min);
+                n = next - s;
+            }
+            let (sum, max) = work.iter().fold((0u64, 0u64), |(s, m), &w| (s + w, m.max(w)));
+            if sum >= self.epoch_ns && sum > 0 {
+                let rate = (max as f64 * self.chips as f64 / sum as f64 * 1000.0).round() as u64;
+                self.closed.record_weighted(rate, sum.saturating_mul(n));
+                self.counted += n;
+            }
+            self.swept += n;
         }
+        self.work = work;
     }
 
     /// The rate × 1000 of every epoch that counts (1000: even load; 1000 × chips: one chip did
@@ -460,18 +558,18 @@ mod tests {
         //   chip 1 read:    its chip is idle: starts 5, ends 30 us.
         let us = 1000;
         let mut t = Timing::new(2, 1, 25 * us, 200 * us, 0);
-        assert_eq!(t.submit(0, 0, OpKind::Read), 25 * us);
-        assert_eq!(t.submit(0, 10 * us, OpKind::Read), 50 * us);
-        assert_eq!(t.submit(0, 20 * us, OpKind::Write), 250 * us);
-        assert_eq!(t.submit(1, 5 * us, OpKind::Read), 30 * us);
+        assert_eq!(t.submit(0, 0, OpKind::Read).unwrap(), 25 * us);
+        assert_eq!(t.submit(0, 10 * us, OpKind::Read).unwrap(), 50 * us);
+        assert_eq!(t.submit(0, 20 * us, OpKind::Write).unwrap(), 250 * us);
+        assert_eq!(t.submit(1, 5 * us, OpKind::Read).unwrap(), 30 * us);
         // At t = 30 us chip 0 still has read #2 (running) and the write queued:
         // L_chip = 1 × 25 + 1 × 200 = 225 us.
         assert_eq!(t.load(0, 30 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
         assert_eq!(t.load(1, 30 * us), ChipLoad::default());
         // A GC job of 1.5 ms submitted at 100 us queues behind the write: 250 .. 1750 us, and a
         // read arriving at 200 us waits for both: 1750 + 25 = 1775 us.
-        assert_eq!(t.submit(0, 100 * us, OpKind::Gc(1500 * us)), 1750 * us);
-        assert_eq!(t.submit(0, 200 * us, OpKind::Read), 1775 * us);
+        assert_eq!(t.submit(0, 100 * us, OpKind::Gc(1500 * us)).unwrap(), 1750 * us);
+        assert_eq!(t.submit(0, 200 * us, OpKind::Read).unwrap(), 1775 * us);
         assert_eq!(t.load(0, 1000 * us), ChipLoad { reads: 1, writes: 0, gc: true, gc_ns: 1500 * us });
         assert_eq!(t.busy().collect::<Vec<_>>(), vec![(25 + 25 + 200 + 1500 + 25) * us, 25 * us]);
     }
@@ -489,19 +587,41 @@ mod tests {
         let us = 1000;
         let mut t = Timing::new(2, 1, 25 * us, 200 * us, 0);
         t.epochs = Epochs::new(2, 100 * us);
-        t.submit(0, 0, OpKind::Read);
-        t.submit(0, 0, OpKind::Read);
-        t.submit(1, 5 * us, OpKind::Read);
-        t.submit(1, 150 * us, OpKind::Write);
+        t.submit(0, 0, OpKind::Read).unwrap();
+        t.submit(0, 0, OpKind::Read).unwrap();
+        t.submit(1, 5 * us, OpKind::Read).unwrap();
+        t.submit(1, 150 * us, OpKind::Write).unwrap();
         t.advance(150 * us);
-        t.submit(0, 500 * us, OpKind::Write);
+        t.submit(0, 500 * us, OpKind::Write).unwrap();
         t.advance(510 * us);
-        t.submit(1, 510 * us, OpKind::Write);
+        t.submit(1, 510 * us, OpKind::Write).unwrap();
         let (h, counted) = t.balance_rates();
         assert_eq!(counted, 3);
         assert_eq!((h.count(), h.max()), (490 * us, Some(2000)));
         let r5 = (100.0f64 / 95.0 * 1000.0).round();
         assert_eq!(h.mean(), Some((2000.0 * 100.0 + r5 * 190.0 + 1000.0 * 200.0) / 490.0));
+    }
+
+    #[test]
+    fn long_ops_take_no_memory_per_epoch() {
+        // Epochs of 1 us, two chips. Chip 0 is busy 0..10 s, chip 1 from 5 s to 10 s + 500 ns:
+        // 10^7 epochs, the first half with chip 0 alone (rate 2, work 1 us each), the second
+        // with both (rate 1, work 2 us each); the last 500 ns are too little work to count.
+        let us = 1000;
+        let s = 1_000_000 * us;
+        let mut t = Timing::new(2, 1, 0, 0, 0);
+        t.epochs = Epochs::new(2, us);
+        t.submit(0, 0, OpKind::Gc(10 * s)).unwrap();
+        t.submit(1, 5 * s, OpKind::Gc(5 * s + 500)).unwrap();
+        let e = &t.epochs;
+        assert!(e.open.len() + e.sparse.len() + e.edges.len() <= 16, "{} {} {}", e.open.len(), e.sparse.len(), e.edges.len());
+        let (h, counted) = t.balance_rates();
+        assert_eq!((counted, h.count()), (10_000_000, 5_000_000 * us + 5_000_000 * 2 * us));
+        assert_eq!(h.mean(), Some((2000.0 + 1000.0 * 2.0) / 3.0));
+        // Advancing the clock through them closes them as a few stretches, not epoch by epoch.
+        t.advance(7 * s);
+        assert_eq!(t.epochs.swept, 7_000_000);
+        assert_eq!(t.balance_rates().0.mean(), h.mean());
     }
 
     #[test]
@@ -512,8 +632,8 @@ mod tests {
         let us = 1000;
         let mut t = Timing::new(1, 1, 25 * us, 200 * us, 0);
         t.advance(10 * us);
-        assert_eq!(t.submit(0, 10 * us, OpKind::Write), 210 * us);
-        assert_eq!(t.submit(0, 300 * us, OpKind::Read), 325 * us);
+        assert_eq!(t.submit(0, 10 * us, OpKind::Write).unwrap(), 210 * us);
+        assert_eq!(t.submit(0, 300 * us, OpKind::Read).unwrap(), 325 * us);
         assert_eq!(t.load(0, 10 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
         // Once the clock passes the write's end, it goes.
         t.advance(250 * us);
@@ -529,17 +649,17 @@ mod tests {
         // 1025..1225. At 350 the chip has the 400 us write and the 1000 us read still to do.
         let us = 1000;
         let mut t = Timing::new(1, 1, 25 * us, 200 * us, 0);
-        assert_eq!(t.submit(0, 0, OpKind::Write), 200 * us);
-        assert_eq!(t.submit(0, 1000 * us, OpKind::Read), 1025 * us);
+        assert_eq!(t.submit(0, 0, OpKind::Write).unwrap(), 200 * us);
+        assert_eq!(t.submit(0, 1000 * us, OpKind::Read).unwrap(), 1025 * us);
         t.advance(300 * us);
-        assert_eq!(t.submit(0, 300 * us, OpKind::Read), 325 * us);
+        assert_eq!(t.submit(0, 300 * us, OpKind::Read).unwrap(), 325 * us);
         t.advance(350 * us);
         assert_eq!(t.load(0, 350 * us), ChipLoad { reads: 1, writes: 0, gc: false, gc_ns: 0 });
         t.advance(400 * us);
-        assert_eq!(t.submit(0, 400 * us, OpKind::Write), 600 * us);
+        assert_eq!(t.submit(0, 400 * us, OpKind::Write).unwrap(), 600 * us);
         assert_eq!(t.load(0, 400 * us), ChipLoad { reads: 1, writes: 1, gc: false, gc_ns: 0 });
         t.advance(900 * us);
-        assert_eq!(t.submit(0, 900 * us, OpKind::Write), 1225 * us);
+        assert_eq!(t.submit(0, 900 * us, OpKind::Write).unwrap(), 1225 * us);
         assert_eq!(t.busy().next(), Some((200 + 25 + 25 + 200 + 200) * us));
     }
 
@@ -551,8 +671,8 @@ mod tests {
         // transfers 245..255.
         let us = 1000;
         let mut t = Timing::new(2, 1, 25 * us, 200 * us, 10 * us);
-        assert_eq!(t.submit(0, 0, OpKind::Write), 210 * us);
-        assert_eq!(t.submit(1, 0, OpKind::Write), 220 * us);
-        assert_eq!(t.submit(1, 0, OpKind::Read), 255 * us);
+        assert_eq!(t.submit(0, 0, OpKind::Write).unwrap(), 210 * us);
+        assert_eq!(t.submit(1, 0, OpKind::Write).unwrap(), 220 * us);
+        assert_eq!(t.submit(1, 0, OpKind::Read).unwrap(), 255 * us);
     }
 }

@@ -2,8 +2,9 @@
 //! cache over a disk, its write mode, the DRAM tier in front of it and the disk's service time.
 
 use super::split::{Dynamic, SplitMode};
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
+use crate::time;
 use std::collections::BTreeMap;
 
 /// How a flash cache handles writes.
@@ -53,7 +54,8 @@ pub enum StackKind {
 /// A write-back flash cache may split a fixed SSD between cache and spare (`stack.split`: a
 /// spare share in (0, 1), or `dynamic`; see [`super::split`]); `--size` is then the SSD's raw
 /// capacity. The dynamic controller takes `stack.initial` (default 0.35), `stack.window` (host
-/// page writes to flash, as a multiple of the SSD's raw pages; default 2), `stack.train` (a
+/// page writes to flash, as a multiple of the SSD's raw pages; default 2; at least enough for a
+/// training stretch to hold one erase block of writes, see [`super::split`]), `stack.train` (a
 /// training stretch as a share of the window; default 1/8), `stack.retrain` (default 0.1) and
 /// `stack.mrc` (the window's curve: `exact`, or a SHARDS fixed sampling rate).
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +70,7 @@ pub struct StackConfig {
 fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> {
     let v: f64 = p.take("stack", key, default, what)?;
     if !(v > 0.0 && v.is_finite()) {
-        return Err(Error::config(format!("stack.{key}={v}: expected {what}")));
+        return Err(Error::config(format!("stack.{key}={}: expected {what}", compact(v))));
     }
     Ok(v)
 }
@@ -76,7 +78,7 @@ fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> 
 fn share(p: &mut Params, key: &str, default: f64) -> Result<f64> {
     let v: f64 = p.take("stack", key, default, "a share of the SSD in (0, 1)")?;
     if !(v > 0.0 && v < 1.0) {
-        return Err(Error::config(format!("stack.{key}={v}: expected a share of the SSD in (0, 1)")));
+        return Err(Error::config(format!("stack.{key}={}: expected a share of the SSD in (0, 1)", compact(v))));
     }
     Ok(v)
 }
@@ -98,12 +100,11 @@ impl StackConfig {
         let write = WriteMode::parse(&write)?;
         let dram: f64 = p.take("stack", "dram", 0.0, "a fraction of the flash cache in [0, 1)")?;
         if !(0.0..1.0).contains(&dram) {
-            return Err(Error::config(format!("stack.dram={dram}: expected a fraction of the flash cache in [0, 1)")));
+            return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
         }
-        let disk_ms: f64 = p.take("stack", "disk_ms", 5.0, "a service time in ms (>= 0)")?;
-        if !(disk_ms >= 0.0 && disk_ms.is_finite()) {
-            return Err(Error::config(format!("stack.disk_ms={disk_ms}: expected a service time in ms (>= 0)")));
-        }
+        let what = "a service time in ms (>= 0)";
+        let disk_ms: f64 = p.take("stack", "disk_ms", 5.0, what)?;
+        let disk_ns = time::duration_ns("stack.disk_ms", disk_ms, 1e6, what)?;
         let split: String = p.take("stack", "split", String::new(), "")?;
         let split =
             match split.as_str() {
@@ -148,6 +149,6 @@ impl StackConfig {
             Some(SplitMode::Dynamic(_)) => e,
             _ => Error::config(format!("{e} (initial, window, train, retrain and mrc need stack.split=dynamic)")),
         })?;
-        Ok((StackConfig { kind, write, dram, disk_ns: (disk_ms * 1e6).round() as u64, split }, used))
+        Ok((StackConfig { kind, write, dram, disk_ns, split }, used))
     }
 }

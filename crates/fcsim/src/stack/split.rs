@@ -37,6 +37,11 @@
 //!   cache, which takes effect at once, where growing waits for new pages to arrive. A stretch
 //!   lasts `train` × T host page writes to flash (default T / 8: the training spans one
 //!   window).
+//! - A training stretch must hold at least one erase block of host page writes: GC frees a
+//!   block at a time, so a shorter stretch could not measure U, and windows that short would
+//!   log a stretch every few writes (a window of one write, a stretch per write). So T is at
+//!   least `pages_per_block` / `train` host page writes; [`Dynamic::check`] refuses a smaller
+//!   `window`, naming the least it accepts.
 //! - The decision after a training uses the curve of the window that triggered it (the last
 //!   full window); the accesses during training build no curve.
 //! - A stretch with no GC leaves U unmeasured; eq. 5 then takes U = 1 − s, the paper's
@@ -47,6 +52,7 @@
 //!   write; fcsim's write-back cache also admits read misses, clean).
 
 use crate::device::ftl::FtlStats;
+use crate::error::{compact, Error, Result};
 use crate::mrc::{CurveBuilder, Sampling, Shards, StackDistances};
 
 /// The paper's cost model (§III), in ns.
@@ -102,6 +108,31 @@ pub struct Dynamic {
     pub shards_rate: Option<f64>,
 }
 
+impl Dynamic {
+    /// The window and a training stretch on an SSD of `physical` pages, in host page writes.
+    fn writes(&self, physical: u64) -> (u64, u64) {
+        let window = ((self.window * physical as f64).round() as u64).max(1);
+        (window, ((self.train * window as f64).round() as u64).max(1))
+    }
+
+    /// Fails unless a training stretch on an SSD of `physical` pages holds at least one erase
+    /// block of `pages_per_block` host page writes (see the module docs); the error names
+    /// `stack.window` and the least value accepted.
+    pub fn check(&self, physical: u64, pages_per_block: u32) -> Result<()> {
+        if self.writes(physical).1 >= u64::from(pages_per_block) {
+            return Ok(());
+        }
+        let least = f64::from(pages_per_block) / (self.train * physical as f64);
+        Err(Error::config(format!(
+            "stack.window={}: a training stretch (stack.train={} of the window) must hold at least one erase block \
+             ({pages_per_block} host page writes) to measure GC; on this SSD of {physical} pages, stack.window must be at least {}",
+            compact(self.window),
+            compact(self.train),
+            compact(least)
+        )))
+    }
+}
+
 /// One stretch of a dynamic run: a window, or one split's training stretch.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stretch {
@@ -153,15 +184,16 @@ pub struct Split {
 }
 
 impl Split {
-    /// A controller of an SSD of `physical` pages, starting at `cfg.initial`.
+    /// A controller of an SSD of `physical` pages, starting at `cfg.initial` (its window
+    /// checked by [`Dynamic::check`] when it runs a whole SSD).
     pub fn new(physical: u64, model: CostModel, cfg: Dynamic) -> Self {
-        let window = ((cfg.window * physical as f64).round() as u64).max(1);
+        let (window, train_writes) = cfg.writes(physical);
         Split {
             physical,
             model,
             cfg,
             window,
-            train_writes: ((cfg.train * window as f64).round() as u64).max(1),
+            train_writes,
             spare: cfg.initial,
             curve: match cfg.shards_rate {
                 Some(r) => Box::new(Shards::new(Sampling::Rate(r), 0).expect("rate checked by the stack config")),

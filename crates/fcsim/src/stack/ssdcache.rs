@@ -77,33 +77,33 @@ impl Backing for SsdCache {
         if !write {
             let slot = *self.slots.get(&page).ok_or_else(|| Error::config("flash cache: a hit on a page with no slot"))?;
             self.stats.read_hit_reads += 1;
-            return Ok(self.flash.read(slot, t));
+            return self.flash.read(slot, t);
         }
         let done = self.program(page, t)?;
-        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)) } else { done })
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)?) } else { done })
     }
 
     fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64> {
         if !write {
-            let data = self.disk.read(t);
+            let data = self.disk.read(t)?;
             if admitted {
                 self.program(page, data)?;
             }
             return Ok(data);
         }
         if !admitted {
-            return Ok(self.disk.write(t));
+            return self.disk.write(t);
         }
         let done = self.program(page, t)?;
-        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)) } else { done })
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)?) } else { done })
     }
 
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {
         let Some(slot) = self.slots.remove(&page) else { return Ok(t) };
         let mut done = t;
         if dirty {
-            let read = self.flash.read(slot, t);
-            done = self.disk.write(read);
+            let read = self.flash.read(slot, t)?;
+            done = self.disk.write(read)?;
         }
         self.flash.trim(slot);
         self.free.push(slot);
@@ -111,7 +111,7 @@ impl Backing for SsdCache {
     }
 
     fn write_around(&mut self, _: u64, t: u64) -> Result<u64> {
-        Ok(self.disk.write(t))
+        self.disk.write(t)
     }
 
     fn trim(&mut self, page: u64, _: bool) {

@@ -18,6 +18,7 @@
 use super::{FormatInfo, Opener, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter, NEVER};
+use crate::time;
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
@@ -404,6 +405,7 @@ impl TraceReader for FctReader {
             // Checked and counted on the fields; the request is built only to be returned (built
             // earlier and kept on the stack, its copy out stalls on store forwarding).
             HostRequest::check_range(offset, len, self.key_unit()).map_err(|m| Error::trace(&self.src.path, Location::Byte(at + 8), m))?;
+            time::check_trace_time(time_ns).map_err(|m| Error::trace(&self.src.path, Location::Byte(at), m))?;
             if self.counting {
                 self.count(&HostRequest { time_ns, offset, len, volume, op });
             }

@@ -19,7 +19,9 @@
 //! `4096`, or `4096-65536` for sizes uniform in whole pages), `mean_size` (sizes in whole 512 B
 //! sectors, 1 + a geometric number, with this mean: `7.64KiB`; `size` and `mean_size` set the
 //! same thing, the last one given wins), `unit` (page unit of the addresses, 4096), `iops` (mean
-//! rate of Poisson arrivals, 1000; 0 puts every request at time 0), `phases` (number of phases,
+//! rate of Poisson arrivals, 1000; 0 puts every request at time 0; the last request's mean
+//! arrival, `requests` / `iops` s, must be below the time horizon of [`crate::time`], and a
+//! request drawn past it is an error), `phases` (number of phases,
 //! 1: phase i shifts every page by i·pages, so each phase has a working set of its own),
 //! `volume` (0), `working_set` (bytes: sets `pages` to working_set / unit), `requested` (bytes:
 //! sets `requests` to requested / mean request size), `scale` (1: multiplies requests and pages,
@@ -45,8 +47,9 @@
 use super::profiles;
 use super::urn::Urn;
 use super::TraceReader;
-use crate::error::{Error, Result};
+use crate::error::{compact, Error, Result};
 use crate::request::{HostRequest, Op, MAX_REQUEST_BYTES};
+use crate::time::{HORIZON, HORIZON_NS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Exp, Geometric, Zipf};
@@ -283,6 +286,17 @@ impl Spec {
         if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
             return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
         }
+        // The mean arrival of the last request, requests / iops seconds, below the horizon.
+        let least = s.requests as f64 * 1e9 / HORIZON_NS as f64;
+        if s.iops > 0.0 && s.iops <= least {
+            return Err(Error::config(format!(
+                "synth: iops={}: {} requests at that rate would arrive past the latest time fcsim simulates ({HORIZON}); \
+                 iops must be at least {}",
+                compact(s.iops),
+                s.requests,
+                compact(least)
+            )));
+        }
         Ok(s)
     }
 }
@@ -462,6 +476,13 @@ impl TraceReader for Generator {
         };
         if let Some(gap) = &self.gap {
             self.time_ns += gap.sample(&mut self.rng);
+            if self.time_ns >= HORIZON_NS as f64 {
+                return Err(Error::config(format!(
+                    "synth: iops={}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); raise iops",
+                    compact(self.spec.iops),
+                    self.i + 1
+                )));
+            }
         }
         self.i += 1;
         let page = page + phase * self.spec.pages;

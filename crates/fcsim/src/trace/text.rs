@@ -5,6 +5,7 @@
 use super::{io_message, Source, TraceOptions, TraceReader};
 use crate::error::{Error, Location, Result};
 use crate::request::{HostRequest, KeyUnit, MAX_REQUEST_BYTES};
+use crate::time;
 use std::io::{BufRead, Read};
 
 /// The longest line a text trace may have: 1 MiB. Trace lines are tens to hundreds of bytes;
@@ -132,7 +133,7 @@ impl TraceReader for TextReader {
             }
             match self.parser.parse(text) {
                 Ok(Parsed::Request(r)) => {
-                    if let Err(message) = r.check(self.parser.key_unit()) {
+                    if let Err(message) = r.check(self.parser.key_unit()).and_then(|()| time::check_trace_time(r.time_ns)) {
                         self.bad(message)?;
                         continue;
                     }
