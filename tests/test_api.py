@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -350,3 +351,31 @@ def test_every_pass_of_an_offline_policy_reports_progress(policy: str, passes: i
     trace = "synth:zipf,requests=200000,pages=5000,seed=1"
     fcsim.simulate(trace, policy=policy, size=500, progress=lambda done, *_: seen.append(done))
     assert seen == [65536, 131072, 196608] * passes
+
+
+class Stop(Exception):
+    """Raised by a test's progress callback."""
+
+
+def _stop(*_: object) -> None:
+    raise Stop
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda t, d: fcsim.simulate(t, "lru", "1%", progress=_stop),
+        lambda t, d: fcsim.simulate(t, "min", 100, progress=_stop),
+        lambda t, d: fcsim.run_grid(t, "lru", ["1%", "2%"], jobs=2, progress=_stop),
+        lambda t, d: fcsim.mrc(t, progress=_stop),
+        lambda t, d: fcsim.mrc(t, method="shards", progress=_stop),
+        lambda t, d: fcsim.mrc(t, method="minisim", policy="lru", progress=_stop),
+        lambda t, d: fcsim.convert(t, d / "out.fct", progress=_stop),
+    ],
+    ids=["simulate", "simulate-min", "run_grid", "mrc-exact", "mrc-shards", "mrc-minisim", "convert"],
+)
+def test_an_exception_from_progress_reaches_the_caller(tmp_path: Path, call: Any) -> None:
+    # The callback's own exception (not a generic interrupt, never swallowed), and nothing written.
+    with pytest.raises(Stop):
+        call(TRACES / "cloudphysics_vscsi_2h.csv.gz", tmp_path)
+    assert list(tmp_path.iterdir()) == []
