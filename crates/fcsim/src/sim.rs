@@ -89,15 +89,10 @@ impl Arrivals {
                 } else {
                     // `as` saturates: a product past 2^64 fails the check too.
                     let gap = ((t - f) as f64 * *scale) as u64;
-                    f.checked_add(gap).filter(|&a| a < HORIZON_NS).ok_or_else(|| {
-                        Error::config(format!(
-                            "sim.time_scale={}: request {n}, {} ns after the first in the trace, would arrive {} ns after it, \
-                             past the latest time fcsim simulates ({HORIZON})",
-                            compact(*scale),
-                            t - f,
-                            compact((t - f) as f64 * *scale)
-                        ))
-                    })?
+                    match f.checked_add(gap) {
+                        Some(a) if a < HORIZON_NS => a,
+                        _ => return Err(past_horizon(*scale, n, t - f)),
+                    }
                 }
             }
             Arrivals::Closed { depth, outstanding } => {
@@ -116,6 +111,17 @@ impl Arrivals {
             outstanding.push(Reverse(done));
         }
     }
+}
+
+/// Request `n`, `after` ns after the first in the trace, scaled by `scale` past the horizon.
+#[cold]
+fn past_horizon(scale: f64, n: u64, after: u64) -> Error {
+    Error::config(format!(
+        "sim.time_scale={}: request {n}, {after} ns after the first in the trace, would arrive {} ns after it, past the latest \
+         time fcsim simulates ({HORIZON})",
+        compact(scale),
+        compact(after as f64 * scale)
+    ))
 }
 
 /// The state of one run of the loop.

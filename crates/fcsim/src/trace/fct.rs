@@ -262,6 +262,12 @@ impl FctReader {
         Ok(FctReader { src, header, splitter, counts: Counts::default(), counting: true, buf, pos: 0, filled: 0, read: 0, volume })
     }
 
+    /// The record at byte `at` is stamped `time_ns`, past the horizon.
+    #[cold]
+    fn past_horizon(&self, at: u64, time_ns: u64) -> Error {
+        Error::trace(&self.src.path, Location::Byte(at), time::check_trace_time(time_ns).err().unwrap_or_default())
+    }
+
     fn refill(&mut self) -> Result<()> {
         let left = self.header.requests - self.read;
         let want = (left.min(CHUNK as u64) as usize) * RECORD;
@@ -405,7 +411,9 @@ impl TraceReader for FctReader {
             // Checked and counted on the fields; the request is built only to be returned (built
             // earlier and kept on the stack, its copy out stalls on store forwarding).
             HostRequest::check_range(offset, len, self.key_unit()).map_err(|m| Error::trace(&self.src.path, Location::Byte(at + 8), m))?;
-            time::check_trace_time(time_ns).map_err(|m| Error::trace(&self.src.path, Location::Byte(at), m))?;
+            if time_ns >= time::HORIZON_NS {
+                return Err(self.past_horizon(at, time_ns));
+            }
             if self.counting {
                 self.count(&HostRequest { time_ns, offset, len, volume, op });
             }
