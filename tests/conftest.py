@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,32 @@ def as_on_a_terminal() -> None:
     disposition, whatever the test runner inherited (a shell runs a background job, such as a CI
     script started with ``&``, with SIGINT ignored, and its children keep ignoring it)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def ctrl_c_in_a_pass(*args: object) -> tuple[int, str]:
+    """Runs the CLI with ``args``, presses Ctrl-C once it has spent 3 s of CPU time (past the
+    start-up, into its long pass, whatever the machine's load) and returns its exit status and
+    stderr; a child that does not stop within 30 s is killed."""
+    p = subprocess.Popen(
+        [sys.executable, "-m", "fcsim.cli", *map(str, args)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=as_on_a_terminal,
+    )
+    tick = os.sysconf("SC_CLK_TCK")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        if (int(fields[11]) + int(fields[12])) / tick >= 3:
+            break
+        time.sleep(0.1)
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    finally:
+        p.kill()
+    return p.returncode, err
 
 
 @pytest.fixture

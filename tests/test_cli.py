@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES, as_on_a_terminal
+from conftest import FIXTURES, TRACES, as_on_a_terminal, ctrl_c_in_a_pass
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 
@@ -195,9 +195,6 @@ ENDLESS = "synth:zipf,requests=1000000000000,pages=1000"
 def test_ctrl_c_stops_a_working_set_pass(tmp_path: Path, cmd: str) -> None:
     # A percent size (run, and a sweep's check) or a trace's statistics take one pass over the
     # trace before anything runs; Ctrl-C stops it, as it does a run.
-    import signal
-    import time
-
     exp = tmp_path / "e.toml"
     exp.write_text(f'traces = ["{ENDLESS}"]\npolicies = ["lru"]\nsizes = ["5%"]\n')
     args = {
@@ -205,24 +202,8 @@ def test_ctrl_c_stops_a_working_set_pass(tmp_path: Path, cmd: str) -> None:
         "trace info": ["trace", "info", ENDLESS],
         "sweep": ["sweep", str(exp), "--out", str(tmp_path / "o.parquet")],
     }[cmd]
-    p = subprocess.Popen(
-        [*FCSIM, *args],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_on_a_terminal,
-    )
-    # Into the pass: past the start-up's second or so of CPU time, whatever the machine's load.
-    tick = os.sysconf("SC_CLK_TCK")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / tick >= 3:
-            break
-        time.sleep(0.1)
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
-    assert p.returncode == 130, err
+    code, err = ctrl_c_in_a_pass(*args)
+    assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err
 
 
@@ -299,7 +280,6 @@ def test_mrc_at_equals_run() -> None:
 
 
 def test_output_files_get_normal_permissions(tmp_path: Path) -> None:
-    import os
 
     t = TRACES / "msr_hm_0_excerpt1000.csv"
     files = [tmp_path / n for n in ("r.csv", "r.parquet", "r.png", "m.json", "m.png", "c.fct")]

@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 import fcsim
-from conftest import TRACES, as_on_a_terminal
+from conftest import TRACES, ctrl_c_in_a_pass
 
 MSR = TRACES / "msr_hm_0_excerpt1000.csv"
 # A small drive with GC running during the run: 4 chips x 64 blocks x 64 pages, filled to
@@ -134,25 +130,6 @@ def test_ctrl_c_stops_preconditioning() -> None:
     # run's progress, where the binding checks for signals.
     args = ["run", MSR, "--policy", "lru", "--size", "10", "--device", "gasa"]
     args += ["--set", "device.fill=0.5", "--set", "device.steady=1e6"]
-    p = subprocess.Popen(
-        [sys.executable, "-m", "fcsim.cli", *map(str, args)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=as_on_a_terminal,
-    )
-    # Into preconditioning: past the start-up's second or so of CPU time.
-    tick = os.sysconf("SC_CLK_TCK")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / tick >= 3:
-            break
-        time.sleep(0.1)
-    p.send_signal(signal.SIGINT)
-    try:
-        _, err = p.communicate(timeout=30)
-    finally:
-        p.kill()  # no runaway preconditioning if it was not stopped
-    assert p.returncode == 130, err
+    code, err = ctrl_c_in_a_pass(*args)
+    assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err
