@@ -164,8 +164,9 @@ impl std::fmt::Display for Refused {
         if self.volume > MAX_VOLUME {
             write!(
                 f,
-                "volume {} is beyond the {} volumes fcsim keeps apart (0 to {MAX_VOLUME}); select one with --volume or renumber the volumes",
+                "volume {} is beyond the {} volumes fcsim keeps apart (0 to {MAX_VOLUME}); renumber the trace's volumes below {}",
                 self.volume,
+                u64::from(MAX_VOLUME) + 1,
                 u64::from(MAX_VOLUME) + 1
             )
         } else {
