@@ -52,7 +52,8 @@ FCSIM = [sys.executable, "-m", "fcsim.cli"]
 @pytest.mark.parametrize(
     ("policy", "key", "message"),
     [
-        ("c", "stack.buffer=0", "stack.buffer: the write buffer must hold at least one container"),
+        ("c", "stack.buffer=0", "stack.buffer=0: expected a number of containers >= 1"),
+        ("m", "stack.buffer=0", "stack.buffer=0: expected a number of containers >= 1"),
         ("ripq+", "ripq+.points=0", "ripq+.points=0: expected a number of insertion points from 1 to 64"),
     ],
 )

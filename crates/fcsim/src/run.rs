@@ -319,6 +319,10 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
         return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
     }
     let write_buffer: u32 = sp.take("stack", "buffer", 4, "a number of containers >= 1")?;
+    if write_buffer == 0 {
+        // Refused for every bound, also those that keep no buffer (M): never taken and ignored.
+        return Err(Error::config("stack.buffer=0: expected a number of containers >= 1"));
+    }
     let stack_params = sp.finish("stack", &["dram", "buffer"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;
     let mut dp = cfg.device_params.clone();
     for k in ["fill", "steady"] {

@@ -303,11 +303,10 @@ impl<'a> OnContainers<'a> {
 }
 
 /// Fails unless GC can always make `W` containers free: the flash must hold the cache's blocks
-/// in whole containers, the `W` free ones and the open one, and one more.
+/// in whole containers, the `W` free ones and the open one, and one more. `W` is at least one
+/// (`stack.buffer` is checked where it is read).
 pub fn check(s: &Shape) -> Result<()> {
-    if s.write_buffer == 0 {
-        return Err(Error::config("stack.buffer: the write buffer must hold at least one container (0 leaves no room to fill one)"));
-    }
+    debug_assert!(s.write_buffer >= 1, "stack.buffer is checked where it is read");
     if s.container_pages == 0 {
         return Err(Error::config("containers of 0 blocks: device.pages_per_block must be at least 1"));
     }
