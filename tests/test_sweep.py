@@ -575,3 +575,16 @@ def test_reproduce_refuses_an_empty_selection_and_an_output_that_is_a_file(tmp_p
     with pytest.raises(fcsim.ConfigError, match=r"README\.md: exists and is not a regular file"):
         reports.reproduce("lcr", tmp_path, traces_dir=TRACES, only=["msr_hm_0_excerpt1000.csv"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md", "file"]
+
+
+def test_a_policy_key_no_part_runs_is_refused(tmp_path: Path) -> None:
+    # gasa.gsmin in an experiment that runs lru and cflru only was accepted and ignored; a key of
+    # a policy some part runs is the other parts' to ignore.
+    text = 'traces = ["synth:zipf,requests=2000,pages=500,seed=3"]\n'
+    text += 'policies = ["lru", "cflru"]\nsizes = ["10"]\n'
+    exp = experiment(tmp_path, text + '[set]\n"gasa.gsmin" = 0.5\n')
+    with pytest.raises(
+        fcsim.ConfigError, match=r"'gasa\.gsmin' sets a parameter of gasa, which this run does not"
+    ):
+        sweep.load(exp).check()
+    sweep.load(experiment(tmp_path, text + '[set]\n"cflru.window" = 0.5\n')).check()

@@ -176,12 +176,14 @@ class Experiment:
                         f"(trace paths are relative to {self.base_from})"
                     ] = None
         valid = []
+        # A POLICY.KEY of a policy no part runs would be accepted and ignored.
+        policies = {pt["policy"] for pt in self.points()}
         for pt in self.points():
             checks = (
                 (api.check_policy, pt["policy"]),
                 (_core.check_size, pt["size"]),
                 (api.check_device, pt["device"]),
-                (api.Sets, pt["set"]),
+                (lambda s: api.Sets(s).check_policies(policies), pt["set"]),
             )
             ok = True
             for check, value in checks:
