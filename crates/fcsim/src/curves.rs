@@ -201,6 +201,7 @@ pub fn minisim(
             }
             let a = Access { key, write: r.op == Op::Write, index: samples, next: crate::request::NEVER, time: r.time_ns };
             samples += 1;
+            crate::mem::reserve_set(&mut seen, "the sampled pages")?;
             seen.insert(key);
             for (p, hits) in &mut caches {
                 evicted.clear();

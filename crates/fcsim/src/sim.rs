@@ -44,10 +44,10 @@ pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progr
     }
     let splitter = PageSplitter::new(page_size, reader.key_unit());
     let mut keys = Vec::new();
-    let mut n = 0u64;
+    let mut requests = 0u64;
     while let Some(r) = reader.next_request()? {
-        n += 1;
-        trace::report(n, reader.as_ref(), &mut progress)?;
+        requests += 1;
+        trace::report(requests, reader.as_ref(), &mut progress)?;
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;

@@ -226,8 +226,9 @@ impl Last {
             }
             Last::Dense { slots, hint, .. } => {
                 let mut map = FxHashMap::default();
-                if map.try_reserve((*hint).max(slots.len() / 4)).is_err() {
-                    return Err(mem::refused("the stack-distance page table", *hint, 12));
+                let want = (*hint).max(slots.len() / 4);
+                if map.try_reserve(want).is_err() {
+                    return Err(mem::refused("the stack-distance page table", want, std::mem::size_of::<(u64, u32)>()));
                 }
                 for (k, &s) in slots.iter().enumerate().filter(|(_, &s)| s != ABSENT) {
                     mem::reserve_map(&mut map, "the stack-distance page table")?;
