@@ -460,24 +460,8 @@ fn long_operations_take_no_memory_per_epoch() {
     // Before: the per-epoch loads held a slot per 10 ms epoch of an operation's span: a disk of
     // 1e9 ms a page tried to allocate gigabytes for the flash cache's first program (aborting),
     // and 1e9 us reads took 1.2 GB for 1,000 requests.
-    let golden = fixture("golden.csv");
-    let o = TraceOptions {
-        params: [
-            ("time", "t"),
-            ("time_unit", "us"),
-            ("op", "op"),
-            ("offset", "page"),
-            ("offset_unit", "4096"),
-            ("size", "pages"),
-            ("size_unit", "4096"),
-        ]
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect(),
-        ..opts("csv", &[])
-    };
     let cfg = config_with(2, None, &[("stack.kind", "ssd-cache"), ("stack.disk_ms", "1e9")]);
-    let row = fcsim::simulate(&golden, &o, &cfg, None, None).unwrap();
+    let row = fcsim::simulate(&fixture("golden.csv"), &golden(), &cfg, None, None).unwrap();
     let resp = row.columns().into_iter().find(|(n, _)| n == "resp_max_us").unwrap().1;
     assert!(matches!(resp, fcsim::Value::Float(r) if r >= 1e12), "{resp:?}");
     let row = run_with(&msr_excerpt(), Some("gasa"), &[("device.read_us", "1e9")]).unwrap();
@@ -611,8 +595,18 @@ fn a_bad_line_of_a_short_trace_is_reported_at_its_line() {
     assert!(e.contains("two.csv:2: "), "{e}");
 }
 
+/// How `tests/fixtures/golden.csv` is read: times in µs, offsets and sizes in 4 KiB pages.
 fn golden() -> TraceOptions {
-    opts("csv", &[("time", "t"), ("op", "op"), ("offset", "page"), ("offset_unit", "4096"), ("size", "pages"), ("size_unit", "4096")])
+    let params = [
+        ("time", "t"),
+        ("time_unit", "us"),
+        ("op", "op"),
+        ("offset", "page"),
+        ("offset_unit", "4096"),
+        ("size", "pages"),
+        ("size_unit", "4096"),
+    ];
+    opts("csv", &params)
 }
 
 /// The converter's own rename never replaces what is not a regular file (a pipe was replaced by
