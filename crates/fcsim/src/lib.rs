@@ -7,7 +7,7 @@
 //! ```text
 //! leaves   error · mem (fallible growth of what a trace sizes) · time (ns, the horizon, checked
 //!          conversions) · params (key=value with used-value tracking) · size · histogram
-//!          · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
+//!          · load (a server's work, sojourns and busiest windows) · view (the read-only device view) · request (HostRequest, PageAccess, splitter)
 //!          · mrc (miss-ratio curves from a stream of page keys: exact, SHARDS)
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
 //! policy   one replacement policy per file + the registry (sees the device only as a view)
@@ -45,6 +45,7 @@ pub mod curves;
 pub mod device;
 pub mod error;
 pub mod histogram;
+pub mod load;
 pub mod mem;
 pub mod metrics;
 pub mod mrc;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     &["error"],
     &["mem"],
-    &["params", "time", "size", "histogram", "view", "request", "mrc"],
+    &["params", "time", "size", "histogram", "load", "view", "request", "mrc"],
     &["trace"],
     &["policy"],
     &["device"],

@@ -1,0 +1,168 @@
+//! The load on one server (a disk, a flash chip): the work it did, how many ops it held on
+//! average, and its busiest windows of offered work, so that a response time is never read
+//! without the load it was measured under.
+//!
+//! **Offered load** in a window of simulated time is the service time of the ops that *arrive*
+//! in it over the window's length. Busy time (work served) can never exceed 100% of a window;
+//! offered load can: above 1, more work arrived in the window than the server can do in it, and
+//! by its end a queue of at least (load − 1) × window had built up. So the peak offered load over
+//! a window is the measure of saturation ([`Load::saturated`]: above 1 over some second).
+//!
+//! Windows are aligned to multiples of their length ([`WINDOWS_NS`]: 1 s and 60 s), not
+//! sliding: a burst that straddles a boundary is split between two windows, so the peak can
+//! understate a sliding window's by up to half. A window counts at its full length, also the
+//! last, partial one, and one longer than the whole run: a 1 s run's 60 s peak is its work over
+//! 60 s. Ops are attributed to the window of their arrival; an op submitted for an earlier time
+//! than one already recorded (rare: a read that waited for a flush is submitted for later) is
+//! attributed to the current window.
+//!
+//! **Mean number in the system** (queued or in service) over a span is, by Little's law, the sum
+//! of the ops' sojourn times (completion − arrival) over the span's length; the sum is kept
+//! here, the span is the caller's. An op's sojourn counts when it is submitted.
+//!
+//! Recording is O(1) with no allocation.
+
+/// The windows of the peak offered load, ns: 1 s and 60 s.
+pub const WINDOWS_NS: [u64; 2] = [1_000_000_000, 60_000_000_000];
+
+/// One window length's running peak.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Window {
+    /// Index of the current window (arrival time / length).
+    index: u64,
+    /// Work that arrived in the current window, ns.
+    work: u64,
+    /// The most work that arrived in any finished window, ns.
+    peak: u64,
+}
+
+/// The load on one server since it was created or last [`Load::reset`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    /// Ops served.
+    pub ops: u64,
+    /// Time spent serving them, ns.
+    pub busy_ns: u64,
+    /// Sum of their sojourn times (completion − arrival), ns.
+    pub sojourn_ns: u128,
+    windows: [Window; WINDOWS_NS.len()],
+}
+
+impl Load {
+    /// An op that arrived at `arrival`, held the server from `start` to `end`
+    /// (`arrival <= start <= end`).
+    #[inline]
+    pub fn record(&mut self, arrival: u64, start: u64, end: u64) {
+        let work = end - start;
+        self.ops += 1;
+        self.busy_ns += work;
+        self.sojourn_ns += u128::from(end - arrival);
+        for (w, len) in self.windows.iter_mut().zip(WINDOWS_NS) {
+            let i = arrival / len;
+            if i > w.index {
+                w.peak = w.peak.max(w.work);
+                w.index = i;
+                w.work = 0;
+            }
+            w.work += work;
+        }
+    }
+
+    /// The peak offered load over windows of `WINDOWS_NS[i]`: the most work that arrived in one
+    /// window over its length (above 1: more than the server could do in it).
+    pub fn peak(&self, i: usize) -> f64 {
+        let w = &self.windows[i];
+        w.peak.max(w.work) as f64 / WINDOWS_NS[i] as f64
+    }
+
+    /// Whether more work arrived in some second than the server can do in a second.
+    pub fn saturated(&self) -> bool {
+        self.peak(0) > 1.0
+    }
+
+    /// Forgets everything (after a warm-up).
+    pub fn reset(&mut self) {
+        *self = Load::default();
+    }
+
+    /// The loads of several servers seen as one device: work and sojourns add up, the peaks are
+    /// the busiest server's (a saturated server queues its ops however idle the others are).
+    pub fn combine<'a>(loads: impl IntoIterator<Item = &'a Load>) -> Summary {
+        let mut s = Summary::default();
+        for l in loads {
+            s.servers += 1;
+            s.ops += l.ops;
+            s.busy_ns += l.busy_ns;
+            s.sojourn_ns += l.sojourn_ns;
+            for (p, i) in s.peak.iter_mut().zip(0..) {
+                *p = p.max(l.peak(i));
+            }
+        }
+        s
+    }
+}
+
+/// The load of a device of one or more servers ([`Load::combine`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Summary {
+    pub servers: u64,
+    pub ops: u64,
+    pub busy_ns: u64,
+    pub sojourn_ns: u128,
+    /// The busiest server's peak offered load per window of [`WINDOWS_NS`].
+    pub peak: [f64; WINDOWS_NS.len()],
+}
+
+impl Summary {
+    /// Mean number of ops in the device (queued or in service) over `span_ns` (Little's law).
+    pub fn mean_in_system(&self, span_ns: u64) -> Option<f64> {
+        (span_ns > 0).then(|| self.sojourn_ns as f64 / span_ns as f64)
+    }
+
+    /// Whether some server got more work in some second than it can do in a second.
+    pub fn saturated(&self) -> bool {
+        self.peak[0] > 1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const S: u64 = 1_000 * MS;
+
+    #[test]
+    fn peaks_sojourns_and_saturation() {
+        let mut l = Load::default();
+        // Second 0: two 300 ms ops arrive together; the second waits 300 ms for the first.
+        l.record(0, 0, 300 * MS);
+        l.record(0, 300 * MS, 600 * MS);
+        // Second 2: 1.2 s of work arrives (four 300 ms ops back to back from 2 s).
+        for k in 0..4 {
+            l.record(2 * S, 2 * S + k * 300 * MS, 2 * S + (k + 1) * 300 * MS);
+        }
+        assert_eq!((l.ops, l.busy_ns), (6, 1800 * MS));
+        // Sojourns: 300 + 600 ms, then 300 + 600 + 900 + 1200 ms = 3.9 s.
+        assert_eq!(l.sojourn_ns, u128::from(3900 * MS));
+        // Busiest second: 1.2 s of work; the one minute so far: 1.8 s of work over 60 s.
+        assert_eq!((l.peak(0), l.peak(1)), (1.2, 0.03));
+        assert!(l.saturated());
+        let s = Load::combine([&l, &Load::default()]);
+        assert_eq!((s.servers, s.ops, s.peak), (2, 6, [1.2, 0.03]));
+        // Over a 4 s span, 3.9 s of sojourns: 0.975 ops in the system on average.
+        assert_eq!(s.mean_in_system(4 * S), Some(0.975));
+        l.reset();
+        assert_eq!(l, Load::default());
+        assert!(!l.saturated());
+    }
+
+    #[test]
+    fn a_full_second_is_not_saturation() {
+        let mut l = Load::default();
+        l.record(0, 0, S);
+        l.record(S + 1, S + 1, S + 2);
+        assert_eq!(l.peak(0), 1.0);
+        assert!(!l.saturated());
+    }
+}
