@@ -233,7 +233,10 @@ def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
                 assert row[col] is None, col
             assert row["flash_page_reads"] > 0 and row["hit_ratio"] is not None
         note = r.stderr.strip().splitlines()
-        assert len(note) == 1 and "arc_p2.lis has no timestamps" in note[0] and "sim.queue_depth" in note[0]
+        assert len(note) == 1 + len(extra) // 2
+        assert "arc_p2.lis has no timestamps" in note[0] and "sim.queue_depth" in note[0]
+        if extra:  # a 4-page flash cache on the gasa geometry cannot keep 15% spare: said too
+            assert "more flash spare than device.op" in note[1]
     # A closed loop gives the same trace a time base.
     r = run(
         "run",
@@ -364,3 +367,24 @@ def test_mrc_minisim_takes_sizes() -> None:
     assert [row.split()[0] for row in rows] == ["5.00%", "50.00%"]
     api = fcsim.mrc(t, "minisim", policy="lru", sizes=["5%", "50%"])
     assert [int(row.split()[1].replace(",", "")) for row in rows] == list(api["size_pages"])
+
+
+def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
+    # 100,000 random 4 KiB writes through a 64-page buffer over gasa's 8 chips: each chip gets
+    # 12,500 programs of 200 us, 2.5 s of work. Offered in one second, that is 2.5 times what a
+    # chip can do: the row says saturated, stderr names it. Over 100 s, nothing saturates.
+    def row(iops: int, *extra: str) -> tuple[dict[str, object], str]:
+        spec = f"synth:uniform,pages=100000,requests=100000,write=1,iops={iops}"
+        r = run("run", spec, "--policy", "lru", "--size", "64", "--device", "gasa", "--json", *extra)
+        assert r.returncode == 0, r.stderr
+        return json.loads(r.stdout), r.stderr
+
+    fast, err = row(100_000)
+    assert fast["saturated"] is True and 2.5 <= fast["flash_util_peak_1s"] < 2.6  # type: ignore[operator]
+    warning = [line for line in err.splitlines() if "saturated" in line]
+    assert len(warning) == 1 and "iops=100000 lru 64 pages (flash 2.5" in warning[0]
+    slow, err = row(1_000)
+    assert slow["saturated"] is False and slow["flash_util_peak_1s"] < 0.05 and "saturated" not in err  # type: ignore[operator]
+    # A closed loop offers what completes: saturation does not apply.
+    closed, _ = row(100_000, "--set", "sim.queue_depth=8")
+    assert closed["saturated"] is None and closed["flash_util_peak_1s"] is not None

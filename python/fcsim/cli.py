@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 import pandas as pd
 
 import fcsim
-from fcsim import _core, catalogue, output, plot
+from fcsim import _core, catalogue, notes, output, plot
 from fcsim.reports import PAPERS
 from fcsim.terminal import printable
 
@@ -36,6 +36,7 @@ TABLE_COLUMNS = [
     "write_amplification",
     "resp_mean_us",
     "resp_p99_us",
+    "saturated",
     "requests_per_s",
 ]
 
@@ -47,6 +48,7 @@ DEVICE_TABLE_COLUMNS = {
     "write_amplification",
     "resp_mean_us",
     "resp_p99_us",
+    "saturated",
 }
 
 
@@ -136,17 +138,10 @@ def _split_list(s: str) -> list[str]:
     return [x.strip() for x in s.split(",") if x.strip()]
 
 
-def untimed_notes(df: pd.DataFrame) -> None:
-    """One line on stderr per trace whose rows have a device but no arrival times."""
-    if "timing" not in df.columns or "device" not in df.columns:
-        return
-    rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
-    for trace in dict.fromkeys(rows["trace"]):
-        say(
-            f"fcsim: note: {trace} has no timestamps, so response times, EPBPD and per-epoch loads "
-            "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
-            "outstanding requests"
-        )
+def say_notes(df: pd.DataFrame) -> None:
+    """The table's notes and warnings (:func:`fcsim.notes.row_notes`), one line each on stderr."""
+    for line in notes.row_notes(df):
+        say(line)
 
 
 def cmd_run(a: argparse.Namespace) -> int:
@@ -173,7 +168,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             print(line)
     elif not a.quiet:
         print(format_table(df))
-    untimed_notes(df)
+    say_notes(df)
     bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
     if bad:
         say(f"fcsim: skipped {bad} malformed line(s) in {a.trace}")
@@ -484,7 +479,7 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         df = sweep.run(exp, out, jobs=a.jobs, scheduler=a.scheduler, progress=progress, notify=notify)
     finally:
         bar.close()
-    untimed_notes(df)
+    say_notes(df)
     at = df.attrs
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     done = f"{at['computed']} computed now, {at['reused']} reused"
@@ -506,6 +501,7 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
             scheduler=a.scheduler,
             progress=bar,
             only=None if a.only is None else _split_list(a.only),
+            notify=say,
         )
     finally:
         bar.close()

@@ -76,6 +76,7 @@ fn run<T: Send>(
 fn value(py: Python<'_>, v: &Value) -> PyObject {
     match v {
         Value::Null => py.None(),
+        Value::Bool(b) => pyo3::types::PyBool::new(py, *b).to_owned().into_any().unbind(),
         Value::Int(i) => i.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
         Value::Float(f) => f.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),
         Value::Str(s) => s.into_pyobject(py).map(|o| o.into_any().unbind()).unwrap_or_else(|_| py.None()),

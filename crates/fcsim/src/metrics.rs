@@ -2,6 +2,7 @@
 //! DESIGN.md). A column that does not apply to the run is null.
 
 use crate::histogram::Histogram;
+use crate::load::Summary;
 use crate::offline::Bounds;
 use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
@@ -9,6 +10,7 @@ use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
+    Bool(bool),
     Int(u64),
     Float(f64),
     Str(String),
@@ -29,6 +31,13 @@ pub struct DeviceRow {
     pub gc_page_copies: u64,
     pub erasures: u64,
     pub blocks: u64,
+    /// The simulated drive's physical and user pages and its actual spare over user capacity
+    /// ([`crate::device::DeviceConfig::op_actual`]).
+    pub physical_pages: u64,
+    pub user_pages: u64,
+    pub op_actual: f64,
+    /// The chips' load: work, sojourns, the busiest chip's peak offered load.
+    pub load: Summary,
     pub wear_min: u64,
     pub wear_max: u64,
     /// Busy time of each chip, ns.
@@ -120,6 +129,10 @@ impl Timing {
 /// loads, the span): null when the run has no arrival times ([`Timing::UntimedTrace`]).
 pub const UNTIMED_NULL: &[&str] = &[
     "epbpd",
+    "flash_util_peak_1s",
+    "flash_util_peak_60s",
+    "flash_queue_mean",
+    "saturated",
     "resp_mean_us",
     "resp_std_us",
     "resp_p50_us",
@@ -162,6 +175,9 @@ pub struct BoundsRow {
     pub preset: String,
     pub device_params: Vec<(String, String)>,
     pub stack_params: Vec<(String, String)>,
+    /// The simulated flash's physical and user pages.
+    pub physical_pages: u64,
+    pub user_pages: u64,
 }
 
 /// The WFUE weights reported (offline-bounds Fig. 9).
@@ -198,6 +214,9 @@ impl BoundsRow {
         let mut v: Vec<(String, Value)> = vec![
             ("stack".into(), Value::Str("offline-bounds".into())),
             ("duration_s".into(), Value::Float(b.duration_ns as f64 / 1e9)),
+            ("device_physical_pages".into(), Value::Int(self.physical_pages)),
+            ("device_user_pages".into(), Value::Int(self.user_pages)),
+            ("device_op_actual".into(), Value::Float(self.physical_pages as f64 / self.user_pages as f64 - 1.0)),
             ("dram_pages".into(), Value::Int(b.dram.pages)),
             ("dram_read_hits".into(), Value::Int(b.dram.read_hits)),
             ("flash_read_hits".into(), Value::Int(f.read_hits)),
@@ -255,6 +274,12 @@ fn us(v: Option<f64>) -> Value {
 }
 
 impl DeviceRow {
+    /// Whether more work arrived at one of the devices' servers (a flash chip, a disk) in some
+    /// second than it can do in a second ([`crate::load`]).
+    pub fn saturated(&self) -> bool {
+        self.load.saturated()
+    }
+
     /// Device columns in the documented order, then the wear and per-chip extras.
     fn columns(&self) -> Vec<(&'static str, Value)> {
         let flash_writes = self.host_page_writes + self.gc_page_copies;
@@ -413,6 +438,15 @@ impl ResultRow {
             v.push(("chip_busy_s".into(), Value::List(d.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect())));
             v.push(("device_setup_s".into(), Value::Float(d.setup_seconds)));
             v.push(("duration_s".into(), Value::Float(d.duration_ns as f64 / 1e9)));
+            v.push(("device_physical_pages".into(), Value::Int(d.physical_pages)));
+            v.push(("device_user_pages".into(), Value::Int(d.user_pages)));
+            v.push(("device_op_actual".into(), Value::Float(d.op_actual)));
+            v.push(("flash_util_peak_1s".into(), Value::Float(d.load.peak[0])));
+            v.push(("flash_util_peak_60s".into(), Value::Float(d.load.peak[1])));
+            v.push(("flash_queue_mean".into(), opt_f(d.load.mean_in_system(d.duration_ns))));
+            // Saturation is a property of offered load: a closed loop offers what completes.
+            let saturated = self.timing == Timing::Trace;
+            v.push(("saturated".into(), if saturated { Value::Bool(d.saturated()) } else { Value::Null }));
             for (k, val) in &d.params {
                 v.push((format!("device_{k}"), Value::Str(val.clone())));
             }

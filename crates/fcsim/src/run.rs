@@ -292,7 +292,14 @@ fn simulate_bounds(
         device: None,
         time_scale: 1.0,
         queue_depth: 0,
-        bounds: Some(BoundsRow { preset, device_params, stack_params, bounds: b }),
+        bounds: Some(BoundsRow {
+            preset,
+            device_params,
+            stack_params,
+            physical_pages: setup.device.geometry.physical_pages(),
+            user_pages: setup.device.user_pages,
+            bounds: b,
+        }),
         timing: Timing::of(timed, 0),
     })
 }
@@ -331,6 +338,10 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
         }
     }
     dp.insert("capacity".into(), size.to_string());
+    // The C family's write buffer needs free containers beyond the cache's, which 7% of a small
+    // cache cannot give: the GC reserve and open block come on top of `device.op` (the row shows
+    // the spare simulated, `device_op_actual`).
+    dp.entry("reserve".into()).or_insert_with(|| "extra".into());
     for k in ["channels", "chips_per_channel", "dies", "planes"] {
         dp.entry(k.into()).or_insert_with(|| "1".into());
     }
@@ -365,6 +376,10 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
         gc_page_copies: st.gc_copies,
         erasures: st.erasures,
         blocks: u64::from(flash.cfg.geometry.total_blocks()),
+        physical_pages: flash.cfg.geometry.physical_pages(),
+        user_pages: flash.cfg.user_pages,
+        op_actual: flash.cfg.op_actual(),
+        load: flash.timing().load_summary(),
         wear_min,
         wear_max,
         chip_busy_ns: flash.timing().busy().collect(),

@@ -446,3 +446,45 @@ fn col_int(row: &fcsim::ResultRow, name: &str) -> u64 {
         v => panic!("{name}: {v:?}"),
     }
 }
+
+/// A flash cache of `pages` on `preset` over a disk, run over a short uniform trace.
+fn ssd_cache_row(preset: &str, pages: u64) -> fcsim::ResultRow {
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(pages));
+    cfg.device = Some(preset.into());
+    cfg.stack_params.insert("kind".into(), "ssd-cache".into());
+    fcsim::simulate("synth:uniform,pages=2000000,requests=20000", &fcsim::TraceOptions::default(), &cfg, None, None).unwrap()
+}
+
+fn float(v: fcsim::Value) -> f64 {
+    match v {
+        fcsim::Value::Float(f) => f,
+        fcsim::Value::Str(s) => s.parse().unwrap(),
+        v => panic!("not a number: {v:?}"),
+    }
+}
+
+#[test]
+fn flash_cache_spare_is_device_op() {
+    // A cache of 1%, 5% and 25% of an 8,000,000-page (32 GiB, the offline paper's smallest)
+    // working set on the `dynamic` preset (16 planes of 64-page blocks, OP 15%, GC reserve 5% of
+    // a plane's blocks): the drive holds ceil(pages × 1.15) in whole blocks per plane, the GC
+    // reserve and open blocks inside that spare. 80,000 pages: 92,000 physical = 89.8 blocks a
+    // plane → 90 → 92,160 pages, op 0.152.
+    for pages in [80_000u64, 400_000, 2_000_000] {
+        let row = ssd_cache_row("dynamic", pages);
+        let op = float(col(&row, "device_op"));
+        let actual = float(col(&row, "device_op_actual"));
+        assert_eq!(op, 0.15);
+        assert!((actual - op).abs() <= 0.01, "{pages} pages: spare {actual} for device.op {op}");
+        let fcsim::Value::Int(physical) = col(&row, "device_physical_pages") else { panic!() };
+        assert_eq!(actual, physical as f64 / pages as f64 - 1.0);
+        // The row's block count is the simulated drive's, not the preset's 4096 a plane.
+        assert_eq!(float(col(&row, "device_blocks")) * 16.0 * 64.0, physical as f64);
+    }
+    // 2,692 pages (1% of cloudphysics) on the `offline` preset (8 planes of 512-page blocks,
+    // OP 7%): 7% is a third of one block, and each plane needs 2 reserve blocks and an open one
+    // beyond 1 block of data: 8 × 4 × 512 = 16,384 physical pages, op 5.086, said in the row.
+    let row = ssd_cache_row("offline", 2692);
+    assert_eq!(col(&row, "device_physical_pages"), fcsim::Value::Int(16_384));
+    assert_eq!(float(col(&row, "device_op_actual")), 16_384.0 / 2692.0 - 1.0);
+}

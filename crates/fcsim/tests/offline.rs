@@ -17,6 +17,8 @@ fn setup(cache: u64, dram: usize, ppb: u32) -> Setup {
         ("channels", "1".into()),
         ("chips_per_channel", "1".into()),
         ("op", "0.5".into()),
+        // As the offline bounds build their flash (`run::bounds_setup`).
+        ("reserve", "extra".into()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v))

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from fcsim import catalogue, output, sweep
+from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import dynamic, gasa, larc, lcr, offline
 
@@ -32,13 +32,15 @@ def reproduce(
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
     only: Sequence[str] | None = None,
+    notify: Callable[[str], object] | None = None,
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
     its plots and summary; returns the summary's path. ``only``, if given, keeps the
     experiment's traces with these file names (a quick look, or a test; at least one); the
     summary says so. ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
     (an existing file that is not a directory, a pipe or device under a file's name, is
-    refused before anything runs)."""
+    refused before anything runs). ``notify``, if given, gets the table's notes and warnings
+    (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``)."""
     if paper not in PAPERS:
         raise ConfigError(f"fcsim reproduce {paper}: not available; available: {', '.join(PAPERS)}")
     out = Path(out_dir)
@@ -64,6 +66,8 @@ def reproduce(
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+    for line in notes.row_notes(df) if notify else ():
+        notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
     if only is not None:

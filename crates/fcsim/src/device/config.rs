@@ -12,8 +12,15 @@
 //!
 //! **Geometry.** The physical array is channels × chips per channel × dies × planes × blocks per
 //! plane × pages per block. User capacity is ⌊physical pages / (1 + op)⌋ unless `capacity` is
-//! given: then each plane gets the blocks that hold user × (1 + op), plus its GC reserve and
-//! its open block (so a small device, such as a flash cache, keeps its spare space usable).
+//! given: then each plane gets the whole blocks that hold user × (1 + op), and the GC reserve
+//! and each plane's open block come out of that spare, so `op` is the drive's spare at every
+//! size. A device too small for its geometry's reserve (a flash cache of a few thousand pages
+//! on 2 MiB erase blocks: 7% of 2,692 pages is a third of one block) is built as the smallest
+//! drive of that geometry whose spare holds the reserve and the open blocks, and the row
+//! reports its actual spare (`device_op_actual`) beside `device_op`. `reserve=extra` adds the
+//! reserve and open blocks on top of `op` instead (the offline bounds' default: the C family's
+//! write buffer needs free containers beyond the cache's, which 7% of a small cache cannot give;
+//! the row shows the spare simulated).
 //! `physical` (bytes or pages) instead fixes the raw size: each plane gets the blocks that hold
 //! it, rounded up to whole blocks, GC reserve and open block included (a split SSD whose cache
 //! and spare share a fixed drive).
@@ -178,6 +185,7 @@ pub static DEFAULTS: &[(&str, &str)] = &[
     ("blocks", "1024"),
     ("pages_per_block", "64"),
     ("op", "0.15"),
+    ("reserve", "spare"),
     ("gc", "greedy"),
     ("gc_threshold", "0.05"),
     ("placement", "static"),
@@ -237,6 +245,12 @@ fn choice<T: Copy>(p: &mut Params, key: &str, default: &str, options: &[(&str, T
 }
 
 impl DeviceConfig {
+    /// The drive's actual spare space over user capacity, in `op`'s terms: physical pages over
+    /// user pages, minus 1 (the GC reserve and open blocks included).
+    pub fn op_actual(&self) -> f64 {
+        self.geometry.physical_pages() as f64 / self.user_pages as f64 - 1.0
+    }
+
     /// The drive's state when the measured run starts, for the result row: `fresh` (nothing
     /// written: every block erased, so GC starts only once the run has written the spare space),
     /// `filled` (`fill` × user pages written once, sequentially unless `fill_order=random`: GC
@@ -345,9 +359,17 @@ impl DeviceConfig {
         }
         let seed: u64 = p.take("device", "seed", 42, "an unsigned integer")?;
         let planes_total = u64::from(channels) * u64::from(chips_per_channel) * u64::from(dies) * u64::from(planes);
-        // With a capacity, each plane gets the blocks for user × (1 + op), plus its GC reserve
-        // and its open block: the spare space stays usable by GC however small the device is
-        // (a flash cache of a few thousand pages).
+        // With a capacity, the drive is the whole blocks per plane that hold user × (1 + op):
+        // the GC reserve and the open block come out of that spare. Where they cannot (a small
+        // flash cache on large erase blocks), the drive is the smallest of this geometry that
+        // holds them. With `reserve=extra` (the offline bounds' default) they come on top of it.
+        // Either way the actual spare is reported (`DeviceConfig::op_actual`).
+        let extra_reserve = choice(&mut p, "reserve", "spare", &[("spare", false), ("extra", true)])?;
+        if extra_reserve && capacity.is_none() {
+            return Err(Error::config(
+                "device.reserve=extra adds the GC reserve to a drive sized by device.capacity; without one the reserve is part of the spare",
+            ));
+        }
         let mut reserve = None;
         let user_pages = match &capacity {
             Some(c) => {
@@ -368,10 +390,17 @@ impl DeviceConfig {
                 if physical > f64::from(u32::MAX - 2) {
                     return Err(too_large());
                 }
-                let data = (physical as u64).div_ceil(planes_total * u64::from(pages_per_block));
-                let r = ((gc_threshold * data as f64).ceil() as u64).max(2);
+                let per_block = planes_total * u64::from(pages_per_block);
+                let total = (physical as u64).div_ceil(per_block);
+                let r = ((gc_threshold * total as f64).ceil() as u64).max(2);
                 reserve = Some(r as u32);
-                blocks = u32::try_from(data + r + 1).map_err(|_| too_large())?;
+                let planned = match extra_reserve {
+                    true => total + r + 1,
+                    // The fewest blocks per plane whose blocks beyond the reserve and the open one
+                    // hold more than the user pages.
+                    false => total.max(pages / per_block + 1 + r + 1),
+                };
+                blocks = u32::try_from(planned).map_err(|_| too_large())?;
                 pages
             }
             None => 0,
@@ -439,6 +468,15 @@ impl DeviceConfig {
             seed,
         };
         let mut used = used;
+        // A drive sized by its capacity or raw size has the blocks computed here, not the
+        // preset's: the row describes the device simulated.
+        if capacity.is_some() || raw.is_some() {
+            for (k, v) in &mut used {
+                if k == "blocks" {
+                    *v = blocks.to_string();
+                }
+            }
+        }
         if let Some(c) = capacity {
             used.push(("capacity".into(), c));
         }
@@ -480,6 +518,25 @@ mod tests {
         assert_eq!(state(&[("fill", "1"), ("steady", "1")]), "aged 1x (seed 42)");
         assert_eq!(state(&[("fill", "0.5"), ("steady", "2.5")]), "aged 2.5x over a 50% fill (seed 42)");
         assert_eq!(state(&[("fill", "1"), ("steady", "1"), ("fill_order", "random")]), "aged 1x over a random fill (seed 42)");
+    }
+
+    #[test]
+    fn the_gc_reserve_is_inside_op_unless_extra() {
+        // 80,000 user pages at op 15% on 16 planes of 64-page blocks: 92,000 pages = 89.8 block
+        // rows → 90 blocks a plane, the reserve (ceil(5% of 90) = 5) and the open block inside.
+        let c = build("dynamic", &[("capacity", "80000")]).unwrap();
+        assert_eq!((c.geometry.blocks, c.gc_reserve_blocks), (90, 5));
+        assert!((c.op_actual() - 0.152).abs() < 1e-9);
+        // `reserve=extra` adds them: 90 + 5 + 1 = 96 a plane, op 0.2288.
+        let c = build("dynamic", &[("capacity", "80000"), ("reserve", "extra")]).unwrap();
+        assert_eq!(c.geometry.blocks, 96);
+        assert!((c.op_actual() - 0.2288).abs() < 1e-9);
+        // Without a capacity the reserve is part of the preset's spare: `extra` means nothing.
+        assert!(build("dynamic", &[("reserve", "extra")]).unwrap_err().to_string().contains("device.reserve=extra"));
+        assert!(build("dynamic", &[("reserve", "more")])
+            .unwrap_err()
+            .to_string()
+            .contains("device.reserve=more: expected one of spare, extra"));
     }
 
     #[test]

@@ -25,6 +25,9 @@
 //! op will arrive before its end ([`Timing::advance`]); only the epochs still open are kept, and
 //! an op longer than an epoch costs no memory per epoch it covers (see [`Epochs`]).
 //!
+//! Each chip also keeps its [`Load`]: work, sojourn times (completion − submission, queueing
+//! included) and its busiest second and minute of offered work, for the row's saturation columns.
+//!
 //! Every completion is checked against the time horizon ([`crate::time`]) as it is computed:
 //! a queue that would carry a chip past it ends the run with an error, never wraps around.
 //!
@@ -46,6 +49,7 @@
 
 use crate::error::Result;
 use crate::histogram::Histogram;
+use crate::load::{Load, Summary};
 use crate::time::after;
 use crate::view::ChipLoad;
 use std::cmp::Reverse;
@@ -77,7 +81,8 @@ const MAX_HOLES: usize = 8;
 #[derive(Debug, Default)]
 struct Chip {
     free_at: u64,
-    busy: u64,
+    /// The chip's work, sojourns and busiest windows (its busy time is `load.busy_ns`).
+    load: Load,
     reads: u32,
     writes: u32,
     gcs: u32,
@@ -215,7 +220,7 @@ impl Timing {
             };
             if let Some(end) = c.fill_hole(t, d, kind) {
                 self.early += 1;
-                c.busy += d;
+                c.load.record(t, end - d, end);
                 self.epochs.add(chip, end - d, end);
                 if let Some(log) = self.log.as_mut() {
                     log.push((chip, end - d, end));
@@ -269,7 +274,7 @@ impl Timing {
             c.holes.push((c.free_at.max(clock), t));
         }
         c.free_at = end;
-        c.busy += end - start;
+        c.load.record(t, start, end);
         self.epochs.add(chip, start, end);
         if let Some(log) = self.log.as_mut() {
             log.push((chip, start, end));
@@ -320,7 +325,13 @@ impl Timing {
 
     /// Time each chip spent serving ops, in ns.
     pub fn busy(&self) -> impl Iterator<Item = u64> + '_ {
-        self.chips.iter().map(|c| c.busy)
+        self.chips.iter().map(|c| c.load.busy_ns)
+    }
+
+    /// The chips' loads seen as one device: their work and sojourns added up, the busiest
+    /// chip's peak offered load ([`Load::combine`]).
+    pub fn load_summary(&self) -> Summary {
+        Load::combine(self.chips.iter().map(|c| &c.load))
     }
 
     /// No op will arrive before `now` any more: the load-balance epochs that ended by then are

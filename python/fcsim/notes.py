@@ -1,0 +1,62 @@
+"""What a table of result rows needs said beside it, one line each, for ``fcsim run``, ``sweep``
+and ``reproduce`` to print on stderr: rows timed without arrival times, rows whose devices were
+saturated (their response times are queueing, not service), and rows whose flash drive has more
+spare space than ``device.op`` asked for (a cache too small for its geometry's GC reserve)."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+#: Rows named in one line at most; the rest are counted.
+NAMED = 6
+
+
+def _names(rows: pd.DataFrame, detail: object) -> str:
+    shown = [f"{r.trace} {r.policy} {r.size_pages} pages{detail(r)}" for r in rows.head(NAMED).itertuples()]  # type: ignore[operator]
+    more = len(rows) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def _peaks(r: object) -> str:
+    parts = []
+    for device in ("flash", "disk"):
+        peak = getattr(r, f"{device}_util_peak_1s", None)
+        if peak is not None and not pd.isna(peak) and peak > 1:
+            parts.append(f"{device} {peak:.3g}x")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def _spare(r: object) -> str:
+    return f" ({float(r.device_op_actual):.3g} for {r.device_op})"  # type: ignore[attr-defined]
+
+
+def row_notes(df: pd.DataFrame) -> list[str]:
+    """The lines to print beside ``df`` (empty when nothing needs saying)."""
+    lines = []
+    if "timing" in df.columns and "device" in df.columns:
+        rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
+        for trace in dict.fromkeys(rows["trace"]):
+            lines.append(
+                f"fcsim: note: {trace} has no timestamps, so response times, EPBPD and per-epoch loads "
+                "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
+                "outstanding requests"
+            )
+    if "saturated" in df.columns:
+        rows = df[df["saturated"].eq(True)]
+        if len(rows):
+            lines.append(
+                f"fcsim: warning: {len(rows)} row(s) saturated: more work arrived at a flash chip or disk in "
+                "some second than it can do in a second (peak offered load per second in brackets), so their "
+                f"response times are mostly queueing (saturated=true): {_names(rows, _peaks)}"
+            )
+    if "device_op_actual" in df.columns and "device_op" in df.columns:
+        op = pd.to_numeric(df["device_op"], errors="coerce")
+        rows = df[(df["device_op_actual"] - op).abs() > 0.01]
+        if len(rows):
+            lines.append(
+                f"fcsim: note: {len(rows)} row(s) simulate more flash spare than device.op (device_op_actual "
+                "for device_op in brackets): the drive is too small for its geometry's GC reserve and open "
+                f"blocks; smaller blocks (device.pages_per_block) or fewer chips bring it to device.op: "
+                f"{_names(rows, _spare)}"
+            )
+    return lines
