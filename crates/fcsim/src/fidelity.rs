@@ -185,9 +185,7 @@ pub static MEASURES: &[MeasureDef] = &[
     one!("write_share_pages", "written / (read + written) pages", Tolerance::Info, |f| f.stats.write_share_pages()),
     one!("mean_read_bytes", "mean read request size, B", Tolerance::Relative(0.05), |f| f.stats.mean_size(0)),
     one!("mean_write_bytes", "mean write request size, B", Tolerance::Relative(0.05), |f| f.stats.mean_size(1)),
-    one!("sequential_share", "requests starting where the volume's previous ended", Tolerance::Info, |f| f
-        .stats
-        .sequential_share(None)),
+    one!("sequential_share", "requests starting where the volume's previous ended", Tolerance::Info, |f| f.stats.sequential_share(None)),
     one!("sequential_share_read", "the same, of reads", Tolerance::Info, |f| f.stats.sequential_share(Some(0))),
     one!("sequential_share_write", "the same, of writes", Tolerance::Info, |f| f.stats.sequential_share(Some(1))),
     one!("interarrival_cv", "std / mean of the gaps between arrivals", Tolerance::Info, |f| f.stats.interarrival_cv()),
@@ -206,8 +204,7 @@ pub static MEASURES: &[MeasureDef] = &[
     one!("dirty_eviction_share_1pct", "LRU write-back at 1%: dirty evictions / evictions", Tolerance::Points(0.05), |f| f.lru[0]
         .dirty_eviction_share()),
     one!("dirty_eviction_share_10pct", "the same at 10%", Tolerance::Points(0.05), |f| f.lru[1].dirty_eviction_share()),
-    one!("read_hits_dirty_1pct", "LRU at 1%: read hits on dirty pages / read hits", Tolerance::Info, |f| f.lru[0]
-        .read_hits_dirty_share()),
+    one!("read_hits_dirty_1pct", "LRU at 1%: read hits on dirty pages / read hits", Tolerance::Info, |f| f.lru[0].read_hits_dirty_share()),
     one!("read_hits_dirty_10pct", "the same at 10%", Tolerance::Info, |f| f.lru[1].read_hits_dirty_share()),
     one!("write_reuse_1pct", "writes re-accessing a page within 1% of the working set / writes", Tolerance::Info, |f| f.lru[0]
         .write_reuse()),
@@ -248,6 +245,23 @@ pub struct Row {
     /// B / A (A non-zero).
     pub ratio: Option<f64>,
     pub status: Status,
+}
+
+impl Row {
+    /// Why a value is missing: "untimed" when A and B say the same, else "A: ..." and "B: ...".
+    pub fn note(&self) -> String {
+        let why = |m: &Measure| m.as_ref().err().filter(|e| !e.is_empty()).cloned();
+        match (why(&self.a), why(&self.b)) {
+            (Some(x), Some(y)) if x == y => x,
+            (Some(x), Some(y)) => format!("A: {x}; B: {y}"),
+            (Some(x), None) => format!("A: {x}"),
+            (None, Some(y)) => format!("B: {y}"),
+            (None, None) => match (&self.difference, self.measure.get) {
+                (None, Get::Pair(_)) => "no reads or writes".into(),
+                _ => String::new(),
+            },
+        }
+    }
 }
 
 /// B's measures against A's, one row per [`MEASURES`] entry.
