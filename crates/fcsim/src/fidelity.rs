@@ -180,7 +180,7 @@ macro_rules! one {
 pub static MEASURES: &[MeasureDef] = &[
     one!("requests", "requests (reads, writes, trims)", Tolerance::Info, |f| Ok(f.stats.requests as f64)),
     one!("working_set_pages", "distinct pages read or written", Tolerance::Info, |f| Ok(f.stats.working_set as f64)),
-    one!("span_s", "last arrival - first, s", Tolerance::Info, |f| f.stats.span_ns().map(|n| n / 1e9)),
+    one!("span_s", "latest time - earliest, s", Tolerance::Info, |f| f.stats.span_ns().map(|n| n / 1e9)),
     one!("write_share_requests", "writes / (reads + writes), requests", Tolerance::Info, |f| f.stats.write_share_requests()),
     one!("write_share_pages", "written / (read + written) pages", Tolerance::Info, |f| f.stats.write_share_pages()),
     one!("mean_read_bytes", "mean read request size, B", Tolerance::Relative(0.05), |f| f.stats.mean_size(0)),

@@ -131,6 +131,8 @@ pub struct TraceStats {
     pub first_ns: u64,
     /// Arrival of the last request (the running maximum of the times).
     pub last_ns: u64,
+    /// The earliest time in the trace (the latest is `last_ns`).
+    pub min_ns: u64,
     /// gcd of the non-zero gaps between arrivals (0 when there are none).
     pub resolution_ns: u64,
     /// Gaps between arrivals: count, mean and sum of squared deviations (Welford).
@@ -149,9 +151,10 @@ pub struct TraceStats {
 impl TraceStats {
     const UNTIMED: &'static str = "untimed";
 
+    /// Latest time − earliest (as `fcsim trace info` reports it).
     pub fn span_ns(&self) -> Measure {
         self.time()?;
-        Ok((self.last_ns - self.first_ns) as f64)
+        Ok((self.last_ns - self.min_ns) as f64)
     }
 
     fn time(&self) -> std::result::Result<(), String> {
@@ -199,8 +202,11 @@ impl TraceStats {
     /// Coefficient of variation of the inter-arrival times.
     pub fn interarrival_cv(&self) -> Measure {
         self.time()?;
-        if self.gaps == 0 || self.gap_mean <= 0.0 {
-            return Err("no gaps".into());
+        if self.gaps == 0 {
+            return Err("one request".into());
+        }
+        if self.gap_mean <= 0.0 {
+            return Err("all arrivals at one time".into());
         }
         if self.resolution_ns as f64 > self.gap_mean {
             return Err(format!("timestamps resolve {} only", duration(self.resolution_ns)));
@@ -252,9 +258,11 @@ impl StatsBuilder {
         let s = &mut self.stats;
         let op = r.op as usize;
         // Arrivals, at the running maximum of the times.
+        s.min_ns = s.min_ns.min(r.time_ns);
         if s.requests == 0 {
             s.first_ns = r.time_ns;
             s.last_ns = r.time_ns;
+            s.min_ns = r.time_ns;
         } else {
             let t = r.time_ns.max(s.last_ns);
             let gap = t - s.last_ns;
@@ -387,6 +395,17 @@ mod tests {
         assert_eq!(s.span_ns().unwrap(), 8e6);
         // 8 ms span: under ten bins at every width.
         assert!(s.fano(0).is_err());
+    }
+
+    #[test]
+    fn an_out_of_order_request_arrives_with_the_one_before_it() {
+        // Times 5, 3, 9 ms: arrivals 5, 5, 9 (gaps 0 and 4 ms); the span is 9 − 3 = 6 ms.
+        let s = stats("5 0 0 8 1\n3 0 8 8 1\n9 0 16 8 1\n");
+        assert_eq!((s.gaps, s.gap_mean, s.resolution_ns), (2, 2e6, 4_000_000));
+        assert_eq!(s.span_ns().unwrap(), 6e6);
+        // All at one time: no gap to take a CV of.
+        let s = stats("7 0 0 8 1\n7 0 8 8 1\n");
+        assert_eq!(s.interarrival_cv().unwrap_err(), "all arrivals at one time");
     }
 
     #[test]
