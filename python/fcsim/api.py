@@ -674,7 +674,7 @@ def fidelity(
     per measure (None where it does not apply, the reason in ``notes``), plus ``bursty`` (Fano
     factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio`` (LRU's curve at 1%..50% of the
     working set), ``lru_pages`` (the sizes of the 1% and 10% LRU runs) and ``time_resolution_ns``
-    (gcd of the non-zero gaps between arrivals)."""
+    (gcd of the non-zero steps between consecutive request times)."""
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     return _core.trace_fidelity(_path(trace), progress=callback(progress), **tkw)
 

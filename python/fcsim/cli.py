@@ -723,7 +723,7 @@ def parser() -> argparse.ArgumentParser:
     cmp = tsub.add_parser(
         "compare",
         help="fidelity report of trace B (a clone) against trace A (its original), with pass/fail",
-        description="Measures both traces (one pass each, and LRU at 1%% and 10%% of each working set) "
+        description="Measures both traces (one pass each, and LRU at 1% and 10% of each working set) "
         "and prints B's values against A's with pass/fail against the stated tolerances "
         "(see README, 'trace compare'). Exit status 0 whenever the report prints.",
     )

@@ -14,12 +14,13 @@
 //!
 //! - **Arrival times** are taken as the running maximum of the request times (a request stamped
 //!   earlier than one before it arrives with it), so that gaps are never negative and bins are
-//!   filled in order; [`super::info::TraceInfo::out_of_order`] counts such requests.
+//!   filled in order; [`super::info::TraceInfo::out_of_order`] counts such requests. The time
+//!   resolution is the gcd of the non-zero differences between consecutive recorded times.
 //! - **Fano factor at width w**: the time from the first request is cut into bins
 //!   `[k·w, (k+1)·w)`; the bin holding the last request is partial and left out, so the bins are
 //!   the K = ⌊span / w⌋ whole ones (empty ones included). Fano = population variance / mean of
 //!   the K counts. Not applicable with fewer than [`MIN_BINS`] whole bins, or when the trace's
-//!   timestamps are coarser than w (their resolution is the gcd of the non-zero gaps).
+//!   timestamps are coarser than w.
 //! - **Inter-arrival CV**: population standard deviation / mean of the requests − 1 gaps; not
 //!   applicable when the timestamps are coarser than the mean gap.
 //! - **Sequential**: a request is sequential when its offset is where the previous request of
@@ -133,8 +134,11 @@ pub struct TraceStats {
     pub last_ns: u64,
     /// The earliest time in the trace (the latest is `last_ns`).
     pub min_ns: u64,
-    /// gcd of the non-zero gaps between arrivals (0 when there are none).
+    /// The time resolution: gcd of the non-zero differences between consecutive request times
+    /// as recorded (0 when there are none).
     pub resolution_ns: u64,
+    /// The time of the request before, as recorded.
+    prev_ns: u64,
     /// Gaps between arrivals: count, mean and sum of squared deviations (Welford).
     pub gaps: u64,
     pub gap_mean: f64,
@@ -205,11 +209,11 @@ impl TraceStats {
         if self.gaps == 0 {
             return Err("one request".into());
         }
-        if self.gap_mean <= 0.0 {
-            return Err("all arrivals at one time".into());
-        }
         if self.resolution_ns as f64 > self.gap_mean {
             return Err(format!("timestamps resolve {} only", duration(self.resolution_ns)));
+        }
+        if self.gap_mean <= 0.0 {
+            return Err("all arrivals at one time".into());
         }
         Ok((self.gap_m2 / self.gaps as f64).sqrt() / self.gap_mean)
     }
@@ -267,8 +271,9 @@ impl StatsBuilder {
             let t = r.time_ns.max(s.last_ns);
             let gap = t - s.last_ns;
             s.last_ns = t;
-            if gap > 0 && s.resolution_ns != 1 {
-                s.resolution_ns = gcd(s.resolution_ns, gap);
+            let step = r.time_ns.abs_diff(s.prev_ns);
+            if step > 0 && s.resolution_ns != 1 {
+                s.resolution_ns = gcd(s.resolution_ns, step);
             }
             s.gaps += 1;
             let delta = gap as f64 - s.gap_mean;
@@ -279,6 +284,7 @@ impl StatsBuilder {
         for b in &mut s.bins {
             b.add(since);
         }
+        s.prev_ns = r.time_ns;
         s.requests += 1;
         s.ops[op] += 1;
         s.bytes[op] += u64::from(r.len);
@@ -399,9 +405,10 @@ mod tests {
 
     #[test]
     fn an_out_of_order_request_arrives_with_the_one_before_it() {
-        // Times 5, 3, 9 ms: arrivals 5, 5, 9 (gaps 0 and 4 ms); the span is 9 − 3 = 6 ms.
+        // Times 5, 3, 9 ms: arrivals 5, 5, 9 (gaps 0 and 4 ms); the span is 9 − 3 = 6 ms; the
+        // recorded times step by 2 and 6 ms, so they resolve 2 ms.
         let s = stats("5 0 0 8 1\n3 0 8 8 1\n9 0 16 8 1\n");
-        assert_eq!((s.gaps, s.gap_mean, s.resolution_ns), (2, 2e6, 4_000_000));
+        assert_eq!((s.gaps, s.gap_mean, s.resolution_ns), (2, 2e6, 2_000_000));
         assert_eq!(s.span_ns().unwrap(), 6e6);
         // All at one time: no gap to take a CV of.
         let s = stats("7 0 0 8 1\n7 0 8 8 1\n");
