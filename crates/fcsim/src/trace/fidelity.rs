@@ -428,6 +428,23 @@ mod tests {
     }
 
     #[test]
+    fn poisson_arrivals_have_fano_and_cv_near_one_and_a_scan_is_sequential() {
+        // 200,000 Poisson arrivals at 2,000/s: 100 s, 100 whole 1 s bins of mean 2,000. The
+        // sample Fano factor of Poisson counts is 1 with standard error sqrt(2/99) = 0.14.
+        let mut r = crate::trace::open("synth:scan,requests=200000,pages=1000000,iops=2000", &TraceOptions::default()).unwrap();
+        let s = trace_stats(r.as_mut(), 4096, None).unwrap();
+        assert_eq!(s.bins[1].closed, 99, "span just under 100 s");
+        for i in 0..2 {
+            let f = s.fano(i).unwrap();
+            assert!((0.6..1.4).contains(&f), "fano {i}: {f}");
+        }
+        let cv = s.interarrival_cv().unwrap();
+        assert!((0.98..1.02).contains(&cv), "{cv}");
+        // A scan of one-page requests: every request but the first starts where the last ended.
+        assert_eq!(s.sequential[0], 199_999);
+    }
+
+    #[test]
     fn an_untimed_trace_has_no_time_measures() {
         let s = TraceStats { requests: 3, ops: [3, 0, 0], ..TraceStats::default() };
         assert_eq!(s.span_ns().unwrap_err(), "untimed");
