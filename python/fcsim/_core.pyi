@@ -78,6 +78,34 @@ def convert_trace(
     annotate_next: bool = False,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...
+def trace_fidelity(
+    trace: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
+) -> dict[str, Any]: ...
+def trace_compare(
+    a: str,
+    b: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    trace_params: dict[str, str] | None = None,
+    format_b: str | None = None,
+    volume_b: int | None = None,
+    trace_params_b: dict[str, str] | None = None,
+    page_size: int = 4096,
+    progress: ProgressFn | None = None,
+) -> tuple[
+    dict[str, Any],
+    dict[str, Any],
+    list[tuple[str, str, float | None, float | None, float | None, float | None, str, str, str]],
+]: ...
 def mrc_exact(
     trace: str,
     *,

@@ -646,3 +646,77 @@ def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
     if steps.empty:
         return 1.0
     return float(steps["miss_ratio"].iloc[-1])
+
+
+def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
+    """The ``trace.*`` keys of ``set`` (argument ``name``); ConfigError for any other section:
+    a fidelity report reads traces and runs LRU, nothing else takes options."""
+    sets = Sets(set)
+    if sets.device or sets.stack or sets.sim or sets.policy:
+        raise ConfigError(f"{name}: a fidelity report takes trace.KEY options only")
+    return sets.trace
+
+
+COMPARE_COLUMNS = ["measure", "description", "a", "b", "difference", "ratio", "tolerance", "status", "note"]
+
+
+def fidelity(
+    trace: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """The measures of one trace that a fidelity report compares (see :func:`compare`): one key
+    per measure (None where it does not apply, the reason in ``notes``), plus ``bursty`` (Fano
+    factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio`` (LRU's curve at 1%..50% of the
+    working set), ``lru_pages`` (the sizes of the 1% and 10% LRU runs) and ``time_resolution_ns``
+    (gcd of the non-zero steps between consecutive request times)."""
+    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
+    return _core.trace_fidelity(_path(trace), progress=callback(progress), **tkw)
+
+
+def compare(
+    a: str | os.PathLike[str],
+    b: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    set: Mapping[str, Any] | None = None,
+    format_b: str | None = None,
+    volume_b: int | None = None,
+    set_b: Mapping[str, Any] | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
+    against trace ``a`` (its original): one row per measure with ``a``, ``b``, ``difference``
+    (b - a; for ``mrc_mae``, the measure of the pair itself), ``ratio`` (b / a), ``tolerance``,
+    ``status`` (``pass``, ``fail``, ``n/a`` when a value is missing, ``""`` for a measure
+    reported without a tolerance) and ``note`` (why a value is missing: ``untimed``, ...).
+    ``format``, ``volume`` and ``set`` (``trace.KEY`` options) read ``a``; ``format_b``,
+    ``volume_b`` and ``set_b`` read ``b``. ``df.attrs`` holds both traces' measures
+    (:func:`fidelity`) as ``a`` and ``b``. The measures and tolerances are
+    ``fcsim::fidelity::MEASURES`` in the core (README, "trace compare")."""
+    ka = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
+    kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
+    fa, fb, rows = _core.trace_compare(
+        _path(a),
+        _path(b),
+        format=ka["format"],
+        volume=ka["volume"],
+        skip_bad_lines=ka["skip_bad_lines"],
+        trace_params=ka["trace_params"],
+        format_b=kb["format"],
+        volume_b=kb["volume"],
+        trace_params_b=kb["trace_params"],
+        page_size=ka["page_size"],
+        progress=callback(progress),
+    )
+    df = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
+    df.attrs.update(a=fa, b=fb)
+    return df

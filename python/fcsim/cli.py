@@ -246,6 +246,86 @@ def cmd_info(a: argparse.Namespace) -> int:
     return 0
 
 
+COUNT_MEASURES = {"requests", "working_set_pages"}
+BYTE_MEASURES = {"mean_read_bytes", "mean_write_bytes"}
+
+
+def _measure_text(name: str, v: float | None) -> str:
+    if v is None:
+        return "n/a"
+    if name in COUNT_MEASURES:
+        return f"{v:,.0f}"
+    if name in BYTE_MEASURES:
+        return f"{v:,.1f}"
+    if name == "span_s" or name.startswith(("fano", "interarrival")):
+        return f"{v:,.3g}" if abs(v) < 1000 else f"{v:,.0f}"
+    return f"{v:.4f}"
+
+
+def _yes_no(v: bool | None) -> str:
+    return "n/a" if v is None else ("yes" if v else "no")
+
+
+def cmd_compare(a: argparse.Namespace) -> int:
+    bar = Bar("measuring")
+    try:
+        df = fcsim.compare(
+            a.a,
+            a.b,
+            format=a.format,
+            volume=a.volume,
+            set=_sets(a.set),
+            format_b=a.format_b,
+            volume_b=a.volume_b,
+            set_b=_sets(a.set_b),
+            skip_bad_lines=a.skip_bad_lines,
+            page_size=a.page_size,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+        )
+    finally:
+        bar.close()
+    fa, fb = df.attrs["a"], df.attrs["b"]
+    if a.json:
+        rows = [{k: (None if pd.isna(v) else v) for k, v in r.items()} for r in df.to_dict("records")]
+        print(json.dumps({"a": fa, "b": fb, "rows": rows}))
+        return 0
+    lines = [
+        f"fidelity of B against A ({a.page_size} B pages; sizes are shares of each trace's own working set)"
+    ]
+    for label, f, spec in (("A", fa, a.a), ("B", fb, a.b)):
+        lines.append(
+            f"{label}  {spec}  ({f['format']}, {f['requests']:,.0f} requests, "
+            f"{f['working_set_pages']:,.0f} pages{'' if f['timed'] else ', untimed'})"
+        )
+    table = []
+    for r in df.to_dict("records"):
+        name = r["measure"]
+        pair = name == "mrc_mae"
+        va = "" if pair else _measure_text(name, None if pd.isna(r["a"]) else r["a"])
+        vb = "" if pair else _measure_text(name, None if pd.isna(r["b"]) else r["b"])
+        d = r["difference"]
+        diff = "" if pd.isna(d) else (f"{d:.4f}" if pair else _measure_text(name, d))
+        ratio = "" if pd.isna(r["ratio"]) else f"{r['ratio']:.3g}"
+        result = r["status"]
+        if r["note"]:
+            result = f"n/a ({r['note']})" if result in ("n/a", "") else f"{result} ({r['note']})"
+        table.append((name, va, vb, diff, ratio, r["tolerance"], result))
+    head = ("measure", "A", "B", "B-A", "B/A", "tolerance", "result")
+    widths = [max(len(row[i]) for row in [head, *table]) for i in range(len(head))]
+    for row in [head, *table]:
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:5], widths[1:5], strict=True)]
+        cells += [row[5].ljust(widths[5]), row[6]]
+        lines.append("  ".join(cells).rstrip())
+    counts = df["status"].value_counts()
+    lines.append(
+        f"checks: {counts.get('pass', 0)} pass, {counts.get('fail', 0)} fail, {counts.get('n/a', 0)} n/a"
+    )
+    bursty = f"A {_yes_no(fa['bursty'])}, B {_yes_no(fb['bursty'])}"
+    lines.append(f"bursty arrivals (Fano factor at 1 s > 2): {bursty}")
+    print("\n".join(lines))
+    return 0
+
+
 def cmd_catalogue(a: argparse.Namespace) -> int:
     from fcsim import catalogue
 
@@ -636,6 +716,25 @@ def parser() -> argparse.ArgumentParser:
     conv.add_argument("--annotate-next", action="store_true", help="add the next-access column (.fct)")
     _trace_args(conv)
     conv.set_defaults(func=cmd_convert)
+    cmp = tsub.add_parser(
+        "compare",
+        help="fidelity report of trace B (a clone) against trace A (its original), with pass/fail",
+        description="Measures both traces (one pass each, and LRU at 1% and 10% of each working set) "
+        "and prints B's values against A's with pass/fail against the stated tolerances "
+        "(see README, 'trace compare'). Exit status 0 whenever the report prints.",
+    )
+    cmp.add_argument("a", metavar="A", help="the original: trace file, catalogue name or synth: spec")
+    cmp.add_argument("b", metavar="B", help="the trace compared with it (a clone: synth:clone=PATH,...)")
+    cmp.add_argument("--json", action="store_true", help="print one JSON object: a, b and rows")
+    cmp.add_argument("--format", help="A's format (default: detect)")
+    cmp.add_argument("--volume", type=int, help="keep only this volume of A")
+    cmp.add_argument("--format-b", help="B's format (default: detect)")
+    cmp.add_argument("--volume-b", type=int, help="keep only this volume of B")
+    cmp.add_argument("--page-size", type=int, default=4096, help="page size in bytes (default 4096)")
+    cmp.add_argument("--skip-bad-lines", action="store_true", help="skip and count malformed lines")
+    cmp.add_argument("--set", action="append", metavar="trace.KEY=VALUE", help="A's format options")
+    cmp.add_argument("--set-b", action="append", metavar="trace.KEY=VALUE", help="B's format options")
+    cmp.set_defaults(func=cmd_compare)
     cat = tsub.add_parser(
         "catalogue", help="public traces fcsim knows: format, size, source, mirror, checksums, licence"
     )

@@ -2,6 +2,7 @@
 //! the GIL released; a progress callback, if given, re-acquires it briefly every few tens of
 //! thousands of requests and also lets Ctrl-C stop the run.
 
+use fcsim::fidelity::{self, Fidelity, Get};
 use fcsim::metrics::Value;
 use fcsim::mrc::Sampling;
 use fcsim::trace::{self, convert, info::TraceInfo, TraceOptions};
@@ -355,6 +356,95 @@ fn mrc_minisim(
     Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points))
 }
 
+fn fidelity_dict<'py>(py: Python<'py>, f: &Fidelity) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let notes = PyDict::new(py);
+    d.set_item("trace", &f.trace)?;
+    d.set_item("format", &f.stats.format)?;
+    d.set_item("page_size", f.stats.page_size)?;
+    d.set_item("timed", f.stats.timed)?;
+    d.set_item("bad_lines", f.stats.bad_lines)?;
+    d.set_item("time_resolution_ns", (f.stats.resolution_ns > 0).then_some(f.stats.resolution_ns))?;
+    for m in fidelity::MEASURES {
+        if let Get::One(get) = m.get {
+            match get(f) {
+                Ok(v) => d.set_item(m.name, v)?,
+                Err(why) => {
+                    d.set_item(m.name, py.None())?;
+                    notes.set_item(m.name, why)?;
+                }
+            }
+        }
+    }
+    d.set_item("bursty", f.bursty())?;
+    d.set_item("lru_pages", f.lru.iter().map(|r| r.pages).collect::<Vec<_>>())?;
+    let shares: Vec<f64> = fidelity::mrc_shares().collect();
+    let curve: Vec<Option<f64>> = shares.iter().map(|&s| f.stats.miss_ratio_at(s).ok()).collect();
+    d.set_item("mrc_shares", shares)?;
+    d.set_item("mrc_miss_ratio", curve)?;
+    d.set_item("notes", notes)?;
+    Ok(d)
+}
+
+/// The fidelity measures of one trace (see `fcsim::fidelity`): a dict of measure -> value
+/// (None where not applicable, with the reason in `notes`).
+#[pyfunction]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments)]
+fn trace_fidelity<'py>(
+    py: Python<'py>,
+    trace: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let f = run(py, progress, |p| fidelity::measure(&trace, &opts, page_size, Some(p)))?;
+    fidelity_dict(py, &f)
+}
+
+type CompareRow = (&'static str, &'static str, Option<f64>, Option<f64>, Option<f64>, Option<f64>, String, &'static str, String);
+
+/// Trace `b`'s fidelity report against trace `a`: (a's measures, b's measures, one row per
+/// measure: name, description, a, b, difference (or the pair's measure), ratio b / a,
+/// tolerance, status (pass, fail, n/a, or "" without a tolerance), why a value is missing).
+#[pyfunction]
+#[pyo3(signature = (a, b, *, format=None, volume=None, skip_bad_lines=false, trace_params=None, format_b=None, volume_b=None, trace_params_b=None, page_size=4096, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn trace_compare<'py>(
+    py: Python<'py>,
+    a: String,
+    b: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    trace_params: Option<BTreeMap<String, String>>,
+    format_b: Option<String>,
+    volume_b: Option<u32>,
+    trace_params_b: Option<BTreeMap<String, String>>,
+    page_size: u32,
+    progress: Option<PyObject>,
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<CompareRow>)> {
+    let opts_a = options(format, volume, skip_bad_lines, trace_params);
+    let opts_b = options(format_b, volume_b, skip_bad_lines, trace_params_b);
+    let (fa, fb) = run(py, progress, |p| {
+        let fa = fidelity::measure(&a, &opts_a, page_size, Some(&mut *p))?;
+        Ok((fa, fidelity::measure(&b, &opts_b, page_size, Some(p))?))
+    })?;
+    let rows = fidelity::compare(&fa, &fb)
+        .into_iter()
+        .map(|r| {
+            let note = r.note();
+            let (va, vb) = (r.a.ok(), r.b.ok());
+            (r.measure.name, r.measure.what, va, vb, r.difference, r.ratio, r.measure.tolerance.to_string(), r.status.name(), note)
+        })
+        .collect();
+    Ok((fidelity_dict(py, &fa)?, fidelity_dict(py, &fb)?, rows))
+}
+
 /// Validates a cache size string; raises ConfigError if it cannot be parsed.
 #[pyfunction]
 fn check_size(size: &str) -> PyResult<()> {
@@ -405,6 +495,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(working_set, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_fidelity, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_compare, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;

@@ -18,6 +18,7 @@
 //! metrics  the result row, from the stack's counters and the device's statistics
 //! config   SimConfig: what one run is
 //! run      assembles a SimConfig into policy + stack + device, runs the loop, builds the row
+//! fidelity a trace's measures (one pass + LRU runs) and a clone's report against its original
 //! ```
 //!
 //! 1. [`trace`]: a reader per format turns a trace file (plain, gzip, zstd or xz) into
@@ -44,6 +45,7 @@ pub mod config;
 pub mod curves;
 pub mod device;
 pub mod error;
+pub mod fidelity;
 pub mod histogram;
 pub mod load;
 pub mod mem;

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["metrics"],
     &["config"],
     &["run"],
+    &["fidelity"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

@@ -17,6 +17,7 @@ mod csv;
 mod diskmon;
 mod disksim;
 pub mod fct;
+pub mod fidelity;
 mod fiu;
 pub mod info;
 mod lcs_csv;
