@@ -15,13 +15,16 @@
 //!   to it, dropping its LRU ids. A shrinking C_r does not trim Q_r by itself.
 //! - A page evicted from Q does not enter Q_r.
 //! - C_r is updated on every access, also while Q is filling.
-//! - Writes: the ghost filter applies to reads and writes alike. In write-around mode the tier
-//!   never shows LARC a write (the write invalidates the cached copy); in write-through and
-//!   write-back a declined write goes to the disk only.
+//! - Writes (`larc.writes`): the slides say nothing of writes. `filter` (the default) applies
+//!   the ghost filter to reads and writes alike, so a declined write goes to the disk only;
+//!   `admit` admits every write miss (as a cache that takes writes must hold the new data, the
+//!   ghost filter judging only reads). Either way a write updates C_r as any access does. In
+//!   write-around mode the tier never shows LARC a write (the write invalidates the cached
+//!   copy), so the choice matters in write-through and write-back only.
 
 use super::list::{each_dirty, touch, Arena, List};
 use super::{Access, Evicted, Outcome, Policy, PolicyInfo};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::params::Params;
 
 pub const INFO: PolicyInfo = PolicyInfo {
@@ -30,8 +33,16 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Huang et al., ACM TOS 12(2) 2016; LARC slides",
     offline: false,
     needs_view: false,
-    params: &[],
-    make: |cap, _: &mut Params| -> Result<Box<dyn Policy>> { Ok(Box::new(Larc::new(cap))) },
+    params: &["writes"],
+    make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
+        let writes: String = p.take("larc", "writes", "filter".to_string(), "filter or admit")?;
+        let admit_writes = match writes.as_str() {
+            "filter" => false,
+            "admit" => true,
+            w => return Err(Error::config(format!("larc.writes={w}: expected filter or admit"))),
+        };
+        Ok(Box::new(Larc { admit_writes, ..Larc::new(cap) }))
+    },
 };
 
 const Q: u8 = 0;
@@ -45,12 +56,22 @@ pub struct Larc {
     c: f64,
     cr: f64,
     capacity: usize,
+    /// Every write miss admitted (`larc.writes=admit`), not only those the ghost queue passes.
+    admit_writes: bool,
 }
 
 impl Larc {
     pub fn new(capacity: usize) -> Self {
         let c = capacity as f64;
-        Larc { arena: Arena::with_capacity(2 * capacity), q: List::default(), qr: List::default(), c, cr: 0.1 * c, capacity }
+        Larc {
+            arena: Arena::with_capacity(2 * capacity),
+            q: List::default(),
+            qr: List::default(),
+            c,
+            cr: 0.1 * c,
+            capacity,
+            admit_writes: false,
+        }
     }
 
     fn adapt(&mut self, hit: bool) {
@@ -75,7 +96,7 @@ impl Policy for Larc {
         let full = self.q.len() >= self.capacity;
         match found {
             // A miss on a page not remembered, with Q full: remember its id only.
-            None if full => {
+            None if full && !(a.write && self.admit_writes) => {
                 let i = self.arena.alloc(a.key, QR, false);
                 self.qr.push_front(&mut self.arena, i);
                 let keep = (self.cr as usize).max(1);
@@ -86,7 +107,8 @@ impl Policy for Larc {
                 }
                 Outcome::Miss { admitted: false }
             }
-            // A second miss within the ghost window (or Q not yet full): admit.
+            // A second miss within the ghost window (or Q not yet full, or an admitted write):
+            // admit.
             _ => {
                 if let Some(g) = found {
                     self.qr.unlink(&mut self.arena, g);
@@ -156,6 +178,24 @@ mod tests {
         let t = trace(&mut lru, run);
         assert_eq!(t.iter().filter(|x| x.0).count(), 6);
         assert_eq!(t.iter().map(|x| x.1.len()).sum::<usize>(), 6);
+    }
+
+    #[test]
+    fn writes_filtered_or_admitted() {
+        // C = 2, Q filled by 0 and 1 (Q = [1 0]). Then a write miss on 2:
+        //   filter: 2 is not in Q_r, so only its id is kept; nothing is replaced.
+        //   admit: 2 is admitted dirty, Q's LRU page 0 replaced (Q = [2 1]).
+        // A read miss on 3 goes through the ghost filter either way: its id is kept.
+        for (admit, replaced, q) in [(false, vec![], vec![1, 0]), (true, vec![0], vec![2, 1])] {
+            let mut p = Larc { admit_writes: admit, ..Larc::new(2) };
+            trace(&mut p, "0 1");
+            let t = trace(&mut p, "2w 3");
+            assert_eq!((t[0].1.clone(), t[1].1.clone()), (replaced, vec![]));
+            let keys: Vec<u64> = p.q.iter(&p.arena).map(|i| p.arena.node(i).key).collect();
+            assert_eq!(keys, q);
+            let qr: Vec<u64> = p.qr.iter(&p.arena).map(|i| p.arena.node(i).key).collect();
+            assert_eq!(qr.first(), Some(&3));
+        }
     }
 
     #[test]
