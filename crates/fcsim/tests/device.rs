@@ -441,7 +441,10 @@ fn disk_keys_and_their_errors() {
     // The keys taken are reported; a striped array and a drive preset run.
     let row = golden_ssd_cache_with("around", &[("disk", "15k"), ("disks", "4"), ("stripe", "8KiB")]).unwrap();
     assert_eq!((col(&row, "disk"), col(&row, "disks")), (Str("15k".into()), Int(4)));
-    assert_eq!((col(&row, "stack_disk"), col(&row, "stack_disks"), col(&row, "stack_stripe")), (Str("15k".into()), Str("4".into()), Str("8KiB".into())));
+    assert_eq!(
+        (col(&row, "stack_disk"), col(&row, "stack_disks"), col(&row, "stack_stripe")),
+        (Str("15k".into()), Str("4".into()), Str("8KiB".into()))
+    );
     // tencent.csv's requests address two volumes: one disk each.
     let tencent = fcsim::TraceOptions { format: Some("tencent".into()), ..Default::default() };
     let row = ssd_cache_run("tencent.csv", &tencent, "around", &[("disks", "volume")]).unwrap();

@@ -86,10 +86,10 @@ def _setup(main: pd.DataFrame, var: pd.DataFrame, shares: pd.Series, own: bool =
         f"{r['device_planes']} plane per chip, {r['device_pages_per_block']}-page blocks, OP "
         f"{float(r['device_op']):.0%}, {r['device_gc']} GC, {r['device_read_us']}/{r['device_write_us']}/"
         f"{r['device_erase_us']} µs read/program/erase, its user capacity the cache size; it starts empty. "
-        f"The disk behind it: `{r.get('stack_disk', 'flat')}`, {r['stack_disk_ms']} ms per access (a request's",
-        "  consecutive pages are one access), the dynamic-allocation paper's Table I figure: the slides",
-        "  give no disk timing (the prototype's testbed names a Seagate ST373207LW), and the measures",
-        "  compared here (hit rate, SSD writes, GC, FUE) do not depend on the disk's timing.",
+        f"The disk behind it: `{r.get('stack_disk', 'flat')}`, {r['stack_disk_ms']} ms per access",
+        "  (a request's consecutive pages are one access), the dynamic-allocation paper's Table I",
+        "  figure: the slides give no disk timing (the prototype's testbed names a Seagate ST373207LW),",
+        "  and the measures compared here (hit rate, SSD writes, GC, FUE) do not depend on it.",
         "- *SSD writes* are `cache_writes`: the pages the cache programs into the SSD (insertions, and",
         "  write hits when writes are cached). GC copies and erasures are apart (table at the end).",
         "- Main run: a read cache, **write-around** (a write goes to the disk and invalidates the cached",
