@@ -496,6 +496,30 @@ fn ssd_read_cache_hand_computed() {
     assert!(col_int(&row, "cache_writes") > 5);
 }
 
+#[test]
+fn ssd_read_cache_over_a_15k_disk_hand_computed() {
+    // The golden read cache above over the 15k drive instead. Pages 1-4 lie on cylinder 0, where
+    // the head starts: a positioned access costs no seek, half a revolution (2 ms) and 25,129 ns
+    // a page (4096 B / 163 MB/s); an access starting where the last ended, the transfer alone.
+    //   t1 R1  positioned: disk 1,000..2,026,129; programmed 2,026,129..2,226,129  resp 2,025,129
+    //   t2 R2  sequential: disk ..2,051,258; programmed 2,226,129..2,426,129        resp 2,049,258
+    //   t3 W3  sequential (around): disk ..2,076,387                                resp 2,073,387
+    //   t4 R1  hit: flash read 2,426,129..2,451,129                                 resp 2,447,129
+    //   t5 W4  sequential: disk ..2,101,516                                         resp 2,096,516
+    //   t6 R2  hit: flash read 2,451,129..2,476,129                                 resp 2,470,129
+    //   t7 R3+4: 3 positioned (the head is past page 4): ..4,126,645; 4 continues: ..4,151,774
+    //                                                                               resp 4,144,774
+    //   t9 R4  positioned: disk 4,151,774..6,176,903                                resp 6,167,903
+    // Sum 23,474,225 ns over 8 requests: 2,934.278125 us. Disk: 6 accesses, busy
+    // 2 × 2,025,129 + 3 × 25,129 + 2,050,258 = 6,175,903 ns.
+    use fcsim::Value::{Float, Int, Str};
+    let row = golden_ssd_cache_with("around", &[("disk", "15k")]).unwrap();
+    assert_eq!(col(&row, "disk"), Str("15k".into()));
+    assert_eq!(col(&row, "disk_accesses"), Int(6));
+    assert_eq!(col(&row, "disk_busy_s"), Float(6_175_903e-9));
+    assert_eq!(col(&row, "resp_mean_us"), Float(2934.278125));
+}
+
 fn col_int(row: &fcsim::ResultRow, name: &str) -> u64 {
     match col(row, name) {
         fcsim::Value::Int(v) => v,
