@@ -428,7 +428,11 @@ fn disk_keys_and_their_errors() {
     use fcsim::Value::{Int, Str};
     let err = |stack: &[(&str, &str)]| golden_ssd_cache_with("around", stack).err().map(|e| e.to_string()).unwrap_or_default();
     assert_eq!(err(&[("disk", "10k")]), "stack.disk=10k: expected one of flat, 7200, 15k");
-    assert!(err(&[("disk", "15k"), ("disk_ms", "5")]).starts_with("stack.disk_ms is the flat disk's time per access; stack.disk=15k"));
+    assert_eq!(
+        err(&[("disk", "15k"), ("disk_ms", "5")]),
+        "stack.disk_ms is the flat disk's time per access; stack.disk=15k times each access by its drive (drop stack.disk_ms, \
+         or set stack.disk=flat)"
+    );
     assert_eq!(err(&[("disks", "0")]), "stack.disks=0: expected a number of disks >= 1, or volume");
     assert_eq!(err(&[("disks", "two")]), "stack.disks=two: expected a number of disks >= 1, or volume");
     assert!(err(&[("stripe", "64KiB")]).starts_with("stack.stripe: the stripe unit of an array needs stack.disks=N with N >= 2"));

@@ -104,7 +104,8 @@ impl DiskConfig {
         } else {
             if given.contains_key("disk_ms") && DISK_PRESETS.contains(&preset.as_str()) {
                 return Err(Error::config(format!(
-                    "stack.disk_ms is the flat disk's time per access; stack.disk={preset} times each access by its drive                      (drop stack.disk_ms, or set stack.disk=flat)"
+                    "stack.disk_ms is the flat disk's time per access; stack.disk={preset} times each access \
+                     by its drive (drop stack.disk_ms, or set stack.disk=flat)"
                 )));
             }
             0
