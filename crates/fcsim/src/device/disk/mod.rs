@@ -353,6 +353,38 @@ mod tests {
         assert_eq!(d.load().peak, [0.035, 35.0 / 60_000.0]);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Any stream of page accesses: a one-disk array and one volume's own disk are the
+        /// single disk; completions follow arrivals; the spindle is never busy longer than it
+        /// had work to do.
+        #[test]
+        fn layouts_agree_and_time_adds_up(
+            ops in proptest::collection::vec((0u64..64, proptest::bool::ANY, 0u64..3_000_000), 1..200),
+            drive in 0usize..3,
+        ) {
+            let model = || DiskModel::preset(DISK_PRESETS[drive], 5 * MS).unwrap();
+            let mut single = Disk::new(model(), Layout::Single, 4096).unwrap();
+            let mut striped = Disk::new(model(), Layout::Striped { disks: 1, stripe_pages: 16 }, 4096).unwrap();
+            let mut per_volume = Disk::new(model(), Layout::PerVolume, 4096).unwrap();
+            let (mut t, mut last) = (0, 0);
+            for (page, write, gap) in ops {
+                t += gap / 1_000_000 * 1_000_000; // arrivals often equal, so accesses merge
+                let key = 7 << VOLUME_SHIFT | page;
+                let done = if write { single.write(key, t) } else { single.read(key, t) }.unwrap();
+                let s = if write { striped.write(key, t) } else { striped.read(key, t) }.unwrap();
+                let v = if write { per_volume.write(key, t) } else { per_volume.read(key, t) }.unwrap();
+                proptest::prop_assert_eq!((s, v), (done, done));
+                proptest::prop_assert!(done > t);
+                last = last.max(done);
+            }
+            let l = single.load();
+            proptest::prop_assert_eq!(l, striped.load());
+            proptest::prop_assert_eq!(l, per_volume.load());
+            proptest::prop_assert!(l.ops <= single.reads + single.writes && l.busy_ns <= last);
+        }
+    }
+
     #[test]
     fn one_disk_per_volume() {
         let v = |vol: u64, page: u64| vol << VOLUME_SHIFT | page;
