@@ -433,8 +433,9 @@ fn disk_keys_and_their_errors() {
         "stack.disk_ms is the flat disk's time per access; stack.disk=15k times each access by its drive (drop stack.disk_ms, \
          or set stack.disk=flat)"
     );
-    assert_eq!(err(&[("disks", "0")]), "stack.disks=0: expected a number of disks >= 1, or volume");
-    assert_eq!(err(&[("disks", "two")]), "stack.disks=two: expected a number of disks >= 1, or volume");
+    for n in ["0", "two", "65537"] {
+        assert_eq!(err(&[("disks", n)]), format!("stack.disks={n}: expected a number of disks from 1 to 65536, or volume"));
+    }
     assert!(err(&[("stripe", "64KiB")]).starts_with("stack.stripe: the stripe unit of an array needs stack.disks=N with N >= 2"));
     assert_eq!(err(&[("disks", "2"), ("stripe", "16")]), "stack.stripe=16: expected a stripe unit in bytes (64KiB, 1MiB)");
     assert_eq!(err(&[("disks", "2"), ("stripe", "6KiB")]), "stack.stripe=6144 B: expected a whole number of pages (4096 B each)");

@@ -1,5 +1,5 @@
 //! The cache stack's configuration (`--set stack.KEY=VALUE`): what the tier is, and for a flash
-//! cache over a disk, its write mode, the DRAM tier in front of it and the disk's service time.
+//! cache over a disk, its write mode, the DRAM tier in front of it and the disk(s) below it.
 
 use super::split::{Dynamic, SplitMode};
 use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
@@ -80,6 +80,10 @@ pub struct DiskConfig {
     pub disks: Disks,
 }
 
+/// The most disks an array may have: as many as the volumes fcsim keeps apart (each spindle
+/// holds about a hundred bytes of state).
+pub const MAX_DISKS: u32 = crate::request::MAX_VOLUME + 1;
+
 /// How many disks, and how pages are spread over them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Disks {
@@ -115,8 +119,8 @@ impl DiskConfig {
         let disks = match disks.as_str() {
             "volume" => Disks::PerVolume,
             n => match n.parse::<u32>() {
-                Ok(n) if n >= 1 => Disks::Count { disks: n, stripe_bytes: 0 },
-                _ => return Err(Error::config(format!("stack.disks={n}: expected a number of disks >= 1, or volume"))),
+                Ok(n) if (1..=MAX_DISKS).contains(&n) => Disks::Count { disks: n, stripe_bytes: 0 },
+                _ => return Err(Error::config(format!("stack.disks={n}: expected a number of disks from 1 to {MAX_DISKS}, or volume"))),
             },
         };
         let disks = match disks {
