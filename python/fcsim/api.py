@@ -232,8 +232,11 @@ def simulate(
     ``set={"stack.kind": "ssd-cache"}`` makes the cache a flash cache over a disk instead: the
     device (default preset ``offline``) is the cache's medium, sized to the cache; ``stack.write``
     is ``around`` (a read cache, the default), ``through`` or ``back``; ``stack.dram`` puts an LRU
-    DRAM tier of that fraction of the cache in front; ``stack.disk_ms`` is the disk's service
-    time (5).
+    DRAM tier of that fraction of the cache in front. The disk: ``stack.disk`` (``flat``, the
+    papers' 5 ms per access, the default; ``7200`` or ``15k``, a mechanical drive: seek, half a
+    revolution and transfer per access), ``stack.disk_ms`` (the flat disk's time per access, 5),
+    ``stack.disks`` (``N`` disks striped in ``stack.stripe`` units, default 64KiB, or ``volume``:
+    one disk per trace volume).
 
     ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
     ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests. The row's

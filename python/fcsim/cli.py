@@ -118,7 +118,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         action="append",
         metavar="KEY=VALUE",
         help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices'), "
-        "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, stack.disk_ms), "
+        "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
+        "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
         "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop) "
         "or POLICY.KEY (see 'fcsim policies'); repeatable",
     )

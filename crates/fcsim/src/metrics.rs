@@ -61,9 +61,15 @@ pub struct DeviceRow {
 pub struct SsdRow {
     pub write_mode: &'static str,
     pub stats: SsdCacheStats,
+    /// The disk preset (`flat`, `7200`, `15k`) and the number of disks (per volume: the
+    /// volumes seen).
+    pub disk: &'static str,
+    pub disks: u64,
+    /// Pages read from and written to the disks.
     pub disk_reads: u64,
     pub disk_writes: u64,
-    pub disk_busy_ns: u64,
+    /// The disks' combined load (accesses, busy time, sojourns, peak offered load per window).
+    pub disk_load: Summary,
     pub dram_pages: u64,
     /// Counters of the DRAM tier (all zero without one).
     pub dram: Counters,
@@ -144,6 +150,9 @@ pub const UNTIMED_NULL: &[&str] = &[
     "load_balance_epochs",
     "duration_s",
     "split_resp_mean_us",
+    "disk_util_peak_1s",
+    "disk_util_peak_60s",
+    "disk_queue_mean",
 ];
 
 /// One result row.
@@ -277,7 +286,7 @@ impl DeviceRow {
     /// Whether more work arrived at one of the devices' servers (a flash chip, a disk) in some
     /// second than it can do in a second ([`crate::load`]).
     pub fn saturated(&self) -> bool {
-        self.load.saturated()
+        self.load.saturated() || self.ssd.as_ref().is_some_and(|s| s.disk_load.saturated())
     }
 
     /// Device columns in the documented order, then the wear and per-chip extras.
@@ -456,9 +465,16 @@ impl ResultRow {
                 v.push(("cache_writes".into(), Value::Int(s.stats.cache_writes)));
                 v.push(("read_hit_flash_reads".into(), Value::Int(s.stats.read_hit_reads)));
                 v.push(("invalidations".into(), Value::Int(c.invalidations)));
+                let l = &s.disk_load;
+                v.push(("disk".into(), Value::Str(s.disk.into())));
+                v.push(("disks".into(), Value::Int(s.disks)));
                 v.push(("disk_reads".into(), Value::Int(s.disk_reads)));
                 v.push(("disk_writes".into(), Value::Int(s.disk_writes)));
-                v.push(("disk_busy_s".into(), Value::Float(s.disk_busy_ns as f64 / 1e9)));
+                v.push(("disk_accesses".into(), Value::Int(l.ops)));
+                v.push(("disk_busy_s".into(), Value::Float(l.busy_ns as f64 / 1e9)));
+                v.push(("disk_util_peak_1s".into(), Value::Float(l.peak[0])));
+                v.push(("disk_util_peak_60s".into(), Value::Float(l.peak[1])));
+                v.push(("disk_queue_mean".into(), opt_f(l.mean_in_system(d.duration_ns))));
                 v.push(("dram_pages".into(), Value::Int(s.dram_pages)));
                 v.push(("dram_accesses".into(), Value::Int(s.dram.accesses)));
                 v.push(("dram_hits".into(), Value::Int(s.dram.hits)));

@@ -3,13 +3,13 @@
 //! it may use every module, and no module uses it.
 
 use crate::config::SimConfig;
-use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash};
+use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash, Layout};
 use crate::error::{compact, Error, Result};
 use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::offline::{self, Algorithm};
 use crate::params::{Params, UsedParams};
 use crate::policy;
-use crate::request::PageSplitter;
+use crate::request::{KeyUnit, PageSplitter};
 use crate::sim::{self, Progress, Run};
 use crate::size::SizeSpec;
 use crate::stack::split::SPLITS;
@@ -44,6 +44,8 @@ struct Assembly {
     stack: StackConfig,
     stack_params: UsedParams,
     ssd: bool,
+    /// A flash cache's disks: how pages are placed on them.
+    disk_layout: Option<Layout>,
     reader: Box<dyn trace::TraceReader>,
     size: u64,
     device: Option<(DeviceConfig, UsedParams)>,
@@ -68,6 +70,10 @@ impl Assembly {
         let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
         let ssd = stack.kind == StackKind::SsdCache;
         let reader = trace::open(trace, opts)?;
+        let disk_layout = if ssd { Some(stack.disk.layout(cfg.page_size)?) } else { None };
+        if disk_layout == Some(Layout::PerVolume) && reader.key_unit() == KeyUnit::Object {
+            return Err(Error::config("stack.disks=volume: the trace's keys are object ids, which carry no volume; use a number of disks"));
+        }
         // `none` caches nothing: its size is not needed and is reported as 0.
         let cached = info.name != "none";
         let ws = match (cfg.size, working_set) {
@@ -113,7 +119,8 @@ impl Assembly {
                     read_ns: dc.read_ns as f64,
                     write_ns: dc.write_ns as f64,
                     erase_ns: dc.erase_ns as f64,
-                    disk_ns: stack.disk_ns as f64,
+                    // Eq. 5's disk access latency: the disk's expected random single-page read.
+                    disk_ns: stack.disk.model.random_page_ns(cfg.page_size),
                     pages_per_block: f64::from(dc.geometry.pages_per_block),
                 };
                 Some(match mode {
@@ -135,7 +142,7 @@ impl Assembly {
                 info.name
             )));
         }
-        Ok(Assembly { info, stack, stack_params, ssd, reader, size, device, dram_pages, split, capacity, policy, params })
+        Ok(Assembly { info, stack, stack_params, ssd, disk_layout, reader, size, device, dram_pages, split, capacity, policy, params })
     }
 }
 
@@ -153,7 +160,7 @@ pub fn simulate(
         return simulate_bounds(trace, opts, cfg, alg, progress);
     }
     // Every pass over the trace (working set, next accesses, the run) reports to `progress`.
-    let Assembly { info, stack, stack_params, ssd, mut reader, size, device, dram_pages, split, capacity, policy, params } =
+    let Assembly { info, stack, stack_params, ssd, disk_layout, mut reader, size, device, dram_pages, split, capacity, policy, params } =
         Assembly::new(trace, opts, cfg, working_set, trace::lend(&mut progress))?;
     let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size, trace::lend(&mut progress))? } else { Vec::new() };
     if !info.offline {
@@ -185,7 +192,8 @@ pub fn simulate(
             Some(device_row(&mut run, &b.store, used, setup_seconds, None))
         }
         (Some(flash), Some((dc, used))) => {
-            let mut cache = SsdCache::new(flash, Disk::new(stack.disk_ns), stack.write);
+            let disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), cfg.page_size)?;
+            let mut cache = SsdCache::new(flash, disk, stack.write);
             let mut dram = None;
             if dram_pages > 0 {
                 let lru = policy::build("lru", dram_pages, Default::default())?.0;
@@ -211,9 +219,11 @@ pub fn simulate(
                 split,
                 write_mode: stack.write.name(),
                 stats: cache.stats,
+                disk: cache.disk.model().name(),
+                disks: cache.disk.spindles() as u64,
                 disk_reads: cache.disk.reads,
                 disk_writes: cache.disk.writes,
-                disk_busy_ns: cache.disk.busy_ns,
+                disk_load: cache.disk.load(),
                 dram_pages: dram_pages as u64,
                 dram: dram.unwrap_or_default(),
                 stack_params,

@@ -377,9 +377,15 @@ fn untimed_traces_have_no_timing_columns() {
     let untimed = fcsim::simulate(&path, &opts, &lru_over_two_chips(2, "sync"), None, None).unwrap();
     assert_eq!(col(&timed, "timing"), Str("trace".into()));
     assert_eq!(col(&untimed, "timing"), Str("untimed-trace".into()));
-    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| !n.starts_with("split_")) {
+    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| !n.starts_with("split_") && !n.starts_with("disk_")) {
         assert_eq!(col(&untimed, name), Null, "{name}");
     }
+    // A flash cache's disk columns that rest on time are null too; its counts stay.
+    let ssd = ssd_cache_run("golden.csv", &opts, "around", &[]).unwrap();
+    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| n.starts_with("disk_")) {
+        assert_eq!(col(&ssd, name), Null, "{name}");
+    }
+    assert_eq!(col(&ssd, "disk_accesses"), col(&golden_ssd_cache("around"), "disk_accesses"));
     assert_ne!(col(&timed, "resp_mean_us"), Null);
     for name in ["hits", "flash_page_writes", "erasures", "runtime_s", "load_balance"] {
         assert_eq!(col(&untimed, name), col(&timed, name), "{name}");
@@ -393,22 +399,67 @@ fn untimed_traces_have_no_timing_columns() {
 }
 
 fn golden_ssd_cache(write: &str) -> fcsim::ResultRow {
+    golden_ssd_cache_with(write, &[]).unwrap()
+}
+
+fn golden_ssd_cache_with(write: &str, stack: &[(&str, &str)]) -> fcsim::Result<fcsim::ResultRow> {
+    ssd_cache_run("golden.csv", &golden_opts(), write, stack)
+}
+
+fn ssd_cache_run(fixture: &str, opts: &fcsim::TraceOptions, write: &str, stack: &[(&str, &str)]) -> fcsim::Result<fcsim::ResultRow> {
     let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
     cfg.device = Some("gasa".into());
     for (k, v) in [("channels", "1"), ("chips_per_channel", "1"), ("planes", "1"), ("pages_per_block", "4"), ("op", "1")] {
         cfg.device_params.insert(k.into(), v.into());
     }
-    for (k, v) in [("kind", "ssd-cache"), ("write", write), ("disk_ms", "5")] {
-        cfg.stack_params.insert(k.into(), v.into());
+    for (k, v) in [("kind", "ssd-cache"), ("write", write)].iter().chain(stack) {
+        cfg.stack_params.insert(k.to_string(), v.to_string());
     }
-    let path = format!("{}/tests/fixtures/golden.csv", env!("CARGO_MANIFEST_DIR"));
-    fcsim::simulate(&path, &golden_opts(), &cfg, None, None).unwrap()
+    cfg.stack_params.entry("disk".into()).or_insert_with(|| "flat".into());
+    if cfg.stack_params["disk"] == "flat" {
+        cfg.stack_params.entry("disk_ms".into()).or_insert_with(|| "5".into());
+    }
+    let path = format!("{}/tests/fixtures/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    fcsim::simulate(&path, opts, &cfg, None, None)
+}
+
+#[test]
+fn disk_keys_and_their_errors() {
+    use fcsim::Value::{Int, Str};
+    let err = |stack: &[(&str, &str)]| golden_ssd_cache_with("around", stack).err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(err(&[("disk", "10k")]), "stack.disk=10k: expected one of flat, 7200, 15k");
+    assert_eq!(
+        err(&[("disk", "15k"), ("disk_ms", "5")]),
+        "stack.disk_ms is the flat disk's time per access; stack.disk=15k times each access by its drive (drop stack.disk_ms, \
+         or set stack.disk=flat)"
+    );
+    for n in ["0", "two", "65537"] {
+        assert_eq!(err(&[("disks", n)]), format!("stack.disks={n}: expected a number of disks from 1 to 65536, or volume"));
+    }
+    assert!(err(&[("stripe", "64KiB")]).starts_with("stack.stripe: the stripe unit of an array needs stack.disks=N with N >= 2"));
+    assert_eq!(err(&[("disks", "2"), ("stripe", "16")]), "stack.stripe=16: expected a stripe unit in bytes (64KiB, 1MiB)");
+    assert_eq!(err(&[("disks", "2"), ("stripe", "6KiB")]), "stack.stripe=6144 B: expected a whole number of pages (4096 B each)");
+    // Object ids carry no volume.
+    let lcs = fcsim::TraceOptions { format: Some("lcs-csv".into()), ..Default::default() };
+    let e = ssd_cache_run("lcs.csv", &lcs, "around", &[("disks", "volume")]).err().map(|e| e.to_string()).unwrap_or_default();
+    assert!(e.starts_with("stack.disks=volume: the trace's keys are object ids"), "{e}");
+    // The keys taken are reported; a striped array and a drive preset run.
+    let row = golden_ssd_cache_with("around", &[("disk", "15k"), ("disks", "4"), ("stripe", "8KiB")]).unwrap();
+    assert_eq!((col(&row, "disk"), col(&row, "disks")), (Str("15k".into()), Int(4)));
+    assert_eq!(
+        (col(&row, "stack_disk"), col(&row, "stack_disks"), col(&row, "stack_stripe")),
+        (Str("15k".into()), Str("4".into()), Str("8KiB".into()))
+    );
+    // tencent.csv's requests address two volumes: one disk each.
+    let tencent = fcsim::TraceOptions { format: Some("tencent".into()), ..Default::default() };
+    let row = ssd_cache_run("tencent.csv", &tencent, "around", &[("disks", "volume")]).unwrap();
+    assert_eq!(col(&row, "disks"), Int(2));
 }
 
 #[test]
 fn ssd_read_cache_hand_computed() {
     // golden.csv (us) through an LRU flash read cache of 2 pages on one chip (read 25, program
-    // 200) over a 5 ms disk; writes go around the cache.
+    // 200) over the flat 5 ms disk (5 ms per access); writes go around the cache.
     //   t1 R1  miss: disk 1..5001; programmed into a slot 5001..5201        resp 5000
     //   t2 R2  miss: disk 5001..10001; programmed 10001..10201              resp 9999
     //   t3 W3  around: disk 10001..15001                                    resp 14998
@@ -416,11 +467,15 @@ fn ssd_read_cache_hand_computed() {
     //   t5 W4  around: disk 15001..20001                                    resp 19996
     //   t6 R2  hit: flash read 10226..10251                                 resp 10245
     //   t7 R3+4: 3 evicts 1 (trim), disk 20001..25001, programmed 25001..25201;
-    //            4 evicts 2 (trim), disk 25001..30001, programmed 30001..30201  resp 29994
+    //            4 evicts 2 (trim), continues the disk access of 3 (the next page, the same
+    //            request, nothing between): done at 25001 too; programmed 25201..25401
+    //                                                                       resp 24994
     //   t8 T4  trims 4's slot
-    //   t9 R4  miss: disk 30001..35001, programmed 35001..35201              resp 34992
-    // Mean 135446 / 8 = 16930.75 us. Flash: 5 programs, 2 reads (busy 1050 us); disk 7 pages
-    // (35 ms). FUE = read-hit flash reads / flash writes = 2 / 5.
+    //   t9 R4  miss: disk 25001..30001, programmed 30001..30201              resp 29992
+    // Mean 125446 / 8 = 15680.75 us. Flash: 5 programs, 2 reads (busy 1050 us); disk 7 pages in
+    // 6 accesses (30 ms). FUE = read-hit flash reads / flash writes = 2 / 5.
+    // (Before the disk served accesses, it charged 5 ms per page: R3+4 took 10 ms, the mean
+    // was 16930.75 us and the disk busy 35 ms.)
     use fcsim::Value::{Float, Int, Str};
     let row = golden_ssd_cache("around");
     assert_eq!((row.counters.hits, row.counters.accesses, row.counters.insertions), (2, 9, 5));
@@ -430,14 +485,44 @@ fn ssd_read_cache_hand_computed() {
     assert_eq!(col(&row, "read_hit_flash_reads"), Int(2));
     assert_eq!((col(&row, "disk_reads"), col(&row, "disk_writes")), (Int(5), Int(2)));
     assert_eq!(col(&row, "fue"), Float(0.4));
-    assert_eq!(col(&row, "resp_mean_us"), Float(16930.75));
+    assert_eq!(col(&row, "resp_mean_us"), Float(15680.75));
     assert_eq!(col(&row, "runtime_s"), Float(1050e-6));
-    assert_eq!(col(&row, "disk_busy_s"), Float(0.035));
+    assert_eq!(col(&row, "disk_busy_s"), Float(0.030));
+    assert_eq!((col(&row, "disk"), col(&row, "disks"), col(&row, "disk_accesses")), (Str("flat".into()), Int(1), Int(6)));
+    // All in the first second: 30 ms of disk work; over the 60 s window, 30 ms / 60 s. Little's
+    // law over the 8 us span: sojourns 5000 + 9999 + 14998 + 19996 + 24994 + 29992 = 104979 us
+    // of disk accesses (the hits never reach the disk) / 8 us.
+    assert_eq!((col(&row, "disk_util_peak_1s"), col(&row, "disk_util_peak_60s")), (Float(0.03), Float(0.03 / 60.0)));
+    assert_eq!(col(&row, "disk_queue_mean"), Float(104979.0 / 8.0));
     // Write-back: both writes enter the cache dirty. W4 evicts 3 (dirty, written to disk),
     // and R3 evicts 4 (dirty) then 1; writes are never disk writes on their own.
     let row = golden_ssd_cache("back");
     assert_eq!(row.counters.dirty_evictions, col_int(&row, "disk_writes"));
     assert!(col_int(&row, "cache_writes") > 5);
+}
+
+#[test]
+fn ssd_read_cache_over_a_15k_disk_hand_computed() {
+    // The golden read cache above over the 15k drive instead. Pages 1-4 lie on cylinder 0, where
+    // the head starts: a positioned access costs no seek, half a revolution (2 ms) and 25,129 ns
+    // a page (4096 B / 163 MB/s); an access starting where the last ended, the transfer alone.
+    //   t1 R1  positioned: disk 1,000..2,026,129; programmed 2,026,129..2,226,129  resp 2,025,129
+    //   t2 R2  sequential: disk ..2,051,258; programmed 2,226,129..2,426,129        resp 2,049,258
+    //   t3 W3  sequential (around): disk ..2,076,387                                resp 2,073,387
+    //   t4 R1  hit: flash read 2,426,129..2,451,129                                 resp 2,447,129
+    //   t5 W4  sequential: disk ..2,101,516                                         resp 2,096,516
+    //   t6 R2  hit: flash read 2,451,129..2,476,129                                 resp 2,470,129
+    //   t7 R3+4: 3 positioned (the head is past page 4): ..4,126,645; 4 continues: ..4,151,774
+    //                                                                               resp 4,144,774
+    //   t9 R4  positioned: disk 4,151,774..6,176,903                                resp 6,167,903
+    // Sum 23,474,225 ns over 8 requests: 2,934.278125 us. Disk: 6 accesses, busy
+    // 2 × 2,025,129 + 3 × 25,129 + 2,050,258 = 6,175,903 ns.
+    use fcsim::Value::{Float, Int, Str};
+    let row = golden_ssd_cache_with("around", &[("disk", "15k")]).unwrap();
+    assert_eq!(col(&row, "disk"), Str("15k".into()));
+    assert_eq!(col(&row, "disk_accesses"), Int(6));
+    assert_eq!(col(&row, "disk_busy_s"), Float(6_175_903e-9));
+    assert_eq!(col(&row, "resp_mean_us"), Float(2934.278125));
 }
 
 fn col_int(row: &fcsim::ResultRow, name: &str) -> u64 {

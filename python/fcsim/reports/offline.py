@@ -153,6 +153,8 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "containers); a DRAM cache of 5% of the flash cache (MIN for offline algorithms, LRU for online",
         "ones);",
         "a write buffer of 4 containers; OP 7%; caches of 1-10% of each trace's working set.",
+        "No disk is simulated: the paper's measures (RHR, erasures, EPBPD, FUE, WFUE) count hits and",
+        "flash writes and model no time, and so do fcsim's bounds (EPBPD takes the trace's own span).",
         "",
         *(
             own_traces(df)

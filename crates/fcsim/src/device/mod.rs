@@ -9,14 +9,14 @@
 //! semantics over two devices, so it lives in [`crate::stack`].
 
 pub mod config;
-mod disk;
+pub mod disk;
 mod flash;
 pub mod ftl;
 pub mod geometry;
 pub mod timing;
 
 pub use config::{DeviceConfig, Eviction, PRESETS};
-pub use disk::Disk;
+pub use disk::{Disk, DiskModel, Layout};
 pub use flash::Flash;
 
 use crate::error::Result;

@@ -1,9 +1,11 @@
 //! The cache stack's configuration (`--set stack.KEY=VALUE`): what the tier is, and for a flash
-//! cache over a disk, its write mode, the DRAM tier in front of it and the disk's service time.
+//! cache over a disk, its write mode, the DRAM tier in front of it and the disk(s) below it.
 
 use super::split::{Dynamic, SplitMode};
+use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
 use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
+use crate::size::SizeSpec;
 use crate::time;
 use std::collections::BTreeMap;
 
@@ -48,8 +50,8 @@ pub enum StackKind {
 
 /// The cache stack: `stack.kind` (`buffer` or `ssd-cache`), and for a flash cache
 /// `stack.write` (`around`, `through`, `back`; default `around`, a read cache), `stack.dram`
-/// (a DRAM LRU tier in front, as a fraction of the flash cache; default 0) and `stack.disk_ms`
-/// (the disk's service time per page; default 5, the dynamic-allocation paper's Table I).
+/// (a DRAM LRU tier in front, as a fraction of the flash cache; default 0) and the disk below
+/// it ([`DiskConfig`]: `stack.disk`, `stack.disk_ms`, `stack.disks`, `stack.stripe`).
 ///
 /// A write-back flash cache may split a fixed SSD between cache and spare (`stack.split`: a
 /// spare share in (0, 1), or `dynamic`; see [`super::split`]); `--size` is then the SSD's raw
@@ -63,8 +65,114 @@ pub struct StackConfig {
     pub kind: StackKind,
     pub write: WriteMode,
     pub dram: f64,
-    pub disk_ns: u64,
+    pub disk: DiskConfig,
     pub split: Option<SplitMode>,
+}
+
+/// The disk(s) behind a flash cache ([`crate::device::disk`]): `stack.disk` (the preset: `flat`,
+/// `7200` or `15k`; default `flat`), `stack.disk_ms` (the flat preset's time per access; default
+/// 5, the dynamic-allocation paper's Table I; refused with another preset), `stack.disks` (`1`,
+/// a number N of disks striped RAID-0, or `volume`: one disk per trace volume; default 1) and
+/// `stack.stripe` (the stripe unit in bytes, with N ≥ 2 disks; default 64KiB).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DiskConfig {
+    pub model: DiskModel,
+    pub disks: Disks,
+}
+
+/// The most disks an array may have: as many as the volumes fcsim keeps apart (each spindle
+/// holds about a hundred bytes of state).
+pub const MAX_DISKS: u32 = crate::request::MAX_VOLUME + 1;
+
+/// How many disks, and how pages are spread over them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Disks {
+    /// N disks; with N ≥ 2 striped in units of `stripe_bytes`.
+    Count { disks: u32, stripe_bytes: u64 },
+    /// One disk per trace volume.
+    PerVolume,
+}
+
+impl DiskConfig {
+    /// The flat 5 ms disk (what a stack with no disk keys gets).
+    pub fn flat() -> DiskConfig {
+        DiskConfig { model: DiskModel::Flat { access_ns: 5_000_000 }, disks: Disks::Count { disks: 1, stripe_bytes: 0 } }
+    }
+
+    fn build(p: &mut Params, given: &BTreeMap<String, String>) -> Result<DiskConfig> {
+        let preset: String = p.take("stack", "disk", "flat".to_string(), "")?;
+        let flat_ns = if preset == "flat" {
+            let what = "a time per access in ms (>= 0)";
+            let ms: f64 = p.take("stack", "disk_ms", 5.0, what)?;
+            time::duration_ns("stack.disk_ms", ms, 1e6, what)?
+        } else {
+            if given.contains_key("disk_ms") && DISK_PRESETS.contains(&preset.as_str()) {
+                return Err(Error::config(format!(
+                    "stack.disk_ms is the flat disk's time per access; stack.disk={preset} times each access \
+                     by its drive (drop stack.disk_ms, or set stack.disk=flat)"
+                )));
+            }
+            0
+        };
+        let model = DiskModel::preset(&preset, flat_ns)?;
+        let disks: String = p.take("stack", "disks", "1".to_string(), "")?;
+        let disks = match disks.as_str() {
+            "volume" => Disks::PerVolume,
+            n => match n.parse::<u32>() {
+                Ok(n) if (1..=MAX_DISKS).contains(&n) => Disks::Count { disks: n, stripe_bytes: 0 },
+                _ => return Err(Error::config(format!("stack.disks={n}: expected a number of disks from 1 to {MAX_DISKS}, or volume"))),
+            },
+        };
+        let disks = match disks {
+            Disks::Count { disks, .. } if disks >= 2 => {
+                let s: String = p.take("stack", "stripe", "64KiB".to_string(), "")?;
+                let what = || Error::config(format!("stack.stripe={s}: expected a stripe unit in bytes (64KiB, 1MiB)"));
+                let stripe_bytes = match SizeSpec::parse(&s) {
+                    Ok(SizeSpec::Bytes(b)) => b,
+                    _ => return Err(what()),
+                };
+                Disks::Count { disks, stripe_bytes }
+            }
+            d => {
+                if given.contains_key("stripe") {
+                    return Err(Error::config(format!(
+                        "stack.stripe: the stripe unit of an array needs stack.disks=N with N >= 2 (stack.disks={})",
+                        given.get("disks").map_or("1", String::as_str)
+                    )));
+                }
+                d
+            }
+        };
+        Ok(DiskConfig { model, disks })
+    }
+
+    /// The keys taken, for [`Params::finish`].
+    fn keys(&self) -> &'static [&'static str] {
+        match (&self.model, self.disks) {
+            (DiskModel::Flat { .. }, Disks::Count { disks: 2.., .. }) => &["disk", "disk_ms", "disks", "stripe"],
+            (DiskModel::Flat { .. }, _) => &["disk", "disk_ms", "disks"],
+            (_, Disks::Count { disks: 2.., .. }) => &["disk", "disks", "stripe"],
+            _ => &["disk", "disks"],
+        }
+    }
+
+    /// The placement of pages of `page_size` bytes; `Err` when the stripe unit is not a whole
+    /// number of pages.
+    pub fn layout(&self, page_size: u32) -> Result<Layout> {
+        Ok(match self.disks {
+            Disks::PerVolume => Layout::PerVolume,
+            Disks::Count { disks: 1, .. } => Layout::Single,
+            Disks::Count { disks, stripe_bytes } => {
+                let ps = u64::from(page_size);
+                if stripe_bytes % ps != 0 {
+                    return Err(Error::config(format!(
+                        "stack.stripe={stripe_bytes} B: expected a whole number of pages ({page_size} B each)"
+                    )));
+                }
+                Layout::Striped { disks, stripe_pages: stripe_bytes / ps }
+            }
+        })
+    }
 }
 
 fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> {
@@ -94,7 +202,7 @@ impl StackConfig {
         };
         if kind == StackKind::Buffer {
             let used = p.finish("stack", &["kind"]).map_err(|e| Error::config(format!("{e} (the others need stack.kind=ssd-cache)")))?;
-            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk_ns: 0, split: None }, used));
+            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None }, used));
         }
         let write: String = p.take("stack", "write", "around".to_string(), "")?;
         let write = WriteMode::parse(&write)?;
@@ -102,9 +210,7 @@ impl StackConfig {
         if !(0.0..1.0).contains(&dram) {
             return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
         }
-        let what = "a service time in ms (>= 0)";
-        let disk_ms: f64 = p.take("stack", "disk_ms", 5.0, what)?;
-        let disk_ns = time::duration_ns("stack.disk_ms", disk_ms, 1e6, what)?;
+        let disk = DiskConfig::build(&mut p, params)?;
         let split: String = p.take("stack", "split", String::new(), "")?;
         let split =
             match split.as_str() {
@@ -141,7 +247,9 @@ impl StackConfig {
         if split.is_some() && (write != WriteMode::Back || dram > 0.0) {
             return Err(Error::config("stack.split splits a write-back flash cache with no DRAM tier: set stack.write=back, stack.dram=0"));
         }
-        let mut keys = vec!["kind", "write", "dram", "disk_ms", "split"];
+        let mut keys = vec!["kind", "write", "dram"];
+        keys.extend(disk.keys());
+        keys.push("split");
         if matches!(split, Some(SplitMode::Dynamic(_))) {
             keys.extend(["initial", "window", "train", "retrain", "mrc"]);
         }
@@ -149,6 +257,6 @@ impl StackConfig {
             Some(SplitMode::Dynamic(_)) => e,
             _ => Error::config(format!("{e} (initial, window, train, retrain and mrc need stack.split=dynamic)")),
         })?;
-        Ok((StackConfig { kind, write, dram, disk_ns, split }, used))
+        Ok((StackConfig { kind, write, dram, disk, split }, used))
     }
 }

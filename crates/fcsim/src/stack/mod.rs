@@ -23,7 +23,7 @@ pub mod config;
 pub mod split;
 mod ssdcache;
 
-pub use config::{StackConfig, StackKind, WriteMode};
+pub use config::{DiskConfig, Disks, StackConfig, StackKind, WriteMode};
 pub use split::{CostModel, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
 

@@ -17,7 +17,9 @@
 //! | write, write-around | trim the slot if cached (invalidation) | write |
 //!
 //! A request waits for the flash read and disk write of a dirty eviction it causes (the
-//! dynamic-allocation paper's eq. 4 charges them to the miss).
+//! dynamic-allocation paper's eq. 4 charges them to the miss). The disk gets each page's key,
+//! so it can place the page and join a request's consecutive pages into one access
+//! ([`crate::device::disk`]).
 
 use super::config::WriteMode;
 use crate::device::ftl::FtlStats;
@@ -80,22 +82,22 @@ impl Backing for SsdCache {
             return self.flash.read(slot, t);
         }
         let done = self.program(page, t)?;
-        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)?) } else { done })
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(page, t)?) } else { done })
     }
 
     fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64> {
         if !write {
-            let data = self.disk.read(t)?;
+            let data = self.disk.read(page, t)?;
             if admitted {
                 self.program(page, data)?;
             }
             return Ok(data);
         }
         if !admitted {
-            return self.disk.write(t);
+            return self.disk.write(page, t);
         }
         let done = self.program(page, t)?;
-        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(t)?) } else { done })
+        Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(page, t)?) } else { done })
     }
 
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {
@@ -103,15 +105,15 @@ impl Backing for SsdCache {
         let mut done = t;
         if dirty {
             let read = self.flash.read(slot, t)?;
-            done = self.disk.write(read)?;
+            done = self.disk.write(page, read)?;
         }
         self.flash.trim(slot);
         self.free.push(slot);
         Ok(done)
     }
 
-    fn write_around(&mut self, _: u64, t: u64) -> Result<u64> {
-        self.disk.write(t)
+    fn write_around(&mut self, page: u64, t: u64) -> Result<u64> {
+        self.disk.write(page, t)
     }
 
     fn trim(&mut self, page: u64, _: bool) {
