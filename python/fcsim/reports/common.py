@@ -124,3 +124,21 @@ def own_traces(df: pd.DataFrame) -> list[str]:
         f"- Traces: **the paper's own**, read from the trace cache (`fcsim trace catalogue`): {names}.",
         "  The shipped traces and the workload profiles are reported in [../summary.md](../summary.md).",
     ]
+
+
+def spare_note(df: pd.DataFrame) -> str:
+    """One sentence on the flash spare the rows simulated against the `device.op` they asked for;
+    empty when the rows carry no such column."""
+    if "device_op_actual" not in df.columns or df["device_op_actual"].isna().all():
+        return ""
+    op = pd.to_numeric(df["device_op"], errors="coerce").max()
+    actual = df.dropna(subset=["device_op_actual"])
+    over = actual[actual["device_op_actual"] > op + 0.01]
+    if over.empty:
+        return f"The drive simulated keeps {op:.0%} spare at every point (`device_op_actual`)."
+    lo, hi = over["device_op_actual"].min(), over["device_op_actual"].max()
+    return (
+        f"The drive simulated has more spare than {op:.0%} at {len(over)} of {len(actual)} points "
+        f"(`device_op_actual` {lo:.3g} to {hi:.3g}, the most on the smallest caches), and erasures there "
+        "are those of a drive with that spare."
+    )

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fcsim import output, plot
-from fcsim.reports.common import own_traces, size_pct, version
+from fcsim.reports.common import own_traces, size_pct, spare_note, version
 
 NAMES = {"lru-ftl": "LRU", "ripq+": "RIPQ+", "pannier": "Pannier", "m": "MIN", "m+": "M+", "c": "C"}
 FIG5 = ["lru-ftl", "ripq+", "pannier", "m", "m+", "c"]
@@ -169,6 +169,9 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "**Variant (labelled; all figures below)**: 128 KiB containers (32 pages) for FTL and",
         "containers alike,",
         "so every cache from 1% holds at least 55 containers; everything else as the paper.",
+        "The flash holds the cache with 7% spare and, on top of it, its GC reserve and open block",
+        "(`device.reserve=extra`): the C family's write buffer needs free containers beyond the",
+        "cache's, which 7% of these caches cannot give. " + spare_note(df),
         "",
         "## Main run: the paper's setup (2 MiB containers, 10%)",
         "",
