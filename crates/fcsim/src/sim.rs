@@ -4,14 +4,16 @@
 //!
 //! Time moves forward only here; no stage calls back into an earlier one.
 
-use crate::device::Backing;
+use crate::device::ftl::FtlStats;
+use crate::device::{Backing, DeviceLoads};
 use crate::error::{compact, Error, Result};
 use crate::histogram::Histogram;
+use crate::load::Summary;
 use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::{Split, Tier};
-use crate::time::{HORIZON, HORIZON_NS};
+use crate::stack::{Counters, Split, Tier};
+use crate::time::{self as simtime, HORIZON, HORIZON_NS};
 use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -136,10 +138,217 @@ pub struct Run {
     pub requests: u64,
     first_ns: Option<u64>,
     last_ns: u64,
-    /// Response time of each host request, ns (a timed backing store only).
+    /// Response time of each host request, ns (a timed backing store only), once the loop has
+    /// ended: the epochs' histograms merged.
     pub response: Histogram,
+    /// Response times of the current epoch (the whole run without epochs), merged into
+    /// `response` when it closes and cleared for the next, never reallocated.
+    window: Histogram,
     /// A controller that resizes the tier as it runs (a split SSD write cache), if any.
     pub split: Option<Split>,
+    /// Warm-up and epochs, if asked for ([`Run::measure`]).
+    meter: Option<Box<Meter>>,
+    /// The loop calls [`Run::mark`] before a request once this many requests are done or one
+    /// arrives at or after `mark_ns` (`u64::MAX`: never; the one branch the loop adds).
+    mark_requests: u64,
+    mark_ns: u64,
+}
+
+/// When a warm-up ends (`sim.warmup`); what it leaves out of every statistic of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warmup {
+    /// After this many host requests.
+    Requests(u64),
+    /// At this much simulated time after the first request's arrival, ns.
+    Time(u64),
+    /// Once the cache tier holds as many pages as its capacity (the flash tier of a flash
+    /// cache behind a DRAM tier).
+    Full,
+}
+
+/// The length of the epochs of the per-epoch table (`--epoch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Every {
+    /// A number of host requests.
+    Requests(u64),
+    /// Simulated time, ns.
+    Time(u64),
+}
+
+/// A count of requests (`100000`, `1e5`) or a time with its unit (`60s`, `5min`, `250ms`), as
+/// `sim.warmup` and `--epoch` take it; `Err` names `key`.
+fn parse_span(key: &str, text: &str) -> Result<Every> {
+    let t = text.trim();
+    let bad = || {
+        Error::config(format!(
+            "{key}={text}: expected a number of requests (100000) or a time with its unit (60s, 5min, 250ms; units ns, us, ms, s, min, h)"
+        ))
+    };
+    let split = t.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(Error::config(format!("{key}={text}: expected a positive number of requests or a positive time")));
+    }
+    let unit_ns = match unit.trim() {
+        "" => {
+            if value.fract() != 0.0 || value >= 2f64.powi(64) {
+                return Err(bad());
+            }
+            return Ok(Every::Requests(value as u64));
+        }
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(bad()),
+    };
+    let ns = simtime::duration_ns(key, value, unit_ns, "a positive time")?;
+    if ns == 0 {
+        return Err(Error::config(format!("{key}={text}: expected a time of at least 1 ns")));
+    }
+    Ok(Every::Time(ns))
+}
+
+impl Warmup {
+    /// `sim.warmup`: a number of requests, a time with its unit, or `full`; `0` and `none` are
+    /// no warm-up (None).
+    pub fn parse(text: &str) -> Result<Option<Warmup>> {
+        let t = text.trim();
+        if t == "0" || t.eq_ignore_ascii_case("none") {
+            return Ok(None);
+        }
+        if t.eq_ignore_ascii_case("full") {
+            return Ok(Some(Warmup::Full));
+        }
+        Ok(Some(match parse_span("sim.warmup", t)? {
+            Every::Requests(n) => Warmup::Requests(n),
+            Every::Time(ns) => Warmup::Time(ns),
+        }))
+    }
+
+    /// Whether it is a time (which needs arrival times).
+    pub fn timed(self) -> bool {
+        matches!(self, Warmup::Time(_))
+    }
+}
+
+impl std::fmt::Display for Warmup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warmup::Requests(n) => write!(f, "{n}"),
+            Warmup::Time(ns) => write!(f, "{}s", compact(*ns as f64 / 1e9)),
+            Warmup::Full => f.write_str("full"),
+        }
+    }
+}
+
+impl Every {
+    /// `--epoch` (`sim.epoch`): a number of requests or a time with its unit.
+    pub fn parse(text: &str) -> Result<Every> {
+        parse_span("epoch", text)
+    }
+
+    /// Whether it is a time (which needs arrival times).
+    pub fn timed(self) -> bool {
+        matches!(self, Every::Time(_))
+    }
+}
+
+impl std::fmt::Display for Every {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Every::Requests(n) => write!(f, "{n}"),
+            Every::Time(ns) => write!(f, "{}s", compact(*ns as f64 / 1e9)),
+        }
+    }
+}
+
+/// What a warm-up left out of the run's statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Excluded {
+    pub warmup: Warmup,
+    /// Host requests simulated before the statistics were reset.
+    pub requests: u64,
+    /// Simulated time from the first request's arrival to the start of the measured run, ns.
+    pub ns: u64,
+}
+
+/// One epoch of the per-epoch table: the differences of the run's cumulative counters between
+/// its boundaries. A request belongs wholly to the epoch it arrives in (its page accesses, the
+/// device ops it submits, its response time, even if it completes after the boundary); the
+/// end-of-run flush belongs to the last epoch, so the epochs' counts add up to the row's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Epoch {
+    pub index: u64,
+    /// Start and end, ns after the first request's arrival (a time epoch spans its full length,
+    /// also the last; an epoch of requests ends where the next starts, the last one at the last
+    /// request's arrival).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub requests: u64,
+    /// The row's tier counters over the epoch.
+    pub counters: Counters,
+    /// The flash's counters over the epoch, with flash below the tier.
+    pub flash: Option<FtlStats>,
+    /// Loads over the epoch (ops, busy time and sojourns; the peaks are not differenced and
+    /// are left as the run's so far).
+    pub loads: DeviceLoads,
+    pub resp_mean_ns: Option<f64>,
+    pub resp_p99_ns: Option<f64>,
+}
+
+/// Cumulative counters at an epoch boundary.
+#[derive(Debug, Clone, Copy, Default)]
+struct Snap {
+    requests: u64,
+    counters: Counters,
+    flash: Option<FtlStats>,
+    loads: DeviceLoads,
+}
+
+/// Warm-up and per-epoch state of a run (boxed: the loop touches it only at marks).
+#[derive(Debug)]
+struct Meter {
+    /// The warm-up still running, if any.
+    warmup: Option<Warmup>,
+    excluded: Option<Excluded>,
+    every: Option<Every>,
+    started: bool,
+    /// The first request's arrival.
+    origin: u64,
+    /// The current epoch's start (ns) and first request.
+    epoch_start: u64,
+    epoch_first: u64,
+    prev: Snap,
+    epochs: Vec<Epoch>,
+}
+
+/// Epochs a run may have at most (a row each).
+pub const MAX_EPOCHS: u64 = 10_000_000;
+
+fn ftl_since(now: FtlStats, before: FtlStats) -> FtlStats {
+    FtlStats {
+        host_reads: now.host_reads - before.host_reads,
+        host_writes: now.host_writes - before.host_writes,
+        gc_copies: now.gc_copies - before.gc_copies,
+        erasures: now.erasures - before.erasures,
+        trims: now.trims - before.trims,
+    }
+}
+
+fn load_since(now: Option<Summary>, before: Option<Summary>) -> Option<Summary> {
+    let n = now?;
+    let b = before.unwrap_or_default();
+    Some(Summary {
+        servers: n.servers,
+        ops: n.ops - b.ops,
+        busy_ns: n.busy_ns - b.busy_ns,
+        sojourn_ns: n.sojourn_ns - b.sojourn_ns,
+        peak: n.peak,
+    })
 }
 
 impl Run {
@@ -157,26 +366,233 @@ impl Run {
             first_ns: None,
             last_ns: 0,
             response: Histogram::default(),
+            window: Histogram::default(),
             split: None,
+            meter: None,
+            mark_requests: u64::MAX,
+            mark_ns: u64::MAX,
         }
     }
 
-    /// Time from the first request's arrival to the last one's, ns.
+    /// Asks for a warm-up (every statistic reset when it ends) and a per-epoch table. Called
+    /// before [`Run::drive`]; the caller has refused a time on a trace without times.
+    pub fn measure(&mut self, warmup: Option<Warmup>, every: Option<Every>) {
+        if warmup.is_none() && every.is_none() {
+            return;
+        }
+        self.meter = Some(Box::new(Meter {
+            warmup,
+            excluded: None,
+            every,
+            started: false,
+            origin: 0,
+            epoch_start: 0,
+            epoch_first: 0,
+            prev: Snap::default(),
+            epochs: Vec::new(),
+        }));
+        self.mark_requests = 0;
+    }
+
+    /// Time from the first measured request's arrival (after any warm-up: the warm-up's end) to
+    /// the last one's, ns.
     pub fn duration_ns(&self) -> u64 {
-        self.last_ns - self.first_ns.unwrap_or(0)
+        self.last_ns.saturating_sub(self.first_ns.unwrap_or(0))
+    }
+
+    /// Host requests measured (after any warm-up).
+    pub fn measured_requests(&self) -> u64 {
+        self.requests - self.excluded().map_or(0, |e| e.requests)
+    }
+
+    /// What the warm-up left out, once it has ended.
+    pub fn excluded(&self) -> Option<Excluded> {
+        self.meter.as_ref().and_then(|m| m.excluded)
+    }
+
+    /// The per-epoch table, once the loop has ended (empty without epochs).
+    pub fn take_epochs(&mut self) -> Vec<Epoch> {
+        self.meter.as_mut().map(|m| std::mem::take(&mut m.epochs)).unwrap_or_default()
+    }
+
+    /// The cumulative counters now: the row's tier (`lower`'s if it gives one) and the device's.
+    fn snapshot<B: Backing>(&self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Snap {
+        Snap {
+            requests: self.requests,
+            counters: lower(dev).map_or(self.tier.counters, |t| t.counters),
+            flash: dev.flash_stats(),
+            loads: dev.loads(),
+        }
+    }
+
+    /// Closes the current epoch at `end` (ns): its counts are the counters' growth since the
+    /// previous boundary; its response times are merged into the run's and cleared.
+    fn close_epoch<B: Backing>(&mut self, m: &mut Meter, end: u64, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        let now = self.snapshot(dev, lower);
+        let p = m.prev;
+        let index = m.epochs.len() as u64;
+        if index >= MAX_EPOCHS {
+            let every = m.every.map_or(String::new(), |e| e.to_string());
+            return Err(Error::config(format!(
+                "epoch={every}: the run spans more than {MAX_EPOCHS} epochs (a row each); choose a longer epoch"
+            )));
+        }
+        mem::reserve(&mut m.epochs, 1, "the per-epoch table")?;
+        m.epochs.push(Epoch {
+            index,
+            start_ns: m.epoch_start - m.origin,
+            end_ns: end - m.origin,
+            requests: now.requests - p.requests,
+            counters: now.counters.since(&p.counters),
+            flash: now.flash.map(|f| ftl_since(f, p.flash.unwrap_or_default())),
+            loads: DeviceLoads { flash: load_since(now.loads.flash, p.loads.flash), disk: load_since(now.loads.disk, p.loads.disk) },
+            resp_mean_ns: self.window.mean(),
+            resp_p99_ns: self.window.quantile(0.99),
+        });
+        self.response.merge(&self.window);
+        self.window.clear();
+        m.prev = now;
+        Ok(())
+    }
+
+    /// A mark before the request arriving at `now`: ends the warm-up if it is over, closes the
+    /// epochs that ended, and sets the next mark. Off the loop's path (at most once per epoch,
+    /// or per request while a `full` warm-up runs).
+    #[cold]
+    #[inline(never)]
+    fn mark<B: Backing>(&mut self, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        let Some(mut m) = self.meter.take() else {
+            (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
+            return Ok(());
+        };
+        let r = self.mark_inner(&mut m, now, dev, lower);
+        self.meter = Some(m);
+        r
+    }
+
+    fn mark_inner<B: Backing>(&mut self, m: &mut Meter, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        if !m.started {
+            m.started = true;
+            m.origin = now;
+            m.epoch_start = now;
+            m.prev = self.snapshot(dev, lower);
+        }
+        if let Some(w) = m.warmup {
+            let over = match w {
+                Warmup::Requests(n) => self.requests >= n,
+                Warmup::Time(d) => now >= m.origin.saturating_add(d),
+                Warmup::Full => lower(dev).map_or(self.tier.resident() >= self.tier.capacity(), |t| t.resident() >= t.capacity()),
+            };
+            if !over {
+                (self.mark_requests, self.mark_ns) = match w {
+                    Warmup::Requests(n) => (n, u64::MAX),
+                    Warmup::Time(d) => (u64::MAX, m.origin.saturating_add(d)),
+                    Warmup::Full => (self.requests + 1, u64::MAX),
+                };
+                return Ok(());
+            }
+            // Every statistic restarts; the cache's contents and the devices' state stay.
+            let start = match w {
+                Warmup::Time(d) => m.origin + d,
+                _ => now,
+            };
+            self.tier.counters = Counters::default();
+            dev.reset_stats();
+            self.window.clear();
+            self.response.clear();
+            self.first_ns = Some(start);
+            m.warmup = None;
+            m.excluded = Some(Excluded { warmup: w, requests: self.requests, ns: start - m.origin });
+            m.epoch_start = start;
+            m.epoch_first = self.requests;
+            m.prev = self.snapshot(dev, lower);
+        }
+        (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
+        match m.every {
+            None => {}
+            Some(Every::Time(len)) => {
+                while now >= m.epoch_start + len {
+                    let end = m.epoch_start + len;
+                    self.close_epoch(m, end, dev, lower)?;
+                    m.epoch_start = end;
+                }
+                self.mark_ns = m.epoch_start + len;
+            }
+            Some(Every::Requests(n)) => {
+                if self.requests >= m.epoch_first + n {
+                    self.close_epoch(m, now, dev, lower)?;
+                    m.epoch_start = now;
+                    m.epoch_first = self.requests;
+                }
+                self.mark_requests = m.epoch_first + n;
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of the loop, after the flush: a warm-up still running is an error (nothing was
+    /// measured); the last epoch closes (with the flush in it); the response times are merged.
+    fn finish<B: Backing>(&mut self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        if let Some(mut m) = self.meter.take() {
+            if let Some(w) = m.warmup {
+                let what = match w {
+                    Warmup::Full => {
+                        let (held, cap) = lower(dev).map_or((self.tier.resident(), self.tier.capacity()), |t| (t.resident(), t.capacity()));
+                        format!("the cache never filled: it held {held} of its {cap} pages after the trace's {} requests", self.requests)
+                    }
+                    Warmup::Requests(_) => format!("the trace has {} requests", self.requests),
+                    Warmup::Time(_) => {
+                        format!("the trace's {} requests span {} s", self.requests, compact(self.duration_ns() as f64 / 1e9))
+                    }
+                };
+                return Err(Error::config(format!(
+                    "sim.warmup={w}: {what}, so the warm-up never ended and nothing would be measured; choose a shorter warm-up"
+                )));
+            }
+            if m.started {
+                let end = match m.every {
+                    Some(Every::Time(len)) => Some(m.epoch_start + len),
+                    Some(Every::Requests(_)) => Some(self.last_ns.max(m.epoch_start)),
+                    None => None,
+                };
+                if let Some(end) = end {
+                    self.close_epoch(&mut m, end, dev, lower)?;
+                }
+            }
+            self.meter = Some(m);
+        }
+        self.response.merge(&self.window);
+        self.window.clear();
+        Ok(())
     }
 
     /// The loop: each request's pages go through the tier to `dev`; a timed device records the
     /// request's response time (completion of its last page minus its arrival). Time moves
     /// forward only: a request stamped before its predecessor arrives at its predecessor's time.
     /// Arrivals follow the trace (optionally time-scaled) or a closed loop.
-    pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, mut progress: Option<Progress<'_>>) -> Result<()> {
+    pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, progress: Option<Progress<'_>>) -> Result<()> {
+        self.drive_over(reader, dev, progress, |_| None)
+    }
+
+    /// [`Run::drive`], where the row's tier is `lower(dev)` (a flash tier behind this run's DRAM
+    /// tier) when it gives one: its counters fill the per-epoch table and its fullness ends a
+    /// `full` warm-up.
+    pub fn drive_over<B: Backing>(
+        &mut self,
+        reader: &mut dyn TraceReader,
+        dev: &mut B,
+        mut progress: Option<Progress<'_>>,
+        lower: fn(&B) -> Option<&Tier>,
+    ) -> Result<()> {
         let mut index = 0u64;
         while let Some(r) = reader.next_request()? {
             let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);
+            if (self.requests >= self.mark_requests) | (now >= self.mark_ns) {
+                self.mark(now, dev, lower)?;
+            }
             let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             let mut done = now;
             for key in first..first + n {
@@ -190,7 +606,7 @@ impl Run {
                 }
             }
             if B::TIMED && r.op != Op::Trim {
-                self.response.record(done - now);
+                self.window.record(done - now);
             }
             // The controller's resize happens after the request: its write-backs occupy the
             // devices, and the requests after it wait for them there.
@@ -203,6 +619,7 @@ impl Run {
             self.requests += 1;
             trace::report(self.requests, reader, &mut progress)?;
         }
-        self.tier.flush(self.last_ns, dev)
+        self.tier.flush(self.last_ns, dev)?;
+        self.finish(dev, lower)
     }
 }

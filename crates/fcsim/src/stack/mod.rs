@@ -27,7 +27,7 @@ pub use config::{StackConfig, StackKind, WriteMode};
 pub use split::{CostModel, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
 
-use crate::device::{Backing, Store};
+use crate::device::{ftl::FtlStats, Backing, DeviceLoads, Store};
 use crate::error::{Error, Result};
 use crate::policy::{Access, Evicted, Outcome, Policy};
 use crate::request::{Op, NEVER};
@@ -60,6 +60,31 @@ pub struct Counters {
     pub flushed: u64,
     /// Cached pages invalidated by write-around writes.
     pub invalidations: u64,
+}
+
+impl Counters {
+    /// What was counted since `before` (a snapshot of the same counters), field by field.
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            requests: self.requests - before.requests,
+            accesses: self.accesses - before.accesses,
+            reads: self.reads - before.reads,
+            writes: self.writes - before.writes,
+            trims: self.trims - before.trims,
+            hits: self.hits - before.hits,
+            read_hits: self.read_hits - before.read_hits,
+            write_hits: self.write_hits - before.write_hits,
+            read_hits_dirty: self.read_hits_dirty - before.read_hits_dirty,
+            write_hits_dirty: self.write_hits_dirty - before.write_hits_dirty,
+            insertions: self.insertions - before.insertions,
+            evictions: self.evictions - before.evictions,
+            dirty_evictions: self.dirty_evictions - before.dirty_evictions,
+            backing_reads: self.backing_reads - before.backing_reads,
+            backing_writes: self.backing_writes - before.backing_writes,
+            flushed: self.flushed - before.flushed,
+            invalidations: self.invalidations - before.invalidations,
+        }
+    }
 }
 
 /// One cache tier.
@@ -230,5 +255,16 @@ impl<B: Backing> Store for Below<B> {
     #[inline]
     fn advance(&mut self, now: u64) {
         self.dev.advance(now);
+    }
+    fn flash_stats(&self) -> Option<FtlStats> {
+        self.dev.flash_stats()
+    }
+    fn loads(&self) -> DeviceLoads {
+        self.dev.loads()
+    }
+    /// The tier's counters and everything below it.
+    fn reset_stats(&mut self) {
+        self.tier.counters = Counters::default();
+        self.dev.reset_stats();
     }
 }

@@ -133,4 +133,12 @@ impl Backing for SsdCache {
     fn flash_stats(&self) -> Option<FtlStats> {
         Some(self.flash.stats())
     }
+
+    fn reset_stats(&mut self) {
+        self.flash.reset_stats();
+        self.disk.reads = 0;
+        self.disk.writes = 0;
+        self.disk.busy_ns = 0;
+        self.stats = SsdCacheStats::default();
+    }
 }
