@@ -205,7 +205,10 @@ fn parse_span(key: &str, text: &str) -> Result<Every> {
         "h" => 3600e9,
         _ => return Err(bad()),
     };
-    let ns = simtime::duration_ns(key, value, unit_ns, "a positive time")?;
+    if value * unit_ns >= simtime::MAX_DURATION_NS as f64 {
+        return Err(Error::config(format!("{key}={text}: longer than the longest duration fcsim simulates (2^60 ns, about 36.5 years)")));
+    }
+    let ns = (value * unit_ns).round() as u64;
     if ns == 0 {
         return Err(Error::config(format!("{key}={text}: expected a time of at least 1 ns")));
     }
