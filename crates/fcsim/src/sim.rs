@@ -81,7 +81,7 @@ impl Arrivals {
 
     /// The arrival time of request number `n` (1-based), stamped `t` in the trace (below the
     /// horizon, as readers check); an error naming `sim.time_scale` if scaling carries it past.
-    #[inline]
+    #[inline(always)]
     fn arrive(&mut self, t: u64, n: u64) -> Result<u64> {
         Ok(match self {
             Arrivals::Trace { scale, first } => {
@@ -149,7 +149,8 @@ pub struct Run {
     /// Warm-up and epochs, if asked for ([`Run::measure`]).
     meter: Option<Box<Meter>>,
     /// The loop calls [`Run::mark`] before a request once this many requests are done or one
-    /// arrives at or after `mark_ns` (`u64::MAX`: never; the one branch the loop adds).
+    /// arrives at or after `mark_ns` (`u64::MAX`: never): the one branch a warm-up or epochs add
+    /// to the loop, which without them is compiled without it.
     mark_requests: u64,
     mark_ns: u64,
 }
@@ -584,6 +585,22 @@ impl Run {
         &mut self,
         reader: &mut dyn TraceReader,
         dev: &mut B,
+        progress: Option<Progress<'_>>,
+        lower: fn(&B) -> Option<&Tier>,
+    ) -> Result<()> {
+        // Two copies of the loop: without a warm-up or epochs it has no mark to check at all.
+        if self.meter.is_some() {
+            self.drive_loop::<B, true>(reader, dev, progress, lower)
+        } else {
+            self.drive_loop::<B, false>(reader, dev, progress, lower)
+        }
+    }
+
+    /// The loop; with `MEASURE`, one predictable branch per request for the marks.
+    fn drive_loop<B: Backing, const MEASURE: bool>(
+        &mut self,
+        reader: &mut dyn TraceReader,
+        dev: &mut B,
         mut progress: Option<Progress<'_>>,
         lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
@@ -593,7 +610,7 @@ impl Run {
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);
-            if (self.requests >= self.mark_requests) | (now >= self.mark_ns) {
+            if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
                 self.mark(now, dev, lower)?;
             }
             let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;

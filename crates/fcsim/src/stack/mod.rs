@@ -122,7 +122,7 @@ impl Tier {
 
     /// Processes one page access of a request that arrived at `time` (ns); returns when the
     /// access completes on `dev` (with no device, `time`).
-    #[inline]
+    #[inline(always)]
     pub fn access<B: Backing>(&mut self, key: u64, op: Op, index: u64, next: u64, time: u64, dev: &mut B) -> Result<u64> {
         let c = &mut self.counters;
         if op == Op::Trim {
