@@ -397,7 +397,9 @@ impl ResultRow {
             (None, None) => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
         }
         v.push(("sim_seconds".into(), Value::Float(self.sim_seconds)));
-        let rps = if self.sim_seconds > 0.0 { Value::Float(c.requests as f64 / self.sim_seconds) } else { Value::Null };
+        // The loop's speed: the warm-up's requests were simulated in `sim_seconds` too.
+        let simulated = c.requests + self.warmup.map_or(0, |w| w.requests);
+        let rps = if self.sim_seconds > 0.0 { Value::Float(simulated as f64 / self.sim_seconds) } else { Value::Null };
         v.push(("requests_per_s".into(), rps));
         v.push(("bad_lines".into(), Value::Int(self.bad_lines)));
         v.push(("read_hits_dirty".into(), Value::Int(c.read_hits_dirty)));
