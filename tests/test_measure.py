@@ -75,9 +75,10 @@ def test_warmup_through_the_api_and_a_grid_of_epoch_tables() -> None:
 
 def test_full_warmup_on_a_trace_that_fills_the_cache() -> None:
     row = fcsim.simulate(MSR, "lru", "1%", device="gasa", set={"sim.warmup": "full"})
-    assert row.warmup == "full" and 19 <= row.warmup_requests < 100
+    assert row.warmup == "full" and 0 < row.warmup_requests < 100
     assert row.requests == 1000 - row.warmup_requests
-    # The cache of 19 pages was full when it ended: every measured insertion evicted a page.
+    # The cache of 19 pages (filled by 9 multi-page requests) was full when the warm-up ended:
+    # every measured insertion evicted a page.
     assert row.insertions == row.evictions
     with pytest.raises(fcsim.ConfigError, match=r"sim.warmup=full: the cache never filled"):
         fcsim.simulate(MSR, "lru", "200%", set={"sim.warmup": "full"})
