@@ -243,9 +243,19 @@ impl std::fmt::Display for Warmup {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Warmup::Requests(n) => write!(f, "{n}"),
-            Warmup::Time(ns) => write!(f, "{}s", compact(*ns as f64 / 1e9)),
+            Warmup::Time(ns) => f.write_str(&span(*ns)),
             Warmup::Full => f.write_str("full"),
         }
+    }
+}
+
+/// A time in the largest of s, ms, us and ns that holds it whole (`300s`, `250ms`, `10us`).
+fn span(ns: u64) -> String {
+    match ns {
+        n if n % 1_000_000_000 == 0 => format!("{}s", n / 1_000_000_000),
+        n if n % 1_000_000 == 0 => format!("{}ms", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{}us", n / 1_000),
+        n => format!("{n}ns"),
     }
 }
 
@@ -265,7 +275,7 @@ impl std::fmt::Display for Every {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Every::Requests(n) => write!(f, "{n}"),
-            Every::Time(ns) => write!(f, "{}s", compact(*ns as f64 / 1e9)),
+            Every::Time(ns) => f.write_str(&span(*ns)),
         }
     }
 }
@@ -330,8 +340,14 @@ struct Meter {
     epochs: Vec<Epoch>,
 }
 
-/// Epochs a run may have at most (a row each).
-pub const MAX_EPOCHS: u64 = 10_000_000;
+/// Epochs a run may have at most (a row each, about 400 bytes in memory).
+pub const MAX_EPOCHS: u64 = 1_000_000;
+
+#[cold]
+fn too_many_epochs(every: Option<Every>) -> Error {
+    let every = every.map_or(String::new(), |e| e.to_string());
+    Error::config(format!("epoch={every}: the run spans more than {MAX_EPOCHS} epochs (a row each); choose a longer epoch"))
+}
 
 fn ftl_since(now: FtlStats, before: FtlStats) -> FtlStats {
     FtlStats {
@@ -436,10 +452,7 @@ impl Run {
         let p = m.prev;
         let index = m.epochs.len() as u64;
         if index >= MAX_EPOCHS {
-            let every = m.every.map_or(String::new(), |e| e.to_string());
-            return Err(Error::config(format!(
-                "epoch={every}: the run spans more than {MAX_EPOCHS} epochs (a row each); choose a longer epoch"
-            )));
+            return Err(too_many_epochs(m.every));
         }
         mem::reserve(&mut m.epochs, 1, "the per-epoch table")?;
         m.epochs.push(Epoch {
@@ -515,6 +528,11 @@ impl Run {
         match m.every {
             None => {}
             Some(Every::Time(len)) => {
+                // Refused before the rows of a long idle stretch are pushed, not after.
+                let closing = (now - m.epoch_start) / len;
+                if m.epochs.len() as u64 + closing > MAX_EPOCHS {
+                    return Err(too_many_epochs(m.every));
+                }
                 while now >= m.epoch_start + len {
                     let end = m.epoch_start + len;
                     self.close_epoch(m, end, dev, lower)?;

@@ -142,6 +142,11 @@ fn epochs_add_up_to_the_row_over_an_ssd_and_as_a_flash_cache() {
     let row = run(&trace, &with(config(SizeSpec::Percent(10.0), Some("gasa"), &[]), None, Some("10s")));
     assert!(row.epochs.iter().all(|e| e.end_ns - e.start_ns == 10_000_000_000));
     assert_eq!(row.epochs[0].start_ns, 0);
+    // More epochs than a table should hold (128 s in 10 us epochs) is refused, not allocated.
+    let err = run_on(&trace, &TraceOptions::default(), &with(config(SizeSpec::Percent(10.0), Some("gasa"), &[]), None, Some("10us")))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("epoch=10us: the run spans more than 1000000 epochs"), "{err}");
     // Without a device nothing is timed, but the counts add up all the same.
     let row = run(&trace, &with(config(SizeSpec::Pages(50), None, &[]), None, Some("200")));
     assert_epochs_add_up(&row);
@@ -295,6 +300,10 @@ fn warmup_and_epoch_values() {
     assert_eq!(Every::parse("60s").unwrap(), Every::Time(60_000_000_000));
     assert_eq!(Every::parse("250ms").unwrap(), Every::Time(250_000_000));
     assert_eq!(Every::parse("1.5h").unwrap().to_string(), "5400s");
+    assert_eq!(
+        (Every::parse("0.25s").unwrap().to_string(), Every::parse("1500ns").unwrap().to_string()),
+        ("250ms".into(), "1500ns".into())
+    );
     for bad in ["-5s", "2.5", "60 parsecs", "s", "0s", "1e300h"] {
         let err = Every::parse(bad).unwrap_err().to_string();
         assert!(err.starts_with(&format!("epoch={bad}")), "{bad}: {err}");
