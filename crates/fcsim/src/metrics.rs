@@ -544,3 +544,19 @@ impl ResultRow {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_queue_and_offered_load() {
+        // Two servers over a 2 s epoch: 3 s of sojourns is 1.5 ops in the system on average
+        // (Little's law); 1 s of work submitted is a quarter of what the two could do.
+        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, peak: [0.0; 2] };
+        assert_eq!(queue_and_load(Some(l), 2_000_000_000), (Value::Float(1.5), Value::Float(0.25)));
+        // No load reported, or an epoch of no length: null.
+        assert_eq!(queue_and_load(None, 2_000_000_000), (Value::Null, Value::Null));
+        assert_eq!(queue_and_load(Some(l), 0), (Value::Null, Value::Null));
+    }
+}

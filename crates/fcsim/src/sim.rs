@@ -661,3 +661,70 @@ impl Run {
         self.finish(dev, lower)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::DeviceView;
+
+    /// A device that reports a load: each op is 1 us of work and 3 us in the system.
+    #[derive(Default)]
+    struct Loaded {
+        ops: u64,
+    }
+
+    impl Loaded {
+        fn op(&mut self, t: u64) -> Result<u64> {
+            self.ops += 1;
+            Ok(t + 1_000)
+        }
+    }
+
+    impl Backing for Loaded {
+        const TIMED: bool = true;
+        fn hit(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn miss(&mut self, _: u64, _: bool, _: bool, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn evict(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+            Ok(t)
+        }
+        fn write_around(&mut self, _: u64, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn trim(&mut self, _: u64, _: bool) {}
+        fn view(&self) -> Option<&dyn DeviceView> {
+            None
+        }
+        fn loads(&self) -> DeviceLoads {
+            let s =
+                Summary { servers: 1, ops: self.ops, busy_ns: self.ops * 1_000, sojourn_ns: u128::from(self.ops) * 3_000, peak: [0.0; 2] };
+            DeviceLoads { flash: None, disk: Some(s) }
+        }
+        fn reset_stats(&mut self) {
+            self.ops = 0;
+        }
+    }
+
+    #[test]
+    fn epochs_difference_the_loads_a_device_reports() {
+        let opts = TraceOptions::default();
+        let mut reader = trace::open("synth:uniform,requests=1000,pages=50,seed=3,iops=1000", &opts).unwrap();
+        let policy = crate::policy::build("lru", 10, Default::default()).unwrap().0;
+        let mut run = Run::new(Tier::new(policy, 10), PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
+        run.measure(Some(Warmup::Requests(100)), Some(Every::Requests(300)));
+        let mut dev = Loaded::default();
+        run.drive(reader.as_mut(), &mut dev, None).unwrap();
+        let epochs = run.take_epochs();
+        // 900 requests after the warm-up, in epochs of 300; the device's ops after the warm-up
+        // are the epochs' ops, their busy time and sojourns with them.
+        assert_eq!(epochs.iter().map(|e| e.requests).collect::<Vec<_>>(), [300, 300, 300]);
+        let disk: Vec<Summary> = epochs.iter().map(|e| e.loads.disk.unwrap()).collect();
+        assert_eq!(disk.iter().map(|s| s.ops).sum::<u64>(), dev.ops);
+        assert!(disk.iter().all(|s| s.busy_ns == s.ops * 1_000 && s.sojourn_ns == u128::from(s.ops) * 3_000));
+        assert!(epochs.iter().all(|e| e.loads.flash.is_none() && e.flash.is_none()));
+        assert_eq!(run.response.count(), 900);
+    }
+}
