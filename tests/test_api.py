@@ -67,6 +67,10 @@ COLUMNS = [
     "time_scale",
     "queue_depth",
     "timing",
+    "warmup",
+    "warmup_requests",
+    "warmup_s",
+    "epoch",
 ]
 
 

@@ -24,9 +24,11 @@ def simulate(
     stack_params: dict[str, str] | None = None,
     time_scale: float = 1.0,
     queue_depth: int = 0,
+    warmup: str | None = None,
+    epoch: str | None = None,
     working_set: int | None = None,
     progress: ProgressFn | None = None,
-) -> dict[str, Any]: ...
+) -> tuple[dict[str, Any], list[dict[str, Any]]]: ...
 def check(
     trace: str,
     policy: str,
@@ -43,6 +45,8 @@ def check(
     stack_params: dict[str, str] | None = None,
     time_scale: float = 1.0,
     queue_depth: int = 0,
+    warmup: str | None = None,
+    epoch: str | None = None,
     working_set: int | None = None,
 ) -> None: ...
 def trace_info(

@@ -78,7 +78,16 @@ def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any],
 
 
 class Result(dict[str, Any]):
-    """One result row: a dict whose columns are also attributes (``row.hit_ratio``)."""
+    """One result row: a dict whose columns are also attributes (``row.hit_ratio``).
+
+    ``epochs`` is the run's per-epoch table (a DataFrame, one row per epoch) when it was
+    simulated with ``epoch=``, else None; it is not a column of the row."""
+
+    epochs: pd.DataFrame | None
+
+    def __init__(self, *args: Any, epochs: pd.DataFrame | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.epochs = epochs
 
     def __getattr__(self, name: str) -> Any:
         try:
@@ -156,6 +165,13 @@ class Sets:
                 return float(value)
             except ValueError:
                 raise ConfigError(f"option '{key}={value}': expected a number") from None
+        if name == "warmup":
+            # A number of requests, a time with its unit (60s, 5min) or full: the core parses it.
+            if isinstance(value, bool) or not isinstance(value, str | int):
+                raise ConfigError(
+                    f"option '{key}={value}': expected a number of requests, a time (60s, 5min) or full"
+                )
+            return str(value)
         if name == "queue_depth":
             # A whole number: 2.5, inf and nan are refused, not truncated or overflowed.
             if isinstance(value, float) and not value.is_integer():
@@ -165,7 +181,12 @@ class Sets:
             except ValueError:
                 raise ConfigError(f"option '{key}={value}': expected a whole number") from None
             return integer(key, depth)
-        raise ConfigError(f"option '{key}': unknown; sim takes time_scale and queue_depth")
+        if name == "epoch":
+            raise ConfigError(
+                f"option '{key}': the per-epoch table is asked for with epoch= (the API) or --epoch "
+                "(fcsim run), not a sim key"
+            )
+        raise ConfigError(f"option '{key}': unknown; sim takes time_scale, queue_depth and warmup")
 
 
 def check_policy(name: str) -> None:
@@ -218,6 +239,7 @@ def simulate(
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
     device: str | None = None,
+    epoch: str | int | None = None,
     working_set: int | None = None,
     progress: Progress | None = None,
 ) -> Result:
@@ -243,9 +265,30 @@ def simulate(
     ``timing`` says which (``trace``, ``closed-loop``), or ``untimed-trace`` for a trace without
     timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD and
     per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
-    ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``."""
-    kwargs = _run_kwargs(policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set)
-    return Result(_core.simulate(_path(trace), progress=callback(progress), **kwargs))
+    ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``.
+
+    ``sim.warmup`` (a number of requests, a time such as ``"60s"`` or ``"5min"``, or ``"full"``:
+    until the cache is full) runs the trace's start as a warm-up and then resets every counter,
+    histogram and device statistic, keeping the cache's contents and the devices' state; the
+    row's ``warmup``, ``warmup_requests`` and ``warmup_s`` say what was left out.
+
+    ``epoch`` (a time such as ``"60s"``, or a number of requests) adds the per-epoch table as
+    ``row.epochs``: a DataFrame with one row per epoch, led by the run's ``trace``, ``policy``,
+    ``size_pages``, ``device``, ``time_scale`` and ``queue_depth``, whose counts add up to the
+    row's (see the README's "Per-epoch table"). A time needs arrival times: a trace without
+    timestamps takes a number of requests (or ``sim.queue_depth``)."""
+    kwargs = _run_kwargs(
+        policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
+    )
+    row, epochs = _core.simulate(_path(trace), progress=callback(progress), **kwargs)
+    return Result(
+        row, epochs=pd.DataFrame(epochs, columns=_epoch_columns(epochs)) if epoch is not None else None
+    )
+
+
+def _epoch_columns(epochs: list[dict[str, Any]]) -> list[str] | None:
+    """The per-epoch table's columns in the core's order (None: let pandas infer, no epochs)."""
+    return list(epochs[0]) if epochs else None
 
 
 def check(
@@ -259,13 +302,16 @@ def check(
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
     device: str | None = None,
+    epoch: str | int | None = None,
     working_set: int | None = None,
 ) -> None:
     """Checks what :func:`simulate` with the same arguments checks before it simulates (the
     policy, size, device, every ``set`` key and value, the trace's format and header) and
     raises the same ConfigError or TraceError; simulates nothing. A percent size costs a pass
     over the trace unless ``working_set`` is given."""
-    kwargs = _run_kwargs(policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set)
+    kwargs = _run_kwargs(
+        policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
+    )
     _core.check(_path(trace), **kwargs)
 
 
@@ -279,11 +325,15 @@ def _run_kwargs(
     set: Mapping[str, Any] | None,
     device: str | None,
     working_set: int | None,
+    epoch: str | int | None = None,
 ) -> dict[str, Any]:
     """The core's arguments of :func:`simulate` and :func:`check` but the trace and progress."""
     sets = Sets(set)
     policy = text("policy", policy)
+    if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, str | int)):
+        raise ConfigError(f"epoch={epoch!r}: expected a time ('60s', '5min') or a number of requests")
     return {
+        "epoch": None if epoch is None else str(epoch),
         "policy": policy,
         "size": size_text(size),
         "policy_params": sets.policy.get(policy.lower(), {}),
@@ -307,14 +357,18 @@ def run_grid(
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
     device: str | Iterable[str | None] | None = None,
+    epoch: str | int | None = None,
     jobs: int | None = None,
     progress: Callable[[float], object] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. Every point is checked first (see :func:`check`): a problem of any point raises
-    before any runs, several problems one ConfigError with a line each. ``device`` is a
-    preset, a list of presets, or None (no device). Policy ``none`` caches nothing, so it runs
-    once per trace and device whatever the sizes.
+    order. With ``epoch`` (see :func:`simulate`), ``df.attrs["epochs"]`` holds every point's
+    per-epoch table, concatenated in grid order (each epoch row carries its run's ``trace``,
+    ``policy``, ``size_pages`` and ``device``). Every point is checked first (see
+    :func:`check`): a problem of any point raises before any runs, several problems one
+    ConfigError with a line each. ``device`` is a preset, a list of presets, or None (no
+    device). Policy ``none`` caches nothing, so it runs once per trace and device whatever the
+    sizes.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -353,7 +407,7 @@ def run_grid(
     problems: dict[str, ValueError] = {}
     for t, p, s, d in points:  # every point's configuration, before any runs
         try:
-            check(t, p, s, device=d, set=set, working_set=ws[t], **opts)
+            check(t, p, s, device=d, set=set, epoch=epoch, working_set=ws[t], **opts)
         except (ConfigError, _core.TraceError) as e:
             problems.setdefault(str(e), e)
     if len(problems) == 1:
@@ -382,6 +436,7 @@ def run_grid(
             skip_bad_lines=skip_bad_lines,
             page_size=page_size,
             set=set,
+            epoch=epoch,
             working_set=ws[t],
             progress=report(i),
         )
@@ -396,7 +451,11 @@ def run_grid(
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             rows = list(pool.map(one, range(len(points))))
-    return pd.DataFrame(rows)
+    df = pd.DataFrame(rows)
+    if epoch is not None:
+        tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
+        df.attrs["epochs"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return df
 
 
 def trace_info(

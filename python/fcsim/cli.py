@@ -88,13 +88,18 @@ def say(line: str) -> None:
 
 def _check_outputs(a: argparse.Namespace) -> list[str]:
     """Refuses, before any work, an ``--out`` or ``--plot`` that :func:`fcsim.output.guard`
-    refuses (the trace itself, a pipe or device, a missing directory); returns the inputs the
-    outputs must not be."""
+    refuses (the trace itself, a pipe or device, a missing directory), and with ``--epoch`` the
+    per-epoch table and plot beside them; returns the inputs the outputs must not be."""
     inputs = [catalogue.resolve(a.trace)]
+    epochs = getattr(a, "epoch", None) is not None
     if a.out:
         output.check_path(a.out, inputs)
+        if epochs:
+            output.check_path(output.beside(a.out, "epochs"), inputs)
     if a.plot:
         plot.check_path(a.plot, inputs)
+        if epochs:
+            plot.check_path(output.beside(a.plot, "epochs"), inputs)
     return inputs
 
 
@@ -120,7 +125,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices'), "
         "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
         "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
-        "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop) "
+        "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop), "
+        "sim.warmup=N|60s|full (statistics reset after N requests, a time, or once the cache is full) "
         "or POLICY.KEY (see 'fcsim policies'); repeatable",
     )
 
@@ -156,19 +162,36 @@ def cmd_run(a: argparse.Namespace) -> int:
     bar = Bar("simulating")
     try:
         df = fcsim.run_grid(
-            a.trace, policies, _split_list(a.size), device=devices, jobs=a.jobs, progress=bar, **_common(a)
+            a.trace,
+            policies,
+            _split_list(a.size),
+            device=devices,
+            epoch=a.epoch,
+            jobs=a.jobs,
+            progress=bar,
+            **_common(a),
         )
     finally:
         bar.close()
+    epochs = df.attrs.pop("epochs", None)
     if a.out:
         output.write_table(df, a.out, inputs)
+        if epochs is not None:
+            output.write_table(epochs, output.beside(a.out, "epochs"), inputs)
     if a.plot:
         plot.run_plot(df, a.plot)
+        if epochs is not None:
+            plot.epoch_plot(epochs, output.beside(a.plot, "epochs"))
     if a.json:
         for line in output.rows_json(df):
             print(line)
     elif not a.quiet:
         print(format_table(df))
+        if epochs is not None and not a.out:
+            print()
+            print(format_epochs(epochs))
+    if epochs is not None and not a.out and a.json:
+        say("fcsim: note: the per-epoch table is written with --out FILE, to FILE.epochs.EXT beside the rows")
     say_notes(df)
     bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
     if bad:
@@ -188,6 +211,41 @@ def format_table(df: pd.DataFrame) -> str:
         if c in t:
             t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
     t["requests_per_s"] = t["requests_per_s"].map(lambda v: "" if pd.isna(v) else f"{v / 1e6:.2f}M")
+    return t.to_string(index=False)
+
+
+EPOCH_TABLE_COLUMNS = [
+    "policy",
+    "size_pages",
+    "device",
+    "epoch",
+    "start_s",
+    "requests",
+    "hit_ratio",
+    "flash_page_writes",
+    "erasures",
+    "resp_mean_us",
+    "resp_p99_us",
+]
+
+
+def format_epochs(epochs: pd.DataFrame) -> str:
+    """The per-epoch table in short, as printed without ``--out``."""
+    if epochs.empty:
+        return "(no epochs)"
+    cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
+    t = epochs[cols].copy()
+    for c, f in (
+        ("hit_ratio", "{:.4f}"),
+        ("resp_mean_us", "{:.1f}"),
+        ("resp_p99_us", "{:.1f}"),
+        ("start_s", "{:g}"),
+    ):
+        if c in t:
+            t[c] = t[c].map(lambda v, f=f: "" if pd.isna(v) else f.format(v))
+    for c in ("flash_page_writes", "erasures"):
+        if c in t:
+            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{int(v)}")
     return t.to_string(index=False)
 
 
@@ -627,6 +685,13 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE.png",
         help="plot hit ratio (and, with a device, flash writes and p99 response) against cache size, "
         "one line per policy (.png, .svg or .pdf)",
+    )
+    run.add_argument(
+        "--epoch",
+        metavar="SPAN",
+        help="a per-epoch time series of every run: epochs of simulated time (60s, 5min) or of a number "
+        "of requests (100000; traces without timestamps); with --out FILE written to FILE.epochs.EXT "
+        "beside the rows, with --plot FILE.png drawn to FILE.epochs.png, else printed under the rows",
     )
     run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
     run.add_argument("-q", "--quiet", action="store_true", help="print no table")

@@ -87,6 +87,13 @@ def guard(
     return target
 
 
+def beside(path: str | os.PathLike[str], tag: str) -> str:
+    """The path of a second output beside ``path``: ``R.parquet`` -> ``R.epochs.parquet`` (the
+    tag before the extension, so the kind stays the same)."""
+    p = Path(path)
+    return str(p.with_name(f"{p.stem}.{tag}{p.suffix}"))
+
+
 def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str:
     """Fails early, before a run, on a table path fcsim cannot or must not write (see
     :func:`guard`); returns the table's kind (csv, parquet, json or jsonl)."""

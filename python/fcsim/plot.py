@@ -125,3 +125,58 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None =
     fig.suptitle(title or what, fontsize=10)
     fig.tight_layout()
     save(fig, path)
+
+
+def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
+    """Writes a per-epoch table (``--epoch``; ``row.epochs``) as time series, a PNG, SVG or PDF by
+    ``path``'s extension (atomically): hit ratio, flash page writes and erasures, and mean and
+    p99 response per epoch, one line per run (policy, size, device). The x axis is the epoch's
+    start in simulated seconds, or its index when the run has no times. A panel with no values
+    (no device, an untimed trace) is left out."""
+    check_path(path)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = epochs.copy()
+    timed = "start_s" in d.columns and d["start_s"].notna().any()
+    if timed:
+        d["x0"], d["x1"] = d["start_s"], d["end_s"]
+    else:
+        d["x0"], d["x1"] = d["epoch"], d["epoch"] + 1
+    label = d["policy"] + " " + d["size_pages"].astype(str) + "p"
+    if "device" in d.columns and d["device"].notna().any():
+        label = label + " / " + d["device"].fillna("no device")
+    if d["trace"].nunique() > 1:
+        label = d["trace"] + ": " + label
+    d["line"] = label
+    panels = [("hit_ratio", "hit ratio", None)]
+    if "flash_page_writes" in d.columns and d["flash_page_writes"].notna().any():
+        panels.append(("flash_page_writes", "flash page writes\n(dashed: erasures)", "erasures"))
+    if "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any():
+        panels.append(("resp_mean_us", "response (µs)\n(mean; dashed: p99)", "resp_p99_us"))
+    fig, axes = plt.subplots(
+        len(panels), 1, figsize=(8, 2.6 * len(panels)), dpi=120, sharex=True, squeeze=False
+    )
+    for ax, (col, name, second) in zip(axes[:, 0], panels, strict=True):
+        for i, (line, g) in enumerate(d.groupby("line", sort=False)):
+            color = f"C{i % 10}"
+            # Each epoch a step over its own span (an empty epoch's ratio is a gap).
+            edges = [*g["x0"], g["x1"].iloc[-1]]
+            ax.stairs(g[col].astype(float), edges, color=color, label=line, baseline=None)
+            if second is not None:
+                ax.stairs(
+                    g[second].astype(float), edges, color=color, linestyle="--", linewidth=1, baseline=None
+                )
+        if col == "resp_mean_us":
+            ax.set_yscale("log")
+        if col == "hit_ratio":
+            ax.set_ylim(0, 1.02)
+        ax.set_ylabel(name, fontsize=8)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    axes[-1][0].set_xlabel("simulated time (s)" if timed else "epoch")
+    fig.suptitle(title or ", ".join(dict.fromkeys(str(t) for t in d["trace"])) + " per epoch", fontsize=10)
+    fig.tight_layout()
+    save(fig, path)

@@ -129,7 +129,11 @@ fn sim_config(
     stack_params: Option<BTreeMap<String, String>>,
     time_scale: f64,
     queue_depth: u32,
+    warmup: Option<String>,
+    epoch: Option<String>,
 ) -> PyResult<SimConfig> {
+    let warmup = warmup.map(|w| fcsim::sim::Warmup::parse(&w)).transpose().map_err(|e| to_py(e, None))?.flatten();
+    let epoch = epoch.map(|e| fcsim::sim::Every::parse(&e)).transpose().map_err(|e| to_py(e, None))?;
     Ok(SimConfig {
         policy,
         size: SizeSpec::parse(size).map_err(|e| to_py(e, None))?,
@@ -140,12 +144,15 @@ fn sim_config(
         stack_params: stack_params.unwrap_or_default(),
         time_scale,
         queue_depth,
+        warmup,
+        epoch,
     })
 }
 
-/// Simulates one policy at one size over a trace; returns the result row as a dict.
+/// Simulates one policy at one size over a trace; returns the result row as a dict and the
+/// per-epoch table as a list of dicts (empty without `epoch`).
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, working_set=None, progress=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, working_set=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -163,23 +170,34 @@ fn simulate<'py>(
     stack_params: Option<BTreeMap<String, String>>,
     time_scale: f64,
     queue_depth: u32,
+    warmup: Option<String>,
+    epoch: Option<String>,
     working_set: Option<u64>,
     progress: Option<PyObject>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let cfg = sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth)?;
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
+    let cfg =
+        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
     for (k, v) in row.columns() {
         d.set_item(k, value(py, &v))?;
     }
-    Ok(d)
+    let epochs = PyList::empty(py);
+    for cols in row.epoch_columns() {
+        let e = PyDict::new(py);
+        for (k, v) in cols {
+            e.set_item(k, value(py, &v))?;
+        }
+        epochs.append(e)?;
+    }
+    Ok((d, epochs))
 }
 
 /// Checks what `simulate` with the same arguments checks before its first request, without
 /// simulating; raises the error it would raise.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, working_set=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, working_set=None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     py: Python<'_>,
@@ -197,9 +215,12 @@ fn check(
     stack_params: Option<BTreeMap<String, String>>,
     time_scale: f64,
     queue_depth: u32,
+    warmup: Option<String>,
+    epoch: Option<String>,
     working_set: Option<u64>,
 ) -> PyResult<()> {
-    let cfg = sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth)?;
+    let cfg =
+        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     run(py, None, |_| fcsim::check(&trace, &opts, &cfg, working_set))
 }

@@ -1,6 +1,7 @@
 //! Run configuration, validated once before the first request is simulated.
 
 use crate::error::{compact, Error, Result};
+use crate::sim::{Every, Warmup};
 use crate::size::SizeSpec;
 use std::collections::BTreeMap;
 
@@ -23,6 +24,10 @@ pub struct SimConfig {
     pub time_scale: f64,
     /// A closed loop of this many outstanding requests instead of the trace's times (0: off).
     pub queue_depth: u32,
+    /// A warm-up after which every statistic is reset (`sim.warmup`; [`Warmup::parse`]).
+    pub warmup: Option<Warmup>,
+    /// The length of the per-epoch table's epochs (`--epoch`; [`Every::parse`]), or none.
+    pub epoch: Option<Every>,
 }
 
 impl SimConfig {
@@ -37,6 +42,8 @@ impl SimConfig {
             stack_params: BTreeMap::new(),
             time_scale: 1.0,
             queue_depth: 0,
+            warmup: None,
+            epoch: None,
         }
     }
 
@@ -60,5 +67,25 @@ impl SimConfig {
             return Ok(());
         }
         crate::policy::policy_by_name(&self.policy).map(|_| ())
+    }
+
+    /// Refuses a warm-up or an epoch given as a time when the run has no arrival times (a
+    /// trace without timestamps, not run as a closed loop).
+    pub fn check_measure(&self, trace_timed: bool) -> Result<()> {
+        if trace_timed || self.queue_depth > 0 {
+            return Ok(());
+        }
+        let why = "the trace has no timestamps, so the run has no simulated time";
+        if let Some(w) = self.warmup.filter(|w| w.timed()) {
+            return Err(Error::config(format!(
+                "sim.warmup={w}: {why}; give a number of requests (sim.warmup=100000), full, or time the run as a closed loop (sim.queue_depth=N)"
+            )));
+        }
+        if let Some(e) = self.epoch.filter(|e| e.timed()) {
+            return Err(Error::config(format!(
+                "epoch={e}: {why}; give a number of requests (--epoch 100000), or time the run as a closed loop (sim.queue_depth=N)"
+            )));
+        }
+        Ok(())
     }
 }

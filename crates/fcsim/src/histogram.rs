@@ -63,6 +63,32 @@ impl Histogram {
         self.max = self.max.max(v);
     }
 
+    /// Adds every value recorded in `other`, as if recorded here (a run's total from its
+    /// epochs'; mean and standard deviation stay exact, up to the order of float additions).
+    pub fn merge(&mut self, other: &Histogram) {
+        if other.n == 0 {
+            return;
+        }
+        for (c, o) in self.counts.iter_mut().zip(&other.counts) {
+            *c += o;
+        }
+        self.n += other.n;
+        self.sum += other.sum;
+        self.sum_sq += other.sum_sq;
+        self.max = self.max.max(other.max);
+    }
+
+    /// Forgets every value, keeping the buckets' memory (an epoch's histogram, reused).
+    pub fn clear(&mut self) {
+        if self.n > 0 {
+            self.counts.fill(0);
+        }
+        self.n = 0;
+        self.sum = 0.0;
+        self.sum_sq = 0.0;
+        self.max = 0;
+    }
+
     /// Values recorded (their total weight).
     pub fn count(&self) -> u64 {
         self.n
@@ -133,5 +159,25 @@ mod tests {
             let (lo, w) = Histogram::bounds(Histogram::bucket(v));
             assert!(lo <= v && v - lo < w, "{v}: [{lo}, +{w})");
         }
+    }
+
+    #[test]
+    fn merge_and_clear() {
+        // Two halves merged are the whole; a cleared histogram is an empty one.
+        let (mut a, mut b, mut all) = (Histogram::default(), Histogram::default(), Histogram::default());
+        for v in [5u64, 900, 70_000] {
+            a.record(v);
+            all.record(v);
+        }
+        for v in [3u64, 1 << 30] {
+            b.record(v);
+            all.record(v);
+        }
+        a.merge(&b);
+        assert_eq!((a.count(), a.max(), a.quantile(0.5), a.mean()), (all.count(), all.max(), all.quantile(0.5), all.mean()));
+        assert_eq!(a.counts, all.counts);
+        a.clear();
+        assert_eq!((a.count(), a.mean(), a.max()), (0, None, None));
+        assert!(a.counts.iter().all(|&c| c == 0));
     }
 }

@@ -4,6 +4,7 @@
 use crate::histogram::Histogram;
 use crate::load::Summary;
 use crate::offline::Bounds;
+use crate::sim::{Epoch, Every, Excluded};
 use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
 /// A value of a result row cell.
@@ -153,7 +154,12 @@ pub const UNTIMED_NULL: &[&str] = &[
     "disk_util_peak_1s",
     "disk_util_peak_60s",
     "disk_queue_mean",
+    "warmup_s",
 ];
+
+/// Columns of the per-epoch table that rest on arrival times: null when the run has none.
+pub const EPOCH_UNTIMED_NULL: &[&str] =
+    &["start_s", "end_s", "resp_mean_us", "resp_p99_us", "flash_queue_mean", "disk_queue_mean", "flash_offered_load", "disk_offered_load"];
 
 /// One result row.
 #[derive(Debug, Clone)]
@@ -174,6 +180,11 @@ pub struct ResultRow {
     /// An offline-bounds run (`m`, `m+`, `c`, ...): its flash cache instead of a device.
     pub bounds: Option<BoundsRow>,
     pub timing: Timing,
+    /// What a warm-up (`sim.warmup`) left out, if there was one.
+    pub warmup: Option<Excluded>,
+    /// The per-epoch table's epoch length, if asked for, and its epochs.
+    pub epoch: Option<Every>,
+    pub epochs: Vec<Epoch>,
 }
 
 /// An offline-bounds run: what the algorithm did, and the flash's and stack's parameters.
@@ -419,7 +430,9 @@ impl ResultRow {
             (None, None) => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
         }
         v.push(("sim_seconds".into(), Value::Float(self.sim_seconds)));
-        let rps = if self.sim_seconds > 0.0 { Value::Float(c.requests as f64 / self.sim_seconds) } else { Value::Null };
+        // The loop's speed: the warm-up's requests were simulated in `sim_seconds` too.
+        let simulated = c.requests + self.warmup.map_or(0, |w| w.requests);
+        let rps = if self.sim_seconds > 0.0 { Value::Float(simulated as f64 / self.sim_seconds) } else { Value::Null };
         v.push(("requests_per_s".into(), rps));
         v.push(("bad_lines".into(), Value::Int(self.bad_lines)));
         v.push(("read_hits_dirty".into(), Value::Int(c.read_hits_dirty)));
@@ -428,6 +441,11 @@ impl ResultRow {
         v.push(("time_scale".into(), Value::Float(self.time_scale)));
         v.push(("queue_depth".into(), Value::Int(u64::from(self.queue_depth))));
         v.push(("timing".into(), Value::Str(self.timing.name().into())));
+        let w = self.warmup.as_ref();
+        v.push(("warmup".into(), w.map_or(Value::Null, |w| Value::Str(w.warmup.to_string()))));
+        v.push(("warmup_requests".into(), w.map_or(Value::Null, |w| Value::Int(w.requests))));
+        v.push(("warmup_s".into(), w.map_or(Value::Null, |w| Value::Float(w.ns as f64 / 1e9))));
+        v.push(("epoch".into(), self.epoch.map_or(Value::Null, |e| Value::Str(e.to_string()))));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }
@@ -495,5 +513,99 @@ impl ResultRow {
             }
         }
         v
+    }
+}
+
+/// The mean number of ops in a device over `span_ns` (Little's law) and its mean server's
+/// offered load (work submitted over the span), from a load over an epoch.
+fn queue_and_load(l: Option<Summary>, span_ns: u64) -> (Value, Value) {
+    match l {
+        Some(l) if span_ns > 0 => {
+            (opt_f(l.mean_in_system(span_ns)), Value::Float(l.busy_ns as f64 / (span_ns as f64 * l.servers.max(1) as f64)))
+        }
+        _ => (Value::Null, Value::Null),
+    }
+}
+
+impl ResultRow {
+    /// The per-epoch table (`--epoch`) as rows of (column, value) pairs, each led by the run's
+    /// identifying columns (trace, policy, size_pages, device, time_scale, queue_depth) so that
+    /// several runs' tables concatenate. Empty without epochs.
+    pub fn epoch_columns(&self) -> Vec<Vec<(String, Value)>> {
+        let device = match (&self.device, &self.bounds) {
+            (Some(d), _) => Value::Str(d.preset.clone()),
+            _ => Value::Null,
+        };
+        self.epochs
+            .iter()
+            .map(|e| {
+                let c = &e.counters;
+                let span = e.end_ns - e.start_ns;
+                let f = e.flash;
+                let int = |x: Option<u64>| x.map_or(Value::Null, Value::Int);
+                let (flash_queue, flash_load) = queue_and_load(e.loads.flash, span);
+                let (disk_queue, disk_load) = queue_and_load(e.loads.disk, span);
+                let mut v: Vec<(String, Value)> = vec![
+                    ("trace".into(), Value::Str(self.trace.clone())),
+                    ("policy".into(), Value::Str(self.policy.clone())),
+                    ("size_pages".into(), Value::Int(self.size_pages)),
+                    ("device".into(), device.clone()),
+                    ("time_scale".into(), Value::Float(self.time_scale)),
+                    ("queue_depth".into(), Value::Int(u64::from(self.queue_depth))),
+                    ("epoch".into(), Value::Int(e.index)),
+                    ("start_s".into(), Value::Float(e.start_ns as f64 / 1e9)),
+                    ("end_s".into(), Value::Float(e.end_ns as f64 / 1e9)),
+                    ("requests".into(), Value::Int(e.requests)),
+                    ("accesses".into(), Value::Int(c.accesses)),
+                    ("reads".into(), Value::Int(c.reads)),
+                    ("writes".into(), Value::Int(c.writes)),
+                    ("hits".into(), Value::Int(c.hits)),
+                    ("read_hits".into(), Value::Int(c.read_hits)),
+                    ("write_hits".into(), Value::Int(c.write_hits)),
+                    ("misses".into(), Value::Int(c.accesses - c.hits)),
+                    ("hit_ratio".into(), ratio(c.hits, c.accesses)),
+                    ("dirty_evictions".into(), Value::Int(c.dirty_evictions)),
+                    ("backing_reads".into(), Value::Int(c.backing_reads)),
+                    ("backing_writes".into(), Value::Int(c.backing_writes)),
+                    ("host_page_reads".into(), int(f.map(|f| f.host_reads))),
+                    ("host_page_writes".into(), int(f.map(|f| f.host_writes))),
+                    ("flash_page_writes".into(), int(f.map(|f| f.host_writes + f.gc_copies))),
+                    ("gc_page_writes".into(), int(f.map(|f| f.gc_copies))),
+                    ("erasures".into(), int(f.map(|f| f.erasures))),
+                    ("resp_mean_us".into(), us(e.resp_mean_ns)),
+                    ("resp_p99_us".into(), us(e.resp_p99_ns)),
+                    ("flash_queue_mean".into(), flash_queue),
+                    ("disk_queue_mean".into(), disk_queue),
+                    ("flash_busy_s".into(), e.loads.flash.map_or(Value::Null, |l| Value::Float(l.busy_ns as f64 / 1e9))),
+                    ("disk_busy_s".into(), e.loads.disk.map_or(Value::Null, |l| Value::Float(l.busy_ns as f64 / 1e9))),
+                    ("flash_offered_load".into(), flash_load),
+                    ("disk_offered_load".into(), disk_load),
+                ];
+                if self.timing == Timing::UntimedTrace {
+                    for (name, x) in &mut v {
+                        if EPOCH_UNTIMED_NULL.contains(&name.as_str()) {
+                            *x = Value::Null;
+                        }
+                    }
+                }
+                v
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn epoch_queue_and_offered_load() {
+        // Two servers over a 2 s epoch: 3 s of sojourns is 1.5 ops in the system on average
+        // (Little's law); 1 s of work submitted is a quarter of what the two could do.
+        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, peak: [0.0; 2] };
+        assert_eq!(queue_and_load(Some(l), 2_000_000_000), (Value::Float(1.5), Value::Float(0.25)));
+        // No load reported, or an epoch of no length: null.
+        assert_eq!(queue_and_load(None, 2_000_000_000), (Value::Null, Value::Null));
+        assert_eq!(queue_and_load(Some(l), 0), (Value::Null, Value::Null));
     }
 }

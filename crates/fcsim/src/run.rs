@@ -37,6 +37,18 @@ pub fn check(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Opt
     }
 }
 
+/// Refuses what a warm-up or epochs cannot do in this run: a time without arrival times, a
+/// warm-up under the dynamic split's controller (its windows count from the run's start).
+fn check_measure(cfg: &SimConfig, timed: bool, stack: &StackConfig) -> Result<()> {
+    cfg.check_measure(timed)?;
+    if let (Some(w), Some(SplitMode::Dynamic(_))) = (cfg.warmup, stack.split) {
+        return Err(Error::config(format!(
+            "sim.warmup={w}: stack.split=dynamic re-splits by windows counted from the run's start and cannot restart them after a warm-up; drop sim.warmup"
+        )));
+    }
+    Ok(())
+}
+
 /// A configuration assembled for one trace, before its first request: what [`check`] checks
 /// and [`simulate`] runs.
 struct Assembly {
@@ -74,6 +86,7 @@ impl Assembly {
         if disk_layout == Some(Layout::PerVolume) && reader.key_unit() == KeyUnit::Object {
             return Err(Error::config("stack.disks=volume: the trace's keys are object ids, which carry no volume; use a number of disks"));
         }
+        check_measure(cfg, reader.timed(), &stack)?;
         // `none` caches nothing: its size is not needed and is reported as 0.
         let cached = info.name != "none";
         let ws = match (cfg.size, working_set) {
@@ -170,6 +183,7 @@ pub fn simulate(
     }
     let tier = Tier::with_mode(policy, capacity, stack.write);
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
+    run.measure(cfg.warmup, cfg.epoch);
     let split = split.map(|(physical, model, _, ctl)| {
         run.split = ctl;
         (physical, model)
@@ -199,7 +213,7 @@ pub fn simulate(
                 let lru = policy::build("lru", dram_pages, Default::default())?.0;
                 let flash_tier = std::mem::replace(&mut run.tier, Tier::new(lru, dram_pages));
                 let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, eviction: Eviction::Parallel };
-                run.drive(reader.as_mut(), &mut b, progress)?;
+                run.drive_over(reader.as_mut(), &mut b, progress, |b| Some(&b.store.tier))?;
                 dram = Some(std::mem::replace(&mut run.tier, b.store.tier).counters);
                 cache = b.store.dev;
             } else {
@@ -237,8 +251,9 @@ pub fn simulate(
     };
     let sim_seconds = start.elapsed().as_secs_f64();
     let mut counters = run.tier.counters;
-    counters.requests = run.requests;
+    counters.requests = run.measured_requests();
     debug_assert!(run.tier.resident() <= run.tier.capacity());
+    let timing = Timing::of(reader.timed(), cfg.queue_depth);
     Ok(ResultRow {
         trace: sim::trace_name(trace),
         format: reader.format().to_string(),
@@ -253,7 +268,10 @@ pub fn simulate(
         time_scale: cfg.time_scale,
         queue_depth: cfg.queue_depth,
         bounds: None,
-        timing: Timing::of(reader.timed(), cfg.queue_depth),
+        timing,
+        warmup: run.excluded(),
+        epoch: cfg.epoch,
+        epochs: run.take_epochs(),
     })
 }
 
@@ -311,11 +329,26 @@ fn simulate_bounds(
             bounds: b,
         }),
         timing: Timing::of(timed, 0),
+        warmup: None,
+        epoch: None,
+        epochs: Vec::new(),
     })
 }
 
-/// An offline bound models no time.
+/// An offline bound models no time, and runs whole (no warm-up, no epochs).
 fn bounds_timing(cfg: &SimConfig, alg: &Algorithm) -> Result<()> {
+    if let Some(w) = cfg.warmup {
+        return Err(Error::config(format!(
+            "sim.warmup={w}: {} is an offline bound, computed over the whole trace at once (its decisions use every future access), so a warm-up does not apply; drop sim.warmup",
+            alg.name
+        )));
+    }
+    if let Some(e) = cfg.epoch {
+        return Err(Error::config(format!(
+            "epoch={e}: {} is an offline bound, computed over the whole trace at once, so it has no per-epoch table; drop the epoch",
+            alg.name
+        )));
+    }
     if cfg.queue_depth > 0 || cfg.time_scale != 1.0 {
         return Err(Error::config(format!(
             "{} is an offline bound: it models no time, so sim.queue_depth and sim.time_scale do not apply",

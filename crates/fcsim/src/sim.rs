@@ -4,14 +4,16 @@
 //!
 //! Time moves forward only here; no stage calls back into an earlier one.
 
-use crate::device::Backing;
+use crate::device::ftl::FtlStats;
+use crate::device::{Backing, DeviceLoads};
 use crate::error::{compact, Error, Result};
 use crate::histogram::Histogram;
+use crate::load::Summary;
 use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::{Split, Tier};
-use crate::time::{HORIZON, HORIZON_NS};
+use crate::stack::{Counters, Split, Tier};
+use crate::time::{self as simtime, HORIZON, HORIZON_NS};
 use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -79,7 +81,7 @@ impl Arrivals {
 
     /// The arrival time of request number `n` (1-based), stamped `t` in the trace (below the
     /// horizon, as readers check); an error naming `sim.time_scale` if scaling carries it past.
-    #[inline]
+    #[inline(always)]
     fn arrive(&mut self, t: u64, n: u64) -> Result<u64> {
         Ok(match self {
             Arrivals::Trace { scale, first } => {
@@ -136,10 +138,237 @@ pub struct Run {
     pub requests: u64,
     first_ns: Option<u64>,
     last_ns: u64,
-    /// Response time of each host request, ns (a timed backing store only).
+    /// Response time of each host request, ns (a timed backing store only), once the loop has
+    /// ended: the epochs' histograms merged.
     pub response: Histogram,
+    /// Response times of the current epoch (the whole run without epochs), merged into
+    /// `response` when it closes and cleared for the next, never reallocated.
+    window: Histogram,
     /// A controller that resizes the tier as it runs (a split SSD write cache), if any.
     pub split: Option<Split>,
+    /// Warm-up and epochs, if asked for ([`Run::measure`]).
+    meter: Option<Box<Meter>>,
+    /// The loop calls [`Run::mark`] before a request once this many requests are done or one
+    /// arrives at or after `mark_ns` (`u64::MAX`: never): the one branch a warm-up or epochs add
+    /// to the loop, which without them is compiled without it.
+    mark_requests: u64,
+    mark_ns: u64,
+}
+
+/// When a warm-up ends (`sim.warmup`); what it leaves out of every statistic of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warmup {
+    /// After this many host requests.
+    Requests(u64),
+    /// At this much simulated time after the first request's arrival, ns.
+    Time(u64),
+    /// Once the cache tier holds as many pages as its capacity (the flash tier of a flash
+    /// cache behind a DRAM tier).
+    Full,
+}
+
+/// The length of the epochs of the per-epoch table (`--epoch`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Every {
+    /// A number of host requests.
+    Requests(u64),
+    /// Simulated time, ns.
+    Time(u64),
+}
+
+/// A count of requests (`100000`, `1e5`) or a time with its unit (`60s`, `5min`, `250ms`), as
+/// `sim.warmup` and `--epoch` take it; `Err` names `key`.
+fn parse_span(key: &str, text: &str) -> Result<Every> {
+    let t = text.trim();
+    let bad = || {
+        Error::config(format!(
+            "{key}={text}: expected a number of requests (100000) or a time with its unit (60s, 5min, 250ms; units ns, us, ms, s, min, h)"
+        ))
+    };
+    let split = t.find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E').unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num.trim().parse().map_err(|_| bad())?;
+    if !(value > 0.0 && value.is_finite()) {
+        return Err(Error::config(format!("{key}={text}: expected a positive number of requests or a positive time")));
+    }
+    let unit_ns = match unit.trim() {
+        "" => {
+            if value.fract() != 0.0 || value >= 2f64.powi(64) {
+                return Err(bad());
+            }
+            return Ok(Every::Requests(value as u64));
+        }
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        "h" => 3600e9,
+        _ => return Err(bad()),
+    };
+    if value * unit_ns >= simtime::MAX_DURATION_NS as f64 {
+        return Err(Error::config(format!("{key}={text}: longer than the longest duration fcsim simulates (2^60 ns, about 36.5 years)")));
+    }
+    let ns = (value * unit_ns).round() as u64;
+    if ns == 0 {
+        return Err(Error::config(format!("{key}={text}: expected a time of at least 1 ns")));
+    }
+    Ok(Every::Time(ns))
+}
+
+impl Warmup {
+    /// `sim.warmup`: a number of requests, a time with its unit, or `full`; `0` and `none` are
+    /// no warm-up (None).
+    pub fn parse(text: &str) -> Result<Option<Warmup>> {
+        let t = text.trim();
+        if t == "0" || t.eq_ignore_ascii_case("none") {
+            return Ok(None);
+        }
+        if t.eq_ignore_ascii_case("full") {
+            return Ok(Some(Warmup::Full));
+        }
+        Ok(Some(match parse_span("sim.warmup", t)? {
+            Every::Requests(n) => Warmup::Requests(n),
+            Every::Time(ns) => Warmup::Time(ns),
+        }))
+    }
+
+    /// Whether it is a time (which needs arrival times).
+    pub fn timed(self) -> bool {
+        matches!(self, Warmup::Time(_))
+    }
+}
+
+impl std::fmt::Display for Warmup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Warmup::Requests(n) => write!(f, "{n}"),
+            Warmup::Time(ns) => f.write_str(&span(*ns)),
+            Warmup::Full => f.write_str("full"),
+        }
+    }
+}
+
+/// A time in the largest of s, ms, us and ns that holds it whole (`300s`, `250ms`, `10us`).
+fn span(ns: u64) -> String {
+    match ns {
+        n if n % 1_000_000_000 == 0 => format!("{}s", n / 1_000_000_000),
+        n if n % 1_000_000 == 0 => format!("{}ms", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{}us", n / 1_000),
+        n => format!("{n}ns"),
+    }
+}
+
+impl Every {
+    /// `--epoch` (`sim.epoch`): a number of requests or a time with its unit.
+    pub fn parse(text: &str) -> Result<Every> {
+        parse_span("epoch", text)
+    }
+
+    /// Whether it is a time (which needs arrival times).
+    pub fn timed(self) -> bool {
+        matches!(self, Every::Time(_))
+    }
+}
+
+impl std::fmt::Display for Every {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Every::Requests(n) => write!(f, "{n}"),
+            Every::Time(ns) => f.write_str(&span(*ns)),
+        }
+    }
+}
+
+/// What a warm-up left out of the run's statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Excluded {
+    pub warmup: Warmup,
+    /// Host requests simulated before the statistics were reset.
+    pub requests: u64,
+    /// Simulated time from the first request's arrival to the start of the measured run, ns.
+    pub ns: u64,
+}
+
+/// One epoch of the per-epoch table: the differences of the run's cumulative counters between
+/// its boundaries. A request belongs wholly to the epoch it arrives in (its page accesses, the
+/// device ops it submits, its response time, even if it completes after the boundary); the
+/// end-of-run flush belongs to the last epoch, so the epochs' counts add up to the row's.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Epoch {
+    pub index: u64,
+    /// Start and end, ns after the first request's arrival (a time epoch spans its full length,
+    /// also the last; an epoch of requests ends where the next starts, the last one at the last
+    /// request's arrival).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub requests: u64,
+    /// The row's tier counters over the epoch.
+    pub counters: Counters,
+    /// The flash's counters over the epoch, with flash below the tier.
+    pub flash: Option<FtlStats>,
+    /// Loads over the epoch (ops, busy time and sojourns; the peaks are not differenced and
+    /// are left as the run's so far).
+    pub loads: DeviceLoads,
+    pub resp_mean_ns: Option<f64>,
+    pub resp_p99_ns: Option<f64>,
+}
+
+/// Cumulative counters at an epoch boundary.
+#[derive(Debug, Clone, Copy, Default)]
+struct Snap {
+    requests: u64,
+    counters: Counters,
+    flash: Option<FtlStats>,
+    loads: DeviceLoads,
+}
+
+/// Warm-up and per-epoch state of a run (boxed: the loop touches it only at marks).
+#[derive(Debug)]
+struct Meter {
+    /// The warm-up still running, if any.
+    warmup: Option<Warmup>,
+    excluded: Option<Excluded>,
+    every: Option<Every>,
+    started: bool,
+    /// The first request's arrival.
+    origin: u64,
+    /// The current epoch's start (ns) and first request.
+    epoch_start: u64,
+    epoch_first: u64,
+    prev: Snap,
+    epochs: Vec<Epoch>,
+}
+
+/// Epochs a run may have at most (a row each, about 400 bytes in memory).
+pub const MAX_EPOCHS: u64 = 1_000_000;
+
+#[cold]
+fn too_many_epochs(every: Option<Every>) -> Error {
+    let every = every.map_or(String::new(), |e| e.to_string());
+    Error::config(format!("epoch={every}: the run spans more than {MAX_EPOCHS} epochs (a row each); choose a longer epoch"))
+}
+
+fn ftl_since(now: FtlStats, before: FtlStats) -> FtlStats {
+    FtlStats {
+        host_reads: now.host_reads - before.host_reads,
+        host_writes: now.host_writes - before.host_writes,
+        gc_copies: now.gc_copies - before.gc_copies,
+        erasures: now.erasures - before.erasures,
+        trims: now.trims - before.trims,
+    }
+}
+
+fn load_since(now: Option<Summary>, before: Option<Summary>) -> Option<Summary> {
+    let n = now?;
+    let b = before.unwrap_or_default();
+    Some(Summary {
+        servers: n.servers,
+        ops: n.ops - b.ops,
+        busy_ns: n.busy_ns - b.busy_ns,
+        sojourn_ns: n.sojourn_ns - b.sojourn_ns,
+        peak: n.peak,
+    })
 }
 
 impl Run {
@@ -157,26 +386,251 @@ impl Run {
             first_ns: None,
             last_ns: 0,
             response: Histogram::default(),
+            window: Histogram::default(),
             split: None,
+            meter: None,
+            mark_requests: u64::MAX,
+            mark_ns: u64::MAX,
         }
     }
 
-    /// Time from the first request's arrival to the last one's, ns.
+    /// Asks for a warm-up (every statistic reset when it ends) and a per-epoch table. Called
+    /// before [`Run::drive`]; the caller has refused a time on a trace without times.
+    pub fn measure(&mut self, warmup: Option<Warmup>, every: Option<Every>) {
+        if warmup.is_none() && every.is_none() {
+            return;
+        }
+        self.meter = Some(Box::new(Meter {
+            warmup,
+            excluded: None,
+            every,
+            started: false,
+            origin: 0,
+            epoch_start: 0,
+            epoch_first: 0,
+            prev: Snap::default(),
+            epochs: Vec::new(),
+        }));
+        self.mark_requests = 0;
+    }
+
+    /// Time from the first measured request's arrival (after any warm-up: the warm-up's end) to
+    /// the last one's, ns.
     pub fn duration_ns(&self) -> u64 {
-        self.last_ns - self.first_ns.unwrap_or(0)
+        self.last_ns.saturating_sub(self.first_ns.unwrap_or(0))
+    }
+
+    /// Host requests measured (after any warm-up).
+    pub fn measured_requests(&self) -> u64 {
+        self.requests - self.excluded().map_or(0, |e| e.requests)
+    }
+
+    /// What the warm-up left out, once it has ended.
+    pub fn excluded(&self) -> Option<Excluded> {
+        self.meter.as_ref().and_then(|m| m.excluded)
+    }
+
+    /// The per-epoch table, once the loop has ended (empty without epochs).
+    pub fn take_epochs(&mut self) -> Vec<Epoch> {
+        self.meter.as_mut().map(|m| std::mem::take(&mut m.epochs)).unwrap_or_default()
+    }
+
+    /// The cumulative counters now: the row's tier (`lower`'s if it gives one) and the device's.
+    fn snapshot<B: Backing>(&self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Snap {
+        Snap {
+            requests: self.requests,
+            counters: lower(dev).map_or(self.tier.counters, |t| t.counters),
+            flash: dev.flash_stats(),
+            loads: dev.loads(),
+        }
+    }
+
+    /// Closes the current epoch at `end` (ns): its counts are the counters' growth since the
+    /// previous boundary; its response times are merged into the run's and cleared.
+    fn close_epoch<B: Backing>(&mut self, m: &mut Meter, end: u64, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        let now = self.snapshot(dev, lower);
+        let p = m.prev;
+        let index = m.epochs.len() as u64;
+        if index >= MAX_EPOCHS {
+            return Err(too_many_epochs(m.every));
+        }
+        mem::reserve(&mut m.epochs, 1, "the per-epoch table")?;
+        m.epochs.push(Epoch {
+            index,
+            start_ns: m.epoch_start - m.origin,
+            end_ns: end - m.origin,
+            requests: now.requests - p.requests,
+            counters: now.counters.since(&p.counters),
+            flash: now.flash.map(|f| ftl_since(f, p.flash.unwrap_or_default())),
+            loads: DeviceLoads { flash: load_since(now.loads.flash, p.loads.flash), disk: load_since(now.loads.disk, p.loads.disk) },
+            resp_mean_ns: self.window.mean(),
+            resp_p99_ns: self.window.quantile(0.99),
+        });
+        self.response.merge(&self.window);
+        self.window.clear();
+        m.prev = now;
+        Ok(())
+    }
+
+    /// A mark before the request arriving at `now`: ends the warm-up if it is over, closes the
+    /// epochs that ended, and sets the next mark. Off the loop's path (at most once per epoch,
+    /// or per request while a `full` warm-up runs).
+    #[cold]
+    #[inline(never)]
+    fn mark<B: Backing>(&mut self, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        let Some(mut m) = self.meter.take() else {
+            (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
+            return Ok(());
+        };
+        let r = self.mark_inner(&mut m, now, dev, lower);
+        self.meter = Some(m);
+        r
+    }
+
+    fn mark_inner<B: Backing>(&mut self, m: &mut Meter, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        if !m.started {
+            m.started = true;
+            m.origin = now;
+            m.epoch_start = now;
+            m.prev = self.snapshot(dev, lower);
+        }
+        if let Some(w) = m.warmup {
+            let over = match w {
+                Warmup::Requests(n) => self.requests >= n,
+                Warmup::Time(d) => now >= m.origin.saturating_add(d),
+                Warmup::Full => lower(dev).map_or(self.tier.resident() >= self.tier.capacity(), |t| t.resident() >= t.capacity()),
+            };
+            if !over {
+                (self.mark_requests, self.mark_ns) = match w {
+                    Warmup::Requests(n) => (n, u64::MAX),
+                    Warmup::Time(d) => (u64::MAX, m.origin.saturating_add(d)),
+                    Warmup::Full => (self.requests + 1, u64::MAX),
+                };
+                return Ok(());
+            }
+            // Every statistic restarts; the cache's contents and the devices' state stay.
+            let start = match w {
+                Warmup::Time(d) => m.origin + d,
+                _ => now,
+            };
+            self.tier.counters = Counters::default();
+            dev.reset_stats();
+            self.window.clear();
+            self.response.clear();
+            self.first_ns = Some(start);
+            m.warmup = None;
+            m.excluded = Some(Excluded { warmup: w, requests: self.requests, ns: start - m.origin });
+            m.epoch_start = start;
+            m.epoch_first = self.requests;
+            m.prev = self.snapshot(dev, lower);
+        }
+        (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
+        match m.every {
+            None => {}
+            Some(Every::Time(len)) => {
+                // Refused before the rows of a long idle stretch are pushed, not after.
+                let closing = (now - m.epoch_start) / len;
+                if m.epochs.len() as u64 + closing > MAX_EPOCHS {
+                    return Err(too_many_epochs(m.every));
+                }
+                while now >= m.epoch_start + len {
+                    let end = m.epoch_start + len;
+                    self.close_epoch(m, end, dev, lower)?;
+                    m.epoch_start = end;
+                }
+                self.mark_ns = m.epoch_start + len;
+            }
+            Some(Every::Requests(n)) => {
+                if self.requests >= m.epoch_first + n {
+                    self.close_epoch(m, now, dev, lower)?;
+                    m.epoch_start = now;
+                    m.epoch_first = self.requests;
+                }
+                self.mark_requests = m.epoch_first + n;
+            }
+        }
+        Ok(())
+    }
+
+    /// The end of the loop, after the flush: a warm-up still running is an error (nothing was
+    /// measured); the last epoch closes (with the flush in it); the response times are merged.
+    fn finish<B: Backing>(&mut self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+        if let Some(mut m) = self.meter.take() {
+            if let Some(w) = m.warmup {
+                let what = match w {
+                    Warmup::Full => {
+                        let (held, cap) = lower(dev).map_or((self.tier.resident(), self.tier.capacity()), |t| (t.resident(), t.capacity()));
+                        format!("the cache never filled: it held {held} of its {cap} pages after the trace's {} requests", self.requests)
+                    }
+                    Warmup::Requests(_) => format!("the trace has {} requests", self.requests),
+                    Warmup::Time(_) => {
+                        format!("the trace's {} requests span {} s", self.requests, compact(self.duration_ns() as f64 / 1e9))
+                    }
+                };
+                return Err(Error::config(format!(
+                    "sim.warmup={w}: {what}, so the warm-up never ended and nothing would be measured; choose a shorter warm-up"
+                )));
+            }
+            if m.started {
+                let end = match m.every {
+                    Some(Every::Time(len)) => Some(m.epoch_start + len),
+                    Some(Every::Requests(_)) => Some(self.last_ns.max(m.epoch_start)),
+                    None => None,
+                };
+                if let Some(end) = end {
+                    self.close_epoch(&mut m, end, dev, lower)?;
+                }
+            }
+            self.meter = Some(m);
+        }
+        self.response.merge(&self.window);
+        self.window.clear();
+        Ok(())
     }
 
     /// The loop: each request's pages go through the tier to `dev`; a timed device records the
     /// request's response time (completion of its last page minus its arrival). Time moves
     /// forward only: a request stamped before its predecessor arrives at its predecessor's time.
     /// Arrivals follow the trace (optionally time-scaled) or a closed loop.
-    pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, mut progress: Option<Progress<'_>>) -> Result<()> {
+    pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, progress: Option<Progress<'_>>) -> Result<()> {
+        self.drive_over(reader, dev, progress, |_| None)
+    }
+
+    /// [`Run::drive`], where the row's tier is `lower(dev)` (a flash tier behind this run's DRAM
+    /// tier) when it gives one: its counters fill the per-epoch table and its fullness ends a
+    /// `full` warm-up.
+    pub fn drive_over<B: Backing>(
+        &mut self,
+        reader: &mut dyn TraceReader,
+        dev: &mut B,
+        progress: Option<Progress<'_>>,
+        lower: fn(&B) -> Option<&Tier>,
+    ) -> Result<()> {
+        // Two copies of the loop: without a warm-up or epochs it has no mark to check at all.
+        if self.meter.is_some() {
+            self.drive_loop::<B, true>(reader, dev, progress, lower)
+        } else {
+            self.drive_loop::<B, false>(reader, dev, progress, lower)
+        }
+    }
+
+    /// The loop; with `MEASURE`, one predictable branch per request for the marks.
+    fn drive_loop<B: Backing, const MEASURE: bool>(
+        &mut self,
+        reader: &mut dyn TraceReader,
+        dev: &mut B,
+        mut progress: Option<Progress<'_>>,
+        lower: fn(&B) -> Option<&Tier>,
+    ) -> Result<()> {
         let mut index = 0u64;
         while let Some(r) = reader.next_request()? {
             let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
             dev.advance(now);
+            if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+                self.mark(now, dev, lower)?;
+            }
             let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             let mut done = now;
             for key in first..first + n {
@@ -190,7 +644,7 @@ impl Run {
                 }
             }
             if B::TIMED && r.op != Op::Trim {
-                self.response.record(done - now);
+                self.window.record(done - now);
             }
             // The controller's resize happens after the request: its write-backs occupy the
             // devices, and the requests after it wait for them there.
@@ -203,6 +657,74 @@ impl Run {
             self.requests += 1;
             trace::report(self.requests, reader, &mut progress)?;
         }
-        self.tier.flush(self.last_ns, dev)
+        self.tier.flush(self.last_ns, dev)?;
+        self.finish(dev, lower)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::DeviceView;
+
+    /// A device that reports a load: each op is 1 us of work and 3 us in the system.
+    #[derive(Default)]
+    struct Loaded {
+        ops: u64,
+    }
+
+    impl Loaded {
+        fn op(&mut self, t: u64) -> Result<u64> {
+            self.ops += 1;
+            Ok(t + 1_000)
+        }
+    }
+
+    impl Backing for Loaded {
+        const TIMED: bool = true;
+        fn hit(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn miss(&mut self, _: u64, _: bool, _: bool, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn evict(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+            Ok(t)
+        }
+        fn write_around(&mut self, _: u64, t: u64) -> Result<u64> {
+            self.op(t)
+        }
+        fn trim(&mut self, _: u64, _: bool) {}
+        fn view(&self) -> Option<&dyn DeviceView> {
+            None
+        }
+        fn loads(&self) -> DeviceLoads {
+            let s =
+                Summary { servers: 1, ops: self.ops, busy_ns: self.ops * 1_000, sojourn_ns: u128::from(self.ops) * 3_000, peak: [0.0; 2] };
+            DeviceLoads { flash: None, disk: Some(s) }
+        }
+        fn reset_stats(&mut self) {
+            self.ops = 0;
+        }
+    }
+
+    #[test]
+    fn epochs_difference_the_loads_a_device_reports() {
+        let opts = TraceOptions::default();
+        let mut reader = trace::open("synth:uniform,requests=1000,pages=50,seed=3,iops=1000", &opts).unwrap();
+        let policy = crate::policy::build("lru", 10, Default::default()).unwrap().0;
+        let mut run = Run::new(Tier::new(policy, 10), PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
+        run.measure(Some(Warmup::Requests(100)), Some(Every::Requests(300)));
+        let mut dev = Loaded::default();
+        run.drive(reader.as_mut(), &mut dev, None).unwrap();
+        let epochs = run.take_epochs();
+        // 900 requests after the warm-up, in epochs of 300; the device's ops after the warm-up
+        // are the epochs' ops, their busy time and sojourns with them.
+        assert_eq!(epochs.iter().map(|e| e.requests).collect::<Vec<_>>(), [300, 300, 300]);
+        let disk: Vec<Summary> = epochs.iter().map(|e| e.loads.disk.unwrap()).collect();
+        assert_eq!(disk.iter().map(|s| s.ops).sum::<u64>(), dev.ops);
+        assert!(disk.iter().all(|s| s.busy_ns == s.ops * 1_000 && s.sojourn_ns == u128::from(s.ops) * 3_000));
+        assert!(epochs.iter().all(|e| e.loads.flash.is_none() && e.flash.is_none()));
+        assert_eq!(run.response.count(), 900);
     }
 }

@@ -251,6 +251,13 @@ impl Flash {
         self.ftl.stats
     }
 
+    /// Zeroes the counters, erase counts, chip busy times and load-balance epochs (the end of a
+    /// warm-up); the data, the mapping and the chips' queues stay.
+    pub fn reset_stats(&mut self) {
+        self.ftl.reset_stats();
+        self.timing.reset_stats();
+    }
+
     pub fn ftl(&self) -> &Ftl {
         &self.ftl
     }

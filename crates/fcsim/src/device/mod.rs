@@ -20,6 +20,7 @@ pub use disk::{Disk, DiskModel, Layout};
 pub use flash::Flash;
 
 use crate::error::Result;
+use crate::load::Summary;
 use crate::time;
 use crate::view::DeviceView;
 
@@ -50,11 +51,37 @@ pub trait Backing {
     /// The loop's clock reached `now`: no op will arrive earlier from here on.
     #[inline]
     fn advance(&mut self, _now: u64) {}
-    /// The flash medium's counters so far (host programs, GC copies, erasures), when the tier's
-    /// own medium is flash (a flash cache); what a controller that resizes the tier reads.
+    /// The flash's counters since the run started or [`Backing::reset_stats`] (host reads and
+    /// programs, GC copies, erasures), when there is flash below the tier: its own medium (a
+    /// flash cache; what a controller that resizes the tier reads) or the SSD under a buffer.
     fn flash_stats(&self) -> Option<ftl::FtlStats> {
         None
     }
+    /// The load on the flash chips and on the disk(s) since the run started or
+    /// [`Backing::reset_stats`], each combined over its servers ([`crate::load::Load::combine`]),
+    /// or None where there is no such device or it does not report a load. Cumulative: the
+    /// per-epoch table differences it at epoch boundaries (ops, busy time, sojourns), so an
+    /// implementation must count an op when it is submitted and never decrease a count.
+    #[inline]
+    fn loads(&self) -> DeviceLoads {
+        DeviceLoads::default()
+    }
+    /// The end of a warm-up: forgets every statistic below the tier (flash FTL counters and
+    /// erase counts, chip busy times, load-balance epochs, loads, a flash cache's and a disk's
+    /// counters, a lower tier's counters) and keeps every state (cached pages, mappings, blocks,
+    /// queues: ops in flight still complete when they would have). No default: a new device
+    /// must say what it forgets.
+    fn reset_stats(&mut self);
+}
+
+/// The loads a [`Backing`] reports ([`Backing::loads`]): None where it has no such device or
+/// does not report its load.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DeviceLoads {
+    /// The flash chips (an SSD below a buffer, or a flash cache's medium).
+    pub flash: Option<Summary>,
+    /// The disk(s) behind a flash cache.
+    pub disk: Option<Summary>,
 }
 
 /// Pages below a buffer tier: read, written, trimmed, each returning its completion time.
@@ -70,6 +97,17 @@ pub trait Store {
     /// See [`Backing::advance`].
     #[inline]
     fn advance(&mut self, _now: u64) {}
+    /// See [`Backing::flash_stats`].
+    fn flash_stats(&self) -> Option<ftl::FtlStats> {
+        None
+    }
+    /// See [`Backing::loads`].
+    #[inline]
+    fn loads(&self) -> DeviceLoads {
+        DeviceLoads::default()
+    }
+    /// See [`Backing::reset_stats`].
+    fn reset_stats(&mut self);
 }
 
 /// DRAM-buffer semantics over a store: a hit or an admitted write costs `dram_ns`; a read miss
@@ -137,6 +175,15 @@ impl<S: Store> Backing for Buffer<S> {
     fn advance(&mut self, now: u64) {
         self.store.advance(now);
     }
+    fn flash_stats(&self) -> Option<ftl::FtlStats> {
+        self.store.flash_stats()
+    }
+    fn loads(&self) -> DeviceLoads {
+        self.store.loads()
+    }
+    fn reset_stats(&mut self) {
+        self.store.reset_stats();
+    }
 }
 
 /// No device: the backing store is only counted.
@@ -162,6 +209,7 @@ impl Store for NoDevice {
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
+    fn reset_stats(&mut self) {}
 }
 
 /// A tier with no device below it.
@@ -196,5 +244,14 @@ impl Store for Flash {
     #[inline]
     fn advance(&mut self, now: u64) {
         self.timing_mut().advance(now);
+    }
+    fn flash_stats(&self) -> Option<ftl::FtlStats> {
+        Some(self.stats())
+    }
+    fn loads(&self) -> DeviceLoads {
+        DeviceLoads { flash: Some(self.timing().load_summary()), disk: None }
+    }
+    fn reset_stats(&mut self) {
+        Flash::reset_stats(self);
     }
 }

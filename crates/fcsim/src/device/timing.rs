@@ -352,6 +352,17 @@ impl Timing {
         self.epochs.rates()
     }
 
+    /// Zeroes the chips' loads (busy times, sojourns, peaks) and restarts the load-balance epochs at the clock (the end
+    /// of a warm-up); the queues stay, so ops in flight still hold their chips. Work already
+    /// counted (at submission) is not counted again.
+    pub fn reset_stats(&mut self) {
+        for c in &mut self.chips {
+            c.load.reset();
+        }
+        self.epochs = Epochs::new(self.chips.len() as u32, self.epochs.epoch_ns);
+        self.epochs.advance(self.clock);
+    }
+
     /// Forgets all ops (after preconditioning): every chip idle at time 0.
     pub fn reset(&mut self) {
         for c in &mut self.chips {

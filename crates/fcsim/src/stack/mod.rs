@@ -27,7 +27,7 @@ pub use config::{DiskConfig, Disks, StackConfig, StackKind, WriteMode};
 pub use split::{CostModel, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
 
-use crate::device::{Backing, Store};
+use crate::device::{ftl::FtlStats, Backing, DeviceLoads, Store};
 use crate::error::{Error, Result};
 use crate::policy::{Access, Evicted, Outcome, Policy};
 use crate::request::{Op, NEVER};
@@ -60,6 +60,31 @@ pub struct Counters {
     pub flushed: u64,
     /// Cached pages invalidated by write-around writes.
     pub invalidations: u64,
+}
+
+impl Counters {
+    /// What was counted since `before` (a snapshot of the same counters), field by field.
+    pub fn since(&self, before: &Counters) -> Counters {
+        Counters {
+            requests: self.requests - before.requests,
+            accesses: self.accesses - before.accesses,
+            reads: self.reads - before.reads,
+            writes: self.writes - before.writes,
+            trims: self.trims - before.trims,
+            hits: self.hits - before.hits,
+            read_hits: self.read_hits - before.read_hits,
+            write_hits: self.write_hits - before.write_hits,
+            read_hits_dirty: self.read_hits_dirty - before.read_hits_dirty,
+            write_hits_dirty: self.write_hits_dirty - before.write_hits_dirty,
+            insertions: self.insertions - before.insertions,
+            evictions: self.evictions - before.evictions,
+            dirty_evictions: self.dirty_evictions - before.dirty_evictions,
+            backing_reads: self.backing_reads - before.backing_reads,
+            backing_writes: self.backing_writes - before.backing_writes,
+            flushed: self.flushed - before.flushed,
+            invalidations: self.invalidations - before.invalidations,
+        }
+    }
 }
 
 /// One cache tier.
@@ -97,7 +122,7 @@ impl Tier {
 
     /// Processes one page access of a request that arrived at `time` (ns); returns when the
     /// access completes on `dev` (with no device, `time`).
-    #[inline]
+    #[inline(always)]
     pub fn access<B: Backing>(&mut self, key: u64, op: Op, index: u64, next: u64, time: u64, dev: &mut B) -> Result<u64> {
         let c = &mut self.counters;
         if op == Op::Trim {
@@ -230,5 +255,16 @@ impl<B: Backing> Store for Below<B> {
     #[inline]
     fn advance(&mut self, now: u64) {
         self.dev.advance(now);
+    }
+    fn flash_stats(&self) -> Option<FtlStats> {
+        self.dev.flash_stats()
+    }
+    fn loads(&self) -> DeviceLoads {
+        self.dev.loads()
+    }
+    /// The tier's counters and everything below it.
+    fn reset_stats(&mut self) {
+        self.tier.counters = Counters::default();
+        self.dev.reset_stats();
     }
 }

@@ -23,7 +23,7 @@
 
 use super::config::WriteMode;
 use crate::device::ftl::FtlStats;
-use crate::device::{Backing, Disk, Flash};
+use crate::device::{Backing, DeviceLoads, Disk, Flash};
 use crate::error::{Error, Result};
 use crate::policy::list::FreeIds;
 use crate::view::DeviceView;
@@ -134,5 +134,15 @@ impl Backing for SsdCache {
 
     fn flash_stats(&self) -> Option<FtlStats> {
         Some(self.flash.stats())
+    }
+
+    fn loads(&self) -> DeviceLoads {
+        DeviceLoads { flash: Some(self.flash.timing().load_summary()), disk: Some(self.disk.load()) }
+    }
+
+    fn reset_stats(&mut self) {
+        self.flash.reset_stats();
+        self.disk.reset_stats();
+        self.stats = SsdCacheStats::default();
     }
 }

@@ -233,6 +233,17 @@ impl Disk {
         self.spindles.iter().map(Spindle::load)
     }
 
+    /// Forgets the pages read and written and every spindle's load (the end of a warm-up); the
+    /// heads, queues and an access still open stay, so the timing is as without the reset. An
+    /// access open at the reset (its next pages may still continue it) counts wholly after it.
+    pub fn reset_stats(&mut self) {
+        self.reads = 0;
+        self.writes = 0;
+        for s in &mut self.spindles {
+            s.load.reset();
+        }
+    }
+
     /// The array's load so far.
     pub fn load(&self) -> Summary {
         let loads: Vec<Load> = self.loads().collect();
