@@ -275,10 +275,12 @@ REQUIREMENTS: dict[str, Requirement] = {
             "locality",
             f"locality a window's curve can see: LRU at 10% of the working set has at least "
             f"{LOCALITY_MIN:.0%} of the hits it has at 50% (`miss_ratio_10pct`, `_50pct`)",
-            "the dynamic split reads the miss-ratio curve of the last window (§III: 'leverage the "
+            "the paper's split trades the hits a smaller cache loses (the MRC) against the GC it saves "
+            "(eq. 4-5), and the dynamic split reads that curve from the last window (§III: 'leverage the "
             "locality of the workloads in the history'); with reuse spread evenly over the run (a "
-            "linear curve: 20% at 10%) a window's curve is flat and the controller sees no locality "
-            "(issue 26). The whole trace's curve stands in for a window's: fidelity measures no window",
+            "straight curve: 20% at 10%) a window's curve is flat, the controller sees no locality "
+            "(issue 26), and the static optimum is decided by GC alone. The whole trace's curve stands "
+            "in for a window's: fidelity measures no window",
             _locality,
         ),
         Requirement(
@@ -354,8 +356,13 @@ CLAIMS: dict[str, tuple[Claim, ...]] = {
     ),
     "dynamic": (
         Claim(
+            "static",
+            "Best static OP, concave response, Exchange's OP trade (§V.A-B, Fig. 3)",
+            ("write-dominant", "locality"),
+        ),
+        Claim(
             "split",
-            "Best static OP, concave response, dynamic vs static (§V.A, Fig. 3, 6)",
+            "Dynamic split vs the best static OP (§V.A, Fig. 3, 6)",
             ("write-dominant", "locality", "windows"),
         ),
         Claim("monotone", "Hit ratio and erasures fall as OP grows (§V.A-B, Fig. 4-5)", ("write-dominant",)),
