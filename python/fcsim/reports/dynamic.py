@@ -465,8 +465,9 @@ def _spec_scale(spec: str) -> float:
     return float(keys.get("scale", 1))
 
 
-def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate) -> list[str]:
+def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = None) -> list[str]:
     """The profiles calibrated to Table II, closed loop, each held to its own trace's figures."""
+    gate = gate or testable.Gate("dynamic", None)
     d = rows.assign(spec=rows["trace"], trace=rows["trace"].map(_paper_name))
     specs = {_paper_name(t): t for t in dict.fromkeys(rows["trace"])}
     d = d.assign(window=d["stack_window"].astype(float) if "stack_window" in d.columns else float("nan"))

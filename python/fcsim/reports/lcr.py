@@ -556,8 +556,9 @@ def _utilisation(r: pd.Series) -> float:
     return work_us / (chips * r["duration_s"] * 1e6)
 
 
-def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate) -> list[str]:
+def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = None) -> list[str]:
     """Part 2: the profiles calibrated to LCR Table III, each held to its own trace's figures."""
+    gate = gate or testable.Gate("lcr", None)
     d = rows[rows["policy"].isin(LCR_POLICIES)].copy()
     specs = {_paper_trace(t): t for t in dict.fromkeys(rows["trace"])}
     d["spec"] = d["trace"]
