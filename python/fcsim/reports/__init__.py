@@ -62,7 +62,7 @@ def reproduce(
         for part in exp.parts:
             part.traces = [t for t in part.traces if Path(t.path).name in only]
         exp.parts = [part for part in exp.parts if part.traces]
-    for name in ("experiment.toml", "README.md", "summary.md"):
+    for name in ("experiment.toml", "README.md", "summary.md", testable.CACHE):
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
