@@ -236,8 +236,9 @@ REQUIREMENTS: dict[str, Requirement] = {
             "a hit-ratio order between policies needs hits to trade: where even half the working set "
             f"misses more than {MISS_50_MAX:.0%} of accesses, almost every access is a first touch and "
             "every policy's hit ratio is within a few points of zero (GASA §IV.B.1, LARC, LCR Fig. 7, "
-            "the offline paper's RHR). LARC's SSD-write cut needs it too: it comes from declining pages "
-            "seen once (the ghost filter), and where almost every page is seen once any filter cuts "
+            "the offline paper's RHR), and the dynamic paper's static split trades nothing but GC "
+            "without it (eq. 4-5: the hits a smaller cache loses). LARC's SSD-write cut needs it too: "
+            "it comes from declining pages seen once (the ghost filter), and where almost every page is seen once any filter cuts "
             "nearly all SSD writes, beyond every range the slides give (mqsim_wsrch: -90 to -99%)",
             _reuse,
         ),
@@ -277,12 +278,11 @@ REQUIREMENTS: dict[str, Requirement] = {
             "locality",
             f"locality a window's curve can see: LRU at 10% of the working set has at least "
             f"{LOCALITY_MIN:.0%} of the hits it has at 50% (`miss_ratio_10pct`, `_50pct`)",
-            "the paper's split trades the hits a smaller cache loses (the MRC) against the GC it saves "
-            "(eq. 4-5), and the dynamic split reads that curve from the last window (§III: 'leverage the "
-            "locality of the workloads in the history'); with reuse spread evenly over the run (a "
-            "straight curve: 20% at 10%) a window's curve is flat, the controller sees no locality "
-            "(issue 26), and the static optimum is decided by GC alone. The whole trace's curve stands "
-            "in for a window's: fidelity measures no window",
+            "the dynamic split reads the miss-ratio curve of the last window (§III: 'leverage the "
+            "locality of the workloads in the history') to trade the hits a smaller cache loses against "
+            "the GC it saves (eq. 4-5); with reuse spread evenly over the run (a straight curve: 20% at "
+            "10%) a window's curve is flat and the controller sees no locality (issue 26). The whole "
+            "trace's curve stands in for a window's: fidelity measures no window",
             _locality,
         ),
         Requirement(
@@ -363,7 +363,7 @@ CLAIMS: dict[str, tuple[Claim, ...]] = {
         Claim(
             "static",
             "Best static OP, concave response, Exchange's OP trade (§V.A-B, Fig. 3)",
-            ("write-dominant", "locality"),
+            ("write-dominant", "reuse"),
         ),
         Claim(
             "split",
