@@ -238,8 +238,9 @@ REQUIREMENTS: dict[str, Requirement] = {
             "every policy's hit ratio is within a few points of zero (GASA §IV.B.1, LARC, LCR Fig. 7, "
             "the offline paper's RHR), and the dynamic paper's static split trades nothing but GC "
             "without it (eq. 4-5: the hits a smaller cache loses). LARC's SSD-write cut needs it too: "
-            "it comes from declining pages seen once (the ghost filter), and where almost every page is seen once any filter cuts "
-            "nearly all SSD writes, beyond every range the slides give (mqsim_wsrch: -90 to -99%)",
+            "it comes from declining pages seen once (the ghost filter), and where almost every page is "
+            "seen once any filter cuts nearly all SSD writes, beyond every range the slides give "
+            "(mqsim_wsrch: -90 to -99%)",
             _reuse,
         ),
         Requirement(
