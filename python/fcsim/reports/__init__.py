@@ -11,7 +11,7 @@ from pathlib import Path
 
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
-from fcsim.reports import dynamic, gasa, larc, lcr, offline
+from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
 
 REPORTS = {
     "gasa": gasa.report,
@@ -62,7 +62,7 @@ def reproduce(
         for part in exp.parts:
             part.traces = [t for t in part.traces if Path(t.path).name in only]
         exp.parts = [part for part in exp.parts if part.traces]
-    for name in ("experiment.toml", "README.md", "summary.md"):
+    for name in ("experiment.toml", "README.md", "summary.md", testable.CACHE):
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
@@ -80,13 +80,26 @@ def reproduce(
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
         "points in `results.parquet`; delete it to rerun everything.\n",
     )
+    measures = testable.measure(_traces(exp), out, common.version())
     is_own = df["trace"].isin(list(own))
-    summary = REPORTS[paper](df[~is_own], out, command)
+    summary = REPORTS[paper](df[~is_own], out, command, measures=measures)
     if is_own.any():
         (out / OWN).mkdir(exist_ok=True)
-        REPORTS[paper](df[is_own], out / OWN, command, own=True)
+        REPORTS[paper](df[is_own], out / OWN, command, own=True, measures=measures)
     output.write_text(summary, summary.read_text() + _own_section(used, absent))
     return summary
+
+
+def _traces(exp: sweep.Experiment) -> dict[str, tuple[str, dict[str, object]]]:
+    """Each trace of the experiment by its name in the result rows (a file's name, a ``synth:``
+    spec as given): its path and ``trace.*`` options, for its fidelity measures."""
+    out: dict[str, tuple[str, dict[str, object]]] = {}
+    for part in exp.parts:
+        for t in part.traces:
+            name = t.path if t.path.startswith("synth:") else os.path.basename(t.path)
+            sets = {**part.sets, **t.sets}
+            out.setdefault(name, (t.path, {k: v for k, v in sets.items() if k.startswith("trace.")}))
+    return out
 
 
 #: The directory, beside the summary, of the report on the paper's own traces.

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from fcsim.plot import save
+from fcsim.reports import testable
 
 MARKERS = {"lru": "s", "fifo": "+", "lfu": "^", "mq": "o", "arc": "D", "larc": "*"}
 MARKERS |= {"cflru": "^", "lru-wsr": "v", "ccf-lru": "o", "pt-lru": "D", "gasa": "*"}
@@ -17,7 +18,8 @@ MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
 
 class Claims:
     """A report's claims set beside fcsim's numbers: table rows (claim, paper, fcsim, agrees),
-    and for each claim fcsim disagrees with, a bullet with its numbers."""
+    and for each claim fcsim disagrees with, a bullet with its numbers. A claim the workloads
+    cannot test (:mod:`fcsim.reports.testable`) is a row that says so, never a disagreement."""
 
     def __init__(self) -> None:
         self.rows: list[list[str]] = []
@@ -28,6 +30,23 @@ class Claims:
         if not ok:
             self.dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
             self.dis.extend(f"  - {x}" for x in detail)
+
+    def untestable(self, claim: str, where: str, why: str) -> None:
+        self.rows.append([claim, where, "not scored", f"untestable ({why})"])
+
+
+def nowhere(rows: list[list[str]]) -> str:
+    """The disagreements' line when there are none, true whether or not some claim was untestable."""
+    if any(r[-1].startswith("untestable") for r in rows):
+        return "Nowhere: every claim above that these workloads can test holds."
+    return "Nowhere: every claim above holds."
+
+
+def left_out(gate: testable.Gate, claim: str, traces: list[str]) -> str:
+    """ " (untestable on A, B)" naming the traces a claim over several traces left out; empty
+    when none."""
+    out = [testable.short(t) for t in traces if not gate.ok(claim, t)]
+    return f" (untestable on {', '.join(out)})" if out else ""
 
 
 def size_pct(df: pd.DataFrame) -> pd.Series:

@@ -7,13 +7,16 @@ MRC-driven dynamic split."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from fcsim import output, plot
-from fcsim.reports.common import Claims, kind, own_traces, read_share, size_pct, version
+from fcsim.reports import testable
+from fcsim.reports.common import Claims, kind, nowhere, own_traces, read_share, size_pct, version
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
 BEST_STATIC = {"Financial1": 85, "Homes": 35, "Exchange": 45, "MSNFS": 25}
@@ -162,7 +165,17 @@ def _monotone(d: pd.DataFrame, metric: str, falling: bool) -> tuple[int, int, li
     return ok, total, out
 
 
-def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
+def report(
+    df: pd.DataFrame,
+    out: Path,
+    command: str,
+    own: bool = False,
+    measures: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
+    """The summary. ``measures`` (trace -> :func:`fcsim.fidelity`) decide which claims each
+    workload can test (:mod:`fcsim.reports.testable`)."""
+    gate = testable.Gate("dynamic", measures)
+    table = gate.table(df["trace"])
     df = df.copy()
     df["size_pct"] = size_pct(df)
     df["spare"] = df["split"].map(_spare)
@@ -182,6 +195,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
         "",
+        *table,
         "## Setup as the paper states it",
         "",
         "- An SSD as a write cache in front of a hard disk (Fig. 2); LRU (§IV). The SSD's capacity is",
@@ -326,21 +340,38 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         )
 
     lines += ["", "## Where fcsim disagrees with the paper", ""]
-    lines += _disagreements(main, closed, b_main, b_closed)
+    lines += _disagreements(main, closed, b_main, b_closed, gate)
     lines += ["", "## All points", "", _table(df), ""]
     if not prof.empty:
-        lines += _profile_part(prof, out)
+        lines += _profile_part(prof, out, gate)
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
     return path
 
 
 def _disagreements(
-    main: pd.DataFrame, closed: pd.DataFrame, b_main: pd.DataFrame, b_closed: pd.DataFrame
+    main: pd.DataFrame,
+    closed: pd.DataFrame,
+    b_main: pd.DataFrame,
+    b_closed: pd.DataFrame,
+    gate: testable.Gate,
 ) -> list[str]:
+    """Each claim against the runs, judged on the traces ``gate`` says can test it."""
     lines = []
-    for name, b in (("main run", b_main), ("closed-loop variant", b_closed)):
-        if b.empty:  # not run on these traces
+    every = list(dict.fromkeys(pd.concat([main, closed])["trace"]))
+    static, split = gate.keep("static", every), gate.keep("split", every)
+    for family, what in (
+        ("static", "the best static OP"),
+        ("split", "the dynamic split against the best static OP"),
+        ("monotone", "the curves over OP"),
+    ):
+        out = [t for t in every if not gate.ok(family, t)]
+        if out:
+            lines.append(f"- **Untestable here**: {what} leaves out {gate.reasons(family, out)}.")
+    closed = closed[closed["trace"].isin(gate.keep("monotone", every))]
+    for name, b_all in (("main run", b_main), ("closed-loop variant", b_closed)):
+        b = b_all[b_all["trace"].isin(static)]
+        if b.empty:  # not run on these traces, or none can test the claim
             continue
         bests = sorted(set(b["best_spare"].round().astype(int)))
         paper = ", ".join(f"{k} {v}%" for k, v in BEST_STATIC.items())
@@ -357,6 +388,10 @@ def _disagreements(
                 else "."
             )
         )
+    for name, b_all in (("main run", b_main), ("closed-loop variant", b_closed)):
+        b = b_all[b_all["trace"].isin(split)]
+        if b.empty:
+            continue
         far = b[b["dyn_vs_best"] > CLOSE]
         lines.append(
             "- **Dynamic within a few percent of the best static OP, or better** "
@@ -430,9 +465,11 @@ def _spec_scale(spec: str) -> float:
     return float(keys.get("scale", 1))
 
 
-def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
+def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = None) -> list[str]:
     """The profiles calibrated to Table II, closed loop, each held to its own trace's figures."""
+    gate = gate or testable.Gate("dynamic", None)
     d = rows.assign(spec=rows["trace"], trace=rows["trace"].map(_paper_name))
+    specs = {_paper_name(t): t for t in dict.fromkeys(rows["trace"])}
     d = d.assign(window=d["stack_window"].astype(float) if "stack_window" in d.columns else float("nan"))
     _plot(d, "resp_mean_us", "mean response (µs), closed loop", out / "response_profiles.png")
     _plot(d, "hit_ratio", "hit ratio", out / "hit_ratio_profiles.png")
@@ -497,7 +534,7 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
         *_best_table(b),
         "",
     ]
-    rows_, dis = _profile_claims(d, b)
+    rows_, dis = _profile_claims(d, b, gate, specs)
     lines += [
         "## The paper's claims on the profiles, one by one",
         "",
@@ -507,7 +544,7 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
         "",
         "## Where fcsim disagrees with the paper (profiles)",
         "",
-        *(dis or ["Nowhere: every claim above holds."]),
+        *(dis or [nowhere(rows_)]),
         "",
         "## All points (profiles)",
         "",
@@ -517,11 +554,22 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
     return lines
 
 
-def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], list[str]]:
+def _profile_claims(
+    d: pd.DataFrame, b: pd.DataFrame, gate: testable.Gate, specs: dict[str, str]
+) -> tuple[list[list[str]], list[str]]:
     """Each claim of §V on the profiles: table rows (claim, paper, fcsim, agrees) and the
-    disagreements with their numbers."""
+    disagreements with their numbers; a claim a profile cannot test (``gate``; ``specs``: paper
+    trace -> profile spec) says "untestable" and why."""
     claims = Claims()
-    add, rows, dis = claims.add, claims.rows, claims.dis
+    rows, dis = claims.rows, claims.dis
+    family = "static"
+    t = ""
+
+    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
+        if (why := gate.why(family, specs.get(t, t))) is not None:
+            claims.untestable(claim, where, why)
+        else:
+            claims.add(claim, where, measured, ok, detail)
 
     def curve(g: pd.DataFrame, metric: str) -> str:
         s = g[g["split"] != "dynamic"].sort_values("spare")
@@ -549,6 +597,7 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
             valley,
             [f"mean response (µs) by OP: {curve(g, 'resp_mean_us')}"],
         )
+        family = "split"
         if t in PAPER_DYN_BETTER:
             add(
                 f"{t}: dynamic is better than the best static OP",
@@ -565,6 +614,7 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
                 r.dyn_vs_best <= CLOSE,
                 [f"{r.windows} full window(s) after {r.training} training stretches, {r.resizes} resize(s)"],
             )
+        family = "monotone"
         for metric, what, fig in (
             ("hit_ratio", "hit ratios", "§V.A, Fig. 4"),
             ("erasures", "erasures", "§V.B, Fig. 5"),
@@ -585,6 +635,7 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
             sp: float(g[(g["split"] != "dynamic") & (g["spare"].round() == sp)]["erasures"].iloc[0])
             for sp in TYPICAL_OP
         }
+        family = "lifetime"
         add(
             f"{t}: dynamic erases less than the typical OP {TYPICAL_OP[0]}-{TYPICAL_OP[-1]}%",
             "§V.B",
@@ -592,6 +643,7 @@ def _profile_claims(d: pd.DataFrame, b: pd.DataFrame) -> tuple[list[list[str]], 
             all(dyn < e for e in typical.values()),
             [],
         )
+        family = "static"
         if t == "Exchange":
             limit, relaxed, optimal, gain = PAPER_EXCHANGE
             at = {

@@ -8,17 +8,22 @@ copies and erases."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from fcsim import output
+from fcsim.reports import testable
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
     Claims,
     fmt_range,
     kind,
+    left_out,
+    nowhere,
     own_traces,
     pct,
     pct_range,
@@ -180,27 +185,33 @@ def _by_trace(bad: list[tuple[str, float, str]]) -> list[str]:
     return out
 
 
-def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[list[list[str]], list[str]]:
+def _claims(
+    df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series, gate: testable.Gate
+) -> tuple[list[list[str]], list[str]]:
     """Each claim of §IV.B with what fcsim measures: table rows (claim, paper, fcsim, agrees) and the
-    disagreements, each with its numbers."""
-    traces = list(dict.fromkeys(df["trace"]))
+    disagreements, each with its numbers. A claim is scored only on the traces ``gate`` says can
+    test it; a claim none of them can test says "untestable" and why."""
+    every = list(dict.fromkeys(df["trace"]))
     claims = Claims()
     add, rows, dis = claims.add, claims.rows, claims.dis
 
-    def cut_vs_lru(metric: str, what: str, section: str, cuts: dict[str, float]) -> None:
+    def cut_vs_lru(metric: str, what: str, section: str, cuts: dict[str, float], family: str) -> None:
         """On each trace, GASA's best cut of ``metric`` vs LRU against the paper's "up to" cut on
         its traces of the same kind."""
-        for t in traces:
+        for t in every:
             k = kind(shares[t])
             names, least = _paper_cut(t, k, cuts)
+            claim = f"GASA cuts LRU's {what} by {least:g}% or more at some size on {k} {t}"
+            where = f"{section}, up to {_paper(names, cuts)}"
+            if (why := gate.why(family, t)) is not None:
+                claims.untestable(claim, where, why)
+                continue
             lo, hi = pct_range(piv, t, metric, "gasa", "lru")
-            add(
-                f"GASA cuts LRU's {what} by {least:g}% or more at some size on {k} {t}",
-                f"{section}, up to {_paper(names, cuts)}",
-                f"GASA vs LRU {fmt_range(lo, hi)} over sizes",
-                -lo >= least,
-                [],
-            )
+            add(claim, where, f"GASA vs LRU {fmt_range(lo, hi)} over sizes", -lo >= least, [])
+
+    # Claims over several traces are scored on the traces that can test them.
+    traces = gate.keep("flash-writes", every)
+    skipped = left_out(gate, "flash-writes", every)
 
     # §IV.B.2: every flash-aware policy writes less than LRU.
     bad: list[tuple[str, float, str]] = []
@@ -217,26 +228,42 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
                         f"LRU {int(fw['lru']):,}, " + ", ".join(f"{NAMES[p]} {int(fw[p]):,}" for p in worse),
                     )
                 )
-    n = len(piv) * len(FLASH)
-    add(
-        "All the flash-aware policies write less to flash than LRU",
-        "§IV.B.2",
-        f"less at {n - count} of {n} (trace, policy, size) points",
-        not bad,
-        _by_trace(bad),
-    )
+    n = sum(len(piv.loc[t]) for t in traces)
+    if traces:
+        add(
+            "All the flash-aware policies write less to flash than LRU",
+            "§IV.B.2",
+            f"less at {n * len(FLASH) - count} of {n * len(FLASH)} (trace, policy, size) points{skipped}",
+            not bad,
+            _by_trace(bad),
+        )
+    else:
+        claims.untestable(
+            "All the flash-aware policies write less to flash than LRU",
+            "§IV.B.2",
+            gate.reasons("flash-writes", every),
+        )
 
     # §IV.B.2, abstract: GASA cuts flash writes vs LRU by up to 19.9/38.5/18.0%.
-    cut_vs_lru("flash_writes", "flash writes", "§IV.B.2", PAPER_WRITE_CUT)
+    cut_vs_lru("flash_writes", "flash writes", "§IV.B.2", PAPER_WRITE_CUT, "flash-writes")
 
     # §IV.B.2: the cut is larger on the read-intensive traces than on the write-intensive one.
     best = {t: -pct_range(piv, t, "flash_writes", "gasa", "lru")[0] for t in traces}
     rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
     wd = [t for t in traces if kind(shares[t]) == "write-dominant"]
+    cmp_claim = "GASA's flash-write cut is larger on read-dominant traces than on write-dominant ones"
+    kinds = {kind(shares[t]) for t in every}
+    if not (rd and wd) and {"read-dominant", "write-dominant"} <= kinds:
+        claims.untestable(
+            cmp_claim,
+            "§IV.B.2: T1 19.9%, T2 38.5% vs T3 18.0%",
+            "no read-dominant and write-dominant pair that can test flash-write cuts: "
+            + skipped.strip(" ()"),
+        )
     if rd and wd:
         r_best, w_best = max(best[t] for t in rd), max(best[t] for t in wd)
         add(
-            "GASA's flash-write cut is larger on read-dominant traces than on write-dominant ones",
+            cmp_claim,
             "§IV.B.2: T1 19.9%, T2 38.5% vs T3 18.0%",
             f"largest cut {r_best:.1f}% on read-dominant ({', '.join(rd)}), {w_best:.1f}% on write-dominant "
             f"({', '.join(wd)})",
@@ -254,14 +281,22 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
             lose = [f"{NAMES[p]} {int(v):,}" for p, v in others.items() if v <= g]
             if lose:
                 bad.append((t, s, f"GASA {int(g):,}, " + ", ".join(lose)))
-    n = len(piv)
-    add(
-        "Excluding CCF-LRU and PT-LRU, GASA writes the fewest pages",
-        "§IV.B.2",
-        f"GASA below LRU, CFLRU and LRU-WSR at {n - len(bad)} of {n} (trace, size) points",
-        not bad,
-        _by_trace(bad),
-    )
+    points = sum(len(piv.loc[t]) for t in traces)
+    if traces:
+        add(
+            "Excluding CCF-LRU and PT-LRU, GASA writes the fewest pages",
+            "§IV.B.2",
+            f"GASA below LRU, CFLRU and LRU-WSR at {points - len(bad)} of {points} (trace, size) points"
+            + skipped,
+            not bad,
+            _by_trace(bad),
+        )
+    else:
+        claims.untestable(
+            "Excluding CCF-LRU and PT-LRU, GASA writes the fewest pages",
+            "§IV.B.2",
+            gate.reasons("flash-writes", every),
+        )
     bad = []
     for t in traces:
         for s, r in piv.loc[t].iterrows():
@@ -274,15 +309,43 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
             ]
             if below:
                 bad.append((t, s, f"CCF-LRU/PT-LRU {int(least):,}, " + ", ".join(below)))
-    add(
-        "CCF-LRU and PT-LRU write the fewest pages on every trace and size",
-        "§IV.B.2",
-        f"they do at {n - len(bad)} of {n} (trace, size) points",
-        not bad,
-        _by_trace(bad),
-    )
+    if traces:
+        add(
+            "CCF-LRU and PT-LRU write the fewest pages on every trace and size",
+            "§IV.B.2",
+            f"they do at {points - len(bad)} of {points} (trace, size) points{skipped}",
+            not bad,
+            _by_trace(bad),
+        )
+    else:
+        claims.untestable(
+            "CCF-LRU and PT-LRU write the fewest pages on every trace and size",
+            "§IV.B.2",
+            gate.reasons("flash-writes", every),
+        )
 
     # §IV.B.1: hit ratios.
+    traces = gate.keep("hit-ratio", every)
+    skipped = left_out(gate, "hit-ratio", every)
+    for t in every:
+        if kind(shares[t]) != "read-dominant" or t in traces:
+            continue
+        claims.untestable(
+            f"GASA has the highest hit ratio on a read-dominant trace: {t}",
+            "§IV.B.1, Fig. 9 (T1, T2)",
+            str(gate.why("hit-ratio", t)),
+        )
+    for t in every:
+        if kind(shares[t]) != "write-dominant" or t in traces:
+            continue
+        claims.untestable(
+            f"On a write-dominant trace GASA's hit ratio is below LRU, CFLRU, LRU-WSR and above CCF-LRU, "
+            f"PT-LRU: {t}",
+            "§IV.B.1, Fig. 9 (T3)",
+            str(gate.why("hit-ratio", t)),
+        )
+    rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
+    wd = [t for t in traces if kind(shares[t]) == "write-dominant"]
     for t in rd:
         tt = piv.loc[t]["hit_ratio"]
         lose = tt[tt["gasa"] < tt.max(axis=1)]
@@ -325,16 +388,37 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
             ]
             if under:
                 bad.append((t, s, f"CCF-LRU/PT-LRU {low:.4f}, " + ", ".join(under)))
-    add(
-        "CCF-LRU and PT-LRU have the lowest hit ratios on every trace",
-        "§IV.B.1",
-        f"at {n - len(bad)} of {n} (trace, size) points",
-        not bad,
-        _by_trace(bad),
-    )
+    points = sum(len(piv.loc[t]) for t in traces)
+    if traces:
+        add(
+            "CCF-LRU and PT-LRU have the lowest hit ratios on every trace",
+            "§IV.B.1",
+            f"at {points - len(bad)} of {points} (trace, size) points{skipped}",
+            not bad,
+            _by_trace(bad),
+        )
+    else:
+        claims.untestable(
+            "CCF-LRU and PT-LRU have the lowest hit ratios on every trace",
+            "§IV.B.1",
+            gate.reasons("hit-ratio", every),
+        )
 
     # §IV.B.3: runtime.
-    cut_vs_lru("runtime_s", "runtime", "§IV.B.3", PAPER_RUNTIME_CUT)
+    cut_vs_lru("runtime_s", "runtime", "§IV.B.3", PAPER_RUNTIME_CUT, "runtime")
+    traces = gate.keep("runtime", every)
+    skipped = left_out(gate, "runtime", every)
+    if not traces:
+        for claim in (
+            "GASA has the shortest runtime of all six policies",
+            "CCF-LRU's runtime is longer than LRU's in most cases",
+            "PT-LRU's runtime is longer than LRU's in most cases",
+            "CFLRU's runtime is shorter than LRU's",
+            "LRU-WSR's runtime is shorter than LRU's",
+        ):
+            claims.untestable(claim, "§IV.B.3", gate.reasons("runtime", every))
+        return rows, dis
+    points = sum(len(piv.loc[t]) for t in traces)
     bad = []
     for t in traces:
         for s, r in piv.loc[t]["runtime_s"].iterrows():
@@ -346,18 +430,18 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
     add(
         "GASA has the shortest runtime of all six policies",
         "§IV.B.3",
-        f"at {n - len(bad)} of {n} (trace, size) points",
+        f"at {points - len(bad)} of {points} (trace, size) points{skipped}",
         not bad,
         _by_trace(bad),
     )
-    rt = piv["runtime_s"]
+    rt = piv["runtime_s"].loc[traces]
     for p in ("ccf-lru", "pt-lru"):
         more = int((rt[p] > rt["lru"]).sum())
         add(
             f"{NAMES[p]}'s runtime is longer than LRU's in most cases",
             "§IV.B.3",
-            f"longer at {more} of {n} (trace, size) points",
-            more > n / 2,
+            f"longer at {more} of {points} (trace, size) points{skipped}",
+            more > points / 2,
             [],
         )
     for p in ("cflru", "lru-wsr"):
@@ -365,8 +449,8 @@ def _claims(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> tuple[lis
         add(
             f"{NAMES[p]}'s runtime is shorter than LRU's",
             "§IV.B.3",
-            f"shorter at {less} of {n} (trace, size) points",
-            less == n,
+            f"shorter at {less} of {points} (trace, size) points{skipped}",
+            less == points,
             [],
         )
     return rows, dis
@@ -453,9 +537,17 @@ def _untestable(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> list[
     return lines
 
 
-def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
+def report(
+    df: pd.DataFrame,
+    out: Path,
+    command: str,
+    own: bool = False,
+    measures: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
     """The summary: the shipped real traces and the profiles calibrated to the paper's traces
-    (GASA Table II) as two parts, each with its own tables, claims and disagreements."""
+    (GASA Table II) as two parts, each with its own tables, claims and disagreements.
+    ``measures`` (trace -> :func:`fcsim.fidelity`) decide which claims each trace can test."""
+    gate = testable.Gate("gasa", measures)
     df = df.copy()
     df["flash_writes"] = df["host_page_writes"]
     profile = df["trace"].str.startswith(PROFILE)
@@ -483,6 +575,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
             ]
         ),
         "",
+        *gate.table(df["trace"]),
         *_paper_setup(),
     ]
     parts = [
@@ -491,13 +584,13 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
     ]
     for title, d, suffix in parts:
         if not d.empty:
-            lines += ["", f"# {title}", "", *_part(d, out, suffix, own)]
+            lines += ["", f"# {title}", "", *_part(d, out, suffix, gate, own)]
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
     return path
 
 
-def _part(df: pd.DataFrame, out: Path, suffix: str, own: bool = False) -> list[str]:
+def _part(df: pd.DataFrame, out: Path, suffix: str, gate: testable.Gate, own: bool = False) -> list[str]:
     plot(df, "hit_ratio", "hit ratio", out / f"hit_ratio{suffix}.png")
     plot(df, "flash_writes", "flash page writes (buffer to FTL)", out / f"flash_writes{suffix}.png")
     plot(df, "runtime_s", "overall runtime (s, incl. GC)", out / f"runtime{suffix}.png")
@@ -575,7 +668,7 @@ def _part(df: pd.DataFrame, out: Path, suffix: str, own: bool = False) -> list[s
             + ", ".join(f"{s:g}%: {NAMES[p]}" for s, p in fastest.items())
             + f" | {split.get('gasa', '')} | {split.get('lru', '')} |"
         )
-    rows, dis = _claims(df, piv, shares)
+    rows, dis = _claims(df, piv, shares, gate)
     lines += [
         "",
         "## The paper's claims, one by one",
@@ -586,7 +679,7 @@ def _part(df: pd.DataFrame, out: Path, suffix: str, own: bool = False) -> list[s
         "",
         "## Where fcsim disagrees with the paper",
         "",
-        *(dis or ["Nowhere: every claim above holds."]),
+        *(dis or [nowhere(rows)]),
         *_untestable(df, piv, shares),
     ]
     small = min(df["size_pct"], key=lambda s: (abs(s - 1.0), s))

@@ -7,11 +7,14 @@ run, their SSD-write claims for traces with writes on the variant only."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from fcsim import output
+from fcsim.reports import testable
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
@@ -178,7 +181,16 @@ def _check(
     return inside, total, out
 
 
-def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
+def report(
+    df: pd.DataFrame,
+    out: Path,
+    command: str,
+    own: bool = False,
+    measures: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
+    """The summary. ``measures`` (trace -> :func:`fcsim.fidelity`) decide which claims each
+    trace can test (:mod:`fcsim.reports.testable`)."""
+    gate = testable.Gate("larc", measures)
     df = df.copy()
     df["size_pct"] = size_pct(df)
     df["declined"] = df["accesses"] - df["hits"] - df["insertions"]
@@ -208,6 +220,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
         "",
+        *gate.table(df["trace"]),
         *_setup(main, var, shares, own),
         "",
         "## Main run (write-around)",
@@ -237,7 +250,9 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     misses = []
+    untested = 0
     for trace in read_dom:
+        why = gate.why("hit-ratio", trace) or gate.why("ssd-writes", trace)
         for size in (1.0, 5.0, 10.0):
             if (trace, size) not in piv.index:
                 continue
@@ -245,11 +260,13 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
             h_lru, h_larc = t[("hit_ratio", "lru")], t[("hit_ratio", "larc")]
             w_lru, w_larc = t[("cache_writes", "lru")], t[("cache_writes", "larc")]
             ok = h_larc >= h_lru and w_larc <= w_lru
-            if not ok:
+            if not ok and why is None:
                 misses.append((trace, size, h_lru, h_larc, w_lru, w_larc, t))
+            untested += why is not None
+            verdict = f"untestable ({why})" if why else "yes" if ok else "**no**"
             lines.append(
                 f"| {trace} | {size:g}% | {h_lru:.4f} | {h_larc:.4f} | {int(w_lru):,} | {int(w_larc):,} "
-                f"| {'yes' if ok else '**no**'} |"
+                f"| {verdict} |"
             )
     lines.append("")
     if misses:
@@ -263,6 +280,8 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
                 f"{int(misses_larc):,} misses (a page enters only on a second miss within the ghost "
                 "window), so every such page's next access is a miss where LRU may hit."
             )
+    elif untested:
+        lines.append("It holds at every point that can test it.")
     else:
         lines.append("It holds at every point.")
 
@@ -322,7 +341,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
                 )
 
     lines += ["", "## Where fcsim disagrees with the paper", ""]
-    lines += _disagreements(main, var, adm, piv, vpiv, read_dom, vtraces, shares)
+    lines += _disagreements(main, var, adm, piv, vpiv, read_dom, vtraces, shares, gate)
     lines += ["", "## All points", "", _table(df), ""]
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
@@ -347,15 +366,27 @@ def _disagreements(
     read_dom: list[str],
     vtraces: list[str],
     shares: pd.Series,
+    gate: testable.Gate,
 ) -> list[str]:
     lines: list[str] = []
     found = 0
     reuse = _reuse(main)
     thin = [t for t, r in reuse.items() if r < MIN_REUSE]
+    v_all = vtraces
+    # The claims no trace here can test, said under "What these traces cannot test".
+    untested: list[str] = []
 
-    def excl(traces: list[str]) -> str:
-        left = [t for t in traces if t in thin]
-        return f" Without {', '.join(left)}, which cannot test hit rates (below)." if left else ""
+    def excl(traces: list[str], family: str = "hit-ratio") -> str:
+        left = [t for t in traces if t in thin or not gate.ok(family, t)]
+        return f" Without {', '.join(left)}, which cannot test it (below)." if left else ""
+
+    def testing(title: str, where: str, traces: list[str], family: str) -> list[str]:
+        """The traces that can test a claim; none: the claim is noted as untestable."""
+        keep = [t for t in traces if t not in thin or family.startswith("ssd-writes")]
+        keep = gate.keep(family, keep)
+        if traces and not keep:
+            untested.append(f"- **{title}** ({where}): {gate.untestable(family, traces)}.")
+        return keep
 
     withw = [t for t in dict.fromkeys(main["trace"]) if t not in read_dom]
     if withw:
@@ -382,7 +413,9 @@ def _disagreements(
         )
         lines.extend(f"  - {d}" for d in detail)
 
-    hit_rd = [t for t in read_dom if t not in thin]
+    hit_rd = testing(
+        "Hit rate, read-dominant: LARC vs LRU and ARC", "websearch, ads; main run", read_dom, "hit-ratio"
+    )
     lo, hi = _span(HIT_VS_LRU, READ_TRACES)
     i, n, d = _check(piv, hit_rd, "hit_ratio", "lru", lo, hi)
     claim(
@@ -404,18 +437,28 @@ def _disagreements(
         excl(read_dom),
     )
     lo, hi = _span(WRITES_VS_LRU, READ_TRACES)
-    i, n, d = _check(piv, read_dom, "cache_writes", "lru", lo, hi)
-    below = sum(int((changes(piv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in read_dom)
+    w_rd = testing(
+        f"SSD writes, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU", "main run", read_dom, "ssd-writes"
+    )
+    i, n, d = _check(piv, w_rd, "cache_writes", "lru", lo, hi)
+    below = sum(int((changes(piv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in w_rd)
     claim(
         f"SSD writes, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU",
         "websearch, ads; main run",
         i,
         n,
         d,
-        f" At {below} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
-        if n > i
-        else "",
+        (
+            f" At {below} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
+            if n > i
+            else ""
+        )
+        + excl(read_dom, "ssd-writes"),
     )
+    if vpiv is not None and vtraces:
+        vtraces = testing(
+            "Hit rate and SSD writes with writes", "write-back variant", vtraces, "ssd-writes-writes"
+        )
     if vpiv is not None and vtraces:
         lo, hi = HIT_VS_LRU["webvm"]
         ch = {t: changes(vpiv, t, "hit_ratio", "larc", "lru") for t in vtraces if t not in thin}
@@ -430,7 +473,8 @@ def _disagreements(
             found += 1
             lines.append(
                 f"- **Hit rate with writes: LARC at or above LRU** (webvm {lo:+g}% to {hi:+g}%, homes "
-                f'"marginal"; write-back variant). fcsim: LARC below LRU at {k} of {n} sizes.{excl(vtraces)}'
+                f'"marginal"; write-back variant). fcsim: LARC below LRU at {k} of {n} sizes.'
+                f"{excl(v_all, 'ssd-writes-writes')}"
             )
             lines.extend(f"  - {x}" for x in below_lru)
         lo, hi = _span(WRITES_VS_LRU, WRITE_TRACES)
@@ -452,11 +496,15 @@ def _disagreements(
             i,
             n,
             d,
-            f" At {more} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
-            if n > i
-            else "",
+            (
+                f" At {more} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
+                if n > i
+                else ""
+            )
+            + excl(v_all, "ssd-writes-writes"),
         )
         lines.extend(_admitted(adm, vpiv, vtraces, lo, hi))
+        read_dom = w_rd
         if read_dom:
             rd_cut = pd.concat([changes(piv, t, "cache_writes", "larc", "lru") for t in read_dom])
             v_cut = pd.concat([changes(vpiv, t, "cache_writes", "larc", "lru") for t in vtraces])
@@ -476,7 +524,7 @@ def _disagreements(
     if not found:
         lines.append("- Every claim checked here holds within the slides' ranges.")
 
-    lines += ["", "### What these traces cannot test", ""]
+    lines += ["", "### What these traces cannot test", "", *untested]
     for t in thin:
         d = main[main["trace"] == t]
         both = pd.concat([d, var[var["trace"] == t]])
@@ -496,12 +544,12 @@ def _disagreements(
             "units, not disk pages, and its working set, cache sizes and SSD writes do not translate to "
             "bytes on a disk."
         )
-    few = [t for t in vtraces if kind(shares[t]) != "write-dominant"]
-    if vtraces:
+    few = [t for t in v_all if kind(shares[t]) != "write-dominant"]
+    if v_all:
         lines.append(
             "- **No trace is as write-heavy as webvm or homes** (78% and 81% writes by request). The "
             "variant's traces have "
-            + ", ".join(f"{t} {1 - shares[t]:.0%}" for t in vtraces)
+            + ", ".join(f"{t} {1 - shares[t]:.0%}" for t in v_all)
             + " writes by page access"
             + (f"; {', '.join(few)} {'is' if len(few) == 1 else 'are'} not write-dominant." if few else ".")
         )

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from fcsim import output, plot
-from fcsim.reports.common import MARKERS, READ_DOMINANT_MIN, Claims, own_traces, pct, version
+from fcsim.reports import testable
+from fcsim.reports.common import (
+    MARKERS,
+    READ_DOMINANT_MIN,
+    Claims,
+    left_out,
+    nowhere,
+    own_traces,
+    pct,
+    version,
+)
 
 LCR_POLICIES = ("lru", "cflru", "gcar-cflru", "lcr")
 LCR_DEFAULT_WINDOW = "0.1"
@@ -155,7 +167,17 @@ def _pivot(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path:
+def report(
+    df: pd.DataFrame,
+    out: Path,
+    command: str,
+    own: bool = False,
+    measures: Mapping[str, Mapping[str, Any]] | None = None,
+) -> Path:
+    """The summary. ``measures`` (trace -> :func:`fcsim.fidelity`) decide which claims each
+    workload can test (:mod:`fcsim.reports.testable`)."""
+    gate = testable.Gate("lcr", measures)
+    table = gate.table(df["trace"])
     df = df.copy()
     df["load"] = df.apply(_load, axis=1)
     df["drive"] = df.apply(_drive, axis=1)
@@ -216,6 +238,10 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        "",
+        *table,
+        "Burstiness is measured at each trace's own times; the runs below scale them (`sim.time_scale`)",
+        "or replace them with a closed loop (tencent), which changes the load, not the burstiness.",
         "",
         "## The paper's setup, in its words",
         "",
@@ -322,7 +348,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
         )
     lines += ["", "![load balance](load_balance.png)", ""]
     lines += _window_and_sizes(win, sizes)
-    lines += _disagreements(paper, loaded, aged, lru)
+    lines += _disagreements(paper, loaded, aged, lru, gate)
     cols = ["trace", "drive", "load", "policy", "size_pages", "window", "hit_ratio", "resp_mean_us"]
     cols += [
         "resp_std_us",
@@ -335,7 +361,7 @@ def report(df: pd.DataFrame, out: Path, command: str, own: bool = False) -> Path
     ]
     lines += ["## All points", "", _points_table(df, cols), ""]
     if not prof.empty:
-        lines += _profile_part(prof, out)
+        lines += _profile_part(prof, out, gate)
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
     return path
@@ -413,10 +439,16 @@ def _window_and_sizes(win: pd.DataFrame, sizes: pd.DataFrame) -> list[str]:
 
 
 def _disagreements(
-    paper: pd.DataFrame, loaded: pd.DataFrame, aged: pd.DataFrame, lru: pd.DataFrame
+    paper: pd.DataFrame, loaded: pd.DataFrame, aged: pd.DataFrame, lru: pd.DataFrame, gate: testable.Gate
 ) -> list[str]:
-    """Every place where fcsim's numbers contradict a claim of the paper, in numbers."""
-    runs = {"paper's setup": paper, "heavier loads": loaded, "aged drive": aged}
+    """Every place where fcsim's numbers contradict a claim of the paper, in numbers; each claim
+    judged on the traces ``gate`` says can test it."""
+    every = list(dict.fromkeys(pd.concat([paper, loaded, aged])["trace"]))
+    responsive = gate.keep("response", every)
+    runs = {
+        label: rows[rows["trace"].isin(responsive)]
+        for label, rows in (("paper's setup", paper), ("heavier loads", loaded), ("aged drive", aged))
+    }
     lines = [
         "## Where fcsim disagrees with the paper",
         "",
@@ -424,6 +456,21 @@ def _disagreements(
         f"accesses; read-dominant: reads at least {READ_DOMINANT_MIN:.0%}). Nothing here is tuned to a",
         "claim.",
         "",
+        *(
+            [
+                "- **Untestable here**: the response-time claims below leave out "
+                + "; ".join(f"{t} ({gate.why('response', t)})" for t in every if t not in responsive)
+                + (
+                    "; the load-balance claim leaves out "
+                    + "; ".join(f"{t} ({why})" for t in every if (why := gate.why("load-balance", t)))
+                    if any(not gate.ok("load-balance", t) for t in every)
+                    else ""
+                )
+                + "."
+            ]
+            if any(t not in responsive for t in every)
+            else []
+        ),
     ]
     gcar_wins, lru_wins, best_gcar, best_lru, best_std = [], [], [], [], []
     for label, rows in runs.items():
@@ -437,19 +484,27 @@ def _disagreements(
                 if m[other] < m["lcr"]:
                     wins.append((label, trace, load, m["lcr"], m[other]))
     n = len(best_gcar)
-    lines += [
-        "- **LCR beats every other scheme on every workload (Fig. 5).** GCaR-CFLRU's mean response is",
-        f"  below LCR's at {len(gcar_wins)} of {n} write-heavy points:",
-        *(
-            f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, GCaR-CFLRU {gcar:.0f} us ({pct(lcr, gcar)})."
-            for label, trace, load, lcr, gcar in gcar_wins
-        ),
-        f"  LRU's mean response is below LCR's at {len(lru_wins)} of {n} write-heavy points:",
-        *(
-            f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, LRU {lru_:.0f} us ({pct(lcr, lru_)})."
-            for label, trace, load, lcr, lru_ in lru_wins
-        ),
-    ]
+    if not n:
+        lines.append(
+            "- **LCR beats every other scheme on every workload (Fig. 5); its gains.** "
+            + gate.untestable("response", every)
+            + "."
+        )
+    else:
+        lines += [
+            "- **LCR beats every other scheme on every workload (Fig. 5).** GCaR-CFLRU's mean response is",
+            f"  below LCR's at {len(gcar_wins)} of {n} write-heavy points:",
+            *(
+                f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, GCaR-CFLRU {gcar:.0f} us "
+                f"({pct(lcr, gcar)})."
+                for label, trace, load, lcr, gcar in gcar_wins
+            ),
+            f"  LRU's mean response is below LCR's at {len(lru_wins)} of {n} write-heavy points:",
+            *(
+                f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, LRU {lru_:.0f} us ({pct(lcr, lru_)})."
+                for label, trace, load, lcr, lru_ in lru_wins
+            ),
+        ]
     if best_gcar:
         g, lg, tg, ldg = min(best_gcar)
         l_, ll, tl, ldl = min(best_lru)
@@ -469,14 +524,21 @@ def _disagreements(
                     f"- **No scheme improves on the read-dominant financial2.** On the read-dominant {trace}"
                     f" ({label}, {load}) LCR's mean response is {change:+.1f}% vs LRU."
                 )
-    heavy_rates = lru[lru["load_balance_p90"].notna()]
+    heavy_rates = lru[lru["load_balance_p90"].notna() & lru["trace"].isin(gate.keep("load-balance", every))]
     over10 = (heavy_rates["load_balance_p50"] > 10).sum()
-    lines += [
-        "- **Load balance (Fig. 2): the rate exceeds 10 in almost 40% of the cases.** The median rate",
-        f"  over busy epochs exceeds 10 in {over10} of {len(heavy_rates)} LRU runs with busy epochs",
-        f"  (largest median {heavy_rates['load_balance_p50'].max():.1f}).",
-        "",
-    ]
+    if heavy_rates.empty:
+        lines.append(
+            "- **Load balance (Fig. 2): the rate exceeds 10 in almost 40% of the cases.** "
+            + gate.untestable("load-balance", every)
+            + "."
+        )
+    else:
+        lines += [
+            "- **Load balance (Fig. 2): the rate exceeds 10 in almost 40% of the cases.** The median rate",
+            f"  over busy epochs exceeds 10 in {over10} of {len(heavy_rates)} LRU runs with busy epochs",
+            f"  (largest median {heavy_rates['load_balance_p50'].max():.1f}).",
+        ]
+    lines.append("")
     return lines
 
 
@@ -494,9 +556,11 @@ def _utilisation(r: pd.Series) -> float:
     return work_us / (chips * r["duration_s"] * 1e6)
 
 
-def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
+def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = None) -> list[str]:
     """Part 2: the profiles calibrated to LCR Table III, each held to its own trace's figures."""
+    gate = gate or testable.Gate("lcr", None)
     d = rows[rows["policy"].isin(LCR_POLICIES)].copy()
+    specs = {_paper_trace(t): t for t in dict.fromkeys(rows["trace"])}
     d["spec"] = d["trace"]
     d["trace"] = d["spec"].map(_paper_trace)
     d["u"] = d.apply(_utilisation, axis=1)
@@ -593,7 +657,7 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
         "![hit ratio, profiles](hit_ratio_profiles.png)",
         "",
     ]
-    rows_, dis = _profile_claims(piv, names, lru)
+    rows_, dis = _profile_claims(piv, names, lru, gate, specs)
     lines += [
         "## The paper's claims on the profiles, one by one",
         "",
@@ -607,7 +671,7 @@ def _profile_part(rows: pd.DataFrame, out: Path) -> list[str]:
         "",
         "## Where fcsim disagrees with the paper (profiles)",
         "",
-        *(dis or ["Nowhere: every claim above holds."]),
+        *(dis or [nowhere(rows_)]),
         "",
     ]
     cols = ["trace", "load", "policy", "hit_ratio", "resp_mean_us", "resp_std_us", "resp_p99_us"]
@@ -643,12 +707,23 @@ def _cut(r: pd.Series, metric: str, other: str) -> float:
 
 
 def _profile_claims(
-    piv: pd.DataFrame, names: list[str], lru: pd.DataFrame
+    piv: pd.DataFrame, names: list[str], lru: pd.DataFrame, gate: testable.Gate, specs: dict[str, str]
 ) -> tuple[list[list[str]], list[str]]:
     """Each claim of §IV.B and Fig. 2 on the profiles: table rows (claim, paper, fcsim, agrees)
-    and the disagreements with their numbers."""
+    and the disagreements with their numbers; a claim a profile cannot test (``gate``; ``specs``:
+    paper trace -> profile spec) says "untestable" and why."""
     claims = Claims()
-    add, rows, dis = claims.add, claims.rows, claims.dis
+    rows, dis = claims.rows, claims.dis
+    family = "response"
+
+    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str], t: str | None = None) -> None:
+        """Scores a claim on profile ``t`` (or on every profile in ``piv``) unless it cannot test it."""
+        traces = [t] if t is not None else list(dict.fromkeys(piv.index.get_level_values(0)))
+        testable_ = [x for x in traces if gate.ok(family, specs.get(x, x))]
+        if not testable_:
+            claims.untestable(claim, where, gate.reasons(family, [specs.get(x, x) for x in traces]))
+        else:
+            claims.add(claim, where, measured, ok, detail)
 
     def loads(t: str, metric: str, other: str) -> str:
         return ", ".join(
@@ -668,6 +743,7 @@ def _profile_claims(
                     f"LCR vs {label}: {loads(t, 'resp_mean_us', other)}",
                     -best(t, "resp_mean_us", other) >= paper,
                     [],
+                    t,
                 )
         if t in PAPER_STD_CUT:
             vs_lru, vs_gcar = PAPER_STD_CUT[t]
@@ -679,6 +755,7 @@ def _profile_claims(
                     f"LCR vs {label}: {loads(t, 'resp_std_us', other)}",
                     -best(t, "resp_std_us", other) >= paper,
                     [],
+                    t,
                 )
         if t == "proj_0":
             gcar = [
@@ -692,6 +769,7 @@ def _profile_claims(
                 "GCaR-CFLRU vs LRU: " + ", ".join(f"{load} {c:+.1f}%" for load, c in gcar),
                 -min(c for _, c in gcar) >= PAPER_GCAR_PROJ,
                 [],
+                t,
             )
         if t == "financial2":
             for other in ("cflru", "gcar-cflru", "lcr"):
@@ -707,8 +785,10 @@ def _profile_claims(
                     f"{NAMES[other]} vs LRU: " + ", ".join(f"{load} {c:+.1f}%" for load, c in changes),
                     all(abs(c) < ALMOST_NONE for _, c in changes),
                     [],
+                    t,
                 )
         share = lru[lru["trace"] == t]["dirty_eviction_share"]
+        family = "dirty"
         if t in PAPER_DIRTY_MIN:
             add(
                 f"{t}: {PAPER_DIRTY_MIN[t]:.0%} or more of the evicted blocks are dirty",
@@ -716,6 +796,7 @@ def _profile_claims(
                 f"LRU: {', '.join(f'{x:.1%}' for x in share)}",
                 bool((share >= PAPER_DIRTY_MIN[t]).all()),
                 [],
+                t,
             )
         if t in PAPER_DIRTY:
             add(
@@ -725,7 +806,17 @@ def _profile_claims(
                 f"LRU: {', '.join(f'{x:.1%}' for x in share)}",
                 bool(((share - PAPER_DIRTY[t]).abs() <= DIRTY_POINTS).all()),
                 [],
+                t,
             )
+        family = "response"
+    # The claims over all profiles are scored on those that can test them.
+    full = piv
+    piv = full[[gate.ok("response", specs.get(t, t)) for t in full.index.get_level_values(0)]]
+    skipped = left_out(
+        gate, "response", [specs.get(t, t) for t in dict.fromkeys(full.index.get_level_values(0))]
+    )
+    if piv.empty:
+        piv = full  # every claim below then says untestable (add), nothing is scored
     # The abstract's and §IV.B's largest figures, over all traces, against the best profile.
     for metric, other, paper, what in (
         ("resp_mean_us", "lru", 39.2, "mean response (abstract, §IV.B.1: ts_0)"),
@@ -737,7 +828,7 @@ def _profile_claims(
         add(
             f"Over the workloads, LCR cuts {NAMES[other]}'s {what.split(' (')[0]} by up to {paper:g}%",
             f"{what.split('(')[1].rstrip(')')}: -{paper:g}%",
-            f"up to {cuts[at]:+.1f}% ({at[0]}, {at[1]})",
+            f"up to {cuts[at]:+.1f}% ({at[0]}, {at[1]}){skipped}",
             -cuts[at] >= paper,
             [],
         )
@@ -751,24 +842,31 @@ def _profile_claims(
         add(
             f"LCR has the lowest {label} of the four on every workload",
             f"§IV.B.{1 if metric == 'resp_mean_us' else 2}, {fig}",
-            f"lowest at {len(piv) - len(lose)} of {len(piv)} (profile, load) points",
+            f"lowest at {len(piv) - len(lose)} of {len(piv)} (profile, load) points{skipped}",
             not lose,
             lose,
         )
+    family = "hit-ratio"
+    piv = full[[gate.ok(family, specs.get(t, t)) for t in full.index.get_level_values(0)]]
+    skipped = left_out(gate, family, [specs.get(t, t) for t in dict.fromkeys(full.index.get_level_values(0))])
+    if piv.empty:
+        piv = full
     h = piv["hit_ratio"]
     spread = (h.div(h["lru"], axis=0) - 1).abs().max(axis=1) * 100
     far = spread[spread > SIMILAR]
     add(
         f"The four policies' hit ratios are similar (within {SIMILAR:g}% of LRU's)",
         "§IV.B.3, Fig. 7",
-        f"largest gap to LRU {spread.max():.1f}% ({spread.idxmax()[0]}, {spread.idxmax()[1]})",
+        f"largest gap to LRU {spread.max():.1f}% ({spread.idxmax()[0]}, {spread.idxmax()[1]}){skipped}",
         far.empty,
         [
             f"{t} at {load}: " + ", ".join(f"{NAMES[str(p)]} {v:.4f}" for p, v in h.loc[(t, load)].items())
             for t, load in far.index
         ],
     )
-    busy = lru[lru["load_balance_p50"].notna()]
+    family = "load-balance"
+    piv = full
+    busy = lru[lru["load_balance_p50"].notna() & lru["trace"].map(lambda t: gate.ok(family, specs.get(t, t)))]
     over = int((busy["load_balance_p50"] > 10).sum())
     add(
         f"The load balance rate exceeds 10 in almost 40% of the cases (at least {ALMOST_40:.0%})",

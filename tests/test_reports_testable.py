@@ -1,0 +1,192 @@
+"""Which claims a workload can test (`fcsim.reports.testable`): the requirements on hand-made
+fidelity measures, the claims x workloads table of each report on small made-up result tables
+(no simulation), and that a claim is never scored on a workload that cannot test it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from test_reports_gasa_larc import _gasa_rows, _larc_rows
+from test_reports_profiles import _dynamic_rows, _lcr_rows
+
+from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
+
+# A workload with everything: writes rewritten at buffer distances, reuse, bursty timed arrivals,
+# a long span, a working set that holds the containers.
+RICH: dict[str, Any] = {
+    "requests": 1_000_000.0,
+    "working_set_pages": 300_000.0,
+    "span_s": 7200.0,
+    "time_resolution_ns": 1000,
+    "write_share_requests": 0.6,
+    "write_share_pages": 0.6,
+    "mean_write_bytes": 16384.0,
+    "write_reuse_1pct": 0.10,
+    "write_reuse_10pct": 0.40,
+    "miss_ratio_10pct": 0.30,
+    "miss_ratio_50pct": 0.20,
+    "fano_1s": 50.0,
+    "read_hits_dirty_10pct": 0.20,
+    "notes": {},
+}
+READ_ONLY = {**RICH, "write_share_requests": 0.0, "write_share_pages": 0.0, "mean_write_bytes": None}
+READ_ONLY |= {"write_reuse_1pct": None, "write_reuse_10pct": None, "read_hits_dirty_10pct": None}
+POISSON = {**RICH, "fano_1s": 1.0}
+UNTIMED = {**RICH, "span_s": None, "fano_1s": None, "notes": {"span_s": "untimed", "fano_1s": "untimed"}}
+# Rewrites all within 1% of the working set: LRU already absorbs them, nothing is left for a cut.
+FLAT_WRITES = {**RICH, "write_reuse_1pct": 0.12, "write_reuse_10pct": 0.125}
+NO_REUSE = {**RICH, "miss_ratio_10pct": 0.999, "miss_ratio_50pct": 0.997}
+
+
+def test_every_requirement_met_by_a_rich_workload() -> None:
+    for r in testable.REQUIREMENTS.values():
+        assert r.test(RICH) is None, r.key
+    for paper in testable.CLAIMS:
+        gate = testable.Gate(paper, {"t": RICH})
+        assert all(gate.ok(c.key, "t") for c in testable.CLAIMS[paper])
+
+
+def test_a_read_only_trace_cannot_test_a_write_claim() -> None:
+    gate = testable.Gate("gasa", {"r": READ_ONLY})
+    assert gate.why("flash-writes", "r") == "writes 0.0% of pages; no writes to reuse"
+    assert gate.ok("hit-ratio", "r")
+    assert not testable.Gate("larc", {"r": READ_ONLY}).ok("ssd-writes-writes", "r")
+    assert testable.Gate("larc", {"r": READ_ONLY}).ok("ssd-writes", "r")
+
+
+def test_write_reuse_needs_rewrites_beyond_lrus() -> None:
+    gate = testable.Gate("gasa", {"flat": FLAT_WRITES})
+    assert gate.why("flash-writes", "flat") == "write reuse 1%→10% 0.6%"
+    assert testable.write_headroom(RICH) == (0.40 - 0.10) / 0.90
+
+
+def test_a_poisson_trace_cannot_test_a_burstiness_claim() -> None:
+    gate = testable.Gate("lcr", {"p": POISSON})
+    assert gate.why("response", "p") == "Fano(1 s) 1.0"
+    assert gate.why("load-balance", "p") == "Fano(1 s) 1.0"
+    assert gate.ok("hit-ratio", "p") and gate.ok("dirty", "p")
+
+
+def test_an_untimed_trace_cannot_test_a_response_time_claim() -> None:
+    gate = testable.Gate("lcr", {"u": UNTIMED})
+    assert gate.why("response", "u") == "untimed"
+    assert testable.Gate("offline", {"u": UNTIMED}).why("epbpd", "u") == "untimed"
+
+
+def test_short_span_and_small_working_set() -> None:
+    one_second = {**RICH, "span_s": 1.0, "time_resolution_ns": 1_000_000_000}
+    assert testable.Gate("offline", {"s": one_second}).why("epbpd", "s") == "span 1 s"
+    small = {**RICH, "working_set_pages": 100_000.0}
+    assert (
+        testable.Gate("offline", {"s": small}).why("erasures", "s")
+        == "DRAM of a 1% cache holds 1.6 containers"
+    )
+
+
+def test_table_names_every_claim_and_requirement_once() -> None:
+    gate = testable.Gate("lcr", {"a.csv": RICH, "synth:profile=lcr-web_0,scale=0.5": POISSON})
+    text = "\n".join(gate.table(["a.csv", "synth:profile=lcr-web_0,scale=0.5", "a.csv"]))
+    assert "| claim | a | lcr-web_0, scale 0.5 |" in text
+    assert "| Load balance rate above 10 (§II.A, Fig. 2) | yes | no: Fano(1 s) 1.0 |" in text
+    assert text.count("- **bursty**:") == 1 and text.count("- **timed**:") == 1
+    assert "Not measured" in "\n".join(testable.Gate("lcr", None).table(["a.csv"]))
+
+
+def test_measures_are_cached_per_trace(tmp_path: Path) -> None:
+    spec = "synth:uniform,requests=2000,pages=500,write=0.3,iops=1000,seed=1"
+    first = testable.measure({"u": (spec, {})}, tmp_path, "v1")
+    assert (tmp_path / testable.CACHE).exists()
+    assert first["u"]["requests"] == 2000
+    # The cached value is used as is (a stale one would be kept until the version changes).
+    text = (tmp_path / testable.CACHE).read_text().replace('"requests": 2000', '"requests": 7')
+    (tmp_path / testable.CACHE).write_text(text)
+    assert testable.measure({"u": (spec, {})}, tmp_path, "v1")["u"]["requests"] == 7
+    assert testable.measure({"u": (spec, {})}, tmp_path, "v2")["u"]["requests"] == 2000
+
+
+def test_gasa_untestable_claims_are_not_scored(tmp_path: Path) -> None:
+    measures = {"rd.csv": RICH, "wd.csv": FLAT_WRITES}
+    text = gasa.report(_gasa_rows(), tmp_path, "test", measures=measures).read_text()
+    assert text.index("## Which claims each workload can test") < text.index(
+        "## Setup as the paper states it"
+    )
+    assert "| Flash-write cuts and order (§IV.B.2, Fig. 12) | yes | no: write reuse 1%→10% 0.6% |" in text
+    claim = "GASA cuts LRU's flash writes by 18% or more at some size on write-dominant wd.csv"
+    assert f"| {claim} | §IV.B.2, up to T3 -18% | not scored | untestable (write reuse 1%→10% 0.6%) |" in text
+    assert f"- **{claim}**" not in text
+    # Claims over several traces are scored on the traces that can test them, and say which not.
+    assert "(trace, size) points (untestable on wd) |" in text
+    # rd.csv can test its flash-write claim: it is scored (and fails: GASA's cut is 3%).
+    assert "- **GASA cuts LRU's flash writes by 19.9% or more at some size on read-dominant rd.csv**" in text
+
+
+def test_larc_untestable_trace_is_not_scored(tmp_path: Path) -> None:
+    df = _larc_rows()
+    names = list(dict.fromkeys(df["trace"]))
+    measures = {t: RICH for t in names} | {names[0]: NO_REUSE}
+    text = larc.report(df, tmp_path, "test", measures=measures).read_text()
+    assert "## Which claims each workload can test" in text
+    assert "no: LRU miss ratio at 50% 0.997" in text
+    rows = [line for line in text.splitlines() if line.startswith(f"| {names[0]} | 1% |")]
+    assert rows and all(line.endswith("| untestable (LRU miss ratio at 50% 0.997) |") for line in rows)
+
+
+def test_lcr_profiles_poisson_are_untestable(tmp_path: Path) -> None:
+    df = _lcr_rows()
+    measures = {t: POISSON for t in df["trace"].unique()}
+    text = "\n".join(lcr._profile_part(df, tmp_path, testable.Gate("lcr", measures)))
+    assert (
+        "| web_0: LCR cuts GCaR-CFLRU's mean response by 5.2% or more | §IV.B.1, Fig. 5: up to -5.2% "
+        "| not scored | untestable (lcr-web_0, scale 0.5: Fano(1 s) 1.0) |" in text
+    )
+    # Not a disagreement: the claim is not scored.
+    assert "- **web_0: LCR cuts GCaR-CFLRU's mean response" not in text
+    # The dirty-eviction share needs writes only: still scored.
+    assert "web_0: 24% of the evicted blocks are dirty (within 10 points)" in text
+    assert "| not scored | untestable (lcr-web_0, scale 0.5: Fano(1 s) 1.0; lcr-financial2" in text
+
+
+def test_lcr_report_table(tmp_path: Path) -> None:
+    df = _lcr_rows()
+    measures = {t: POISSON for t in df["trace"].unique()}
+    gate = testable.Gate("lcr", measures)
+    text = "\n".join(gate.table(df["trace"]))
+    assert (
+        "| Mean and std response cuts (§IV.B.1-2, Fig. 5-6) | no: Fano(1 s) 1.0 | no: Fano(1 s) 1.0 |" in text
+    )
+
+
+def test_dynamic_profiles_without_locality(tmp_path: Path) -> None:
+    df = _dynamic_rows()
+    flat = {**RICH, "write_share_pages": 1.0, "miss_ratio_10pct": 0.9, "miss_ratio_50pct": 0.5}
+    measures = {t: flat for t in df["trace"].unique()}
+    text = "\n".join(dynamic._profile_part(df, tmp_path, testable.Gate("dynamic", measures)))
+    assert "| not scored | untestable (20% of the reuse within 10%) |" in text
+    # The curves over OP need write-dominant traffic only: still scored.
+    assert "fall or stay as OP grows |" in text
+    table = "\n".join(testable.Gate("dynamic", measures).table(df["trace"]))
+    assert "| Hit ratio and erasures fall as OP grows (§V.A-B, Fig. 4-5) | yes |" in table
+
+
+def test_offline_check_skips_untestable_traces() -> None:
+    v = pd.Series(
+        [50.0, 90.0], index=pd.MultiIndex.from_tuples([("a", 1.0), ("b", 1.0)], names=["trace", "size"])
+    )
+    small = {**RICH, "working_set_pages": 100_000.0}
+    gate = testable.Gate("offline", {"a": RICH, "b": small})
+    lines: list[str] = []
+    disagree: list[str] = []
+    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures")
+    assert lines == [
+        "- **claim**: fcsim 50.0% to 50.0% (mean 50.0%); in the paper's range at 1 of 1 points "
+        "(untestable on b)."
+    ]
+    assert disagree == []
+    lines = []
+    offline._check(
+        "claim", v, 40, 60, lines, disagree, testable.Gate("offline", {"a": small, "b": small}), "erasures"
+    )
+    assert lines[0].startswith("- **claim**: untestable (a: DRAM of a 1% cache holds 1.6 containers; b:")
+    assert disagree == []
