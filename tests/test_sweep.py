@@ -180,9 +180,12 @@ def test_reproduce_larc(tmp_path: Path) -> None:
     assert (tmp_path / "hit_ratio.png").stat().st_size > 10_000
     assert (tmp_path / "ssd_writes.png").stat().st_size > 10_000
     df = pd.read_parquet(tmp_path / "results.parquet")
-    # The main run (3 traces x 6 policies x 5 sizes, write-around) and the write-back variant
-    # (tpcc, the one of them with writes).
-    assert len(df) == 3 * 6 * 5 + 1 * 6 * 5
+    # The main run (3 traces x 6 policies x 5 sizes, write-around), the write-back variant
+    # (tpcc, the one of them with writes) and LARC there with every write miss admitted.
+    assert len(df) == 3 * 6 * 5 + 1 * 6 * 5 + 1 * 5
+    assert set(df[df["param_writes"] == "admit"]["stack_write"]) == {"back"}
+    # tpcc has no reuse to test the write claims with (it misses 99% at half its working set).
+    assert "write-back variant): untestable (mqsim_tpcc-small: LRU miss ratio at 50% 0.990)" in text
     main = df[df["stack_write"] == "around"]
     larc = main[main["policy"] == "larc"]
     lru = main[main["policy"] == "lru"]
