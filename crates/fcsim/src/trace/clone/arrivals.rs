@@ -1,0 +1,218 @@
+//! Bursty arrivals: a conservative binary cascade fitted level by level (see the module docs of
+//! [`super`]). The fit splits the trace's span in halves, quarters, ... down to about a
+//! microsecond and records, at each level and for each order of magnitude (power of two) of a
+//! parent interval's count, the distribution of the share of its arrivals that fall in its
+//! first half. Generation splits a count the same way, depth first, so arrivals come out in
+//! time order with a stack of one node per level.
+
+use rand::Rng;
+
+/// Quantiles kept per (level, count class).
+pub const QUANTILES: usize = 16;
+/// Samples a (level, class) needs for its own quantiles; fewer fall back to a neighbour.
+const MIN_SAMPLES: usize = 8;
+/// Levels end where an interval is shorter than this (ns).
+const FINEST_NS: f64 = 1000.0;
+/// The deepest level fitted.
+const MAX_LEVELS: usize = 48;
+
+/// Class of a parent count n ≥ 2: floor(log2 n) - 1.
+#[inline]
+fn class(n: u64) -> usize {
+    (63 - n.leading_zeros()) as usize - 1
+}
+
+/// The fitted cascade: the root interval's length and count, and per level and count class
+/// the quantiles of the first half's share (empty where the trace had too few samples).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cascade {
+    pub root_ns: f64,
+    pub root_count: u64,
+    /// `levels[l][c]`: sorted quantiles, or empty.
+    pub levels: Vec<Vec<Vec<f32>>>,
+}
+
+impl Cascade {
+    /// Fits the cascade to arrival times (any order); `None` with fewer than two distinct times.
+    pub fn fit(times: &mut [u64]) -> Option<Cascade> {
+        times.sort_unstable();
+        let (t0, t1) = (*times.first()?, *times.last()?);
+        if t1 == t0 {
+            return None;
+        }
+        let n = times.len() as u64;
+        // One mean gap past the last arrival, so that it falls inside the root.
+        let root_ns = (t1 - t0) as f64 * n as f64 / (n - 1) as f64;
+        let depth = ((root_ns / FINEST_NS).log2().ceil().max(1.0) as usize).min(MAX_LEVELS);
+        let leaf = |t: u64| -> u64 {
+            let x = ((t - t0) as f64 / root_ns * (1u64 << depth) as f64) as u64;
+            x.min((1u64 << depth) - 1)
+        };
+        let idx: Vec<u64> = times.iter().map(|&t| leaf(t)).collect();
+        let mut levels = Vec::with_capacity(depth);
+        for l in 0..depth {
+            let shift = depth - l;
+            let mut samples: Vec<Vec<f32>> = Vec::new();
+            let mut i = 0;
+            while i < idx.len() {
+                let parent = idx[i] >> shift;
+                let (mut total, mut left) = (0u64, 0u64);
+                while i < idx.len() && idx[i] >> shift == parent {
+                    total += 1;
+                    left += u64::from((idx[i] >> (shift - 1)) & 1 == 0);
+                    i += 1;
+                }
+                if total >= 2 {
+                    let c = class(total);
+                    if samples.len() <= c {
+                        samples.resize(c + 1, Vec::new());
+                    }
+                    samples[c].push(left as f32 / total as f32);
+                }
+            }
+            let q = samples
+                .into_iter()
+                .map(|mut s| {
+                    if s.len() < MIN_SAMPLES {
+                        return Vec::new();
+                    }
+                    s.sort_unstable_by(f32::total_cmp);
+                    (0..QUANTILES).map(|k| s[(k * (s.len() - 1) + (QUANTILES - 1) / 2) / (QUANTILES - 1)]).collect()
+                })
+                .collect();
+            levels.push(q);
+        }
+        Some(Cascade { root_ns, root_count: n, levels })
+    }
+
+    /// The quantiles for a level and count class: its own, else the nearest class of the
+    /// level, else of the nearest level with any (coarser levels first); a fair split if none.
+    fn lookup(&self, level: usize, c: usize) -> Option<(usize, usize)> {
+        let near = |l: usize| -> Option<(usize, usize)> {
+            let row = &self.levels[l];
+            (0..row.len().max(c + 1))
+                .flat_map(|k| [c.checked_sub(k), Some(c + k)])
+                .flatten()
+                .find(|&k| row.get(k).is_some_and(|q| !q.is_empty()))
+                .map(|k| (l, k))
+        };
+        let n = self.levels.len();
+        (0..n).flat_map(|k| [level.checked_sub(k), Some(level + k)]).flatten().filter(|&l| l < n).find_map(near)
+    }
+}
+
+/// One interval waiting to be split: its start, level and count (levels below 0 are above the
+/// fitted root, for a clone longer than the original).
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    start: f64,
+    level: i32,
+    count: u64,
+}
+
+/// Streams arrival times of a [`Cascade`], `extra` levels above its root (2^extra roots).
+#[derive(Debug)]
+pub struct Arrivals {
+    /// Per level from the top (extra levels first) and count class: the quantiles to draw from.
+    table: Vec<Vec<Option<(usize, usize)>>>,
+    cascade: Cascade,
+    top: i32,
+    stack: Vec<Node>,
+    /// The leaf being emitted: its start, length, arrivals left, and whether they share its start.
+    leaf: (f64, f64, u64, bool),
+}
+
+impl Arrivals {
+    /// Arrivals at the original's mean rate for at least `n` requests.
+    pub fn new(cascade: Cascade, n: u64) -> Arrivals {
+        let mut extra = 0i32;
+        while (cascade.root_count as f64) * 2f64.powi(extra) < n as f64 && extra < 62 {
+            extra += 1;
+        }
+        let depth = cascade.levels.len();
+        let classes = 64;
+        // Resolve every (level, class) once, to a (level, class) that has quantiles.
+        let mut table = Vec::with_capacity(depth + extra as usize);
+        for l in -extra..depth as i32 {
+            // Levels above the root draw as the coarsest fitted level with samples.
+            let fitted = l.max(0) as usize;
+            let row = (0..classes).map(|c| cascade.lookup(fitted, c)).collect();
+            table.push(row);
+        }
+        let root = cascade.root_count.saturating_mul(1u64 << extra);
+        let start = Node { start: 0.0, level: -extra, count: root };
+        Arrivals { table, cascade, top: extra, stack: vec![start], leaf: (0.0, 0.0, 0, false) }
+    }
+
+    fn length(&self, level: i32) -> f64 {
+        self.cascade.root_ns * 2f64.powi(-level)
+    }
+
+    /// The next arrival time (ns), non-decreasing; `None` when the cascade is spent.
+    #[inline]
+    pub fn next<R: Rng>(&mut self, rng: &mut R) -> Option<f64> {
+        loop {
+            let (start, len, left, tied) = self.leaf;
+            if left > 0 {
+                self.leaf.2 -= 1;
+                if tied {
+                    return Some(start);
+                }
+                // The remaining arrivals of an untied leaf are spread evenly after a random
+                // phase (only a leaf of one arrival is ever untied, below).
+                return Some(start + rng.gen::<f64>() * len);
+            }
+            let node = self.stack.pop()?;
+            if node.count == 0 {
+                continue;
+            }
+            let len = self.length(node.level);
+            let depth = node.level + self.top;
+            if node.count == 1 || depth as usize + 1 >= self.table.len() {
+                self.leaf = (node.start, len, node.count, node.count > 1);
+                continue;
+            }
+            let c = class(node.count).min(63);
+            let share = match self.table[depth as usize][c] {
+                Some((l, k)) => {
+                    let q = &self.cascade.levels[l][k];
+                    let x = rng.gen::<f64>() * (QUANTILES - 1) as f64;
+                    let i = x as usize;
+                    let f = x - i as f64;
+                    let hi = q[(i + 1).min(QUANTILES - 1)];
+                    f64::from(q[i]) * (1.0 - f) + f64::from(hi) * f
+                }
+                None => 0.5,
+            };
+            let left = ((node.count as f64 * share + rng.gen::<f64>()) as u64).min(node.count);
+            let level = node.level + 1;
+            self.stack.push(Node { start: node.start + len / 2.0, level, count: node.count - left });
+            self.stack.push(Node { start: node.start, level, count: left });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn a_fitted_cascade_keeps_the_count_order_and_span() {
+        // Bursts: 100 arrivals within 1 ms every 10 s, for 100 s.
+        let mut times: Vec<u64> = (0..10u64).flat_map(|b| (0..100u64).map(move |k| b * 10_000_000_000 + k * 10_000)).collect();
+        let c = Cascade::fit(&mut times).unwrap();
+        let mut a = Arrivals::new(c, 1000);
+        let mut rng = StdRng::seed_from_u64(1);
+        let v: Vec<f64> = (0..1000).map_while(|_| a.next(&mut rng)).collect();
+        assert_eq!(v.len(), 1000);
+        assert!(v.windows(2).all(|w| w[0] <= w[1]));
+        // Still bursty: most 1 s bins are empty.
+        let mut bins = [0u32; 101];
+        for t in &v {
+            bins[(*t / 1e9) as usize] += 1;
+        }
+        assert!(bins.iter().filter(|&&b| b == 0).count() > 70, "{bins:?}");
+    }
+}
