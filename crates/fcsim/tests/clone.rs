@@ -176,7 +176,7 @@ fn debug_model() {
         let runs: Vec<(u64, u64)> = (0..2).map(|o| (m.runs[o].iter().map(|x| x.1).sum::<u64>(), m.runs[o].iter().map(|x| x.0 * x.1).sum::<u64>())).collect();
         println!("runs {runs:?} transitions {:?}", m.transitions);
         let st: Vec<(u64, u64)> = (0..2).map(|o| m.windows[o].iter().fold((0, 0), |a, w| (a.0 + w[0], a.1 + w[1]))).collect();
-        println!("starts/new {st:?}");
+        println!("starts/new {st:?} reissue {:?}", m.reissue);
         for p in 0..2 {
             for o in 0..2 {
                 let h = &m.distances[p][o];
@@ -184,6 +184,40 @@ fn debug_model() {
                 let cum = |d: u64| h.iter().enumerate().filter(|(b, _)| fcsim::trace::clone::bin_range(*b).0 <= d).map(|x| x.1).sum::<u64>() as f64 / tot.max(1) as f64;
                 println!("  [{p}][{o}] n={tot} <=16 {:.3} <=270 {:.3} <=2700 {:.3} <=27000 {:.3}", cum(16), cum(270), cum(2700), cum(27000));
             }
+        }
+    }
+}
+
+#[test]
+fn debug_categories() {
+    for name in ["cloudphysics_vscsi_2h.csv.gz", "systor17_vdi_sample1000.csv.gz"] {
+        let orig = data(name);
+        for t in [orig.clone(), format!("synth:clone={orig},seed=7")] {
+            let mut r = trace::open(&t, &TraceOptions::default()).unwrap();
+            let split = PageSplitter::new(4096, r.key_unit());
+            let mut sd = StackDistances::new();
+            let mut last_end = [None; 2];
+            // [category][count, cold, <=270, <=2700]
+            let mut cat = [[0u64; 4]; 4];
+            while let Some(q) = r.next_request().unwrap() {
+                let o = if q.op == Op::Write { 1 } else { 0 };
+                let seq = last_end[o] == Some((q.volume, q.offset));
+                last_end[o] = Some((q.volume, q.offset + u64::from(q.len)));
+                let (first, n) = split.pages(&q).unwrap();
+                for k in first..first + n {
+                    let d = sd.access(k).unwrap();
+                    let c = usize::from(seq) * 2 + usize::from(k != first);
+                    cat[c][0] += 1;
+                    match d {
+                        None => cat[c][1] += 1,
+                        Some(d) => {
+                            cat[c][2] += u64::from(d <= 270);
+                            cat[c][3] += u64::from(d <= 2700);
+                        }
+                    }
+                }
+            }
+            println!("{t}: start-first {:?} start-rest {:?} cont-first {:?} cont-rest {:?}", cat[0], cat[1], cat[2], cat[3]);
         }
     }
 }

@@ -16,6 +16,9 @@ const FINEST_NS: f64 = 1000.0;
 /// The deepest level fitted.
 const MAX_LEVELS: usize = 48;
 
+/// The class that holds a level's samples of every count.
+pub const POOLED: usize = 63;
+
 /// Class of a parent count n ≥ 2: floor(log2 n) - 1.
 #[inline]
 fn class(n: u64) -> usize {
@@ -70,31 +73,29 @@ impl Cascade {
                     samples[c].push(left as f32 / total as f32);
                 }
             }
-            let q = samples
-                .into_iter()
-                .map(|mut s| {
-                    if s.len() < MIN_SAMPLES {
-                        return Vec::new();
-                    }
-                    s.sort_unstable_by(f32::total_cmp);
-                    (0..QUANTILES).map(|k| s[(k * (s.len() - 1) + (QUANTILES - 1) / 2) / (QUANTILES - 1)]).collect()
-                })
-                .collect();
+            let quantiles = |s: &mut Vec<f32>| -> Vec<f32> {
+                s.sort_unstable_by(f32::total_cmp);
+                (0..QUANTILES).map(|k| s[(k * (s.len() - 1) + (QUANTILES - 1) / 2) / (QUANTILES - 1)]).collect()
+            };
+            let mut all: Vec<f32> = samples.iter().flatten().copied().collect();
+            let mut q: Vec<Vec<f32>> = samples.into_iter().map(|mut s| if s.len() < MIN_SAMPLES { Vec::new() } else { quantiles(&mut s) }).collect();
+            // Every class's samples together, as class POOLED: what a class with too few
+            // samples draws from (the coarsest levels have one to a few intervals).
+            if !all.is_empty() {
+                q.resize(POOLED + 1, Vec::new());
+                q[POOLED] = quantiles(&mut all);
+            }
             levels.push(q);
         }
         Some(Cascade { root_ns, root_count: n, levels })
     }
 
-    /// The quantiles for a level and count class: its own, else the nearest class of the
-    /// level, else of the nearest level with any (coarser levels first); a fair split if none.
+    /// The quantiles for a level and count class: its own, else the level's pooled ones, else
+    /// those of the nearest level with any (coarser levels first); a fair split if none.
     fn lookup(&self, level: usize, c: usize) -> Option<(usize, usize)> {
         let near = |l: usize| -> Option<(usize, usize)> {
             let row = &self.levels[l];
-            (0..row.len().max(c + 1))
-                .flat_map(|k| [c.checked_sub(k), Some(c + k)])
-                .flatten()
-                .find(|&k| row.get(k).is_some_and(|q| !q.is_empty()))
-                .map(|k| (l, k))
+            [c, POOLED].into_iter().find(|&k| row.get(k).is_some_and(|q| !q.is_empty())).map(|k| (l, k))
         };
         let n = self.levels.len();
         (0..n).flat_map(|k| [level.checked_sub(k), Some(level + k)]).flatten().filter(|&l| l < n).find_map(near)
@@ -130,7 +131,7 @@ impl Arrivals {
             extra += 1;
         }
         let depth = cascade.levels.len();
-        let classes = 64;
+        let classes = POOLED;
         // Resolve every (level, class) once, to a (level, class) that has quantiles.
         let mut table = Vec::with_capacity(depth + extra as usize);
         for l in -extra..depth as i32 {
@@ -172,7 +173,7 @@ impl Arrivals {
                 self.leaf = (node.start, len, node.count, node.count > 1);
                 continue;
             }
-            let c = class(node.count).min(63);
+            let c = class(node.count).min(POOLED - 1);
             let share = match self.table[depth as usize][c] {
                 Some((l, k)) => {
                     let q = &self.cascade.levels[l][k];

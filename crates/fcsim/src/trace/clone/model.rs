@@ -44,6 +44,19 @@ pub fn bin_range(b: usize) -> (u64, u64) {
     ((8 + sub) << (e - 3), 1 << (e - 3))
 }
 
+/// The stack distances of a curve by bin; bin 0 counts first accesses.
+pub fn page_bins(m: &crate::mrc::Mrc) -> Vec<u64> {
+    let mut v = vec![m.cold];
+    for (i, &c) in m.hist.iter().enumerate() {
+        let b = bin(i as u64 + 1);
+        if v.len() <= b {
+            v.resize(b + 1, 0);
+        }
+        v[b] += c;
+    }
+    v
+}
+
 /// An empirical distribution of integer values: (value, count), values increasing.
 pub type Values = Vec<(u64, u64)>;
 
@@ -66,14 +79,34 @@ pub struct Model {
     pub accesses: u64,
     /// Per op and window: run-start requests, and those whose first page is new.
     pub windows: [Vec<[u64; 2]>; 2],
+    /// Per window: pages first touched (the working set's growth).
+    pub growth: Vec<u64>,
     /// Runs of op `a` followed by a run of op `b`: `transitions[a][b]`.
     pub transitions: [[u64; 2]; 2],
     /// Per op: run lengths in requests.
     pub runs: [Values; 2],
-    /// Per op: `len << 12 | offset within the page` of every request.
+    /// Per op: `len << 12 | offset within the page` of every run's first request.
     pub sizes: [Values; 2],
+    /// Per op: the same of the requests that follow on in a run (larger, in real traces).
+    pub follow: [Values; 2],
     /// `[prev][op]`: stack distances of run starts by bin ([`bin`]).
     pub distances: [[Vec<u64>; 2]; 2],
+    /// `[prev][op]`: of those run starts, by the same bins, how many reuse a page last touched
+    /// as the first page of its request.
+    pub heads: [[Vec<u64>; 2]; 2],
+    /// `[prev][op]`, by the same bins: of the others, how many reuse a page last touched as the
+    /// last page of its request (a request that starts where an earlier one ended, in the same
+    /// page).
+    pub tails: [[Vec<u64>; 2]; 2],
+    /// Per op: requests whose first page was last touched as the first page of a request at the
+    /// same offset within the page, and how many of those have that request's length too (a
+    /// request issued again).
+    pub reissue: [[u64; 2]; 2],
+    /// Stack distances of every page access by bin (bin 0: first accesses): the page-level curve
+    /// the calibration aims at.
+    pub target: Vec<u64>,
+    /// Page numbers the clone leaves free before a run that starts on a new page (calibrated).
+    pub gap: u64,
     /// The arrival cascade, `None` for an untimed trace.
     pub arrivals: Option<Cascade>,
 }
@@ -90,16 +123,25 @@ impl Model {
         }
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
         let mut sd = StackDistances::new();
-        let mut written: FxHashMap<u64, bool> = FxHashMap::default();
+        // Per page: its last touch was a write (bit 0), was the first page of a request (bit 1).
+        let mut last: FxHashMap<u64, u8> = FxHashMap::default();
+        let mut heads: [[Vec<u64>; 2]; 2] = Default::default();
+        let mut tails: [[Vec<u64>; 2]; 2] = Default::default();
+        // Per page last touched as a request's first page: that request's size and offset + 1.
+        let mut head_req: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut reissue = [[0u64; 2]; 2];
         let mut last_end: [Option<(u32, u64)>; 2] = [None; 2];
         let mut run = [0u64; 2];
         let mut prev_run: Option<usize> = None;
         let mut transitions = [[0u64; 2]; 2];
         let mut runs: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut follow: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut distances: [[Vec<u64>; 2]; 2] = Default::default();
         // (request index, op, first page new) of each run start.
         let mut starts: Vec<(u64, u8, bool)> = Vec::new();
+        // (request index, pages it touched first) of each request that touched any.
+        let mut cold: Vec<(u64, u64)> = Vec::new();
         let mut times = Vec::new();
         let (mut i, mut accesses) = (0u64, 0u64);
         while let Some(r) = reader.next_request()? {
@@ -123,22 +165,43 @@ impl Model {
                 }
                 prev_run = Some(o);
             }
-            *sizes[o].entry(u64::from(r.len) << 12 | r.offset % PAGE).or_default() += 1;
+            let table = if seq { &mut follow[o] } else { &mut sizes[o] };
+            *table.entry(u64::from(r.len) << 12 | r.offset % PAGE).or_default() += 1;
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+            let packed = u64::from(r.len) << 12 | r.offset % PAGE;
+            if let Some(&h) = head_req.get(&first) {
+                if (h - 1) & 0xfff == r.offset % PAGE {
+                    reissue[o][0] += 1;
+                    reissue[o][1] += u64::from(h - 1 == packed);
+                }
+            }
+            let mut new_pages = 0;
             for key in first..first + n {
                 let d = sd.access(key)?;
-                let prev = written.insert(key, o == 1);
+                new_pages += u64::from(d.is_none());
+                let prev = last.insert(key, o as u8 | u8::from(key == first) << 1 | u8::from(key == first + n - 1) << 2);
+                if key == first {
+                    head_req.insert(key, packed + 1);
+                } else if prev.is_some_and(|p| p & 2 != 0) {
+                    head_req.remove(&key);
+                }
                 if key == first && !seq {
                     starts.push((i, o as u8, d.is_none()));
                     if let (Some(d), Some(p)) = (d, prev) {
-                        let h = &mut distances[usize::from(p)][o];
                         let b = bin(d);
-                        if h.len() <= b {
-                            h.resize(b + 1, 0);
+                        let (head, tail) = (p & 2 != 0, p & 6 == 4);
+                        let c = usize::from(p & 1);
+                        for (h, n) in [(&mut distances[c][o], 1), (&mut heads[c][o], u64::from(head)), (&mut tails[c][o], u64::from(tail))] {
+                            if h.len() <= b {
+                                h.resize(b + 1, 0);
+                            }
+                            h[b] += n;
                         }
-                        h[b] += 1;
                     }
                 }
+            }
+            if new_pages > 0 {
+                cold.push((i, new_pages));
             }
             accesses += n;
             times.push(r.time_ns);
@@ -162,18 +225,30 @@ impl Model {
             w[0] += 1;
             w[1] += u64::from(new);
         }
+        let mut growth = vec![0u64; WINDOWS];
+        for (k, n) in cold {
+            growth[(k as usize * WINDOWS) / i as usize] += n;
+        }
         let arrivals = if reader.timed() { Cascade::fit(&mut times) } else { None };
+        let sd = std::mem::take(&mut sd);
         let source = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
         Ok(Model {
             source,
             requests: i,
             pages: sd.pages() as u64,
+            target: page_bins(&sd.finish()),
+            gap: 64,
             accesses,
             windows,
+            growth,
             transitions,
             runs: runs.map(values),
             sizes: sizes.map(values),
+            follow: follow.map(values),
             distances,
+            heads,
+            tails,
+            reissue,
             arrivals,
         })
     }
@@ -201,19 +276,31 @@ impl Model {
             let _ = writeln!(s, "starts {name} {}", join(0));
             let _ = writeln!(s, "new {name} {}", join(1));
         }
+        let _ = writeln!(s, "growth {}", self.growth.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
         let t = &self.transitions;
         let _ = writeln!(s, "transitions {} {} {} {}", t[0][0], t[0][1], t[1][0], t[1][1]);
         let pairs = |v: &Values, f: &dyn Fn(u64) -> String| v.iter().map(|&(x, c)| format!("{}:{c}", f(x))).collect::<Vec<_>>().join(" ");
         for (o, name) in OPS.iter().enumerate() {
             let _ = writeln!(s, "runs {name} {}", pairs(&self.runs[o], &|x| x.to_string()));
             let _ = writeln!(s, "sizes {name} {}", pairs(&self.sizes[o], &|x| format!("{}+{}", x >> 12, x & 0xfff)));
+            let _ = writeln!(s, "follow {name} {}", pairs(&self.follow[o], &|x| format!("{}+{}", x >> 12, x & 0xfff)));
         }
         for (p, row) in CLASSES.iter().enumerate() {
             for (o, name) in row.iter().enumerate() {
                 let h = &self.distances[p][o];
                 let bins: Vec<String> = h.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
                 let _ = writeln!(s, "distances {name} {}", bins.join(" "));
+                for (key, h) in [("heads", &self.heads[p][o]), ("tails", &self.tails[p][o])] {
+                    let bins: Vec<String> = h.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
+                    let _ = writeln!(s, "{key} {name} {}", bins.join(" "));
+                }
             }
+        }
+        let t: Vec<String> = self.target.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
+        let _ = writeln!(s, "target {}", t.join(" "));
+        let _ = writeln!(s, "gap {}", self.gap);
+        for (o, name) in OPS.iter().enumerate() {
+            let _ = writeln!(s, "reissue {name} {} {}", self.reissue[o][0], self.reissue[o][1]);
         }
         if let Some(c) = &self.arrivals {
             let _ = writeln!(s, "arrivals {} {} {}", c.root_ns, c.root_count, c.levels.len());
@@ -261,10 +348,17 @@ impl Model {
             pages: 0,
             accesses: 0,
             windows: [Vec::new(), Vec::new()],
+            growth: Vec::new(),
             transitions: [[0; 2]; 2],
             runs: Default::default(),
             sizes: Default::default(),
+            follow: Default::default(),
             distances: Default::default(),
+            heads: Default::default(),
+            tails: Default::default(),
+            reissue: [[0; 2]; 2],
+            target: Vec::new(),
+            gap: 64,
             arrivals: None,
         };
         let mut seen: Vec<&str> = Vec::new();
@@ -314,6 +408,41 @@ impl Model {
                         w[k][usize::from(key == "new")] = num(x, "a count")?;
                     }
                 }
+                "target" => {
+                    for w in &rest {
+                        let (b, c) = pair(w, "BIN")?;
+                        let b = num(&b, "a bin number")? as usize;
+                        if b > bin(u64::MAX >> 1) {
+                            return Err(bad(n, format!("target: bin {b} out of range")));
+                        }
+                        if m.target.len() <= b {
+                            m.target.resize(b + 1, 0);
+                        }
+                        m.target[b] += c;
+                    }
+                }
+                "gap" => {
+                    let [g] = rest[..] else { return Err(bad(n, "gap: expected one number of pages".into())) };
+                    m.gap = num(g, "a number of pages")?;
+                    if m.gap > 1 << 20 {
+                        return Err(bad(n, format!("gap: {} pages; expected at most 2^20", m.gap)));
+                    }
+                }
+                "reissue" => {
+                    let o = op(rest.first())?;
+                    let [_, e, k] = rest[..] else { return Err(bad(n, "reissue: expected read or write and two counts".into())) };
+                    let (e, k) = (num(e, "a count")?, num(k, "a count")?);
+                    if k > e {
+                        return Err(bad(n, format!("reissue: {k} of {e}: expected at most as many as the first count")));
+                    }
+                    m.reissue[o] = [e, k];
+                }
+                "growth" => {
+                    if rest.len() != WINDOWS {
+                        return Err(bad(n, format!("growth: expected {WINDOWS} counts, found {}", rest.len())));
+                    }
+                    m.growth = rest.iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                }
                 "transitions" => {
                     if rest.len() != 4 {
                         return Err(bad(n, "transitions: expected 4 counts (read-read read-write write-read write-write)".into()));
@@ -322,7 +451,7 @@ impl Model {
                         m.transitions[k / 2][k % 2] = num(x, "a count")?;
                     }
                 }
-                "runs" | "sizes" => {
+                "runs" | "sizes" | "follow" => {
                     let o = op(rest.first())?;
                     let mut v = Values::new();
                     for w in &rest[1..] {
@@ -344,19 +473,23 @@ impl Model {
                         v.push((x, c));
                     }
                     v.sort_unstable();
-                    if key == "runs" {
-                        m.runs[o] = v;
-                    } else {
-                        m.sizes[o] = v;
+                    match key {
+                        "runs" => m.runs[o] = v,
+                        "sizes" => m.sizes[o] = v,
+                        _ => m.follow[o] = v,
                     }
                 }
-                "distances" => {
+                "distances" | "heads" | "tails" => {
                     let class = rest.first().copied().unwrap_or("");
                     let (p, o) = (0..4)
                         .map(|k| (k / 2, k % 2))
                         .find(|&(p, o)| CLASSES[p][o] == class)
                         .ok_or_else(|| bad(n, format!("distances: expected a class (read-after-read, write-after-read, read-after-write, write-after-write), found '{class}'")))?;
-                    let h = &mut m.distances[p][o];
+                    let h = match key {
+                        "heads" => &mut m.heads[p][o],
+                        "tails" => &mut m.tails[p][o],
+                        _ => &mut m.distances[p][o],
+                    };
                     for w in &rest[1..] {
                         let (b, c) = pair(w, "BIN")?;
                         let b = num(&b, "a bin number")? as usize;
@@ -415,17 +548,24 @@ impl Model {
                     levels_left -= 1;
                 }
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, transitions, runs, sizes, distances, arrivals, level or end"))),
+                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, reissue, arrivals, level or end"))),
             }
             if key != "level" && key != "end" {
                 seen.push(key);
+            }
+        }
+        for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
+            let at = |v: &Vec<u64>, b: usize| v.get(b).copied().unwrap_or(0);
+            if (0..h.len().max(t.len())).any(|b| at(h, b) + at(t, b) > at(d, b)) {
+                return Err(Error::trace(path, Location::File, format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o])));
             }
         }
         if !ended {
             let lines = text.lines().count();
             return Err(bad(lines.max(1), "the file ends before its 'end' line: truncated".into()));
         }
-        for key in ["requests", "pages", "starts", "new", "transitions", "runs", "sizes"] {
+        for key in ["requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
             if !seen.contains(&key) {
                 return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
             }
@@ -440,6 +580,9 @@ impl Model {
         for o in 0..2 {
             if total(o) > 0 && m.runs[o].iter().map(|x| x.1).sum::<u64>() == 0 {
                 return Err(Error::trace(path, Location::File, format!("{} requests have sizes but no run lengths", OPS[o])));
+            }
+            if m.runs[o].iter().any(|r| r.0 > 1) && m.follow[o].is_empty() {
+                return Err(Error::trace(path, Location::File, format!("{} runs longer than one request but no 'follow' sizes", OPS[o])));
             }
             if m.windows[o].iter().any(|w| w[1] > w[0]) {
                 return Err(Error::trace(path, Location::File, format!("new {}: a window has more new run starts than run starts", OPS[o])));

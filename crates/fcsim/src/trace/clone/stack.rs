@@ -20,6 +20,8 @@ pub struct Stack {
     written: Vec<u64>,
     /// Slots whose touch was the first page of a request.
     head: Vec<u64>,
+    /// Slots whose touch was the last page of a request.
+    tail: Vec<u64>,
     /// Fenwick tree over words: `[live, written]` slots per word, 1-based.
     tree: Vec<[u32; 2]>,
     slot_page: Vec<u32>,
@@ -41,6 +43,7 @@ impl Stack {
             live: vec![0; words],
             written: vec![0; words],
             head: vec![0; words],
+            tail: vec![0; words],
             tree: vec![[0; 2]; words + 1],
             slot_page: vec![0; cap],
             page_slot: Vec::with_capacity(pages + pages / 8 + 64),
@@ -59,7 +62,7 @@ impl Stack {
 
     /// Bytes held by the arrays (for the memory bound's test).
     pub fn bytes(&self) -> usize {
-        24 * self.live.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
+        32 * self.live.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
     }
 
     #[inline]
@@ -94,8 +97,9 @@ impl Stack {
 
     /// Touches `page` by a write (`write`) or a read: it becomes the most recent page; `head`
     /// marks the first page of a request. Call [`Stack::done`] after the last page of a request.
+    /// Returns whether the page was new (never touched, or forgotten).
     #[inline]
-    pub fn touch(&mut self, page: u32, write: bool, head: bool) {
+    pub fn touch(&mut self, page: u32, write: bool, head: bool, tail: bool) -> bool {
         let p = page as usize;
         if p >= self.page_slot.len() {
             self.page_slot.resize(p + 1, NONE);
@@ -127,11 +131,17 @@ impl Stack {
         } else {
             self.head[w] &= !bit;
         }
+        if tail {
+            self.tail[w] |= bit;
+        } else {
+            self.tail[w] &= !bit;
+        }
         self.count += 1;
         self.writes += usize::from(write);
         self.slot_page[s] = page;
         self.page_slot[p] = s as u32;
         self.delta(w, 1, i32::from(write));
+        old == NONE
     }
 
     /// Ends a request's touches (applies the pending counts).
@@ -209,8 +219,35 @@ impl Stack {
     /// `written`, else the nearest page of that kind: the next deeper one when `deeper`, the
     /// next shallower otherwise (the other when there is none on that side). `None` when the
     /// stack is shallower than `d` or holds no page of that kind.
-    pub fn find(&self, d: u64, written: bool, deeper: bool) -> Option<u32> {
-        self.find_slot(d, written, deeper).map(|s| self.slot_page[self.head_of(s)])
+    /// `at` 1 takes the first page of the request that last touched that page instead, 2 its
+    /// last page (when it is within a few words of slots).
+    pub fn find(&self, d: u64, written: bool, deeper: bool, at: u8) -> Option<u32> {
+        self.find_slot(d, written, deeper).map(|s| {
+            self.slot_page[match at {
+                1 => self.head_of(s),
+                2 => self.tail_of(s),
+                _ => s,
+            }]
+        })
+    }
+
+    /// The live slot at or after `s` that was the last page of its request, if one is within a
+    /// few words; else `s`.
+    fn tail_of(&self, s: usize) -> usize {
+        let mut w = s / 64;
+        let mut mask = u64::MAX << (s % 64);
+        for _ in 0..8 {
+            if w >= self.live.len() {
+                break;
+            }
+            let bits = self.tail[w] & self.live[w] & mask;
+            if bits != 0 {
+                return w * 64 + bits.trailing_zeros() as usize;
+            }
+            w += 1;
+            mask = u64::MAX;
+        }
+        s
     }
 
     /// The live slot at or before `s` that was the first page of its request, if one is
@@ -280,6 +317,7 @@ impl Stack {
         // In place: the new index j never passes the old index s.
         let mut written_new = vec![0u64; words];
         let mut head_new = vec![0u64; words];
+        let mut tail_new = vec![0u64; words];
         for w in 0..self.live.len() {
             let mut bits = self.live[w];
             while bits != 0 {
@@ -298,6 +336,9 @@ impl Stack {
                 if self.head[w] & (1 << (s % 64)) != 0 {
                     head_new[j / 64] |= 1 << (j % 64);
                 }
+                if self.tail[w] & (1 << (s % 64)) != 0 {
+                    tail_new[j / 64] |= 1 << (j % 64);
+                }
                 self.slot_page[j] = page;
                 self.page_slot[page as usize] = j as u32;
                 j += 1;
@@ -313,6 +354,7 @@ impl Stack {
         }
         self.written = written_new;
         self.head = head_new;
+        self.tail = tail_new;
         self.tree = vec![[0; 2]; words + 1];
         for i in 1..=words {
             self.tree[i][0] += self.live[i - 1].count_ones();
@@ -353,7 +395,7 @@ mod tests {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let page = ((x >> 33) % 300) as u32;
             let write = (x >> 20) & 3 == 0;
-            s.touch(page, write, true);
+            s.touch(page, write, true, true);
             if i % 3 == 0 {
                 s.done();
             }
@@ -364,26 +406,26 @@ mod tests {
         assert_eq!(s.len(), list.len());
         for d in 1..=list.len() {
             let (page, w) = list[d - 1];
-            assert_eq!(s.find(d as u64, w, true), Some(page), "depth {d}");
+            assert_eq!(s.find(d as u64, w, true, 0), Some(page), "depth {d}");
             // The other kind: the nearest deeper page of that kind, else the shallower one.
             let want = list[d..].iter().find(|x| x.1 != w).or_else(|| list[..d].iter().rev().find(|x| x.1 != w)).map(|x| x.0);
-            assert_eq!(s.find(d as u64, !w, true), want, "depth {d}, other kind");
+            assert_eq!(s.find(d as u64, !w, true, 0), want, "depth {d}, other kind");
             let want = list[..d].iter().rev().find(|x| x.1 != w).or_else(|| list[d..].iter().find(|x| x.1 != w)).map(|x| x.0);
-            assert_eq!(s.find(d as u64, !w, false), want, "depth {d}, other kind, shallower");
+            assert_eq!(s.find(d as u64, !w, false, 0), want, "depth {d}, other kind, shallower");
         }
-        assert_eq!(s.find(list.len() as u64 + 1, false, true), None);
+        assert_eq!(s.find(list.len() as u64 + 1, false, true, 0), None);
     }
 
     #[test]
     fn pages_deeper_than_the_limit_are_forgotten() {
         let mut s = Stack::new(10, 100);
         for p in 0..10_000u32 {
-            s.touch(p, false, true);
+            s.touch(p, false, true, true);
         }
         s.done();
         assert!(s.len() <= 4096 + 100, "{}", s.len());
         // The newest pages are kept in order.
-        assert_eq!(s.find(1, false, true), Some(9999));
-        assert_eq!(s.find(100, false, true), Some(9900));
+        assert_eq!(s.find(1, false, true, 0), Some(9999));
+        assert_eq!(s.find(100, false, true, 0), Some(9900));
     }
 }
