@@ -13,6 +13,8 @@ pub const QUANTILES: usize = 16;
 const MIN_SAMPLES: usize = 8;
 /// Levels end where an interval is shorter than this (ns).
 const FINEST_NS: f64 = 1000.0;
+/// The profile's level: at most 2^12 steps.
+pub const PROFILE_LEVEL: usize = 12;
 /// The deepest level fitted.
 const MAX_LEVELS: usize = 48;
 
@@ -30,7 +32,9 @@ fn class(n: u64) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cascade {
     pub root_ns: f64,
-    pub root_count: u64,
+    /// Arrivals in each of the span's 2^k equal steps (k the profile's level, at most
+    /// [`PROFILE_LEVEL`]): the rate over time, replayed.
+    pub profile: Vec<u64>,
     /// `levels[l][c]`: sorted quantiles, or empty.
     pub levels: Vec<Vec<Vec<f32>>>,
 }
@@ -87,7 +91,12 @@ impl Cascade {
             }
             levels.push(q);
         }
-        Some(Cascade { root_ns, root_count: n, levels })
+        let top = PROFILE_LEVEL.min(depth);
+        let mut profile = vec![0u64; 1 << top];
+        for &x in &idx {
+            profile[(x >> (depth - top)) as usize] += 1;
+        }
+        Some(Cascade { root_ns, profile, levels })
     }
 
     /// The quantiles for a level and count class: its own, else the level's pooled ones, else
@@ -102,79 +111,78 @@ impl Cascade {
     }
 }
 
-/// One interval waiting to be split: its start, level and count (levels below 0 are above the
-/// fitted root, for a clone longer than the original).
+/// One interval waiting to be split: its start, level and count.
 #[derive(Debug, Clone, Copy)]
 struct Node {
     start: f64,
-    level: i32,
+    level: u32,
     count: u64,
 }
 
-/// Streams arrival times of a [`Cascade`], `extra` levels above its root (2^extra roots).
+/// Streams arrival times of a [`Cascade`]: its profile's steps in order, each split by the
+/// cascade's levels below it; after the last step the profile starts again, at a random step
+/// (seeded), one profile's span later.
 #[derive(Debug)]
 pub struct Arrivals {
-    /// Per level from the top (extra levels first) and count class: the quantiles to draw from.
+    /// Per level and count class: the (level, class) of the quantiles to draw from.
     table: Vec<Vec<Option<(usize, usize)>>>,
     cascade: Cascade,
-    top: i32,
     stack: Vec<Node>,
     /// The leaf being emitted: its start, length, arrivals left, and whether they share its start.
     leaf: (f64, f64, u64, bool),
+    /// The profile's level, how many steps of this pass are done, the pass's first step and
+    /// start time.
+    top: u32,
+    done: usize,
+    pass: (usize, f64),
 }
 
 impl Arrivals {
-    /// Arrivals at the original's mean rate for at least `n` requests.
-    pub fn new(cascade: Cascade, n: u64) -> Arrivals {
-        let mut extra = 0i32;
-        while (cascade.root_count as f64) * 2f64.powi(extra) < n as f64 && extra < 62 {
-            extra += 1;
-        }
-        let depth = cascade.levels.len();
-        let classes = POOLED;
-        // Resolve every (level, class) once, to a (level, class) that has quantiles.
-        let mut table = Vec::with_capacity(depth + extra as usize);
-        for l in -extra..depth as i32 {
-            // Levels above the root draw as the coarsest fitted level with samples.
-            let fitted = l.max(0) as usize;
-            let row = (0..classes).map(|c| cascade.lookup(fitted, c)).collect();
-            table.push(row);
-        }
-        let root = cascade.root_count.saturating_mul(1u64 << extra);
-        let start = Node { start: 0.0, level: -extra, count: root };
-        Arrivals { table, cascade, top: extra, stack: vec![start], leaf: (0.0, 0.0, 0, false) }
+    pub fn new(cascade: Cascade) -> Arrivals {
+        let table = (0..cascade.levels.len()).map(|l| (0..POOLED).map(|c| cascade.lookup(l, c)).collect()).collect();
+        let top = cascade.profile.len().trailing_zeros();
+        Arrivals { table, cascade, stack: Vec::with_capacity(64), leaf: (0.0, 0.0, 0, false), top, done: 0, pass: (0, 0.0) }
     }
 
-    fn length(&self, level: i32) -> f64 {
-        self.cascade.root_ns * 2f64.powi(-level)
+    fn length(&self, level: u32) -> f64 {
+        self.cascade.root_ns / (1u64 << level) as f64
     }
 
-    /// The next arrival time (ns), non-decreasing; `None` when the cascade is spent.
+    /// The next arrival time (ns), non-decreasing.
     #[inline]
-    pub fn next<R: Rng>(&mut self, rng: &mut R) -> Option<f64> {
+    pub fn next<R: Rng>(&mut self, rng: &mut R) -> f64 {
         loop {
             let (start, len, left, tied) = self.leaf;
             if left > 0 {
                 self.leaf.2 -= 1;
                 if tied {
-                    return Some(start);
+                    return start;
                 }
-                // The remaining arrivals of an untied leaf are spread evenly after a random
-                // phase (only a leaf of one arrival is ever untied, below).
-                return Some(start + rng.gen::<f64>() * len);
+                // Only a leaf of one arrival is untied: uniform in its interval.
+                return start + rng.gen::<f64>() * len;
             }
-            let node = self.stack.pop()?;
+            let Some(node) = self.stack.pop() else {
+                let p = &self.cascade.profile;
+                if self.done == p.len() {
+                    self.pass = (rng.gen_range(0..p.len()), self.pass.1 + self.cascade.root_ns);
+                    self.done = 0;
+                }
+                let k = (self.pass.0 + self.done) % p.len();
+                self.done += 1;
+                let step = self.length(self.top);
+                self.stack.push(Node { start: self.pass.1 + (self.done - 1) as f64 * step, level: self.top, count: p[k] });
+                continue;
+            };
             if node.count == 0 {
                 continue;
             }
             let len = self.length(node.level);
-            let depth = node.level + self.top;
-            if node.count == 1 || depth as usize + 1 >= self.table.len() {
+            if node.count == 1 || node.level as usize + 1 >= self.table.len() {
                 self.leaf = (node.start, len, node.count, node.count > 1);
                 continue;
             }
             let c = class(node.count).min(POOLED - 1);
-            let share = match self.table[depth as usize][c] {
+            let share = match self.table[node.level as usize][c] {
                 Some((l, k)) => {
                     let q = &self.cascade.levels[l][k];
                     let x = rng.gen::<f64>() * (QUANTILES - 1) as f64;
@@ -204,9 +212,9 @@ mod tests {
         // Bursts: 100 arrivals within 1 ms every 10 s, for 100 s.
         let mut times: Vec<u64> = (0..10u64).flat_map(|b| (0..100u64).map(move |k| b * 10_000_000_000 + k * 10_000)).collect();
         let c = Cascade::fit(&mut times).unwrap();
-        let mut a = Arrivals::new(c, 1000);
+        let mut a = Arrivals::new(c);
         let mut rng = StdRng::seed_from_u64(1);
-        let v: Vec<f64> = (0..1000).map_while(|_| a.next(&mut rng)).collect();
+        let v: Vec<f64> = (0..1000).map(|_| a.next(&mut rng)).collect();
         assert_eq!(v.len(), 1000);
         assert!(v.windows(2).all(|w| w[0] <= w[1]));
         // Still bursty: most 1 s bins are empty.

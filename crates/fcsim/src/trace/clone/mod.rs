@@ -352,7 +352,7 @@ pub struct Clone {
     scale: f64,
     /// P(next run writes | previous run's op).
     write_after: [f64; 2],
-    runs: [Cdf; 2],
+    runs: [Bag; 2],
     sizes: [Bag; 2],
     follow: [Bag; 2],
     /// Per op and window: P(a run start's first page is new).
@@ -444,7 +444,7 @@ impl Clone {
         let limit = (m.max_distance() as f64 * scale).ceil() as usize + 64;
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
-        let arrivals = m.arrivals.clone().map(|c| Arrivals::new(c, length));
+        let arrivals = m.arrivals.clone().map(Arrivals::new);
         Ok(Clone {
             label,
             rng: StdRng::seed_from_u64(seed),
@@ -452,7 +452,7 @@ impl Clone {
             i: 0,
             scale,
             write_after,
-            runs: [Cdf::new(m.runs[0].iter().copied()), Cdf::new(m.runs[1].iter().copied())],
+            runs: [Bag::new(&m.runs[0]), Bag::new(&m.runs[1])],
             sizes: [Bag::new(&m.sizes[0]), Bag::new(&m.sizes[1])],
             follow: [Bag::new(&m.follow[0]), Bag::new(&m.follow[1])],
             new,
@@ -529,7 +529,7 @@ impl TraceReader for Clone {
             let o = usize::from(self.rng.gen::<f64>() < self.write_after[self.op]);
             let o = if self.sizes[o].is_empty() { 1 - o } else { o };
             self.op = o;
-            self.left = if self.runs[o].total() > 0 { self.runs[o].draw(&mut self.rng) } else { 1 };
+            self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };
             packed = self.sizes[o].draw(&mut self.rng)?;
             let page = self.start_page(o);
             offset = page * PAGE + (packed & 0xfff);
@@ -554,7 +554,7 @@ impl TraceReader for Clone {
         self.fresh = self.fresh.max(last + 1);
         let time_ns = match &mut self.arrivals {
             Some(a) => {
-                let t = a.next(&mut self.rng).map_or(self.last_ns, |t| t as u64);
+                let t = (a.next(&mut self.rng) as u64).max(self.last_ns);
                 if t >= HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",

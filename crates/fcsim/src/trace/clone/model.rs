@@ -303,7 +303,8 @@ impl Model {
             let _ = writeln!(s, "reissue {name} {} {}", self.reissue[o][0], self.reissue[o][1]);
         }
         if let Some(c) = &self.arrivals {
-            let _ = writeln!(s, "arrivals {} {} {}", c.root_ns, c.root_count, c.levels.len());
+            let _ = writeln!(s, "arrivals {} {}", c.root_ns, c.levels.len());
+            let _ = writeln!(s, "profile {}", c.profile.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
             for (l, row) in c.levels.iter().enumerate() {
                 let classes: Vec<String> = row
                     .iter()
@@ -363,6 +364,7 @@ impl Model {
         };
         let mut seen: Vec<&str> = Vec::new();
         let mut levels_left = 0usize;
+        let mut profile_due = false;
         let mut ended = false;
         for (n, line) in lines {
             if ended {
@@ -383,7 +385,10 @@ impl Model {
                 let (a, c) = w.split_once(':').ok_or_else(|| bad(n, format!("{key}: expected {what}:COUNT, found '{w}'")))?;
                 Ok((a.to_string(), num(c, "a count")?))
             };
-            if levels_left > 0 && key != "level" {
+            if profile_due && key != "profile" {
+                return Err(bad(n, "expected the 'profile' line after 'arrivals'".into()));
+            }
+            if levels_left > 0 && key != "level" && key != "profile" {
                 return Err(bad(n, format!("expected {levels_left} more 'level' lines of the arrivals")));
             }
             match key {
@@ -503,20 +508,28 @@ impl Model {
                     }
                 }
                 "arrivals" => {
-                    let [root, count, levels] = rest[..] else {
-                        return Err(bad(n, "arrivals: expected the root length (ns), its count and the number of levels".into()));
+                    let [root, levels] = rest[..] else {
+                        return Err(bad(n, "arrivals: expected the span's length (ns) and the number of levels".into()));
                     };
                     let root_ns: f64 = root.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0).ok_or_else(|| bad(n, format!("arrivals: expected a positive length in ns, found '{root}'")))?;
                     let levels = num(levels, "a number of levels")? as usize;
                     if levels == 0 || levels > 64 {
                         return Err(bad(n, format!("arrivals: {levels} levels; expected 1 to 64")));
                     }
-                    let root_count = num(count, "a count")?;
-                    if root_count == 0 {
-                        return Err(bad(n, "arrivals: the root count must be positive".into()));
-                    }
-                    m.arrivals = Some(Cascade { root_ns, root_count, levels: Vec::with_capacity(levels) });
+                    m.arrivals = Some(Cascade { root_ns, profile: Vec::new(), levels: Vec::with_capacity(levels) });
                     levels_left = levels;
+                    profile_due = true;
+                }
+                "profile" => {
+                    let Some(c) = m.arrivals.as_mut().filter(|_| profile_due) else {
+                        return Err(bad(n, "profile: belongs right after an 'arrivals' line".into()));
+                    };
+                    c.profile = rest.iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                    let k = c.profile.len();
+                    if !k.is_power_of_two() || k > 1 << super::arrivals::PROFILE_LEVEL || c.profile.iter().all(|&x| x == 0) {
+                        return Err(bad(n, format!("profile: expected a power of two of counts, at most 2^{}, not all 0; found {k}", super::arrivals::PROFILE_LEVEL)));
+                    }
+                    profile_due = false;
                 }
                 "level" => {
                     let Some(c) = m.arrivals.as_mut().filter(|_| levels_left > 0) else {
@@ -548,7 +561,7 @@ impl Model {
                     levels_left -= 1;
                 }
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, reissue, arrivals, level or end"))),
+                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, reissue, arrivals, profile, level or end"))),
             }
             if key != "level" && key != "end" {
                 seen.push(key);
@@ -560,6 +573,9 @@ impl Model {
             if (0..h.len().max(t.len())).any(|b| at(h, b) + at(t, b) > at(d, b)) {
                 return Err(Error::trace(path, Location::File, format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o])));
             }
+        }
+        if levels_left > 0 || profile_due {
+            return Err(Error::trace(path, Location::File, "the arrivals end before their profile and levels: truncated"));
         }
         if !ended {
             let lines = text.lines().count();
