@@ -178,13 +178,13 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
 }
 
 /// Rounds of [`calibrate`].
-const ROUNDS: usize = 6;
+const ROUNDS: usize = 10;
 
 /// Calibrates a fitted model to its own original: a run start's first page is the only page
 /// whose distance the generator chooses; the others follow from the layout (the pages after it
 /// in the clone's numbering). So the fit generates a clone of the original's length (seed 1),
 /// measures its page-level stack distances, and reweights the run starts' distance bins by the
-/// ratio of the original's page-level count to the clone's in each bin (square root, capped to
+/// ratio of the original's page-level count to the clone's in each bin (to the power 0.75, capped to
 /// 1/4..4), and halves the gap while the clone touches over 2% more pages than the original;
 /// `ROUNDS` times, keeping the round whose LRU curve is closest (mean absolute error of the
 /// miss ratio at 1%..50% of the working set).
@@ -223,7 +223,7 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
         let factor: Vec<f64> = (0..target.len().max(got.len()))
             .map(|b| {
                 let (t, g) = (target.get(b).copied().unwrap_or(0) as f64, got.get(b).copied().unwrap_or(0) as f64);
-                ((t + 1.0) / (g + 1.0)).sqrt().clamp(0.25, 4.0)
+                ((t + 1.0) / (g + 1.0)).powf(0.75).clamp(0.25, 4.0)
             })
             .collect();
         // Counts × 16 keep precision; heads and tails keep their shares of each bin.
@@ -254,18 +254,32 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
     Ok(())
 }
 
-/// The page-level stack distances (by bin, bin 0 first accesses) of a clone of `m` at scale 1.
+/// The page-level stack distances (by bin, bin 0 first accesses) of clones of `m` at scale 1:
+/// as many (seeds 1, 2, ...) as make 2^18 page accesses, so that a small trace's calibration
+/// follows its model, not one clone's noise.
 fn measure(m: &Model) -> Result<Vec<u64>> {
-    let mut c = Clone::new(m, 1.0, None, 1, "calibration".into())?;
-    let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
-    while let Some(r) = c.next_request()? {
-        let first = r.offset / PAGE;
-        let last = (r.offset + u64::from(r.len.max(1)) - 1) / PAGE;
-        for p in first..=last {
-            sd.access(p)?;
+    let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(1, 64);
+    let mut sum: Vec<u64> = Vec::new();
+    for seed in 1..=clones {
+        let mut c = Clone::new(m, 1.0, None, seed, "calibration".into())?;
+        let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
+        while let Some(r) = c.next_request()? {
+            let first = r.offset / PAGE;
+            let last = (r.offset + u64::from(r.len.max(1)) - 1) / PAGE;
+            for p in first..=last {
+                sd.access(p)?;
+            }
+        }
+        let h = model::page_bins(&sd.finish());
+        if sum.len() < h.len() {
+            sum.resize(h.len(), 0);
+        }
+        for (s, x) in sum.iter_mut().zip(h) {
+            *s += x;
         }
     }
-    Ok(model::page_bins(&sd.finish()))
+    // Back to one original's counts, for the comparison with its target.
+    Ok(sum.into_iter().map(|x| (x + clones / 2) / clones).collect())
 }
 
 /// What a fitted model leaves out, for the user: one line each.
@@ -350,8 +364,9 @@ pub struct Clone {
     length: u64,
     i: u64,
     scale: f64,
-    /// P(next run writes | previous run's op).
-    write_after: [f64; 2],
+    /// Per previous run's op: the next run's ops, drawn without replacement from the original's
+    /// transitions (0 read, 1 write).
+    next_op: [Bag; 2],
     runs: [Bag; 2],
     sizes: [Bag; 2],
     follow: [Bag; 2],
@@ -367,10 +382,10 @@ pub struct Clone {
     /// `[prev][op]`: distance bins.
     distances: [[Cdf; 2]; 2],
     /// Cumulative pages first touched by the end of each window, × scale: the target.
-    growth: Vec<f64>,
+    growth: [Vec<f64>; 2],
     /// Pages first touched so far, and the width of the control band (pages).
-    cold: u64,
-    band: f64,
+    cold: [u64; 2],
+    band: [f64; 2],
     stack: Stack,
     /// Page numbers left free before each run that starts on a new page, so that a later
     /// request running on past the end of an extent finds new pages there, as a growing file
@@ -407,7 +422,17 @@ impl Clone {
         let row = |r: [u64; 2], all: f64| if r[0] + r[1] > 0 { r[1] as f64 / (r[0] + r[1]) as f64 } else { all };
         let starts = |o: usize| m.windows[o].iter().map(|w| w[0]).sum::<u64>();
         let all = starts(1) as f64 / (starts(0) + starts(1)).max(1) as f64;
-        let write_after = [row(m.transitions[0], all), row(m.transitions[1], all)];
+        // A previous op with no transitions (its one run ended the trace) goes on as the runs
+        // do overall.
+        let next_op = [0, 1].map(|p| {
+            let t = m.transitions[p];
+            if t[0] + t[1] > 0 {
+                Bag::new(&[(0, t[0]), (1, t[1])])
+            } else {
+                let r = row(t, all);
+                Bag::new(&[(0, ((1.0 - r) * 1000.0).round() as u64), (1, (r * 1000.0).round() as u64)])
+            }
+        });
         let factor = scale * m.requests as f64 / length as f64;
         let new = [0, 1].map(|o| {
             let (s, n) = m.windows[o].iter().fold((0, 0), |a, w| (a.0 + w[0], a.1 + w[1]));
@@ -434,13 +459,15 @@ impl Clone {
         let (head, tail) = (share(&m.heads), share(&m.tails));
         let bins = |h: &Vec<u64>| Cdf::new(h.iter().enumerate().map(|(b, &c)| (b as u64, c)));
         let distances = [0, 1].map(|p| [0, 1].map(|o| bins(&m.distances[p][o])));
-        let mut growth = Vec::with_capacity(model::WINDOWS);
-        let mut sum = 0.0;
-        for &g in &m.growth {
-            sum += g as f64 * scale;
-            growth.push(sum);
-        }
-        let band = (0.005 * sum).max(16.0);
+        let growth = [0, 1].map(|o| {
+            let mut sum = 0.0;
+            m.growth[o].iter().map(|&g| {
+                sum += g as f64 * scale;
+                sum
+            }).collect::<Vec<f64>>()
+        });
+        let total = growth[0].last().copied().unwrap_or(0.0) + growth[1].last().copied().unwrap_or(0.0);
+        let band = [0, 1].map(|_| (0.005 * total).max(16.0));
         let limit = (m.max_distance() as f64 * scale).ceil() as usize + 64;
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
@@ -451,7 +478,7 @@ impl Clone {
             length,
             i: 0,
             scale,
-            write_after,
+            next_op,
             runs: [Bag::new(&m.runs[0]), Bag::new(&m.runs[1])],
             sizes: [Bag::new(&m.sizes[0]), Bag::new(&m.sizes[1])],
             follow: [Bag::new(&m.follow[0]), Bag::new(&m.follow[1])],
@@ -461,7 +488,7 @@ impl Clone {
             tail,
             distances,
             growth,
-            cold: 0,
+            cold: [0; 2],
             band,
             stack,
             gap: m.gap,
@@ -484,12 +511,15 @@ impl Clone {
     fn start_page(&mut self, o: usize) -> u64 {
         let at = self.i as f64 * model::WINDOWS as f64 / self.length as f64;
         let w = (at as usize).min(model::WINDOWS - 1);
-        // The working set's growth, held to the original's (× scale) by feedback: the window's
-        // share of new run starts, doubled for each half percent of the working set the clone
-        // is behind, halved for each it is ahead.
-        let before = if w == 0 { 0.0 } else { self.growth[w - 1] };
-        let target = before + (self.growth[w] - before) * (at - w as f64);
-        let p = self.new[o][w] * ((target - self.cold as f64) / self.band).exp2();
+        // The working set's growth, held to the original's (× scale) by feedback, per op: the
+        // window's share of new run starts, doubled for each half percent of the working set
+        // the op's first touches are behind the original's, halved for each they are ahead.
+        let g = &self.growth[o];
+        let before = if w == 0 { 0.0 } else { g[w - 1] };
+        let target = before + (g[w] - before) * (at - w as f64);
+        let behind = (target - self.cold[o] as f64) / self.band[o];
+        let base = if behind > 0.0 { self.new[o][w].max(0.02) } else { self.new[o][w] };
+        let p = base * behind.exp2();
         if self.rng.gen::<f64>() < p.min(1.0) {
             return self.fresh + self.gap;
         }
@@ -526,7 +556,7 @@ impl TraceReader for Clone {
         }
         let (offset, packed);
         if self.left == 0 {
-            let o = usize::from(self.rng.gen::<f64>() < self.write_after[self.op]);
+            let o = self.next_op[self.op].draw(&mut self.rng)? as usize;
             let o = if self.sizes[o].is_empty() { 1 - o } else { o };
             self.op = o;
             self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };
@@ -548,7 +578,7 @@ impl TraceReader for Clone {
             return Err(Error::config(format!("{}: request {}: the clone ran out of page numbers (2^32)", self.label, self.i + 1)));
         }
         for p in first..=last {
-            self.cold += u64::from(self.stack.touch(p as u32, o == 1, p == first, p == last));
+            self.cold[o] += u64::from(self.stack.touch(p as u32, o == 1, p == first, p == last));
         }
         self.stack.done();
         self.fresh = self.fresh.max(last + 1);

@@ -79,8 +79,8 @@ pub struct Model {
     pub accesses: u64,
     /// Per op and window: run-start requests, and those whose first page is new.
     pub windows: [Vec<[u64; 2]>; 2],
-    /// Per window: pages first touched (the working set's growth).
-    pub growth: Vec<u64>,
+    /// Per op and window: pages first touched (the working set's growth).
+    pub growth: [Vec<u64>; 2],
     /// Runs of op `a` followed by a run of op `b`: `transitions[a][b]`.
     pub transitions: [[u64; 2]; 2],
     /// Per op: run lengths in requests.
@@ -140,8 +140,8 @@ impl Model {
         let mut distances: [[Vec<u64>; 2]; 2] = Default::default();
         // (request index, op, first page new) of each run start.
         let mut starts: Vec<(u64, u8, bool)> = Vec::new();
-        // (request index, pages it touched first) of each request that touched any.
-        let mut cold: Vec<(u64, u64)> = Vec::new();
+        // (request index, op, pages it touched first) of each request that touched any.
+        let mut cold: Vec<(u64, usize, u64)> = Vec::new();
         let mut times = Vec::new();
         let (mut i, mut accesses) = (0u64, 0u64);
         while let Some(r) = reader.next_request()? {
@@ -201,7 +201,7 @@ impl Model {
                 }
             }
             if new_pages > 0 {
-                cold.push((i, new_pages));
+                cold.push((i, o, new_pages));
             }
             accesses += n;
             times.push(r.time_ns);
@@ -225,9 +225,9 @@ impl Model {
             w[0] += 1;
             w[1] += u64::from(new);
         }
-        let mut growth = vec![0u64; WINDOWS];
-        for (k, n) in cold {
-            growth[(k as usize * WINDOWS) / i as usize] += n;
+        let mut growth = [vec![0u64; WINDOWS], vec![0u64; WINDOWS]];
+        for (k, o, n) in cold {
+            growth[o][(k as usize * WINDOWS) / i as usize] += n;
         }
         let arrivals = if reader.timed() { Cascade::fit(&mut times) } else { None };
         let sd = std::mem::take(&mut sd);
@@ -276,7 +276,9 @@ impl Model {
             let _ = writeln!(s, "starts {name} {}", join(0));
             let _ = writeln!(s, "new {name} {}", join(1));
         }
-        let _ = writeln!(s, "growth {}", self.growth.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
+        for (o, name) in OPS.iter().enumerate() {
+            let _ = writeln!(s, "growth {name} {}", self.growth[o].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
+        }
         let t = &self.transitions;
         let _ = writeln!(s, "transitions {} {} {} {}", t[0][0], t[0][1], t[1][0], t[1][1]);
         let pairs = |v: &Values, f: &dyn Fn(u64) -> String| v.iter().map(|&(x, c)| format!("{}:{c}", f(x))).collect::<Vec<_>>().join(" ");
@@ -349,7 +351,7 @@ impl Model {
             pages: 0,
             accesses: 0,
             windows: [Vec::new(), Vec::new()],
-            growth: Vec::new(),
+            growth: [Vec::new(), Vec::new()],
             transitions: [[0; 2]; 2],
             runs: Default::default(),
             sizes: Default::default(),
@@ -443,10 +445,11 @@ impl Model {
                     m.reissue[o] = [e, k];
                 }
                 "growth" => {
-                    if rest.len() != WINDOWS {
-                        return Err(bad(n, format!("growth: expected {WINDOWS} counts, found {}", rest.len())));
+                    let o = op(rest.first())?;
+                    if rest.len() != WINDOWS + 1 {
+                        return Err(bad(n, format!("growth: expected read or write and {WINDOWS} counts, found {} counts", rest.len().saturating_sub(1))));
                     }
-                    m.growth = rest.iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                    m.growth[o] = rest[1..].iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
                 }
                 "transitions" => {
                     if rest.len() != 4 {
