@@ -169,7 +169,7 @@ fn debug_mrc() {
 #[test]
 fn debug_model() {
     use fcsim::trace::clone::Model;
-    let name = "cloudphysics_vscsi_2h.csv.gz";
+    let name = "msr_hm_0_excerpt1000.csv";
     let orig = data(name);
     for t in [orig.clone(), format!("synth:clone={orig},seed=7")] {
         let mut r = trace::open(&t, &TraceOptions::default()).unwrap();
@@ -177,7 +177,7 @@ fn debug_model() {
         let runs: Vec<(u64, u64)> = (0..2).map(|o| (m.runs[o].iter().map(|x| x.1).sum::<u64>(), m.runs[o].iter().map(|x| x.0 * x.1).sum::<u64>())).collect();
         println!("runs {runs:?} transitions {:?}", m.transitions);
         let st: Vec<(u64, u64)> = (0..2).map(|o| m.windows[o].iter().fold((0, 0), |a, w| (a.0 + w[0], a.1 + w[1]))).collect();
-        println!("starts/new {st:?} reissue {:?}", m.reissue);
+        println!("starts/new {st:?} reissue {:?} growth {} {} gap {}", m.reissue, m.growth[0].iter().sum::<u64>(), m.growth[1].iter().sum::<u64>(), m.gap);
         for p in 0..2 {
             for o in 0..2 {
                 let h = &m.distances[p][o];

@@ -21,7 +21,9 @@
 //!
 //! - *Runs.* A request is sequential when it starts where the previous request of the same op
 //!   (and volume) ended; a run is a maximal chain of them. The model keeps each op's run lengths
-//!   (in requests) and the op transitions from one run to the next (a two-state Markov chain).
+//!   (in requests) and, per window (below), the op transitions from one run to the next (a
+//!   two-state Markov chain whose probabilities change over the trace, as its read/write mix
+//!   does).
 //! - *Sizes.* Per op, the empirical distribution of (request length in bytes, offset within the
 //!   page), so that a request spans as many pages as in the original: one for runs' first
 //!   requests, one for the requests that follow on (real traces' are larger: cloudphysics' run
@@ -213,6 +215,9 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
         let got = measure(m)?;
         let have = curve(&got);
         let mae = want.iter().zip(&have).map(|(a, b)| (a - b).abs()).sum::<f64>() / want.len() as f64;
+        if std::env::var("CLONE_DEBUG").is_ok() {
+            eprintln!("calibration: mae {mae:.4} gap {} cold {} / {}", m.gap, got[0], target[0]);
+        }
         if best.as_ref().map_or(true, |(e, _)| mae < *e) {
             best = Some((mae, m.clone()));
         }
@@ -364,9 +369,8 @@ pub struct Clone {
     length: u64,
     i: u64,
     scale: f64,
-    /// Per previous run's op: the next run's ops, drawn without replacement from the original's
-    /// transitions (0 read, 1 write).
-    next_op: [Bag; 2],
+    /// Per window and previous run's op: P(the next run writes).
+    write_after: Vec<[f64; 2]>,
     runs: [Bag; 2],
     sizes: [Bag; 2],
     follow: [Bag; 2],
@@ -422,17 +426,15 @@ impl Clone {
         let row = |r: [u64; 2], all: f64| if r[0] + r[1] > 0 { r[1] as f64 / (r[0] + r[1]) as f64 } else { all };
         let starts = |o: usize| m.windows[o].iter().map(|w| w[0]).sum::<u64>();
         let all = starts(1) as f64 / (starts(0) + starts(1)).max(1) as f64;
-        // A previous op with no transitions (its one run ended the trace) goes on as the runs
-        // do overall.
-        let next_op = [0, 1].map(|p| {
-            let t = m.transitions[p];
-            if t[0] + t[1] > 0 {
-                Bag::new(&[(0, t[0]), (1, t[1])])
-            } else {
-                let r = row(t, all);
-                Bag::new(&[(0, ((1.0 - r) * 1000.0).round() as u64), (1, (r * 1000.0).round() as u64)])
-            }
-        });
+        // Per window and previous op: P(the next run writes); a row without transitions takes
+        // the window's share of write runs, a window without runs the whole trace's.
+        let write_after: Vec<[f64; 2]> = (0..model::WINDOWS)
+            .map(|w| {
+                let (r, wr) = (m.windows[0][w][0], m.windows[1][w][0]);
+                let share = if r + wr > 0 { wr as f64 / (r + wr) as f64 } else { all };
+                [row(m.transitions[w][0], share), row(m.transitions[w][1], share)]
+            })
+            .collect();
         let factor = scale * m.requests as f64 / length as f64;
         let new = [0, 1].map(|o| {
             let (s, n) = m.windows[o].iter().fold((0, 0), |a, w| (a.0 + w[0], a.1 + w[1]));
@@ -478,7 +480,7 @@ impl Clone {
             length,
             i: 0,
             scale,
-            next_op,
+            write_after,
             runs: [Bag::new(&m.runs[0]), Bag::new(&m.runs[1])],
             sizes: [Bag::new(&m.sizes[0]), Bag::new(&m.sizes[1])],
             follow: [Bag::new(&m.follow[0]), Bag::new(&m.follow[1])],
@@ -556,7 +558,8 @@ impl TraceReader for Clone {
         }
         let (offset, packed);
         if self.left == 0 {
-            let o = self.next_op[self.op].draw(&mut self.rng)? as usize;
+            let w = (self.i as u128 * model::WINDOWS as u128 / self.length as u128) as usize;
+            let o = usize::from(self.rng.gen::<f64>() < self.write_after[w][self.op]);
             let o = if self.sizes[o].is_empty() { 1 - o } else { o };
             self.op = o;
             self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };

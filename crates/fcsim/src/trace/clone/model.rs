@@ -81,8 +81,9 @@ pub struct Model {
     pub windows: [Vec<[u64; 2]>; 2],
     /// Per op and window: pages first touched (the working set's growth).
     pub growth: [Vec<u64>; 2],
-    /// Runs of op `a` followed by a run of op `b`: `transitions[a][b]`.
-    pub transitions: [[u64; 2]; 2],
+    /// Per window (of the later run's first request): runs of op `a` followed by a run of op
+    /// `b`, `transitions[w][a][b]`.
+    pub transitions: Vec<[[u64; 2]; 2]>,
     /// Per op: run lengths in requests.
     pub runs: [Values; 2],
     /// Per op: `len << 12 | offset within the page` of every run's first request.
@@ -133,7 +134,7 @@ impl Model {
         let mut last_end: [Option<(u32, u64)>; 2] = [None; 2];
         let mut run = [0u64; 2];
         let mut prev_run: Option<usize> = None;
-        let mut transitions = [[0u64; 2]; 2];
+        let mut switches: Vec<(u64, usize, usize)> = Vec::new();
         let mut runs: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut follow: [FxHashMap<u64, u64>; 2] = Default::default();
@@ -161,7 +162,7 @@ impl Model {
                 }
                 run[o] = 1;
                 if let Some(p) = prev_run {
-                    transitions[p][o] += 1;
+                    switches.push((i, p, o));
                 }
                 prev_run = Some(o);
             }
@@ -225,6 +226,10 @@ impl Model {
             w[0] += 1;
             w[1] += u64::from(new);
         }
+        let mut transitions = vec![[[0u64; 2]; 2]; WINDOWS];
+        for (k, p, o) in switches {
+            transitions[(k as usize * WINDOWS) / i as usize][p][o] += 1;
+        }
         let mut growth = [vec![0u64; WINDOWS], vec![0u64; WINDOWS]];
         for (k, o, n) in cold {
             growth[o][(k as usize * WINDOWS) / i as usize] += n;
@@ -279,8 +284,9 @@ impl Model {
         for (o, name) in OPS.iter().enumerate() {
             let _ = writeln!(s, "growth {name} {}", self.growth[o].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
         }
-        let t = &self.transitions;
-        let _ = writeln!(s, "transitions {} {} {} {}", t[0][0], t[0][1], t[1][0], t[1][1]);
+        for (w, t) in self.transitions.iter().enumerate() {
+            let _ = writeln!(s, "transitions {w} {} {} {} {}", t[0][0], t[0][1], t[1][0], t[1][1]);
+        }
         let pairs = |v: &Values, f: &dyn Fn(u64) -> String| v.iter().map(|&(x, c)| format!("{}:{c}", f(x))).collect::<Vec<_>>().join(" ");
         for (o, name) in OPS.iter().enumerate() {
             let _ = writeln!(s, "runs {name} {}", pairs(&self.runs[o], &|x| x.to_string()));
@@ -352,7 +358,7 @@ impl Model {
             accesses: 0,
             windows: [Vec::new(), Vec::new()],
             growth: [Vec::new(), Vec::new()],
-            transitions: [[0; 2]; 2],
+            transitions: vec![[[0; 2]; 2]; WINDOWS],
             runs: Default::default(),
             sizes: Default::default(),
             follow: Default::default(),
@@ -452,11 +458,15 @@ impl Model {
                     m.growth[o] = rest[1..].iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
                 }
                 "transitions" => {
-                    if rest.len() != 4 {
-                        return Err(bad(n, "transitions: expected 4 counts (read-read read-write write-read write-write)".into()));
+                    if rest.len() != 5 {
+                        return Err(bad(n, "transitions: expected a window and 4 counts (read-read read-write write-read write-write)".into()));
                     }
-                    for (k, x) in rest.iter().enumerate() {
-                        m.transitions[k / 2][k % 2] = num(x, "a count")?;
+                    let w = num(rest[0], "a window")? as usize;
+                    if w >= WINDOWS {
+                        return Err(bad(n, format!("transitions: window {w}; expected 0 to {}", WINDOWS - 1)));
+                    }
+                    for (k, x) in rest[1..].iter().enumerate() {
+                        m.transitions[w][k / 2][k % 2] = num(x, "a count")?;
                     }
                 }
                 "runs" | "sizes" | "follow" => {
