@@ -101,6 +101,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
+/// Distances up to this many pages keep their value at any scale.
+const UNSCALED: u64 = 64;
+
 /// A parsed `clone=...` spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CloneSpec {
@@ -369,8 +372,11 @@ pub struct Clone {
     length: u64,
     i: u64,
     scale: f64,
-    /// Per window and previous run's op: P(the next run writes).
-    write_after: Vec<[f64; 2]>,
+    /// Per window and previous run's op: the next run's op, drawn without replacement from the
+    /// original's transitions in that window (refilled when spent), or `None` to draw it with
+    /// `write_share`.
+    next_op: Vec<[Option<Bag>; 2]>,
+    write_share: Vec<f64>,
     runs: [Bag; 2],
     sizes: [Bag; 2],
     follow: [Bag; 2],
@@ -426,13 +432,18 @@ impl Clone {
         let row = |r: [u64; 2], all: f64| if r[0] + r[1] > 0 { r[1] as f64 / (r[0] + r[1]) as f64 } else { all };
         let starts = |o: usize| m.windows[o].iter().map(|w| w[0]).sum::<u64>();
         let all = starts(1) as f64 / (starts(0) + starts(1)).max(1) as f64;
-        // Per window and previous op: P(the next run writes); a row without transitions takes
-        // the window's share of write runs, a window without runs the whole trace's.
-        let write_after: Vec<[f64; 2]> = (0..model::WINDOWS)
+        // Per window and previous op: the original's transitions; a row without any takes the
+        // window's share of write runs, a window without runs the whole trace's.
+        let next_op: Vec<[Option<Bag>; 2]> = (0..model::WINDOWS)
+            .map(|w| [0, 1].map(|p| {
+                let t = m.transitions[w][p];
+                (t[0] + t[1] > 0).then(|| Bag::new(&[(0, t[0]), (1, t[1])]))
+            }))
+            .collect();
+        let write_share: Vec<f64> = (0..model::WINDOWS)
             .map(|w| {
                 let (r, wr) = (m.windows[0][w][0], m.windows[1][w][0]);
-                let share = if r + wr > 0 { wr as f64 / (r + wr) as f64 } else { all };
-                [row(m.transitions[w][0], share), row(m.transitions[w][1], share)]
+                if r + wr > 0 { wr as f64 / (r + wr) as f64 } else { all }
             })
             .collect();
         let factor = scale * m.requests as f64 / length as f64;
@@ -480,7 +491,8 @@ impl Clone {
             length,
             i: 0,
             scale,
-            write_after,
+            next_op,
+            write_share,
             runs: [Bag::new(&m.runs[0]), Bag::new(&m.runs[1])],
             sizes: [Bag::new(&m.sizes[0]), Bag::new(&m.sizes[1])],
             follow: [Bag::new(&m.follow[0]), Bag::new(&m.follow[1])],
@@ -537,7 +549,9 @@ impl Clone {
             let b = cdf.draw(&mut self.rng) as usize;
             let (lo, n) = model::bin_range(b);
             let x = (lo - 1) as f64 + self.rng.gen::<f64>() * n as f64;
-            let d = (x * self.scale) as u64 + 1;
+            // Distances within a few requests (a request starting in the page where a recent
+            // one ended) are layout, not working set: they are not scaled.
+            let d = if lo <= UNSCALED { lo } else { (x * self.scale) as u64 + 1 };
             if d <= self.stack.len() as u64 {
                 let deeper = self.rng.gen::<bool>();
                 let u = self.rng.gen::<f64>();
@@ -559,7 +573,10 @@ impl TraceReader for Clone {
         let (offset, packed);
         if self.left == 0 {
             let w = (self.i as u128 * model::WINDOWS as u128 / self.length as u128) as usize;
-            let o = usize::from(self.rng.gen::<f64>() < self.write_after[w][self.op]);
+            let o = match &mut self.next_op[w][self.op] {
+                Some(bag) => bag.draw(&mut self.rng)? as usize,
+                None => usize::from(self.rng.gen::<f64>() < self.write_share[w]),
+            };
             let o = if self.sizes[o].is_empty() { 1 - o } else { o };
             self.op = o;
             self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };
