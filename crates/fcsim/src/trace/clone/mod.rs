@@ -429,7 +429,6 @@ impl Clone {
                 compact(pages.round())
             )));
         }
-        let row = |r: [u64; 2], all: f64| if r[0] + r[1] > 0 { r[1] as f64 / (r[0] + r[1]) as f64 } else { all };
         let starts = |o: usize| m.windows[o].iter().map(|w| w[0]).sum::<u64>();
         let all = starts(1) as f64 / (starts(0) + starts(1)).max(1) as f64;
         // Per window and previous op: the original's transitions; a row without any takes the

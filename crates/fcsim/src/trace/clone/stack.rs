@@ -3,26 +3,32 @@
 //!
 //! As in [`crate::mrc::StackDistances`], each touch takes the next time slot and a page's live
 //! slot is its most recent touch; depth d is the d-th live slot from the newest. Two bitsets
-//! mark live slots and live slots whose page was last written; a Fenwick tree over 64-slot
-//! words counts both. A request's pages were usually touched together before, so their old
+//! mark live slots and live slots whose page was last written; a Fenwick tree over blocks of
+//! eight 64-slot words counts both (popcount counts within a block). A request's pages were usually touched together before, so their old
 //! slots share words and their new slots are consecutive: the tree is updated once per word a
 //! request's touches change, not once per page. When the slots run out the live ones are
 //! renumbered in order (doubling the capacity when they fill half of it) and any page deeper
 //! than `limit` is forgotten (its next touch is a first access). Nothing allocates per touch:
 //! only compaction and a page number past the table grow the arrays.
 
+/// The bit sets of a word, by index.
+const LIVE: usize = 0;
+/// Words per block of the tree.
+const BLOCK: usize = 8;
+const WRITTEN: usize = 1;
+const HEAD: usize = 2;
+const TAIL: usize = 3;
+
 /// No slot: the page is new or forgotten.
 const NONE: u32 = u32::MAX;
 
 #[derive(Debug)]
 pub struct Stack {
-    live: Vec<u64>,
-    written: Vec<u64>,
-    /// Slots whose touch was the first page of a request.
-    head: Vec<u64>,
-    /// Slots whose touch was the last page of a request.
-    tail: Vec<u64>,
-    /// Fenwick tree over words: `[live, written]` slots per word, 1-based.
+    /// Per 64-slot word, side by side in one cache line: live slots, slots whose page was last
+    /// written, slots whose touch was the first page of a request, and the last page.
+    bits: Vec<[u64; 4]>,
+    /// Fenwick tree over blocks of [`BLOCK`] words: `[live, written]` slots per block, 1-based
+    /// (small enough to stay in cache; a block's words are counted with popcount).
     tree: Vec<[u32; 2]>,
     slot_page: Vec<u32>,
     page_slot: Vec<u32>,
@@ -30,8 +36,9 @@ pub struct Stack {
     count: usize,
     writes: usize,
     limit: usize,
-    /// Pending tree deltas of one word (the word, live delta, written delta).
-    pending: (usize, i32, i32),
+    /// Pending tree deltas of one word (the word, live delta, written delta): one for the old
+    /// slots a request's touches clear, one for the new slots they set.
+    pending: [(usize, i32, i32); 2],
 }
 
 impl Stack {
@@ -40,18 +47,15 @@ impl Stack {
         let cap = (2 * pages.max(1)).next_power_of_two().max(1 << 12);
         let words = cap / 64;
         Stack {
-            live: vec![0; words],
-            written: vec![0; words],
-            head: vec![0; words],
-            tail: vec![0; words],
-            tree: vec![[0; 2]; words + 1],
+            bits: vec![[0; 4]; words],
+            tree: vec![[0; 2]; words / BLOCK + 1],
             slot_page: vec![0; cap],
             page_slot: Vec::with_capacity(pages + pages / 8 + 64),
             next: 0,
             count: 0,
             writes: 0,
             limit: limit.max(1),
-            pending: (usize::MAX, 0, 0),
+            pending: [(usize::MAX, 0, 0); 2],
         }
     }
 
@@ -62,12 +66,12 @@ impl Stack {
 
     /// Bytes held by the arrays (for the memory bound's test).
     pub fn bytes(&self) -> usize {
-        32 * self.live.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
+        32 * self.bits.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
     }
 
     #[inline]
     fn add(&mut self, word: usize, live: i32, written: i32) {
-        let mut i = word + 1;
+        let mut i = word / BLOCK + 1;
         while i < self.tree.len() {
             let n = &mut self.tree[i];
             n[0] = n[0].wrapping_add_signed(live);
@@ -77,22 +81,29 @@ impl Stack {
     }
 
     #[inline]
-    fn delta(&mut self, word: usize, live: i32, written: i32) {
-        if self.pending.0 != word {
-            self.flush();
-            self.pending = (word, 0, 0);
+    fn delta(&mut self, k: usize, word: usize, live: i32, written: i32) {
+        let word = word / BLOCK * BLOCK;
+        if self.pending[k].0 != word {
+            self.flush_one(k);
+            self.pending[k] = (word, 0, 0);
         }
-        self.pending.1 += live;
-        self.pending.2 += written;
+        self.pending[k].1 += live;
+        self.pending[k].2 += written;
+    }
+
+    #[inline]
+    fn flush_one(&mut self, k: usize) {
+        let (w, l, wr) = self.pending[k];
+        if w != usize::MAX && (l != 0 || wr != 0) {
+            self.add(w, l, wr);
+        }
+        self.pending[k] = (usize::MAX, 0, 0);
     }
 
     #[inline]
     fn flush(&mut self) {
-        let (w, l, wr) = self.pending;
-        if w != usize::MAX && (l != 0 || wr != 0) {
-            self.add(w, l, wr);
-        }
-        self.pending = (usize::MAX, 0, 0);
+        self.flush_one(0);
+        self.flush_one(1);
     }
 
     /// Touches `page` by a write (`write`) or a read: it becomes the most recent page; `head`
@@ -108,12 +119,12 @@ impl Stack {
         if old != NONE {
             let s = old as usize;
             let (w, bit) = (s / 64, 1u64 << (s % 64));
-            let was_written = self.written[w] & bit != 0;
-            self.live[w] &= !bit;
-            self.written[w] &= !bit;
+            let was_written = self.bits[w][WRITTEN] & bit != 0;
+            self.bits[w][LIVE] &= !bit;
+            self.bits[w][WRITTEN] &= !bit;
             self.count -= 1;
             self.writes -= usize::from(was_written);
-            self.delta(w, -1, -i32::from(was_written));
+            self.delta(0, w, -1, -i32::from(was_written));
         }
         if self.next == self.slot_page.len() {
             self.flush();
@@ -122,25 +133,25 @@ impl Stack {
         let s = self.next;
         self.next += 1;
         let (w, bit) = (s / 64, 1u64 << (s % 64));
-        self.live[w] |= bit;
+        self.bits[w][LIVE] |= bit;
         if write {
-            self.written[w] |= bit;
+            self.bits[w][WRITTEN] |= bit;
         }
         if head {
-            self.head[w] |= bit;
+            self.bits[w][HEAD] |= bit;
         } else {
-            self.head[w] &= !bit;
+            self.bits[w][HEAD] &= !bit;
         }
         if tail {
-            self.tail[w] |= bit;
+            self.bits[w][TAIL] |= bit;
         } else {
-            self.tail[w] &= !bit;
+            self.bits[w][TAIL] &= !bit;
         }
         self.count += 1;
         self.writes += usize::from(write);
         self.slot_page[s] = page;
         self.page_slot[p] = s as u32;
-        self.delta(w, 1, i32::from(write));
+        self.delta(1, w, 1, i32::from(write));
         old == NONE
     }
 
@@ -154,9 +165,9 @@ impl Stack {
     #[inline]
     fn word_bits(&self, w: usize, k: usize) -> u64 {
         match k {
-            0 => self.live[w],
-            1 => self.written[w],
-            _ => self.live[w] & !self.written[w],
+            0 => self.bits[w][LIVE],
+            1 => self.bits[w][WRITTEN],
+            _ => self.bits[w][LIVE] & !self.bits[w][WRITTEN],
         }
     }
 
@@ -184,7 +195,17 @@ impl Stack {
             }
             step >>= 1;
         }
-        // The q-th set bit of word `pos`.
+        // The q-th set bit of block `pos`: its word, then the bit.
+        let mut w = pos * BLOCK;
+        loop {
+            let c = self.word_bits(w, k).count_ones();
+            if c >= q {
+                break;
+            }
+            q -= c;
+            w += 1;
+        }
+        let pos = w;
         let mut bits = self.word_bits(pos, k);
         let mut base = 0;
         loop {
@@ -205,11 +226,14 @@ impl Stack {
     /// Slots of kind `k` at positions ≤ `slot`.
     fn rank(&self, slot: usize, k: usize) -> u32 {
         let word = slot / 64;
-        let mut i = word;
+        let mut i = word / BLOCK;
         let mut s = 0;
         while i > 0 {
             s += self.node(i, k);
             i &= i - 1;
+        }
+        for w in word / BLOCK * BLOCK..word {
+            s += self.word_bits(w, k).count_ones();
         }
         let mask = u64::MAX >> (63 - slot % 64);
         s + (self.word_bits(word, k) & mask).count_ones()
@@ -237,10 +261,10 @@ impl Stack {
         let mut w = s / 64;
         let mut mask = u64::MAX << (s % 64);
         for _ in 0..8 {
-            if w >= self.live.len() {
+            if w >= self.bits.len() {
                 break;
             }
-            let bits = self.tail[w] & self.live[w] & mask;
+            let bits = self.bits[w][TAIL] & self.bits[w][LIVE] & mask;
             if bits != 0 {
                 return w * 64 + bits.trailing_zeros() as usize;
             }
@@ -256,7 +280,7 @@ impl Stack {
         let mut w = s / 64;
         let mut mask = u64::MAX >> (63 - s % 64);
         for _ in 0..8 {
-            let bits = self.head[w] & self.live[w] & mask;
+            let bits = self.bits[w][HEAD] & self.bits[w][LIVE] & mask;
             if bits != 0 {
                 return w * 64 + 63 - bits.leading_zeros() as usize;
             }
@@ -275,7 +299,7 @@ impl Stack {
         }
         let q = (self.count as u64 - d + 1) as u32;
         let s = self.select(q, 0);
-        let is_written = self.written[s / 64] & (1 << (s % 64)) != 0;
+        let is_written = self.bits[s / 64][WRITTEN] & (1 << (s % 64)) != 0;
         if is_written == written {
             return Some(s);
         }
@@ -311,56 +335,45 @@ impl Stack {
             cap *= 2;
         }
         let words = cap / 64;
-        let mut j = 0usize;
-        let mut seen = 0usize;
-        let mut writes = 0usize;
-        // In place: the new index j never passes the old index s.
-        let mut written_new = vec![0u64; words];
-        let mut head_new = vec![0u64; words];
-        let mut tail_new = vec![0u64; words];
-        for w in 0..self.live.len() {
-            let mut bits = self.live[w];
-            while bits != 0 {
-                let s = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let page = self.slot_page[s];
+        let mut bits = vec![[0u64; 4]; words];
+        let (mut j, mut seen, mut writes) = (0usize, 0usize, 0usize);
+        // In place for the pages: the new index j never passes the old index s.
+        for w in 0..self.bits.len() {
+            let old = self.bits[w];
+            let mut live = old[LIVE];
+            while live != 0 {
+                let b = live.trailing_zeros() as usize;
+                live &= live - 1;
+                let page = self.slot_page[w * 64 + b];
                 seen += 1;
                 if seen <= forget {
                     self.page_slot[page as usize] = NONE;
                     continue;
                 }
-                if self.written[w] & (1 << (s % 64)) != 0 {
-                    written_new[j / 64] |= 1 << (j % 64);
-                    writes += 1;
+                let nb = &mut bits[j / 64];
+                nb[LIVE] |= 1 << (j % 64);
+                for k in [WRITTEN, HEAD, TAIL] {
+                    if old[k] & (1 << b) != 0 {
+                        nb[k] |= 1 << (j % 64);
+                    }
                 }
-                if self.head[w] & (1 << (s % 64)) != 0 {
-                    head_new[j / 64] |= 1 << (j % 64);
-                }
-                if self.tail[w] & (1 << (s % 64)) != 0 {
-                    tail_new[j / 64] |= 1 << (j % 64);
-                }
+                writes += usize::from(old[WRITTEN] & (1 << b) != 0);
                 self.slot_page[j] = page;
                 self.page_slot[page as usize] = j as u32;
                 j += 1;
             }
         }
         self.slot_page.resize(cap, 0);
-        self.live = vec![0; words];
-        for w in 0..keep / 64 {
-            self.live[w] = u64::MAX;
-        }
-        if keep % 64 != 0 {
-            self.live[keep / 64] = (1 << (keep % 64)) - 1;
-        }
-        self.written = written_new;
-        self.head = head_new;
-        self.tail = tail_new;
-        self.tree = vec![[0; 2]; words + 1];
-        for i in 1..=words {
-            self.tree[i][0] += self.live[i - 1].count_ones();
-            self.tree[i][1] += self.written[i - 1].count_ones();
+        self.bits = bits;
+        let blocks = words / BLOCK;
+        self.tree = vec![[0; 2]; blocks + 1];
+        for i in 1..=blocks {
+            for b in &self.bits[(i - 1) * BLOCK..i * BLOCK] {
+                self.tree[i][0] += b[LIVE].count_ones();
+                self.tree[i][1] += b[WRITTEN].count_ones();
+            }
             let parent = i + (i & i.wrapping_neg());
-            if parent <= words {
+            if parent <= blocks {
                 let n = self.tree[i];
                 self.tree[parent][0] += n[0];
                 self.tree[parent][1] += n[1];
