@@ -11,6 +11,7 @@ from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
     Result,
     check,
+    clone,
     convert,
     devices,
     formats,
@@ -27,6 +28,7 @@ __all__ = [
     "Result",
     "TraceError",
     "check",
+    "clone",
     "convert",
     "devices",
     "formats",
