@@ -82,7 +82,8 @@ impl Cascade {
                 (0..QUANTILES).map(|k| s[(k * (s.len() - 1) + (QUANTILES - 1) / 2) / (QUANTILES - 1)]).collect()
             };
             let mut all: Vec<f32> = samples.iter().flatten().copied().collect();
-            let mut q: Vec<Vec<f32>> = samples.into_iter().map(|mut s| if s.len() < MIN_SAMPLES { Vec::new() } else { quantiles(&mut s) }).collect();
+            let mut q: Vec<Vec<f32>> =
+                samples.into_iter().map(|mut s| if s.len() < MIN_SAMPLES { Vec::new() } else { quantiles(&mut s) }).collect();
             // Every class's samples together, as class POOLED: what a class with too few
             // samples draws from (the coarsest levels have one to a few intervals).
             if !all.is_empty() {

@@ -100,7 +100,11 @@
 //!   clocks have them); a single arrival is placed uniformly in its interval.
 //! - The stack keeps at most the largest modelled distance × K pages (+64); a page pushed
 //!   deeper is forgotten (its next touch is a first access); a drawn distance deeper than the
-//!   stack is drawn again (4 times), then gives a new page.
+//!   stack is drawn again (4 times), then gives a new page. Page numbers stay below 1.5 × K ×
+//!   (the original's pages + the gap × its run starts on new pages), + room for a request: a request that would pass it moves
+//!   to its page number modulo the cap (a reuse). Without it, a clone much longer than the
+//!   original keeps running on into new pages (runs that follow on past the highest page),
+//!   and its working set and memory grow with its length.
 //! - An untimed original (no timestamps, or all equal) gives an untimed clone: requests stamped
 //!   with their index, [`TraceReader::timed`] false. A trace with fewer than 100 reads and writes
 //!   is refused (too few to fit). Object-keyed traces (libCacheSim) are refused: the model is of
@@ -156,7 +160,11 @@ impl CloneSpec {
             match k {
                 "format" => s.format = Some(v.to_string()),
                 "scale" => {
-                    s.scale = v.parse::<f64>().ok().filter(|x| *x > 0.0 && x.is_finite() && *x <= 1e6).ok_or_else(|| bad("a positive number up to 1e6"))?
+                    s.scale = v
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| *x > 0.0 && x.is_finite() && *x <= 1e6)
+                        .ok_or_else(|| bad("a positive number up to 1e6"))?
                 }
                 "length" | "requests" => {
                     let n = v.replace('_', "").parse::<f64>().ok().filter(|x| *x >= 1.0 && x.fract() == 0.0 && *x < 1.8e19);
@@ -275,10 +283,13 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
                 scale(&mut m.tails[p][o], false);
                 for b in 0..m.distances[p][o].len() {
                     let d = m.distances[p][o][b];
-                    let at = |v: &mut Vec<u64>| v.get_mut(b).map(|x| *x = (*x).min(d));
-                    at(&mut m.heads[p][o]);
+                    if let Some(x) = m.heads[p][o].get_mut(b) {
+                        *x = (*x).min(d);
+                    }
                     let h = m.heads[p][o].get(b).copied().unwrap_or(0);
-                    m.tails[p][o].get_mut(b).map(|x| *x = (*x).min(d - h));
+                    if let Some(x) = m.tails[p][o].get_mut(b) {
+                        *x = (*x).min(d - h);
+                    }
                 }
             }
         }
@@ -424,6 +435,9 @@ pub struct Clone {
     cold: [u64; 2],
     band: [f64; 2],
     stack: Stack,
+    /// Page numbers stay below this: 1.5 × (the pages and the gaps of the original) × K, and
+    /// room for a request.
+    cap: u64,
     /// Page numbers left free before each run that starts on a new page, so that a later
     /// request running on past the end of an extent finds new pages there, as a growing file
     /// does ([`Model::gap`]).
@@ -449,7 +463,11 @@ impl Clone {
     pub fn new(m: &Model, scale: f64, length: Option<u64>, seed: u64, label: String) -> Result<Clone> {
         let length = length.unwrap_or_else(|| ((m.requests as f64 * scale).round() as u64).max(1));
         let pages = m.pages as f64 * scale;
-        if pages * 1.25 + 1e6 > f64::from(u32::MAX) {
+        // Page numbers: the pages, and a gap before each run that starts on a new page, with
+        // half as many again to spare.
+        let new_runs: u64 = m.windows.iter().flatten().map(|w| w[1]).sum();
+        let numbers = (1.5 * scale * (m.pages + m.gap * new_runs) as f64) as u64 + 2 * m.max_request_pages() + 1024;
+        if numbers as f64 + 1e6 > f64::from(u32::MAX) {
             return Err(Error::config(format!(
                 "{label}: scale={}: a working set of {} pages is more than a clone numbers (2^32 pages of 4 KiB)",
                 compact(scale),
@@ -461,15 +479,21 @@ impl Clone {
         // Per window and previous op: the original's transitions; a row without any takes the
         // window's share of write runs, a window without runs the whole trace's.
         let next_op: Vec<[Option<Bag>; 2]> = (0..model::WINDOWS)
-            .map(|w| [0, 1].map(|p| {
-                let t = m.transitions[w][p];
-                (t[0] + t[1] > 0).then(|| Bag::new(&[(0, t[0]), (1, t[1])]))
-            }))
+            .map(|w| {
+                [0, 1].map(|p| {
+                    let t = m.transitions[w][p];
+                    (t[0] + t[1] > 0).then(|| Bag::new(&[(0, t[0]), (1, t[1])]))
+                })
+            })
             .collect();
         let write_share: Vec<f64> = (0..model::WINDOWS)
             .map(|w| {
                 let (r, wr) = (m.windows[0][w][0], m.windows[1][w][0]);
-                if r + wr > 0 { wr as f64 / (r + wr) as f64 } else { all }
+                if r + wr > 0 {
+                    wr as f64 / (r + wr) as f64
+                } else {
+                    all
+                }
             })
             .collect();
         let factor = scale * m.requests as f64 / length as f64;
@@ -500,10 +524,13 @@ impl Clone {
         let distances = [0, 1].map(|p| [0, 1].map(|o| bins(&m.distances[p][o])));
         let growth = [0, 1].map(|o| {
             let mut sum = 0.0;
-            m.growth[o].iter().map(|&g| {
-                sum += g as f64 * scale;
-                sum
-            }).collect::<Vec<f64>>()
+            m.growth[o]
+                .iter()
+                .map(|&g| {
+                    sum += g as f64 * scale;
+                    sum
+                })
+                .collect::<Vec<f64>>()
         });
         let total = growth[0].last().copied().unwrap_or(0.0) + growth[1].last().copied().unwrap_or(0.0);
         let band = [0, 1].map(|_| (0.005 * total).max(16.0));
@@ -532,6 +559,7 @@ impl Clone {
             band,
             stack,
             gap: m.gap,
+            cap: numbers,
             fresh: 0,
             op: usize::from(all > 0.5),
             left: 0,
@@ -617,12 +645,16 @@ impl TraceReader for Clone {
         let o = self.op;
         let len = packed >> 12;
         self.left -= 1;
+        let mut offset = offset;
+        let span = (offset % PAGE + len.max(1)).div_ceil(PAGE);
+        if offset / PAGE + span > self.cap {
+            // Page numbers stay below the cap: the request moves to the same place modulo
+            // it (a reuse), so the clone's memory does not grow with its length.
+            offset = (offset / PAGE) % (self.cap - span).max(1) * PAGE + offset % PAGE;
+        }
         self.next_offset = offset + len;
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
-        if last >= u64::from(u32::MAX) {
-            return Err(Error::config(format!("{}: request {}: the clone ran out of page numbers (2^32)", self.label, self.i + 1)));
-        }
         for p in first..=last {
             self.cold[o] += u64::from(self.stack.touch(p as u32, o == 1, p == first, p == last));
         }

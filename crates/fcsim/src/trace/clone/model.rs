@@ -167,9 +167,9 @@ impl Model {
                 prev_run = Some(o);
             }
             let table = if seq { &mut follow[o] } else { &mut sizes[o] };
-            *table.entry(u64::from(r.len) << 12 | r.offset % PAGE).or_default() += 1;
+            *table.entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
-            let packed = u64::from(r.len) << 12 | r.offset % PAGE;
+            let packed = (u64::from(r.len) << 12) | (r.offset % PAGE);
             if let Some(&h) = head_req.get(&first) {
                 if (h - 1) & 0xfff == r.offset % PAGE {
                     reissue[o][0] += 1;
@@ -192,7 +192,8 @@ impl Model {
                         let b = bin(d);
                         let (head, tail) = (p & 2 != 0, p & 6 == 4);
                         let c = usize::from(p & 1);
-                        for (h, n) in [(&mut distances[c][o], 1), (&mut heads[c][o], u64::from(head)), (&mut tails[c][o], u64::from(tail))] {
+                        for (h, n) in [(&mut distances[c][o], 1), (&mut heads[c][o], u64::from(head)), (&mut tails[c][o], u64::from(tail))]
+                        {
                             if h.len() <= b {
                                 h.resize(b + 1, 0);
                             }
@@ -256,6 +257,11 @@ impl Model {
             reissue,
             arrivals,
         })
+    }
+
+    /// The most pages one request of the model spans.
+    pub fn max_request_pages(&self) -> u64 {
+        self.sizes.iter().chain(&self.follow).flatten().map(|&(x, _)| ((x & 0xfff) + (x >> 12).max(1)).div_ceil(PAGE)).max().unwrap_or(1)
     }
 
     /// The largest distance in the model (pages).
@@ -381,7 +387,9 @@ impl Model {
             let mut words = line.split_whitespace();
             let key = words.next().unwrap_or("");
             let rest: Vec<&str> = words.collect();
-            let num = |w: &str, what: &str| -> Result<u64> { w.parse::<u64>().map_err(|_| bad(n, format!("{key}: expected {what}, found '{w}'"))) };
+            let num = |w: &str, what: &str| -> Result<u64> {
+                w.parse::<u64>().map_err(|_| bad(n, format!("{key}: expected {what}, found '{w}'")))
+            };
             let op = |w: Option<&&str>| -> Result<usize> {
                 match w.copied() {
                     Some("read") => Ok(0),
@@ -584,7 +592,11 @@ impl Model {
             let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
             let at = |v: &Vec<u64>, b: usize| v.get(b).copied().unwrap_or(0);
             if (0..h.len().max(t.len())).any(|b| at(h, b) + at(t, b) > at(d, b)) {
-                return Err(Error::trace(path, Location::File, format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o])));
+                return Err(Error::trace(
+                    path,
+                    Location::File,
+                    format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o]),
+                ));
             }
         }
         if levels_left > 0 || profile_due {
@@ -606,15 +618,15 @@ impl Model {
         if total(0) + total(1) == 0 {
             return Err(Error::trace(path, Location::File, "no request sizes: the sizes lines are empty"));
         }
-        for o in 0..2 {
+        for (o, name) in OPS.iter().enumerate() {
             if total(o) > 0 && m.runs[o].iter().map(|x| x.1).sum::<u64>() == 0 {
-                return Err(Error::trace(path, Location::File, format!("{} requests have sizes but no run lengths", OPS[o])));
+                return Err(Error::trace(path, Location::File, format!("{name} requests have sizes but no run lengths")));
             }
             if m.runs[o].iter().any(|r| r.0 > 1) && m.follow[o].is_empty() {
-                return Err(Error::trace(path, Location::File, format!("{} runs longer than one request but no 'follow' sizes", OPS[o])));
+                return Err(Error::trace(path, Location::File, format!("{name} runs longer than one request but no 'follow' sizes")));
             }
             if m.windows[o].iter().any(|w| w[1] > w[0]) {
-                return Err(Error::trace(path, Location::File, format!("new {}: a window has more new run starts than run starts", OPS[o])));
+                return Err(Error::trace(path, Location::File, format!("new {name}: a window has more new run starts than run starts")));
             }
         }
         Ok(m)

@@ -258,17 +258,12 @@ impl Stack {
     /// The live slot at or after `s` that was the last page of its request, if one is within a
     /// few words; else `s`.
     fn tail_of(&self, s: usize) -> usize {
-        let mut w = s / 64;
         let mut mask = u64::MAX << (s % 64);
-        for _ in 0..8 {
-            if w >= self.bits.len() {
-                break;
-            }
+        for w in (s / 64..self.bits.len()).take(8) {
             let bits = self.bits[w][TAIL] & self.bits[w][LIVE] & mask;
             if bits != 0 {
                 return w * 64 + bits.trailing_zeros() as usize;
             }
-            w += 1;
             mask = u64::MAX;
         }
         s
