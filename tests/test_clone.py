@@ -13,6 +13,8 @@ import fcsim
 from conftest import TRACES
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
+HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
+LRU = ["--policy", "lru", "--size", "10"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -48,11 +50,11 @@ def test_the_api_returns_what_the_model_holds(tmp_path: Path) -> None:
         (["trace", "clone", "/nonexistent.csv", "-o", "{tmp}/m"], "/nonexistent.csv: no such file"),
         (["trace", "clone", str(TRACES / "msr_hm_0_excerpt1000.csv")], "required: -o/--output"),
         (
-            ["trace", "clone", str(TRACES / "msr_hm_0_excerpt1000.csv"), "-o", "{tmp}/m", "--page-size", "512"],
+            ["trace", "clone", str(HM0), "-o", "{tmp}/m", "--page-size", "512"],
             "a clone model counts 4 KiB pages",
         ),
-        (["run", "synth:clone={tmp}/bad.model", "--policy", "lru", "--size", "10"], "bad.model:2: unknown key 'x'"),
-        (["run", "synth:clone={tmp}/m,scale=-1", "--policy", "lru", "--size", "10"], "scale=-1: expected a positive"),
+        (["run", "synth:clone={tmp}/bad.model", *LRU], "bad.model:2: unknown key 'x'"),
+        (["run", "synth:clone={tmp}/m,scale=-1", *LRU], "scale=-1: expected a positive"),
     ],
 )
 def test_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

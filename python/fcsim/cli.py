@@ -305,7 +305,8 @@ def cmd_clone(a: argparse.Namespace) -> int:
     c = _common(a)
     if c.pop("page_size") != 4096:
         raise fcsim.ConfigError(
-            f"--page-size {a.page_size}: a clone model counts 4 KiB pages; give --page-size to the run of the clone"
+            f"--page-size {a.page_size}: a clone model counts 4 KiB pages; "
+            "give --page-size to the run of the clone"
         )
     info = fcsim.clone(a.trace, a.output, **c)
     print(
