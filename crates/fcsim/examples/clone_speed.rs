@@ -3,7 +3,7 @@
 //! alone (the model is fitted, or read, before the clock starts). Run it under
 //! `/usr/bin/time -v` for the peak memory.
 
-use fcsim::trace::clone::Clone;
+use fcsim::trace::clone::Generator;
 use fcsim::trace::TraceReader;
 use std::time::Instant;
 
@@ -12,7 +12,7 @@ fn main() {
     let spec = std::env::args().nth(1).unwrap_or(default);
     let spec = spec.strip_prefix("synth:").unwrap_or(&spec).to_string();
     let fit = Instant::now();
-    let mut c = Clone::from_spec(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let mut c = Generator::from_spec(&spec).unwrap_or_else(|e| panic!("{e}"));
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
     let (mut n, mut bytes) = (0u64, 0u64);

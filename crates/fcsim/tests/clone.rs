@@ -199,10 +199,10 @@ fn a_tenfold_clone_keeps_the_normalised_curve() {
 /// Generation streams: a clone 8 times as long at the same scale holds a stack of the same size.
 #[test]
 fn memory_follows_the_model_not_the_length() {
-    use fcsim::trace::clone::Clone;
+    use fcsim::trace::clone::Generator;
     let orig = data("mqsim_tpcc-small.trace.gz");
     let bytes = |length: u64| {
-        let mut c = Clone::from_spec(&format!("clone={orig},length={length}")).unwrap();
+        let mut c = Generator::from_spec(&format!("clone={orig},length={length}")).unwrap();
         while c.next_request().unwrap().is_some() {}
         c.stack_bytes()
     };

@@ -423,7 +423,7 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
             return Err(Error::config("a synth: trace has no --format"));
         }
         if spec.trim_start().starts_with("clone=") {
-            return Ok(Box::new(clone::Clone::from_spec(spec.trim_start())?));
+            return Ok(Box::new(clone::Generator::from_spec(spec.trim_start())?));
         }
         return Ok(Box::new(synth::Generator::from_spec(spec)?));
     }

@@ -253,9 +253,6 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
         let got = measure(m)?;
         let have = curve(&got);
         let mae = want.iter().zip(&have).map(|(a, b)| (a - b).abs()).sum::<f64>() / want.len() as f64;
-        if std::env::var("CLONE_DEBUG").is_ok() {
-            eprintln!("calibration: mae {mae:.4} gap {} cold {} / {}", m.gap, got[0], target[0]);
-        }
         if best.as_ref().map_or(true, |(e, _)| mae < *e) {
             best = Some((mae, m.clone()));
         }
@@ -307,7 +304,7 @@ fn measure(m: &Model) -> Result<Vec<u64>> {
     let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(1, 64);
     let mut sum: Vec<u64> = Vec::new();
     for seed in 1..=clones {
-        let mut c = Clone::new(m, 1.0, None, seed, "calibration".into())?;
+        let mut c = Generator::new(m, 1.0, None, seed, "calibration".into())?;
         let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
         while let Some(r) = c.next_request()? {
             let first = r.offset / PAGE;
@@ -404,7 +401,7 @@ impl Bag {
 
 /// Streams a clone of a [`Model`].
 #[derive(Debug)]
-pub struct Clone {
+pub struct Generator {
     label: String,
     rng: StdRng,
     length: u64,
@@ -450,17 +447,17 @@ pub struct Clone {
     last_ns: u64,
 }
 
-impl Clone {
+impl Generator {
     /// Opens a clone spec (the text after `synth:`).
-    pub fn from_spec(spec: &str) -> Result<Clone> {
+    pub fn from_spec(spec: &str) -> Result<Generator> {
         let s = CloneSpec::parse(spec)?;
         let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
         let model = load(&s.path, &opts)?;
-        Clone::new(&model, s.scale, s.length, s.seed, format!("synth:{spec}"))
+        Generator::new(&model, s.scale, s.length, s.seed, format!("synth:{spec}"))
     }
 
     /// A clone of `m` at `scale`, `length` requests (default the original's × scale).
-    pub fn new(m: &Model, scale: f64, length: Option<u64>, seed: u64, label: String) -> Result<Clone> {
+    pub fn new(m: &Model, scale: f64, length: Option<u64>, seed: u64, label: String) -> Result<Generator> {
         let length = length.unwrap_or_else(|| ((m.requests as f64 * scale).round() as u64).max(1));
         let pages = m.pages as f64 * scale;
         // Page numbers: the pages, and a gap before each run that starts on a new page, with
@@ -538,7 +535,7 @@ impl Clone {
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
         let arrivals = m.arrivals.clone().map(Arrivals::new);
-        Ok(Clone {
+        Ok(Generator {
             label,
             rng: StdRng::seed_from_u64(seed),
             length,
@@ -618,7 +615,7 @@ impl Clone {
     }
 }
 
-impl TraceReader for Clone {
+impl TraceReader for Generator {
     #[inline]
     fn next_request(&mut self) -> Result<Option<HostRequest>> {
         if self.i == self.length {
@@ -725,7 +722,7 @@ mod tests {
     }
 
     fn requests(spec: &str) -> Vec<HostRequest> {
-        let mut c = Clone::from_spec(spec).unwrap();
+        let mut c = Generator::from_spec(spec).unwrap();
         let mut v = Vec::new();
         while let Some(r) = c.next_request().unwrap() {
             v.push(r);
@@ -754,7 +751,7 @@ mod tests {
 
     #[test]
     fn bad_input_names_the_file_and_what_was_expected() {
-        let err = |spec: &str| Clone::from_spec(spec).unwrap_err().to_string();
+        let err = |spec: &str| Generator::from_spec(spec).unwrap_err().to_string();
         assert!(err("clone=/nonexistent/trace.csv").contains("/nonexistent/trace.csv: no such file"));
         for (spec, want) in [
             ("clone=", "expected the path"),
@@ -792,7 +789,7 @@ mod tests {
         let m = load(&p, &TraceOptions { format: Some("disksim".into()), ..Default::default() }).unwrap();
         assert!(m.arrivals.is_none());
         assert!(notes(&m)[0].contains("no usable timestamps"));
-        let c = Clone::new(&m, 1.0, None, 1, "t".into()).unwrap();
+        let c = Generator::new(&m, 1.0, None, 1, "t".into()).unwrap();
         assert!(!c.timed());
     }
 }

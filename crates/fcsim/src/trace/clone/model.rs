@@ -99,10 +99,6 @@ pub struct Model {
     /// last page of its request (a request that starts where an earlier one ended, in the same
     /// page).
     pub tails: [[Vec<u64>; 2]; 2],
-    /// Per op: requests whose first page was last touched as the first page of a request at the
-    /// same offset within the page, and how many of those have that request's length too (a
-    /// request issued again).
-    pub reissue: [[u64; 2]; 2],
     /// Stack distances of every page access by bin (bin 0: first accesses): the page-level curve
     /// the calibration aims at.
     pub target: Vec<u64>,
@@ -128,9 +124,6 @@ impl Model {
         let mut last: FxHashMap<u64, u8> = FxHashMap::default();
         let mut heads: [[Vec<u64>; 2]; 2] = Default::default();
         let mut tails: [[Vec<u64>; 2]; 2] = Default::default();
-        // Per page last touched as a request's first page: that request's size and offset + 1.
-        let mut head_req: FxHashMap<u64, u64> = FxHashMap::default();
-        let mut reissue = [[0u64; 2]; 2];
         let mut last_end: [Option<(u32, u64)>; 2] = [None; 2];
         let mut run = [0u64; 2];
         let mut prev_run: Option<usize> = None;
@@ -169,23 +162,11 @@ impl Model {
             let table = if seq { &mut follow[o] } else { &mut sizes[o] };
             *table.entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
-            let packed = (u64::from(r.len) << 12) | (r.offset % PAGE);
-            if let Some(&h) = head_req.get(&first) {
-                if (h - 1) & 0xfff == r.offset % PAGE {
-                    reissue[o][0] += 1;
-                    reissue[o][1] += u64::from(h - 1 == packed);
-                }
-            }
             let mut new_pages = 0;
             for key in first..first + n {
                 let d = sd.access(key)?;
                 new_pages += u64::from(d.is_none());
                 let prev = last.insert(key, o as u8 | u8::from(key == first) << 1 | u8::from(key == first + n - 1) << 2);
-                if key == first {
-                    head_req.insert(key, packed + 1);
-                } else if prev.is_some_and(|p| p & 2 != 0) {
-                    head_req.remove(&key);
-                }
                 if key == first && !seq {
                     starts.push((i, o as u8, d.is_none()));
                     if let (Some(d), Some(p)) = (d, prev) {
@@ -254,7 +235,6 @@ impl Model {
             distances,
             heads,
             tails,
-            reissue,
             arrivals,
         })
     }
@@ -313,9 +293,6 @@ impl Model {
         let t: Vec<String> = self.target.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
         let _ = writeln!(s, "target {}", t.join(" "));
         let _ = writeln!(s, "gap {}", self.gap);
-        for (o, name) in OPS.iter().enumerate() {
-            let _ = writeln!(s, "reissue {name} {} {}", self.reissue[o][0], self.reissue[o][1]);
-        }
         if let Some(c) = &self.arrivals {
             let _ = writeln!(s, "arrivals {} {}", c.root_ns, c.levels.len());
             let _ = writeln!(s, "profile {}", c.profile.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
@@ -371,7 +348,6 @@ impl Model {
             distances: Default::default(),
             heads: Default::default(),
             tails: Default::default(),
-            reissue: [[0; 2]; 2],
             target: Vec::new(),
             gap: 64,
             arrivals: None,
@@ -448,15 +424,6 @@ impl Model {
                     if m.gap > 1 << 20 {
                         return Err(bad(n, format!("gap: {} pages; expected at most 2^20", m.gap)));
                     }
-                }
-                "reissue" => {
-                    let o = op(rest.first())?;
-                    let [_, e, k] = rest[..] else { return Err(bad(n, "reissue: expected read or write and two counts".into())) };
-                    let (e, k) = (num(e, "a count")?, num(k, "a count")?);
-                    if k > e {
-                        return Err(bad(n, format!("reissue: {k} of {e}: expected at most as many as the first count")));
-                    }
-                    m.reissue[o] = [e, k];
                 }
                 "growth" => {
                     let o = op(rest.first())?;
@@ -582,7 +549,7 @@ impl Model {
                     levels_left -= 1;
                 }
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, reissue, arrivals, profile, level or end"))),
+                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level or end"))),
             }
             if key != "level" && key != "end" {
                 seen.push(key);
