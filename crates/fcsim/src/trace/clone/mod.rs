@@ -97,7 +97,9 @@
 //!   interpolated between the 16 quantiles; a class with fewer than 8 samples draws from its
 //!   level's pooled quantiles, a level without samples from the nearest level's. An interval
 //!   shorter than 1 µs puts all its arrivals at its start (ties kept, as traces with coarse
-//!   clocks have them); a single arrival is placed uniformly in its interval.
+//!   clocks have them); a single arrival is placed uniformly in its interval. The splits are
+//!   independent across levels, which the trace's are not: cloudphysics' clone clusters more
+//!   at 10 ms than the trace (Fano 43.6 against 13.0), while 1 s and 60 s match to 4%.
 //! - The stack keeps at most the largest modelled distance × K pages (+64); a page pushed
 //!   deeper is forgotten (its next touch is a first access); a drawn distance deeper than the
 //!   stack is drawn again (4 times), then gives a new page. Page numbers stay below 1.5 × K ×
