@@ -11,6 +11,7 @@ from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
     Result,
     check,
+    clone,
     compare,
     convert,
     devices,
@@ -29,6 +30,7 @@ __all__ = [
     "Result",
     "TraceError",
     "check",
+    "clone",
     "compare",
     "convert",
     "devices",

@@ -69,6 +69,15 @@ def working_set(
     trace_params: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
 ) -> int: ...
+def clone_model(
+    trace: str,
+    out: str,
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    trace_params: dict[str, str] | None = None,
+) -> dict[str, Any]: ...
 def convert_trace(
     trace: str,
     out: str,

@@ -509,6 +509,27 @@ def convert(
     )
 
 
+def clone(
+    trace: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    set: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Fits a clone model to ``trace`` and saves it to ``out`` (a small text file, written
+    atomically), so that ``synth:clone=OUT[,scale=K][,length=N][,seed=S]`` generates clones
+    without the original. Returns ``source``, ``requests``, ``pages``, ``accesses``, ``timed``
+    and ``notes`` (what the model leaves out, one sentence each). ``out`` is checked as
+    :func:`convert` checks its output."""
+    name = _path(trace)
+    target = output.guard(path("out", out), [name])
+    kwargs = _trace_kwargs(format, volume, skip_bad_lines, 4096, Sets(set).trace)
+    del kwargs["page_size"]
+    return _core.clone_model(name, str(target), **kwargs)
+
+
 MRC_METHODS = ("exact", "shards", "minisim")
 DEFAULT_MAX_SAMPLES = 8192
 DEFAULT_MINISIM_RATE = 0.01

@@ -435,6 +435,23 @@ def cmd_convert(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_clone(a: argparse.Namespace) -> int:
+    c = _common(a)
+    if c.pop("page_size") != 4096:
+        raise fcsim.ConfigError(
+            f"--page-size {a.page_size}: a clone model counts 4 KiB pages; "
+            "give --page-size to the run of the clone"
+        )
+    info = fcsim.clone(a.trace, a.output, **c)
+    print(
+        f"wrote {a.output}: a clone model of {info['source']} ({info['requests']:,} requests, "
+        f"{info['pages']:,} pages of 4 KiB); use it as synth:clone={a.output}[,scale=K][,length=N][,seed=S]"
+    )
+    for note in info["notes"]:
+        say(f"fcsim: note: {note}")
+    return 0
+
+
 MRC_POINTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 
 
@@ -801,6 +818,15 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("--set", action="append", metavar="trace.KEY=VALUE", help="A's format options")
     cmp.add_argument("--set-b", action="append", metavar="trace.KEY=VALUE", help="B's format options")
     cmp.set_defaults(func=cmd_compare)
+    cl = tsub.add_parser(
+        "clone",
+        help="fit a clone model (reuse distances, sizes, runs, arrivals) and save it: "
+        "synth:clone=MODEL generates clones of any length and scale",
+    )
+    cl.add_argument("trace")
+    cl.add_argument("-o", "--output", required=True)
+    _trace_args(cl)
+    cl.set_defaults(func=cmd_clone)
     cat = tsub.add_parser(
         "catalogue", help="public traces fcsim knows: format, size, source, mirror, checksums, licence"
     )

@@ -299,6 +299,31 @@ fn convert_trace<'py>(
     Ok(d)
 }
 
+/// Fits a clone model to a trace and saves it to `out`; returns what the model holds and the
+/// notes on what it leaves out.
+#[pyfunction]
+#[pyo3(signature = (trace, out, *, format=None, volume=None, skip_bad_lines=false, trace_params=None))]
+fn clone_model<'py>(
+    py: Python<'py>,
+    trace: String,
+    out: String,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    trace_params: Option<BTreeMap<String, String>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let m = run(py, None, |_| trace::clone::save_model(&trace, &opts, Path::new(&out)))?;
+    let d = PyDict::new(py);
+    d.set_item("source", &m.source)?;
+    d.set_item("requests", m.requests)?;
+    d.set_item("pages", m.pages)?;
+    d.set_item("accesses", m.accesses)?;
+    d.set_item("timed", m.arrivals.is_some())?;
+    d.set_item("notes", trace::clone::notes(&m))?;
+    Ok(d)
+}
+
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
 #[pyfunction]
 #[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
@@ -518,6 +543,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;
     m.add_function(wrap_pyfunction!(trace_fidelity, m)?)?;
     m.add_function(wrap_pyfunction!(trace_compare, m)?)?;
+    m.add_function(wrap_pyfunction!(clone_model, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;

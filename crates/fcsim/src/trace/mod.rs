@@ -8,10 +8,11 @@
 //! reports errors the same way. This file holds the format table, detection and opening.
 //!
 //! A trace "path" of the form `synth:KIND,key=value,...` is a seeded synthetic generator
-//! ([`synth`]).
+//! ([`synth`]); `synth:clone=PATH,...` is a clone of a real trace ([`clone`]).
 
 mod arc;
 mod blkparse;
+pub mod clone;
 pub mod convert;
 mod csv;
 mod diskmon;
@@ -421,6 +422,9 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     if let Some(spec) = path.strip_prefix("synth:") {
         if opts.format.is_some() && opts.format.as_deref() != Some("synth") {
             return Err(Error::config("a synth: trace has no --format"));
+        }
+        if spec.trim_start().starts_with("clone=") {
+            return Ok(Box::new(clone::Generator::from_spec(spec.trim_start())?));
         }
         return Ok(Box::new(synth::Generator::from_spec(spec)?));
     }

@@ -1,0 +1,30 @@
+//! Generation speed of a trace clone: `cargo run --release --example clone_speed -- SPEC`
+//! (default: cloudphysics at 10x length and working set). Prints requests/s of the generator
+//! alone (the model is fitted, or read, before the clock starts). Run it under
+//! `/usr/bin/time -v` for the peak memory.
+
+use fcsim::trace::clone::Generator;
+use fcsim::trace::TraceReader;
+use std::time::Instant;
+
+fn main() {
+    let default = format!("clone={}/../../data/traces/cloudphysics_vscsi_2h.csv.gz,scale=10", env!("CARGO_MANIFEST_DIR"));
+    let spec = std::env::args().nth(1).unwrap_or(default);
+    let spec = spec.strip_prefix("synth:").unwrap_or(&spec).to_string();
+    let fit = Instant::now();
+    let mut c = Generator::from_spec(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let fitted = fit.elapsed().as_secs_f64();
+    let start = Instant::now();
+    let (mut n, mut bytes) = (0u64, 0u64);
+    while let Some(r) = c.next_request().unwrap_or_else(|e| panic!("{e}")) {
+        n += 1;
+        bytes += u64::from(r.len);
+    }
+    let s = start.elapsed().as_secs_f64();
+    println!(
+        "{n} requests ({:.1} GiB) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB",
+        bytes as f64 / (1u64 << 30) as f64,
+        n as f64 / s / 1e6,
+        c.stack_bytes() as f64 / (1 << 20) as f64
+    );
+}

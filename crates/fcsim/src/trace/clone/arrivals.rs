@@ -1,0 +1,228 @@
+//! Bursty arrivals: a conservative binary cascade fitted level by level (see the module docs of
+//! [`super`]). The fit splits the trace's span in halves, quarters, ... down to about a
+//! microsecond and records, at each level and for each order of magnitude (power of two) of a
+//! parent interval's count, the distribution of the share of its arrivals that fall in its
+//! first half. Generation splits a count the same way, depth first, so arrivals come out in
+//! time order with a stack of one node per level.
+
+use rand::Rng;
+
+/// Quantiles kept per (level, count class).
+pub const QUANTILES: usize = 16;
+/// Samples a (level, class) needs for its own quantiles; fewer fall back to a neighbour.
+const MIN_SAMPLES: usize = 8;
+/// Levels end where an interval is shorter than this (ns).
+const FINEST_NS: f64 = 1000.0;
+/// The profile's level: at most 2^12 steps.
+pub const PROFILE_LEVEL: usize = 12;
+/// The deepest level fitted.
+const MAX_LEVELS: usize = 48;
+
+/// The class that holds a level's samples of every count.
+pub const POOLED: usize = 63;
+
+/// Class of a parent count n ≥ 2: floor(log2 n) - 1.
+#[inline]
+fn class(n: u64) -> usize {
+    (63 - n.leading_zeros()) as usize - 1
+}
+
+/// The fitted cascade: the root interval's length and count, and per level and count class
+/// the quantiles of the first half's share (empty where the trace had too few samples).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cascade {
+    pub root_ns: f64,
+    /// Arrivals in each of the span's 2^k equal steps (k the profile's level, at most
+    /// [`PROFILE_LEVEL`]): the rate over time, replayed.
+    pub profile: Vec<u64>,
+    /// `levels[l][c]`: sorted quantiles, or empty.
+    pub levels: Vec<Vec<Vec<f32>>>,
+}
+
+impl Cascade {
+    /// Fits the cascade to arrival times (any order); `None` with fewer than two distinct times.
+    pub fn fit(times: &mut [u64]) -> Option<Cascade> {
+        times.sort_unstable();
+        let (t0, t1) = (*times.first()?, *times.last()?);
+        if t1 == t0 {
+            return None;
+        }
+        let n = times.len() as u64;
+        // One mean gap past the last arrival, so that it falls inside the root.
+        let root_ns = (t1 - t0) as f64 * n as f64 / (n - 1) as f64;
+        let depth = ((root_ns / FINEST_NS).log2().ceil().max(1.0) as usize).min(MAX_LEVELS);
+        let leaf = |t: u64| -> u64 {
+            let x = ((t - t0) as f64 / root_ns * (1u64 << depth) as f64) as u64;
+            x.min((1u64 << depth) - 1)
+        };
+        let idx: Vec<u64> = times.iter().map(|&t| leaf(t)).collect();
+        let mut levels = Vec::with_capacity(depth);
+        for l in 0..depth {
+            let shift = depth - l;
+            let mut samples: Vec<Vec<f32>> = Vec::new();
+            let mut i = 0;
+            while i < idx.len() {
+                let parent = idx[i] >> shift;
+                let (mut total, mut left) = (0u64, 0u64);
+                while i < idx.len() && idx[i] >> shift == parent {
+                    total += 1;
+                    left += u64::from((idx[i] >> (shift - 1)) & 1 == 0);
+                    i += 1;
+                }
+                if total >= 2 {
+                    let c = class(total);
+                    if samples.len() <= c {
+                        samples.resize(c + 1, Vec::new());
+                    }
+                    samples[c].push(left as f32 / total as f32);
+                }
+            }
+            let quantiles = |s: &mut Vec<f32>| -> Vec<f32> {
+                s.sort_unstable_by(f32::total_cmp);
+                (0..QUANTILES).map(|k| s[(k * (s.len() - 1) + (QUANTILES - 1) / 2) / (QUANTILES - 1)]).collect()
+            };
+            let mut all: Vec<f32> = samples.iter().flatten().copied().collect();
+            let mut q: Vec<Vec<f32>> =
+                samples.into_iter().map(|mut s| if s.len() < MIN_SAMPLES { Vec::new() } else { quantiles(&mut s) }).collect();
+            // Every class's samples together, as class POOLED: what a class with too few
+            // samples draws from (the coarsest levels have one to a few intervals).
+            if !all.is_empty() {
+                q.resize(POOLED + 1, Vec::new());
+                q[POOLED] = quantiles(&mut all);
+            }
+            levels.push(q);
+        }
+        let top = PROFILE_LEVEL.min(depth);
+        let mut profile = vec![0u64; 1 << top];
+        for &x in &idx {
+            profile[(x >> (depth - top)) as usize] += 1;
+        }
+        Some(Cascade { root_ns, profile, levels })
+    }
+
+    /// The quantiles for a level and count class: its own, else the level's pooled ones, else
+    /// those of the nearest level with any (coarser levels first); a fair split if none.
+    fn lookup(&self, level: usize, c: usize) -> Option<(usize, usize)> {
+        let near = |l: usize| -> Option<(usize, usize)> {
+            let row = &self.levels[l];
+            [c, POOLED].into_iter().find(|&k| row.get(k).is_some_and(|q| !q.is_empty())).map(|k| (l, k))
+        };
+        let n = self.levels.len();
+        (0..n).flat_map(|k| [level.checked_sub(k), Some(level + k)]).flatten().filter(|&l| l < n).find_map(near)
+    }
+}
+
+/// One interval waiting to be split: its start, level and count.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    start: f64,
+    level: u32,
+    count: u64,
+}
+
+/// Streams arrival times of a [`Cascade`]: its profile's steps in order, each split by the
+/// cascade's levels below it; after the last step the profile starts again, at a random step
+/// (seeded), one profile's span later.
+#[derive(Debug)]
+pub struct Arrivals {
+    /// Per level and count class: the (level, class) of the quantiles to draw from.
+    table: Vec<Vec<Option<(usize, usize)>>>,
+    cascade: Cascade,
+    stack: Vec<Node>,
+    /// The leaf being emitted: its start, length, arrivals left, and whether they share its start.
+    leaf: (f64, f64, u64, bool),
+    /// The profile's level, how many steps of this pass are done, the pass's first step and
+    /// start time.
+    top: u32,
+    done: usize,
+    pass: (usize, f64),
+}
+
+impl Arrivals {
+    pub fn new(cascade: Cascade) -> Arrivals {
+        let table = (0..cascade.levels.len()).map(|l| (0..POOLED).map(|c| cascade.lookup(l, c)).collect()).collect();
+        let top = cascade.profile.len().trailing_zeros();
+        Arrivals { table, cascade, stack: Vec::with_capacity(64), leaf: (0.0, 0.0, 0, false), top, done: 0, pass: (0, 0.0) }
+    }
+
+    fn length(&self, level: u32) -> f64 {
+        self.cascade.root_ns / (1u64 << level) as f64
+    }
+
+    /// The next arrival time (ns), non-decreasing.
+    #[inline]
+    pub fn next<R: Rng>(&mut self, rng: &mut R) -> f64 {
+        loop {
+            let (start, len, left, tied) = self.leaf;
+            if left > 0 {
+                self.leaf.2 -= 1;
+                if tied {
+                    return start;
+                }
+                // Only a leaf of one arrival is untied: uniform in its interval.
+                return start + rng.gen::<f64>() * len;
+            }
+            let Some(node) = self.stack.pop() else {
+                let p = &self.cascade.profile;
+                if self.done == p.len() {
+                    self.pass = (rng.gen_range(0..p.len()), self.pass.1 + self.cascade.root_ns);
+                    self.done = 0;
+                }
+                let k = (self.pass.0 + self.done) % p.len();
+                self.done += 1;
+                let step = self.length(self.top);
+                self.stack.push(Node { start: self.pass.1 + (self.done - 1) as f64 * step, level: self.top, count: p[k] });
+                continue;
+            };
+            if node.count == 0 {
+                continue;
+            }
+            let len = self.length(node.level);
+            if node.count == 1 || node.level as usize + 1 >= self.table.len() {
+                self.leaf = (node.start, len, node.count, node.count > 1);
+                continue;
+            }
+            let c = class(node.count).min(POOLED - 1);
+            let share = match self.table[node.level as usize][c] {
+                Some((l, k)) => {
+                    let q = &self.cascade.levels[l][k];
+                    let x = rng.gen::<f64>() * (QUANTILES - 1) as f64;
+                    let i = x as usize;
+                    let f = x - i as f64;
+                    let hi = q[(i + 1).min(QUANTILES - 1)];
+                    f64::from(q[i]) * (1.0 - f) + f64::from(hi) * f
+                }
+                None => 0.5,
+            };
+            let left = ((node.count as f64 * share + rng.gen::<f64>()) as u64).min(node.count);
+            let level = node.level + 1;
+            self.stack.push(Node { start: node.start + len / 2.0, level, count: node.count - left });
+            self.stack.push(Node { start: node.start, level, count: left });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    #[test]
+    fn a_fitted_cascade_keeps_the_count_order_and_span() {
+        // Bursts: 100 arrivals within 1 ms every 10 s, for 100 s.
+        let mut times: Vec<u64> = (0..10u64).flat_map(|b| (0..100u64).map(move |k| b * 10_000_000_000 + k * 10_000)).collect();
+        let c = Cascade::fit(&mut times).unwrap();
+        let mut a = Arrivals::new(c);
+        let mut rng = StdRng::seed_from_u64(1);
+        let v: Vec<f64> = (0..1000).map(|_| a.next(&mut rng)).collect();
+        assert_eq!(v.len(), 1000);
+        assert!(v.windows(2).all(|w| w[0] <= w[1]));
+        // Still bursty: most 1 s bins are empty.
+        let mut bins = [0u32; 101];
+        for t in &v {
+            bins[(*t / 1e9) as usize] += 1;
+        }
+        assert!(bins.iter().filter(|&&b| b == 0).count() > 70, "{bins:?}");
+    }
+}

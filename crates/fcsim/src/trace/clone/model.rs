@@ -1,0 +1,619 @@
+//! The clone's model: what is fitted from a trace ([`Model::fit`]), and its text file
+//! ([`Model::to_text`], [`Model::parse`]). The fields are documented in [`super`].
+
+use super::arrivals::{Cascade, QUANTILES};
+use crate::error::{Error, Location, Result};
+use crate::mrc::StackDistances;
+use crate::request::{KeyUnit, Op, PageSplitter};
+use crate::trace::TraceReader;
+use rustc_hash::FxHashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// The page the model counts in (bytes).
+pub const PAGE: u64 = 4096;
+/// Windows of the working set's growth.
+pub const WINDOWS: usize = 64;
+/// The fewest reads and writes a trace needs to be fitted.
+pub const MIN_REQUESTS: u64 = 100;
+/// First line of a model file.
+pub const MAGIC: &str = "fcsim-clone-model 1";
+
+const OPS: [&str; 2] = ["read", "write"];
+/// `[prev][op]` names of the distance classes.
+const CLASSES: [[&str; 2]; 2] = [["read-after-read", "write-after-read"], ["read-after-write", "write-after-write"]];
+
+/// Bin of a stack distance d ≥ 1: exact below 16, then 8 bins per power of two.
+#[inline]
+pub fn bin(d: u64) -> usize {
+    if d < 16 {
+        return d as usize;
+    }
+    let e = 63 - d.leading_zeros() as usize;
+    16 + (e - 4) * 8 + ((d >> (e - 3)) & 7) as usize
+}
+
+/// The distances a bin holds: (first, how many).
+#[inline]
+pub fn bin_range(b: usize) -> (u64, u64) {
+    if b < 16 {
+        return (b as u64, 1);
+    }
+    let e = (b - 16) / 8 + 4;
+    let sub = ((b - 16) % 8) as u64;
+    ((8 + sub) << (e - 3), 1 << (e - 3))
+}
+
+/// The stack distances of a curve by bin; bin 0 counts first accesses.
+pub fn page_bins(m: &crate::mrc::Mrc) -> Vec<u64> {
+    let mut v = vec![m.cold];
+    for (i, &c) in m.hist.iter().enumerate() {
+        let b = bin(i as u64 + 1);
+        if v.len() <= b {
+            v.resize(b + 1, 0);
+        }
+        v[b] += c;
+    }
+    v
+}
+
+/// An empirical distribution of integer values: (value, count), values increasing.
+pub type Values = Vec<(u64, u64)>;
+
+fn values(map: FxHashMap<u64, u64>) -> Values {
+    let mut v: Values = map.into_iter().collect();
+    v.sort_unstable();
+    v
+}
+
+/// A fitted clone model (see the module docs of [`super`] for what each part means).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The original trace's file name.
+    pub source: String,
+    /// Reads and writes of the original (trims are not modelled).
+    pub requests: u64,
+    /// Distinct 4 KiB pages (the working set).
+    pub pages: u64,
+    /// Page accesses.
+    pub accesses: u64,
+    /// Per op and window: run-start requests, and those whose first page is new.
+    pub windows: [Vec<[u64; 2]>; 2],
+    /// Per op and window: pages first touched (the working set's growth).
+    pub growth: [Vec<u64>; 2],
+    /// Per window (of the later run's first request): runs of op `a` followed by a run of op
+    /// `b`, `transitions[w][a][b]`.
+    pub transitions: Vec<[[u64; 2]; 2]>,
+    /// Per op: run lengths in requests.
+    pub runs: [Values; 2],
+    /// Per op: `len << 12 | offset within the page` of every run's first request.
+    pub sizes: [Values; 2],
+    /// Per op: the same of the requests that follow on in a run (larger, in real traces).
+    pub follow: [Values; 2],
+    /// `[prev][op]`: stack distances of run starts by bin ([`bin`]).
+    pub distances: [[Vec<u64>; 2]; 2],
+    /// `[prev][op]`: of those run starts, by the same bins, how many reuse a page last touched
+    /// as the first page of its request.
+    pub heads: [[Vec<u64>; 2]; 2],
+    /// `[prev][op]`, by the same bins: of the others, how many reuse a page last touched as the
+    /// last page of its request (a request that starts where an earlier one ended, in the same
+    /// page).
+    pub tails: [[Vec<u64>; 2]; 2],
+    /// Stack distances of every page access by bin (bin 0: first accesses): the page-level curve
+    /// the calibration aims at.
+    pub target: Vec<u64>,
+    /// Page numbers the clone leaves free before a run that starts on a new page (calibrated).
+    pub gap: u64,
+    /// The arrival cascade, `None` for an untimed trace.
+    pub arrivals: Option<Cascade>,
+}
+
+impl Model {
+    /// Fits a model to every read and write of `reader`; `path` names the trace in errors.
+    pub fn fit(reader: &mut dyn TraceReader, path: &Path) -> Result<Model> {
+        if reader.key_unit() == KeyUnit::Object {
+            return Err(Error::trace(
+                path,
+                Location::File,
+                "its keys are object ids, not byte addresses; a clone models byte ranges (request sizes, sequential runs)",
+            ));
+        }
+        let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
+        let mut sd = StackDistances::new();
+        // Per page: its last touch was a write (bit 0), was the first page of a request (bit 1).
+        let mut last: FxHashMap<u64, u8> = FxHashMap::default();
+        let mut heads: [[Vec<u64>; 2]; 2] = Default::default();
+        let mut tails: [[Vec<u64>; 2]; 2] = Default::default();
+        let mut last_end: [Option<(u32, u64)>; 2] = [None; 2];
+        let mut run = [0u64; 2];
+        let mut prev_run: Option<usize> = None;
+        let mut switches: Vec<(u64, usize, usize)> = Vec::new();
+        let mut runs: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut follow: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut distances: [[Vec<u64>; 2]; 2] = Default::default();
+        // (request index, op, first page new) of each run start.
+        let mut starts: Vec<(u64, u8, bool)> = Vec::new();
+        // (request index, op, pages it touched first) of each request that touched any.
+        let mut cold: Vec<(u64, usize, u64)> = Vec::new();
+        let mut times = Vec::new();
+        let (mut i, mut accesses) = (0u64, 0u64);
+        while let Some(r) = reader.next_request()? {
+            let o = match r.op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Trim => continue,
+            };
+            let end = r.offset.saturating_add(u64::from(r.len));
+            let seq = run[o] > 0 && last_end[o] == Some((r.volume, r.offset));
+            last_end[o] = Some((r.volume, end));
+            if seq {
+                run[o] += 1;
+            } else {
+                if run[o] > 0 {
+                    *runs[o].entry(run[o]).or_default() += 1;
+                }
+                run[o] = 1;
+                if let Some(p) = prev_run {
+                    switches.push((i, p, o));
+                }
+                prev_run = Some(o);
+            }
+            let table = if seq { &mut follow[o] } else { &mut sizes[o] };
+            *table.entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
+            let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+            let mut new_pages = 0;
+            for key in first..first + n {
+                let d = sd.access(key)?;
+                new_pages += u64::from(d.is_none());
+                let prev = last.insert(key, o as u8 | u8::from(key == first) << 1 | u8::from(key == first + n - 1) << 2);
+                if key == first && !seq {
+                    starts.push((i, o as u8, d.is_none()));
+                    if let (Some(d), Some(p)) = (d, prev) {
+                        let b = bin(d);
+                        let (head, tail) = (p & 2 != 0, p & 6 == 4);
+                        let c = usize::from(p & 1);
+                        for (h, n) in [(&mut distances[c][o], 1), (&mut heads[c][o], u64::from(head)), (&mut tails[c][o], u64::from(tail))]
+                        {
+                            if h.len() <= b {
+                                h.resize(b + 1, 0);
+                            }
+                            h[b] += n;
+                        }
+                    }
+                }
+            }
+            if new_pages > 0 {
+                cold.push((i, o, new_pages));
+            }
+            accesses += n;
+            times.push(r.time_ns);
+            i += 1;
+        }
+        for (o, &n) in run.iter().enumerate() {
+            if n > 0 {
+                *runs[o].entry(n).or_default() += 1;
+            }
+        }
+        if i < MIN_REQUESTS {
+            return Err(Error::trace(
+                path,
+                Location::File,
+                format!("has {i} reads and writes; a clone needs at least {MIN_REQUESTS} to fit its distributions"),
+            ));
+        }
+        let mut windows: [Vec<[u64; 2]>; 2] = [vec![[0; 2]; WINDOWS], vec![[0; 2]; WINDOWS]];
+        for (k, o, new) in starts {
+            let w = &mut windows[usize::from(o)][(k as usize * WINDOWS) / i as usize];
+            w[0] += 1;
+            w[1] += u64::from(new);
+        }
+        let mut transitions = vec![[[0u64; 2]; 2]; WINDOWS];
+        for (k, p, o) in switches {
+            transitions[(k as usize * WINDOWS) / i as usize][p][o] += 1;
+        }
+        let mut growth = [vec![0u64; WINDOWS], vec![0u64; WINDOWS]];
+        for (k, o, n) in cold {
+            growth[o][(k as usize * WINDOWS) / i as usize] += n;
+        }
+        let arrivals = if reader.timed() { Cascade::fit(&mut times) } else { None };
+        let sd = std::mem::take(&mut sd);
+        let source = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+        Ok(Model {
+            source,
+            requests: i,
+            pages: sd.pages() as u64,
+            target: page_bins(&sd.finish()),
+            gap: 64,
+            accesses,
+            windows,
+            growth,
+            transitions,
+            runs: runs.map(values),
+            sizes: sizes.map(values),
+            follow: follow.map(values),
+            distances,
+            heads,
+            tails,
+            arrivals,
+        })
+    }
+
+    /// The most pages one request of the model spans.
+    pub fn max_request_pages(&self) -> u64 {
+        self.sizes.iter().chain(&self.follow).flatten().map(|&(x, _)| ((x & 0xfff) + (x >> 12).max(1)).div_ceil(PAGE)).max().unwrap_or(1)
+    }
+
+    /// The largest distance in the model (pages).
+    pub fn max_distance(&self) -> u64 {
+        let top = self.distances.iter().flatten().filter_map(|h| h.iter().rposition(|&c| c > 0)).max();
+        top.map_or(1, |b| {
+            let (lo, n) = bin_range(b);
+            lo + n - 1
+        })
+    }
+
+    /// The model as text (see [`Model::parse`]).
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "{MAGIC}");
+        let _ = writeln!(s, "# fitted by fcsim {}; a clone of it: synth:clone=THIS_FILE", env!("CARGO_PKG_VERSION"));
+        let _ = writeln!(s, "source {}", self.source.replace(['\n', '\r'], " "));
+        let _ = writeln!(s, "requests {}", self.requests);
+        let _ = writeln!(s, "pages {}", self.pages);
+        let _ = writeln!(s, "accesses {}", self.accesses);
+        for (o, name) in OPS.iter().enumerate() {
+            let join = |k: usize| self.windows[o].iter().map(|w| w[k].to_string()).collect::<Vec<_>>().join(" ");
+            let _ = writeln!(s, "starts {name} {}", join(0));
+            let _ = writeln!(s, "new {name} {}", join(1));
+        }
+        for (o, name) in OPS.iter().enumerate() {
+            let _ = writeln!(s, "growth {name} {}", self.growth[o].iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
+        }
+        for (w, t) in self.transitions.iter().enumerate() {
+            let _ = writeln!(s, "transitions {w} {} {} {} {}", t[0][0], t[0][1], t[1][0], t[1][1]);
+        }
+        let pairs = |v: &Values, f: &dyn Fn(u64) -> String| v.iter().map(|&(x, c)| format!("{}:{c}", f(x))).collect::<Vec<_>>().join(" ");
+        for (o, name) in OPS.iter().enumerate() {
+            let _ = writeln!(s, "runs {name} {}", pairs(&self.runs[o], &|x| x.to_string()));
+            let _ = writeln!(s, "sizes {name} {}", pairs(&self.sizes[o], &|x| format!("{}+{}", x >> 12, x & 0xfff)));
+            let _ = writeln!(s, "follow {name} {}", pairs(&self.follow[o], &|x| format!("{}+{}", x >> 12, x & 0xfff)));
+        }
+        for (p, row) in CLASSES.iter().enumerate() {
+            for (o, name) in row.iter().enumerate() {
+                let h = &self.distances[p][o];
+                let bins: Vec<String> = h.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
+                let _ = writeln!(s, "distances {name} {}", bins.join(" "));
+                for (key, h) in [("heads", &self.heads[p][o]), ("tails", &self.tails[p][o])] {
+                    let bins: Vec<String> = h.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
+                    let _ = writeln!(s, "{key} {name} {}", bins.join(" "));
+                }
+            }
+        }
+        let t: Vec<String> = self.target.iter().enumerate().filter(|(_, &c)| c > 0).map(|(b, c)| format!("{b}:{c}")).collect();
+        let _ = writeln!(s, "target {}", t.join(" "));
+        let _ = writeln!(s, "gap {}", self.gap);
+        if let Some(c) = &self.arrivals {
+            let _ = writeln!(s, "arrivals {} {}", c.root_ns, c.levels.len());
+            let _ = writeln!(s, "profile {}", c.profile.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "));
+            for (l, row) in c.levels.iter().enumerate() {
+                let classes: Vec<String> = row
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, q)| !q.is_empty())
+                    .map(|(k, q)| format!("{k}:{}", q.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")))
+                    .collect();
+                let _ = writeln!(s, "level {l} {}", classes.join(" "));
+            }
+        }
+        let _ = writeln!(s, "end");
+        s
+    }
+
+    /// Writes the model to `path`, atomically (a temporary file renamed over it).
+    pub fn save(&self, path: &Path) -> Result<()> {
+        let tmp = path.with_file_name(format!(".{}.tmp", path.file_name().map_or("model".into(), |n| n.to_string_lossy())));
+        std::fs::write(&tmp, self.to_text()).map_err(|e| Error::io(path, &e))?;
+        std::fs::rename(&tmp, path).map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Error::io(path, &e)
+        })
+    }
+
+    /// Whether `head` (a file's first bytes) starts a model file.
+    pub fn is_model(head: &[u8]) -> bool {
+        head.starts_with(MAGIC.as_bytes())
+    }
+
+    /// Parses a model file's text; errors name `path`, the line and what was expected.
+    pub fn parse(text: &str, path: &Path) -> Result<Model> {
+        let bad = |line: usize, what: String| Error::trace(path, Location::Line(line as u64), what);
+        let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
+        match lines.next() {
+            Some((_, l)) if l == MAGIC => {}
+            Some((n, _)) => return Err(bad(n, format!("expected '{MAGIC}': this is not a clone model (made by fcsim trace clone)"))),
+            None => return Err(Error::trace(path, Location::File, "empty file: not a clone model")),
+        }
+        let mut m = Model {
+            source: String::new(),
+            requests: 0,
+            pages: 0,
+            accesses: 0,
+            windows: [Vec::new(), Vec::new()],
+            growth: [Vec::new(), Vec::new()],
+            transitions: vec![[[0; 2]; 2]; WINDOWS],
+            runs: Default::default(),
+            sizes: Default::default(),
+            follow: Default::default(),
+            distances: Default::default(),
+            heads: Default::default(),
+            tails: Default::default(),
+            target: Vec::new(),
+            gap: 64,
+            arrivals: None,
+        };
+        let mut seen: Vec<&str> = Vec::new();
+        let mut levels_left = 0usize;
+        let mut profile_due = false;
+        let mut ended = false;
+        for (n, line) in lines {
+            if ended {
+                return Err(bad(n, "text after 'end'".into()));
+            }
+            let mut words = line.split_whitespace();
+            let key = words.next().unwrap_or("");
+            let rest: Vec<&str> = words.collect();
+            let num = |w: &str, what: &str| -> Result<u64> {
+                w.parse::<u64>().map_err(|_| bad(n, format!("{key}: expected {what}, found '{w}'")))
+            };
+            let op = |w: Option<&&str>| -> Result<usize> {
+                match w.copied() {
+                    Some("read") => Ok(0),
+                    Some("write") => Ok(1),
+                    other => Err(bad(n, format!("{key}: expected read or write, found '{}'", other.unwrap_or("")))),
+                }
+            };
+            let pair = |w: &str, what: &str| -> Result<(String, u64)> {
+                let (a, c) = w.split_once(':').ok_or_else(|| bad(n, format!("{key}: expected {what}:COUNT, found '{w}'")))?;
+                Ok((a.to_string(), num(c, "a count")?))
+            };
+            if profile_due && key != "profile" {
+                return Err(bad(n, "expected the 'profile' line after 'arrivals'".into()));
+            }
+            if levels_left > 0 && key != "level" && key != "profile" {
+                return Err(bad(n, format!("expected {levels_left} more 'level' lines of the arrivals")));
+            }
+            match key {
+                "source" => m.source = rest.join(" "),
+                "requests" | "pages" | "accesses" => {
+                    let [v] = rest[..] else { return Err(bad(n, format!("{key}: expected one count"))) };
+                    let v = num(v, "a count")?;
+                    match key {
+                        "requests" => m.requests = v,
+                        "pages" => m.pages = v,
+                        _ => m.accesses = v,
+                    }
+                }
+                "starts" | "new" => {
+                    let o = op(rest.first())?;
+                    if rest.len() != WINDOWS + 1 {
+                        return Err(bad(n, format!("{key}: expected read or write and {WINDOWS} counts, found {} counts", rest.len().saturating_sub(1))));
+                    }
+                    let w = &mut m.windows[o];
+                    w.resize(WINDOWS, [0; 2]);
+                    for (k, x) in rest[1..].iter().enumerate() {
+                        w[k][usize::from(key == "new")] = num(x, "a count")?;
+                    }
+                }
+                "target" => {
+                    for w in &rest {
+                        let (b, c) = pair(w, "BIN")?;
+                        let b = num(&b, "a bin number")? as usize;
+                        if b > bin(u64::MAX >> 1) {
+                            return Err(bad(n, format!("target: bin {b} out of range")));
+                        }
+                        if m.target.len() <= b {
+                            m.target.resize(b + 1, 0);
+                        }
+                        m.target[b] += c;
+                    }
+                }
+                "gap" => {
+                    let [g] = rest[..] else { return Err(bad(n, "gap: expected one number of pages".into())) };
+                    m.gap = num(g, "a number of pages")?;
+                    if m.gap > 1 << 20 {
+                        return Err(bad(n, format!("gap: {} pages; expected at most 2^20", m.gap)));
+                    }
+                }
+                "growth" => {
+                    let o = op(rest.first())?;
+                    if rest.len() != WINDOWS + 1 {
+                        return Err(bad(n, format!("growth: expected read or write and {WINDOWS} counts, found {} counts", rest.len().saturating_sub(1))));
+                    }
+                    m.growth[o] = rest[1..].iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                }
+                "transitions" => {
+                    if rest.len() != 5 {
+                        return Err(bad(n, "transitions: expected a window and 4 counts (read-read read-write write-read write-write)".into()));
+                    }
+                    let w = num(rest[0], "a window")? as usize;
+                    if w >= WINDOWS {
+                        return Err(bad(n, format!("transitions: window {w}; expected 0 to {}", WINDOWS - 1)));
+                    }
+                    for (k, x) in rest[1..].iter().enumerate() {
+                        m.transitions[w][k / 2][k % 2] = num(x, "a count")?;
+                    }
+                }
+                "runs" | "sizes" | "follow" => {
+                    let o = op(rest.first())?;
+                    let mut v = Values::new();
+                    for w in &rest[1..] {
+                        let (x, c) = pair(w, if key == "runs" { "LENGTH" } else { "BYTES+OFFSET" })?;
+                        let x = if key == "runs" {
+                            let l = num(&x, "a run length")?;
+                            if l == 0 {
+                                return Err(bad(n, "runs: a run length is at least 1".into()));
+                            }
+                            l
+                        } else {
+                            let (len, off) = x.split_once('+').ok_or_else(|| bad(n, format!("sizes: expected BYTES+OFFSET:COUNT, found '{w}'")))?;
+                            let (len, off) = (num(len, "a size in bytes")?, num(off, "an offset within the page")?);
+                            if len > crate::request::MAX_REQUEST_BYTES || off >= PAGE {
+                                return Err(bad(n, format!("sizes: '{w}': a size is at most 1 GiB and an offset below {PAGE}")));
+                            }
+                            len << 12 | off
+                        };
+                        v.push((x, c));
+                    }
+                    v.sort_unstable();
+                    match key {
+                        "runs" => m.runs[o] = v,
+                        "sizes" => m.sizes[o] = v,
+                        _ => m.follow[o] = v,
+                    }
+                }
+                "distances" | "heads" | "tails" => {
+                    let class = rest.first().copied().unwrap_or("");
+                    let (p, o) = (0..4)
+                        .map(|k| (k / 2, k % 2))
+                        .find(|&(p, o)| CLASSES[p][o] == class)
+                        .ok_or_else(|| bad(n, format!("distances: expected a class (read-after-read, write-after-read, read-after-write, write-after-write), found '{class}'")))?;
+                    let h = match key {
+                        "heads" => &mut m.heads[p][o],
+                        "tails" => &mut m.tails[p][o],
+                        _ => &mut m.distances[p][o],
+                    };
+                    for w in &rest[1..] {
+                        let (b, c) = pair(w, "BIN")?;
+                        let b = num(&b, "a bin number")? as usize;
+                        if b == 0 || b > bin(u64::MAX >> 1) {
+                            return Err(bad(n, format!("distances: bin {b} out of range")));
+                        }
+                        if h.len() <= b {
+                            h.resize(b + 1, 0);
+                        }
+                        h[b] += c;
+                    }
+                }
+                "arrivals" => {
+                    let [root, levels] = rest[..] else {
+                        return Err(bad(n, "arrivals: expected the span's length (ns) and the number of levels".into()));
+                    };
+                    let root_ns: f64 = root.parse().ok().filter(|x: &f64| x.is_finite() && *x > 0.0).ok_or_else(|| bad(n, format!("arrivals: expected a positive length in ns, found '{root}'")))?;
+                    let levels = num(levels, "a number of levels")? as usize;
+                    if levels == 0 || levels > 64 {
+                        return Err(bad(n, format!("arrivals: {levels} levels; expected 1 to 64")));
+                    }
+                    m.arrivals = Some(Cascade { root_ns, profile: Vec::new(), levels: Vec::with_capacity(levels) });
+                    levels_left = levels;
+                    profile_due = true;
+                }
+                "profile" => {
+                    let Some(c) = m.arrivals.as_mut().filter(|_| profile_due) else {
+                        return Err(bad(n, "profile: belongs right after an 'arrivals' line".into()));
+                    };
+                    c.profile = rest.iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                    let k = c.profile.len();
+                    if !k.is_power_of_two() || k > 1 << super::arrivals::PROFILE_LEVEL || c.profile.iter().all(|&x| x == 0) {
+                        return Err(bad(n, format!("profile: expected a power of two of counts, at most 2^{}, not all 0; found {k}", super::arrivals::PROFILE_LEVEL)));
+                    }
+                    profile_due = false;
+                }
+                "level" => {
+                    let Some(c) = m.arrivals.as_mut().filter(|_| levels_left > 0) else {
+                        return Err(bad(n, "level: a level line belongs after an 'arrivals' line, as many as it says".into()));
+                    };
+                    let l = rest.first().map(|w| num(w, "a level number")).transpose()?;
+                    if l != Some(c.levels.len() as u64) {
+                        return Err(bad(n, format!("level: expected level {}", c.levels.len())));
+                    }
+                    let mut row: Vec<Vec<f32>> = Vec::new();
+                    for w in &rest[1..] {
+                        let (k, q) = w.split_once(':').ok_or_else(|| bad(n, format!("level: expected CLASS:Q1,...,Q{QUANTILES}, found '{w}'")))?;
+                        let k = num(k, "a class")? as usize;
+                        if k >= 64 {
+                            return Err(bad(n, format!("level: class {k} out of range (0 to 63)")));
+                        }
+                        let q: Vec<f32> = q
+                            .split(',')
+                            .map(|x| x.parse::<f32>().ok().filter(|x| (0.0..=1.0).contains(x)))
+                            .collect::<Option<_>>()
+                            .filter(|q: &Vec<f32>| q.len() == QUANTILES && q.windows(2).all(|w| w[0] <= w[1]))
+                            .ok_or_else(|| bad(n, format!("level: class {k}: expected {QUANTILES} increasing shares in [0, 1]")))?;
+                        if row.len() <= k {
+                            row.resize(k + 1, Vec::new());
+                        }
+                        row[k] = q;
+                    }
+                    c.levels.push(row);
+                    levels_left -= 1;
+                }
+                "end" => ended = true,
+                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level or end"))),
+            }
+            if key != "level" && key != "end" {
+                seen.push(key);
+            }
+        }
+        for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
+            let at = |v: &Vec<u64>, b: usize| v.get(b).copied().unwrap_or(0);
+            if (0..h.len().max(t.len())).any(|b| at(h, b) + at(t, b) > at(d, b)) {
+                return Err(Error::trace(
+                    path,
+                    Location::File,
+                    format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o]),
+                ));
+            }
+        }
+        if levels_left > 0 || profile_due {
+            return Err(Error::trace(path, Location::File, "the arrivals end before their profile and levels: truncated"));
+        }
+        if !ended {
+            let lines = text.lines().count();
+            return Err(bad(lines.max(1), "the file ends before its 'end' line: truncated".into()));
+        }
+        for key in ["requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
+            if !seen.contains(&key) {
+                return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
+            }
+        }
+        if m.requests == 0 || m.pages == 0 {
+            return Err(Error::trace(path, Location::File, "requests and pages must be positive"));
+        }
+        let total = |o: usize| m.sizes[o].iter().map(|x| x.1).sum::<u64>();
+        if total(0) + total(1) == 0 {
+            return Err(Error::trace(path, Location::File, "no request sizes: the sizes lines are empty"));
+        }
+        for (o, name) in OPS.iter().enumerate() {
+            if total(o) > 0 && m.runs[o].iter().map(|x| x.1).sum::<u64>() == 0 {
+                return Err(Error::trace(path, Location::File, format!("{name} requests have sizes but no run lengths")));
+            }
+            if m.runs[o].iter().any(|r| r.0 > 1) && m.follow[o].is_empty() {
+                return Err(Error::trace(path, Location::File, format!("{name} runs longer than one request but no 'follow' sizes")));
+            }
+            if m.windows[o].iter().any(|w| w[1] > w[0]) {
+                return Err(Error::trace(path, Location::File, format!("new {name}: a window has more new run starts than run starts")));
+            }
+        }
+        Ok(m)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_cover_every_distance_once() {
+        let mut next = 1;
+        for b in 1..200 {
+            let (lo, n) = bin_range(b);
+            assert_eq!(lo, next, "bin {b}");
+            for d in [lo, lo + n - 1] {
+                assert_eq!(bin(d), b);
+            }
+            next = lo + n;
+        }
+    }
+}

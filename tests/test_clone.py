@@ -1,0 +1,73 @@
+"""``fcsim trace clone`` and ``synth:clone=``: a model saved, shared and run without the original,
+and its refusals (the fidelity of clones is tested in crates/fcsim/tests/clone.rs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fcsim
+from conftest import TRACES
+
+FCSIM = [sys.executable, "-m", "fcsim.cli"]
+HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
+LRU = ["--policy", "lru", "--size", "10"]
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def test_a_saved_model_runs_without_the_original(tmp_path: Path) -> None:
+    model = tmp_path / "hm0.model"
+    p = run("trace", "clone", TRACES / "msr_hm_0_excerpt1000.csv", "-o", model)
+    assert p.returncode == 0, p.stderr
+    assert "wrote" in p.stdout and "1,000 requests" in p.stdout
+    assert model.read_text().startswith("fcsim-clone-model 1\n")
+    spec = f"synth:clone={model},seed=3"
+    a = fcsim.simulate(spec, policy="lru", size="10%")
+    assert a.requests == 1000 and a.writes > 0
+    # The same clone from the original trace, and again with the same seed.
+    b = fcsim.simulate(f"synth:clone={TRACES / 'msr_hm_0_excerpt1000.csv'},seed=3", policy="lru", size="10%")
+    assert (a.hits, a.dirty_evictions) == (b.hits, b.dirty_evictions)
+    # length and scale.
+    c = fcsim.simulate(f"synth:clone={model},length=3000,scale=2", policy="lru", size="1%")
+    assert c.requests == 3000
+
+
+def test_the_api_returns_what_the_model_holds(tmp_path: Path) -> None:
+    info = fcsim.clone(TRACES / "systor17_vdi_sample1000.csv.gz", tmp_path / "vdi.model")
+    assert info["requests"] == 999 and info["timed"] and info["notes"] == []
+    assert info["pages"] == 9831
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["trace", "clone", "/nonexistent.csv", "-o", "{tmp}/m"], "/nonexistent.csv: no such file"),
+        (["trace", "clone", str(TRACES / "msr_hm_0_excerpt1000.csv")], "required: -o/--output"),
+        (
+            ["trace", "clone", str(HM0), "-o", "{tmp}/m", "--page-size", "512"],
+            "a clone model counts 4 KiB pages",
+        ),
+        (["run", "synth:clone={tmp}/bad.model", *LRU], "bad.model:2: unknown key 'x'"),
+        (["run", "synth:clone={tmp}/m,scale=-1", *LRU], "scale=-1: expected a positive"),
+    ],
+)
+def test_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    (tmp_path / "bad.model").write_text("fcsim-clone-model 1\nx 1\nend\n")
+    p = run(*[a.replace("{tmp}", str(tmp_path)) for a in args])
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_the_output_cannot_be_the_trace(tmp_path: Path) -> None:
+    trace = tmp_path / "t.csv"
+    trace.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    p = run("trace", "clone", trace, "-o", trace)
+    assert p.returncode == 2 and "is the input" in p.stderr
+    assert trace.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()
