@@ -161,3 +161,36 @@ def spare_note(df: pd.DataFrame) -> str:
         f"(`device_op_actual` {lo:.3g} to {hi:.3g}, the most on the smallest caches), and erasures there "
         "are those of a drive with that spare."
     )
+
+
+def saturation_note(df: pd.DataFrame) -> list[str]:
+    """Lines saying how many of the rows ran a device past what it can serve (`saturated`: some
+    flash chip or disk was offered more than a second's work in some second), where, and that
+    their response times are mostly queueing; empty when no row has the column."""
+    if "saturated" not in df.columns or df["saturated"].isna().all():
+        return []
+    timed = df[df["saturated"].notna()]
+    sat = timed[timed["saturated"].eq(True)]
+    if sat.empty:
+        return [
+            "",
+            f"**Load.** None of the {len(timed)} timed points saturates a flash chip or a disk "
+            "(`saturated`).",
+        ]
+    where = []
+    for dev in ("disk", "flash"):
+        col = f"{dev}_util_peak_1s"
+        if col in sat.columns and (sat[col] > 1).any():
+            peaks = sat.loc[sat[col] > 1, col]
+            where.append(
+                f"the {dev} at {int((sat[col] > 1).sum())} ({peaks.min():.3g}x to {peaks.max():.3g}x)"
+            )
+    traces = ", ".join(sorted(set(sat["trace"])))
+    return [
+        "",
+        f"**Load: {len(sat)} of the {len(timed)} timed points are saturated** (`saturated`: in its busiest "
+        f"second a server was offered more work than it can do in a second; {' and '.join(where)}), "
+        f"on {traces}. "
+        "Their response times are mostly queueing behind those bursts, not service: read them as such, "
+        "and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.",
+    ]

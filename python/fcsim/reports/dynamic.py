@@ -16,7 +16,16 @@ import pandas as pd
 
 from fcsim import output, plot
 from fcsim.reports import testable
-from fcsim.reports.common import Claims, kind, nowhere, own_traces, read_share, size_pct, version
+from fcsim.reports.common import (
+    Claims,
+    kind,
+    nowhere,
+    own_traces,
+    read_share,
+    saturation_note,
+    size_pct,
+    version,
+)
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
 BEST_STATIC = {"Financial1": 85, "Homes": 35, "Exchange": 45, "MSNFS": 25}
@@ -194,6 +203,7 @@ def report(
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        *saturation_note(df),
         "",
         *table,
         "## Setup as the paper states it",

@@ -29,6 +29,7 @@ from fcsim.reports.common import (
     pct_range,
     plot,
     read_share,
+    saturation_note,
     size_pct,
     version,
 )
@@ -560,6 +561,7 @@ def report(
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        *saturation_note(df),
         *(
             ["", *own_traces(df)]
             if own

@@ -18,6 +18,7 @@ from fcsim.reports.common import (
     nowhere,
     own_traces,
     pct,
+    saturation_note,
     version,
 )
 
@@ -238,6 +239,7 @@ def report(
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        *saturation_note(df),
         "",
         *table,
         "Burstiness is measured at each trace's own times; the runs below scale them (`sim.time_scale`)",
