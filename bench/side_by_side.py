@@ -278,6 +278,7 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         *criterion_device_section(),
         *sections.kept(path, "## MRC sampling"),
         *sections.kept(path, "## Offline bounds"),
+        *sections.kept(path, "## Trace clones"),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
