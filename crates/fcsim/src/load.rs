@@ -12,32 +12,40 @@
 //! sliding: a burst that straddles a boundary is split between two windows, so the peak can
 //! understate a sliding window's by up to half. A window counts at its full length, also the
 //! last, partial one, and one longer than the whole run: a 1 s run's 60 s peak is its work over
-//! 60 s. Ops are attributed to the window of their arrival; an op submitted for an earlier time
-//! than one already recorded (rare: a read that waited for a flush is submitted for later) is
-//! attributed to the current window.
+//! 60 s. An op counts in the window of its arrival, also when it is submitted ahead of the
+//! loop's clock (a flash cache programs a page when its disk read completes, which behind a
+//! queued disk can be minutes ahead): windows from the clock's on stay open, each later one in
+//! a map, and a window is final once the clock has passed it ([`Load::advance`]). So the map
+//! holds only the windows that work was submitted ahead into; an op for a window the clock has
+//! passed (none: ops arrive at or after the clock) counts in the clock's.
 //!
 //! **Mean number in the system** (queued or in service) over a span is, by Little's law, the sum
 //! of the ops' sojourn times (completion − arrival) over the span's length; the sum is kept
 //! here, the span is the caller's. An op's sojourn counts when it is submitted.
 //!
-//! Recording is O(1) with no allocation.
+//! Recording an op in the clock's window is O(1) with no allocation; one submitted ahead is a map
+//! update.
+
+use std::collections::BTreeMap;
 
 /// The windows of the peak offered load, ns: 1 s and 60 s.
 pub const WINDOWS_NS: [u64; 2] = [1_000_000_000, 60_000_000_000];
 
 /// One window length's running peak.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct Window {
-    /// Index of the current window (arrival time / length).
+    /// Index of the clock's window (time / length).
     index: u64,
-    /// Work that arrived in the current window, ns.
+    /// Work that arrived in the clock's window, ns.
     work: u64,
+    /// Work that arrives in later windows (submitted ahead of the clock), by window index.
+    later: BTreeMap<u64, u64>,
     /// The most work that arrived in any finished window, ns.
     peak: u64,
 }
 
 /// The load on one server since it was created or last [`Load::reset`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Load {
     /// Ops served.
     pub ops: u64,
@@ -49,7 +57,7 @@ pub struct Load {
 }
 
 impl Load {
-    /// An op that arrived at `arrival`, held the server from `start` to `end`
+    /// An op that arrived at `arrival` and held the server from `start` to `end`
     /// (`arrival <= start <= end`).
     #[inline]
     pub fn record(&mut self, arrival: u64, start: u64, end: u64) {
@@ -59,12 +67,30 @@ impl Load {
         self.sojourn_ns += u128::from(end - arrival);
         for (w, len) in self.windows.iter_mut().zip(WINDOWS_NS) {
             let i = arrival / len;
-            if i > w.index {
-                w.peak = w.peak.max(w.work);
-                w.index = i;
-                w.work = 0;
+            if i <= w.index {
+                w.work += work;
+            } else {
+                *w.later.entry(i).or_insert(0) += work;
             }
-            w.work += work;
+        }
+    }
+
+    /// No op will arrive before `clock` any more: the windows before its are final.
+    pub fn advance(&mut self, clock: u64) {
+        for (w, len) in self.windows.iter_mut().zip(WINDOWS_NS) {
+            let c = clock / len;
+            if c <= w.index {
+                continue;
+            }
+            w.peak = w.peak.max(w.work);
+            while let Some(e) = w.later.first_entry() {
+                if *e.key() >= c {
+                    break;
+                }
+                w.peak = w.peak.max(e.remove());
+            }
+            w.work = w.later.remove(&c).unwrap_or(0);
+            w.index = c;
         }
     }
 
@@ -72,7 +98,8 @@ impl Load {
     /// window over its length (above 1: more than the server could do in it).
     pub fn peak(&self, i: usize) -> f64 {
         let w = &self.windows[i];
-        w.peak.max(w.work) as f64 / WINDOWS_NS[i] as f64
+        let later = w.later.values().copied().max().unwrap_or(0);
+        w.peak.max(w.work).max(later) as f64 / WINDOWS_NS[i] as f64
     }
 
     /// Whether more work arrived in some second than the server can do in a second.
@@ -155,6 +182,24 @@ mod tests {
         l.reset();
         assert_eq!(l, Load::default());
         assert!(!l.saturated());
+    }
+
+    #[test]
+    fn work_submitted_ahead_counts_in_its_own_window() {
+        // At clock 0: an op arriving 100 s ahead (a program after a queued disk read) and one
+        // now, 600 ms each. Each second has 0.6 s of work: no saturation, whatever the order.
+        let mut l = Load::default();
+        l.advance(0);
+        l.record(100 * S, 100 * S, 100 * S + 600 * MS);
+        l.record(0, 0, 600 * MS);
+        assert_eq!((l.peak(0), l.sojourn_ns), (0.6, u128::from(1200 * MS)));
+        // The clock reaches second 100; another 600 ms arrives there: 1.2 s in that second.
+        l.advance(100 * S);
+        l.record(100 * S, 100 * S + 600 * MS, 101 * S + 200 * MS);
+        assert_eq!(l.peak(0), 1.2);
+        assert!(l.saturated());
+        // Both minutes hold work: the first 0.6 s, the second 1.2 s.
+        assert_eq!(l.peak(1), 1.2 / 60.0);
     }
 
     #[test]

@@ -49,7 +49,7 @@
 
 use crate::error::Result;
 use crate::histogram::Histogram;
-use crate::load::{Load, Summary};
+use crate::load::{Load, Summary, WINDOWS_NS};
 use crate::time::after;
 use crate::view::ChipLoad;
 use std::cmp::Reverse;
@@ -173,6 +173,8 @@ pub struct Timing {
     pub epochs: Epochs,
     /// The loop's clock: no op arrives before it any more.
     clock: u64,
+    /// The second of simulated time the chips' load windows were last advanced to.
+    second: u64,
     /// Ops in holes not yet known done, on all chips (0: nothing to drop as the clock moves).
     early: usize,
     /// Every op as (chip, start, end), when enabled (tests).
@@ -190,6 +192,7 @@ impl Timing {
             xfer_ns,
             epochs: Epochs::new(chips, 0),
             clock: 0,
+            second: 0,
             early: 0,
             log: None,
         }
@@ -339,6 +342,14 @@ impl Timing {
     #[inline]
     pub fn advance(&mut self, now: u64) {
         self.clock = self.clock.max(now);
+        // The chips' load windows before the clock's second are final (once per second).
+        let second = now / WINDOWS_NS[0];
+        if second > self.second {
+            self.second = second;
+            for c in &mut self.chips {
+                c.load.advance(now);
+            }
+        }
         self.epochs.advance(now);
         if self.early > 0 {
             let clock = self.clock;
@@ -370,6 +381,7 @@ impl Timing {
         }
         self.channel_free.fill(0);
         self.clock = 0;
+        self.second = 0;
         self.early = 0;
         self.epochs = Epochs::new(self.chips.len() as u32, self.epochs.epoch_ns);
         if let Some(log) = self.log.as_mut() {

@@ -130,6 +130,7 @@ impl Backing for SsdCache {
     #[inline]
     fn advance(&mut self, now: u64) {
         self.flash.timing_mut().advance(now);
+        self.disk.advance(now);
     }
 
     fn flash_stats(&self) -> Option<FtlStats> {

@@ -47,7 +47,7 @@ mod model;
 pub use model::{DiskModel, Drive, SeekCurve, SeekFigures, DISK_PRESETS, DRIVE_15K, DRIVE_7200};
 
 use crate::error::{Error, Result};
-use crate::load::{Load, Summary};
+use crate::load::{Load, Summary, WINDOWS_NS};
 use crate::request::{PAGE_MASK, VOLUME_SHIFT};
 use crate::time::after;
 use rustc_hash::FxHashMap;
@@ -101,7 +101,7 @@ struct Spindle {
 impl Spindle {
     /// The load so far, the open access included.
     fn load(&self) -> Load {
-        let mut l = self.load;
+        let mut l = self.load.clone();
         if let Some(o) = self.open {
             l.record(o.arrival, o.start, o.end);
         }
@@ -122,6 +122,8 @@ pub struct Disk {
     /// Pages read and written.
     pub reads: u64,
     pub writes: u64,
+    /// The second of simulated time the spindles' load windows were last advanced to.
+    second: u64,
 }
 
 impl Disk {
@@ -147,7 +149,21 @@ impl Disk {
             volumes: FxHashMap::default(),
             reads: 0,
             writes: 0,
+            second: 0,
         })
+    }
+
+    /// No request arrives before `now` any more: the spindles' load windows before it are final
+    /// ([`crate::load::Load::advance`]; done once per second of simulated time).
+    #[inline]
+    pub fn advance(&mut self, now: u64) {
+        let second = now / WINDOWS_NS[0];
+        if second > self.second {
+            self.second = second;
+            for s in &mut self.spindles {
+                s.load.advance(now);
+            }
+        }
     }
 
     pub fn model(&self) -> &DiskModel {
