@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import fcsim
@@ -104,3 +105,16 @@ def test_dynamic_split_with_a_shards_curve() -> None:
     )
     with pytest.raises(fcsim.ConfigError, match=r"stack\.mrc"):
         run("dynamic", **{"stack.mrc": "2"})
+
+
+def test_saturated_points_are_left_out_of_the_response_claims() -> None:
+    # At 69% every run saturated a device: its responses are a queue, so no response claim is
+    # judged there; at 80% one run did not, and the point stays.
+    from fcsim.reports.dynamic import _saturated
+
+    b = pd.DataFrame({"trace": ["a.csv", "a.csv"], "size": [69.0, 80.0]})
+    rows = pd.DataFrame(
+        {"trace": ["a.csv"] * 4, "size_pct": [69.0, 69.0, 80.0, 80.0], "saturated": [True, True, True, False]}
+    )
+    kept, names = _saturated(b, rows)
+    assert list(kept["size"]) == [80.0] and names == ["a at 69%"]

@@ -359,6 +359,18 @@ def report(
     return path
 
 
+def _saturated(b: pd.DataFrame, rows: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """``b`` (a row per trace and SSD size) without the points where every run of ``rows``
+    saturated a device (`saturated`): their mean responses measure a queue, so no response
+    claim is judged on them; and those points, named."""
+    if "saturated" not in rows.columns:
+        return b, []
+    sat = rows.groupby(["trace", "size_pct"])["saturated"].agg(lambda x: bool(x.eq(True).all()))
+    mask = pd.Series([bool(sat.get((r.trace, r.size), False)) for r in b.itertuples()], index=b.index)
+    names = [f"{r.trace.split('.')[0]} at {r.size:g}%" for r in b[mask].itertuples()]
+    return b[~mask], names
+
+
 def _disagreements(
     main: pd.DataFrame,
     closed: pd.DataFrame,
@@ -379,6 +391,13 @@ def _disagreements(
         if out:
             lines.append(f"- **Untestable here**: {what} leaves out {gate.reasons(family, out)}.")
     closed = closed[closed["trace"].isin(gate.keep("monotone", every))]
+    b_main, saturated = _saturated(b_main, main)
+    if saturated:
+        lines.append(
+            "- **Untestable here**: the response claims of the main run (recorded times) leave out "
+            f"{', '.join(saturated)}: every split saturated the disk or the flash there (`saturated`; see "
+            "Load above), so its mean responses measure the queue, not the split."
+        )
     for name, b_all in (("main run", b_main), ("closed-loop variant", b_closed)):
         b = b_all[b_all["trace"].isin(static)]
         if b.empty:  # not run on these traces, or none can test the claim
