@@ -164,9 +164,10 @@ def spare_note(df: pd.DataFrame) -> str:
 
 
 def saturation_note(df: pd.DataFrame) -> list[str]:
-    """Lines saying how many of the rows ran a device past what it can serve (`saturated`: some
-    flash chip or disk was offered more than a second's work in some second), where, and that
-    their response times are mostly queueing; empty when no row has the column."""
+    """A paragraph (blank lines around it) saying how many of the rows ran a device past what it
+    can serve (`saturated`: some flash chip or disk was offered more than a second's work in some
+    second), where, and that their response times are mostly queueing; empty when no row has the
+    column."""
     if "saturated" not in df.columns or df["saturated"].isna().all():
         return []
     timed = df[df["saturated"].notna()]
@@ -176,6 +177,7 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
             "",
             f"**Load.** None of the {len(timed)} timed points saturates a flash chip or a disk "
             "(`saturated`).",
+            "",
         ]
     where = []
     for dev in ("disk", "flash"):
@@ -193,4 +195,5 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
         f"on {traces}. "
         "Their response times are mostly queueing behind those bursts, not service: read them as such, "
         "and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.",
+        "",
     ]
