@@ -51,3 +51,26 @@ def test_the_seeds_fetch_what_they_were_recorded_from(harness: Any, monkeypatch:
         harness.replies, harness.served = data[1:].split(fuzz.SEP), 0
         assert fetch(volume, **fuzz.LIMITS).stat().st_size == size
         fetch(volume).unlink()
+
+
+def test_the_in_memory_transport_gives_what_the_loopback_gives(harness: Any, monkeypatch: Any) -> None:
+    # A fuzz run carries the replies in memory; every corpus and regression input must end the
+    # same way there as through the loopback server (the same file, or the same error line, but
+    # for the port and the cache directory it names).
+    memory = fuzz.Harness("memory")
+    try:
+        monkeypatch.setattr(socket, "getaddrinfo", fuzz.loopback_only(socket.getaddrinfo))
+        port = str(harness.server.server_address[1])
+        outcomes = []
+        for h in (harness, memory):
+            for k, v in h.env.items():
+                monkeypatch.setenv(k, v)
+            with monkeypatch.context() as m:
+                if h is memory:
+                    m.setattr(socket, "create_connection", memory.connect)
+                got = [h.check(p.read_bytes()) for p in INPUTS]
+            same = [o.replace(port, str(fuzz.MEMORY_PORT)).replace(str(h.cache), "CACHE") for o in got]
+            outcomes.append(same)
+        assert outcomes[0] == outcomes[1]
+    finally:
+        memory.close()
