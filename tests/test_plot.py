@@ -255,3 +255,29 @@ def test_fcsim_plot_missing_or_foreign_file(tmp_path: Path) -> None:
     r = cli("plot", bad, "--x", "a", "--y", "b")
     assert r.returncode != 0 and "not a readable parquet table" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_rows_on_one_point_are_averaged_and_said() -> None:
+    """Two settings drawn on one line would zigzag between them: each point is their mean, and
+    the title names the setting they differ in."""
+    d = sizes_table()
+    d = d[d["trace"] == TRACES[0]]
+    both = pd.concat([d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)])
+    fig = plot.figure(both, "size_pct", "hit_ratio", by="policy")
+    assert "each point the mean of rows that differ in stack_write" in fig.get_suptitle()
+    line = fig.axes[0].lines[0]
+    assert list(line.get_xdata()) == sorted(set(d["size_pct"]))
+    assert line.get_ydata()[0] == pytest.approx(d["hit_ratio"].iloc[0] + 0.05)
+    plt.close(fig)
+    fig = plot.figure(d, "size_pct", "hit_ratio", by="policy")
+    assert "mean of rows" not in fig.get_suptitle()
+    plt.close(fig)
+
+
+def test_fcsim_plot_where(tmp_path: Path) -> None:
+    table = tmp_path / "t.parquet"
+    sizes_table().to_parquet(table)
+    r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=lcr", "-o", tmp_path / "a.png")
+    assert r.returncode == 0, r.stderr
+    r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=xyz")
+    assert r.returncode == 2 and "no row of" in r.stderr and "policy = xyz" in r.stderr

@@ -669,6 +669,14 @@ def cmd_plot(a: argparse.Namespace) -> int:
     """`fcsim plot TABLE --x COL --y COL[,COL] [--by COL] [--facet COL]`: any result or epoch
     table drawn by :func:`fcsim.plot.figure`."""
     table = plot.load_table(a.table)
+    for cond in a.where or []:
+        col, eq, value = cond.partition("=")
+        if not eq:
+            raise fcsim.ConfigError(f"--where {cond}: expected COLUMN=VALUE")
+        plot.check_columns(table, [col], a.table)
+        table = table[table[col].astype(str) == value]
+        if table.empty:
+            raise fcsim.ConfigError(f"--where {cond}: no row of {a.table} has {col} = {value}")
     ys = _split_list(a.y)
     if not ys:
         raise fcsim.ConfigError("--y names no column")
@@ -818,6 +826,9 @@ def parser() -> argparse.ArgumentParser:
     pl.add_argument("--by", help="a line (or bar) per value of this column (policy, device, ...)")
     pl.add_argument("--facet", help="a panel per value of this column (trace, ...)")
     pl.add_argument("-o", "--out", metavar="OUT.png", help="the plot (.png, .svg, .pdf; default: TABLE.Y.png)")
+    pl.add_argument(
+        "--where", action="append", metavar="COL=VALUE", help="keep the rows with this value (repeatable)"
+    )
     pl.add_argument("--kind", choices=("auto", "line", "bar"), default="auto", help="default: bars for a non-numeric x")
     pl.add_argument("--data-range", action="store_true", help="y axes span the data, not from zero")
     pl.add_argument("--log-y", action="store_true", help="log y axes")

@@ -181,6 +181,7 @@ def figure(
     ref: pd.DataFrame | None = None,
     ref_label: str = "",
     hline: float | None = None,
+    legend_title: str | None = None,
 ) -> Any:
     """Draws ``y`` (a column, or several: one row of panels each) against ``x`` from ``table``,
     one line or bar per value of ``by``, one panel per value of ``facet``; writes it to ``path``
@@ -202,6 +203,7 @@ def figure(
     - ``ref``: rows of the same columns drawn as dashed horizontal lines in their ``by`` value's
       colour (a reference such as a dynamic scheme against static points), named ``ref_label``
       in the legend. ``hline``: a grey line at this y in every panel (1.0 for ratios).
+    - ``legend_title``: the legend's heading (default: the ``by`` column's name).
 
     Unknown columns raise ConfigError naming them and the table's columns."""
     import matplotlib
@@ -210,7 +212,7 @@ def figure(
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     ys = [y] if isinstance(y, str) else list(y)
     check_columns(table, [x, *ys, *(c for c in (by, facet) if c)])
@@ -305,18 +307,18 @@ def figure(
                 )
             else:
                 for g in groups:
-                    s = f[(f[by] == g) & f[col].notna()].sort_values(x)
+                    s = f[(f[by] == g) & f[col].notna()].groupby(x)[col].mean().sort_index()
                     if s.empty:
                         continue
                     ax.plot(
-                        s[x],
-                        s[col],
+                        s.index,
+                        s.values,
                         marker=(markers or {}).get(g, "o"),
                         markersize=4,
                         color=colour[g],
                         linewidth=1.3,
                     )
-                    values += [float(v) for v in s[col]]
+                    values += [float(v) for v in s.values]
             if fr is not None:
                 for g, r in fr.groupby(by, sort=False):
                     for v in r[col].dropna():
@@ -333,6 +335,8 @@ def figure(
                     log_x = bool(pos_x) and min(pos_x) > 0 and max(pos_x) > 10 * min(pos_x)
                 if log_x:
                     ax.set_xscale("log", base=xbase)
+                    if xbase == 10:  # 1, 2, 5 per decade: a short range still has labels
+                        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
                     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _log_tick(v)))
                     ax.xaxis.set_minor_formatter(NullFormatter())
                 else:
@@ -364,14 +368,42 @@ def figure(
         ]
         if ref is not None and ref_label:
             handles.append(Line2D([], [], color="grey", linestyle="--", label=ref_label))
-        fig.legend(handles=handles, loc="outside right upper", fontsize=8, title=by, title_fontsize=8)
+        fig.legend(handles=handles, loc="outside right upper", fontsize=8, title=legend_title if legend_title is not None else by, title_fontsize=8)
     title = title if title is not None else _default_title(d, by, facet)
+    mixed = _mixed(d, [facet, by, x], ys)
+    if mixed:
+        title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {mixed}"
     if title:
         fig.suptitle(title, fontsize=10)
     if path is None:
         return fig
     save(fig, path)
     return None
+
+
+def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
+    """The settings (text columns: ``param_*``, ``stack_*``, ``device_*``, ``write_mode``, ...;
+    not the sweep's ``point`` key) in which rows drawn at the same point differ, comma-separated (at most four); empty when each
+    point is one row. A figure averages such rows and says so, rather than zigzag between them."""
+    if not d.duplicated(keys).any():
+        return ""
+    setting = [
+        c
+        for c in d.columns
+        if c not in (*keys, *ys, "point")
+        and not c.startswith("_")
+        and (pd.api.types.is_object_dtype(d[c]) or pd.api.types.is_string_dtype(d[c]))
+    ]
+    varied = []
+    for c in setting:
+        try:
+            n = d.groupby(keys, dropna=False)[c].nunique(dropna=False).max()
+        except TypeError:  # lists (per-chip columns) are not settings
+            continue
+        if n > 1:
+            varied.append(c)
+    shown = ", ".join(varied[:4]) + (f" and {len(varied) - 4} more" if len(varied) > 4 else "")
+    return shown or "nothing recorded (repeated rows)"
 
 
 def _log_tick(v: float) -> str:
