@@ -185,7 +185,9 @@ def test_large_values_are_plain_numbers() -> None:
 
 def test_one_size_is_bars_not_a_stack_of_markers() -> None:
     d = sizes_table()
-    fig = plot.figure(d[(d["size_pct"] == 5.0) & (d["trace"] == TRACES[0])], "size_pct", "hit_ratio", by="policy")
+    fig = plot.figure(
+        d[(d["size_pct"] == 5.0) & (d["trace"] == TRACES[0])], "size_pct", "hit_ratio", by="policy"
+    )
     ax = fig.axes[0]
     assert len(ax.patches) == len(POLICIES) and not ax.lines
     assert [t.get_text() for t in ax.get_xticklabels()] == POLICIES
@@ -193,7 +195,9 @@ def test_one_size_is_bars_not_a_stack_of_markers() -> None:
 
 
 def test_synthetic_workloads_say_so() -> None:
-    assert plot.workload_label("synth:profile=lcr-web_0,scale=0.5") == "lcr-web_0 (synthetic profile, scale 0.5)"
+    assert (
+        plot.workload_label("synth:profile=lcr-web_0,scale=0.5") == "lcr-web_0 (synthetic profile, scale 0.5)"
+    )
     assert plot.workload_label("synth:zipf,alpha=0.9").startswith("synthetic: zipf")
     assert plot.workload_label("cloudphysics_vscsi_2h.csv.gz") == "cloudphysics_vscsi_2h"
     fig = plot.figure(sizes_table(), "size_pct", "hit_ratio", by="policy", facet="trace")
@@ -220,7 +224,20 @@ def test_fcsim_plot_over_a_table(tmp_path: Path) -> None:
     table = tmp_path / "t.csv"
     sizes_table().to_csv(table, index=False)
     out = tmp_path / "t.png"
-    r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio,erasures", "--by", "policy", "--facet", "trace", "-o", out)
+    r = cli(
+        "plot",
+        table,
+        "--x",
+        "size_pct",
+        "--y",
+        "hit_ratio,erasures",
+        "--by",
+        "policy",
+        "--facet",
+        "trace",
+        "-o",
+        out,
+    )
     assert r.returncode == 0, r.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {out}" in r.stdout
     pq = tmp_path / "t.parquet"
@@ -233,7 +250,10 @@ def test_fcsim_plot_over_a_table(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--x", "size_pct", "--y", "hit_ration"], "no column 'hit_ration' (6 columns; did you mean hit_ratio?)"),
+        (
+            ["--x", "size_pct", "--y", "hit_ration"],
+            "no column 'hit_ration' (6 columns; did you mean hit_ratio?)",
+        ),
         (["--x", "size", "--y", "hit_ratio"], "no column 'size'"),
         (["--x", "size_pct", "--y", "policy"], "column 'policy' is not numeric"),
         (["--x", "size_pct", "--y", "hit_ratio", "-o", "x.txt"], "a plot is .png, .svg, .pdf by its name"),
@@ -249,7 +269,9 @@ def test_fcsim_plot_errors_are_one_line(tmp_path: Path, args: list[str], message
 
 def test_fcsim_plot_missing_or_foreign_file(tmp_path: Path) -> None:
     r = cli("plot", tmp_path / "none.parquet", "--x", "a", "--y", "b")
-    assert r.returncode != 0 and r.stderr.strip() == f"fcsim: error: {tmp_path / 'none.parquet'}: no such table"
+    assert (
+        r.returncode != 0 and r.stderr.strip() == f"fcsim: error: {tmp_path / 'none.parquet'}: no such table"
+    )
     bad = tmp_path / "bad.parquet"
     bad.write_text("not parquet")
     r = cli("plot", bad, "--x", "a", "--y", "b")
@@ -262,7 +284,9 @@ def test_rows_on_one_point_are_averaged_and_said() -> None:
     the title names the setting they differ in."""
     d = sizes_table()
     d = d[d["trace"] == TRACES[0]]
-    both = pd.concat([d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)])
+    both = pd.concat(
+        [d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)]
+    )
     fig = plot.figure(both, "size_pct", "hit_ratio", by="policy")
     assert "each point the mean of rows that differ in stack_write" in fig.get_suptitle()
     line = fig.axes[0].lines[0]
@@ -277,7 +301,18 @@ def test_rows_on_one_point_are_averaged_and_said() -> None:
 def test_fcsim_plot_where(tmp_path: Path) -> None:
     table = tmp_path / "t.parquet"
     sizes_table().to_parquet(table)
-    r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=lcr", "-o", tmp_path / "a.png")
+    r = cli(
+        "plot",
+        table,
+        "--x",
+        "size_pct",
+        "--y",
+        "hit_ratio",
+        "--where",
+        "policy=lcr",
+        "-o",
+        tmp_path / "a.png",
+    )
     assert r.returncode == 0, r.stderr
     r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=xyz")
     assert r.returncode == 2 and "no row of" in r.stderr and "policy = xyz" in r.stderr

@@ -819,17 +819,23 @@ def parser() -> argparse.ArgumentParser:
     )
     rep.set_defaults(func=cmd_reproduce)
 
-    pl = sub.add_parser("plot", help="draw any result or epoch table: Y against X, a line per BY, a panel per FACET")
+    pl = sub.add_parser(
+        "plot", help="draw any result or epoch table: Y against X, a line per BY, a panel per FACET"
+    )
     pl.add_argument("table", help="a table fcsim wrote (.parquet, .csv, .json, .jsonl)")
     pl.add_argument("--x", required=True, help="the x column")
     pl.add_argument("--y", required=True, help="the y column(s), comma-separated: a row of panels each")
     pl.add_argument("--by", help="a line (or bar) per value of this column (policy, device, ...)")
     pl.add_argument("--facet", help="a panel per value of this column (trace, ...)")
-    pl.add_argument("-o", "--out", metavar="OUT.png", help="the plot (.png, .svg, .pdf; default: TABLE.Y.png)")
+    pl.add_argument(
+        "-o", "--out", metavar="OUT.png", help="the plot (.png, .svg, .pdf; default: TABLE.Y.png)"
+    )
     pl.add_argument(
         "--where", action="append", metavar="COL=VALUE", help="keep the rows with this value (repeatable)"
     )
-    pl.add_argument("--kind", choices=("auto", "line", "bar"), default="auto", help="default: bars for a non-numeric x")
+    pl.add_argument(
+        "--kind", choices=("auto", "line", "bar"), default="auto", help="default: bars for a non-numeric x"
+    )
     pl.add_argument("--data-range", action="store_true", help="y axes span the data, not from zero")
     pl.add_argument("--log-y", action="store_true", help="log y axes")
     pl.add_argument("--log-x", action="store_true", help="log x axis (default: when x spans over 10x)")

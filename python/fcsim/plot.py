@@ -24,6 +24,7 @@ to trust a figure:
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import textwrap
@@ -125,7 +126,7 @@ def plain_formatter() -> Any:
                     self.scale, self.suffix = scale, suffix
                     break
             xs = sorted(v / self.scale for v in xs)
-            steps = [b - a for a, b in zip(xs, xs[1:], strict=False) if b > a]
+            steps = [b - a for a, b in itertools.pairwise(xs) if b > a]
             step = min(steps, default=abs(xs[0]) if xs and xs[0] else 1.0)
             self.decimals = 0
             for d in range(12):
@@ -182,6 +183,7 @@ def figure(
     ref_label: str = "",
     hline: float | None = None,
     legend_title: str | None = None,
+    mean_over: Sequence[str] = (),
 ) -> Any:
     """Draws ``y`` (a column, or several: one row of panels each) against ``x`` from ``table``,
     one line or bar per value of ``by``, one panel per value of ``facet``; writes it to ``path``
@@ -204,6 +206,10 @@ def figure(
       colour (a reference such as a dynamic scheme against static points), named ``ref_label``
       in the legend. ``hline``: a grey line at this y in every panel (1.0 for ratios).
     - ``legend_title``: the legend's heading (default: the ``by`` column's name).
+    - Rows that fall on one point (same facet, ``by`` value and x) are drawn as their mean, and
+      the title names the settings they differ in; ``mean_over`` names columns the caller
+      averages over on purpose (``trace``: a mean over traces, said in its label), which the
+      title then leaves unsaid.
 
     Unknown columns raise ConfigError naming them and the table's columns."""
     import matplotlib
@@ -229,9 +235,7 @@ def figure(
     groups += [g for g in dict.fromkeys(d[by]) if g not in groups]
     groups = [g for g in groups if (d[by] == g).any()]
     trace_like = by in ("trace", "spec", "workload")
-    label_of = {
-        g: (names or {}).get(g, workload_label(g) if trace_like else str(g)) for g in groups
-    }
+    label_of = {g: (names or {}).get(g, workload_label(g) if trace_like else str(g)) for g in groups}
     colour = dict(zip(groups, _colours(len(groups)), strict=True))
     facets = list(dict.fromkeys(d[facet]))
     if facet_names is None:
@@ -245,6 +249,7 @@ def figure(
     one_x = len(xs_all) == 1 and by != "_by"
     bars = one_x or kind == "bar" or (kind == "auto" and not numeric_x)
     logs = set(ys) if ylog is True else set() if ylog is False else set(ylog)
+
     def categories(f: pd.DataFrame) -> list[Any]:
         # A panel's own x categories (a trace's loads), numbers sorted, names as they come.
         own = list(dict.fromkeys(f[x].dropna()))
@@ -280,10 +285,7 @@ def figure(
         f = d[d[facet] == fv]
         fr = ref[ref[facet] == fv] if ref is not None and facet in ref.columns else ref
         for yi, col in enumerate(ys):
-            if across:
-                ax = axes[yi // cols][yi % cols]
-            else:
-                ax = axes[(fi // cols) * len(ys) + yi][fi % cols]
+            ax = axes[yi // cols][yi % cols] if across else axes[(fi // cols) * len(ys) + yi][fi % cols]
             used.add(id(ax))
             values: list[float] = []
             if bars and one_x:
@@ -320,10 +322,24 @@ def figure(
                     )
                     values += [float(v) for v in s.values]
             if fr is not None:
+                grey: dict[float, list[str]] = {}
                 for g, r in fr.groupby(by, sort=False):
                     for v in r[col].dropna():
                         ax.axhline(float(v), color=colour.get(g, "grey"), linestyle="--", linewidth=1)
                         values.append(float(v))
+                        if g not in colour:
+                            grey.setdefault(float(v), []).append(str(g))
+                if len(grey) > 1 or any(len(n) > 1 for n in grey.values()):
+                    for v, who in grey.items():  # grey lines of several runs: named in place
+                        ax.annotate(
+                            ", ".join(who),
+                            (0.99, v),
+                            xycoords=("axes fraction", "data"),
+                            ha="right",
+                            va="bottom",
+                            fontsize=6,
+                            color="dimgrey",
+                        )
             if hline is not None:
                 ax.axhline(hline, color="grey", linewidth=0.8)
                 values.append(hline)
@@ -337,7 +353,7 @@ def figure(
                     ax.set_xscale("log", base=xbase)
                     if xbase == 10:  # 1, 2, 5 per decade: a short range still has labels
                         ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-                    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _log_tick(v)))
+                    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _log_tick(v, xbase)))
                     ax.xaxis.set_minor_formatter(NullFormatter())
                 else:
                     ax.xaxis.set_major_formatter(plain_formatter())
@@ -349,14 +365,15 @@ def figure(
             name = facet_names(fv)
             if name:
                 ax.set_title(name, fontsize=9)
-            ax.tick_params(labelsize=8)
+            ax.tick_params(which="both", labelsize=8)
             ax.grid(alpha=0.3, axis="y" if bars else "both")
     for ax in axes.flat:
         if id(ax) not in used:
             ax.axis("off")
     if one_x:
         v = xs_all[0]
-        fig.supxlabel(f"{by} ({xlabel or x} = {v:g})" if isinstance(v, float) else f"{by} ({xlabel or x} = {v})")
+        at = f"{v:g}" if isinstance(v, float) else str(v)
+        fig.supxlabel(f"{legend_title or by}, at {xlabel or x} = {at}", fontsize=10)
     else:
         fig.supxlabel(xlabel or x, fontsize=10)
     if legend:
@@ -368,9 +385,15 @@ def figure(
         ]
         if ref is not None and ref_label:
             handles.append(Line2D([], [], color="grey", linestyle="--", label=ref_label))
-        fig.legend(handles=handles, loc="outside right upper", fontsize=8, title=legend_title if legend_title is not None else by, title_fontsize=8)
+        fig.legend(
+            handles=handles,
+            loc="outside right upper",
+            fontsize=8,
+            title=legend_title if legend_title is not None else by,
+            title_fontsize=8,
+        )
     title = title if title is not None else _default_title(d, by, facet)
-    mixed = _mixed(d, [facet, by, x], ys)
+    mixed = _mixed(d, [facet, by, x, *mean_over], ys)
     if mixed:
         title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {mixed}"
     if title:
@@ -383,8 +406,9 @@ def figure(
 
 def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
     """The settings (text columns: ``param_*``, ``stack_*``, ``device_*``, ``write_mode``, ...;
-    not the sweep's ``point`` key) in which rows drawn at the same point differ, comma-separated (at most four); empty when each
-    point is one row. A figure averages such rows and says so, rather than zigzag between them."""
+    not the sweep's ``point`` key) in which rows drawn at the same point differ, comma-separated
+    (at most four); empty when each point is one row. A figure averages such rows and says so,
+    rather than zigzag between them."""
     if not d.duplicated(keys).any():
         return ""
     setting = [
@@ -406,10 +430,10 @@ def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
     return shown or "nothing recorded (repeated rows)"
 
 
-def _log_tick(v: float) -> str:
-    """A log axis' tick: ``1/64`` for a power-of-two fraction (a window of the cache), else
-    the number as it is (``0.5``, ``64``)."""
-    if 0 < v < 1 and abs(1 / v - round(1 / v)) < 1e-9 and round(1 / v) > 1:
+def _log_tick(v: float, base: int) -> str:
+    """A log axis' tick: on a base-2 axis, ``1/64`` for a power-of-two fraction (a window of
+    the cache); else the number as it is (``0.1``, ``64``)."""
+    if base == 2 and 0 < v < 1 and abs(1 / v - round(1 / v)) < 1e-9 and round(1 / v) > 1:
         return f"1/{round(1 / v)}"
     return f"{v:g}"
 
@@ -530,7 +554,7 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise ConfigError(f"{p}: a table is {', '.join(readers)} by its name, not {suffix or 'no extension'}")
     try:
         table = read(p)
-    except Exception as e:  # noqa: BLE001 - any parse failure is the file's, said in one line
+    except Exception as e:  # any parse failure is the file's, said in one line
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise ConfigError(f"{p}: not a readable {suffix[1:]} table ({first})") from None
     if not isinstance(table, pd.DataFrame) or table.empty:
@@ -538,9 +562,7 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
     return table
 
 
-def mrc_plot(
-    curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None
-) -> Any:
+def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
     """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
     extension (atomically); with ``path`` None, returns the figure."""
     if path is not None:
@@ -601,7 +623,11 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
     if path is not None:
         check_path(path)
     hit, hit_label = hit_metric(df)
-    panels = [(hit, hit_label), ("flash_page_writes", "flash page writes"), ("resp_p99_us", "p99 response (µs)")]
+    panels = [
+        (hit, hit_label),
+        ("flash_page_writes", "flash page writes"),
+        ("resp_p99_us", "p99 response (µs)"),
+    ]
     panels = [(c, label) for c, label in panels if c in df.columns and df[c].notna().any()]
     d = df.assign(mib=df["size_pages"] * df["page_size"] / 2**20)
     devices = d["device"].fillna("") if "device" in d.columns else pd.Series("", index=d.index)
@@ -620,9 +646,12 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
         xlabel="cache size (MiB)",
         ylabel=dict(panels),
         title=title or what,
-        ref=none.assign(line="no cache") if len(sized) and len(none) else None,
+        ref=none.assign(line="none" + (" / " + devices[none.index] if several else ""))
+        if len(sized) and len(none)
+        else None,
         ref_label="no cache (policy none)",
         names={g: g for g in dict.fromkeys(d["line"])},
+        legend_title="policy / device" if several else "policy",
     )
 
 
@@ -689,7 +718,7 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title:
         if col == hit:
             ax.set_ylim(0, 1.02)
         ax.set_ylabel(name, fontsize=8)
-        ax.tick_params(labelsize=8)
+        ax.tick_params(which="both", labelsize=8)
         ax.grid(True, which="both", alpha=0.3)
     from matplotlib.lines import Line2D
 

@@ -81,6 +81,7 @@ def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
         names=NAMES,
         order=pols,
         title="",
+        mean_over=["trace"],
     )
 
 
