@@ -88,8 +88,11 @@ def _bars(
         lru = d[d["policy"] == "lru"].set_index([facet, "load"])[metric]
         base = [lru.get((f, ld), float("nan")) for f, ld in zip(d[facet], d["load"], strict=True)]
         d[metric] = d[metric] / pd.Series(base, index=d.index)
-    sizes = sorted({int(p) * int(s) for p, s in zip(d["size_pages"], d["page_size"], strict=True)})
-    buffer = ", ".join(f"{b / 2**20:g} MiB" for b in sizes)
+    title = ""
+    if {"size_pages", "page_size"} <= set(d.columns):  # the buffer, said on the figure
+        pages = sorted(set(d["size_pages"]))
+        mib = sorted({p * s / 2**20 for p, s in zip(d["size_pages"], d["page_size"], strict=True)})
+        title = f"DRAM buffer {', '.join(f'{m:g}' for m in mib)} MiB ({', '.join(map(str, pages))} pages)"
     plot.figure(
         d,
         "load",
@@ -103,7 +106,7 @@ def _bars(
         names=NAMES,
         order=LCR_POLICIES,
         hline=1.0 if normalise else None,
-        title=f"DRAM buffer {buffer} ({', '.join(str(p) for p in sorted(set(d['size_pages'])))} pages)",
+        title=title,
     )
 
 
