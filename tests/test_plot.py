@@ -316,3 +316,27 @@ def test_fcsim_plot_where(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=xyz")
     assert r.returncode == 2 and "no row of" in r.stderr and "policy = xyz" in r.stderr
+
+
+@pytest.mark.parametrize("paper", ["offline", "lcr"])
+def test_report_figures_from_the_committed_table(
+    paper: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report redrawn from its committed results (no simulation) draws every figure through
+    fcsim.plot with every label inside and no offset notation; lcr's bar groups (once 3465 px
+    wide) are small multiples of a readable size."""
+    from fcsim.reports import REPORTS
+
+    root = Path(__file__).resolve().parents[1] / "results" / paper
+    seen: dict[str, list[str]] = {}
+    save = plot.save
+
+    def checked(fig: Any, path: Any, **kw: Any) -> None:
+        big = max(fig.get_size_inches() * plot.DPI) > 2000
+        seen[Path(path).name] = plot.outside(fig) + plot.offset_texts(fig) + (["too large"] if big else [])
+        save(fig, path, **kw)
+
+    monkeypatch.setattr(plot, "save", checked)
+    REPORTS[paper](pd.read_parquet(root / "results.parquet"), tmp_path, "test")
+    assert seen and all(not v for v in seen.values()), seen
+    assert sorted(seen) == sorted(p.name for p in root.glob("*.png"))
