@@ -340,3 +340,11 @@ def test_report_figures_from_the_committed_table(
     REPORTS[paper](pd.read_parquet(root / "results.parquet"), tmp_path, "test")
     assert seen and all(not v for v in seen.values()), seen
     assert sorted(seen) == sorted(p.name for p in root.glob("*.png"))
+
+
+def test_nothing_to_plot_is_said() -> None:
+    empty = sizes_table().assign(hit_ratio=float("nan"))
+    with pytest.raises(fcsim.ConfigError, match="nothing to plot: no row has a value of hit_ratio"):
+        plot.figure(empty, "size_pct", "hit_ratio", by="policy")
+    with pytest.raises(fcsim.ConfigError, match="no column 'nope'"):
+        plot.figure(empty, "size_pct", "nope")

@@ -211,7 +211,8 @@ def figure(
       averages over on purpose (``trace``: a mean over traces, said in its label), which the
       title then leaves unsaid.
 
-    Unknown columns raise ConfigError naming them and the table's columns."""
+    An unknown column (named, with the closest the table has) or a table without rows raises
+    ConfigError."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -227,6 +228,10 @@ def figure(
 
         raise ConfigError(f"plot kind {kind!r}: one of auto, line, bar")
     d = table.copy()
+    if d.empty or d[ys].isna().all().all():
+        from fcsim._core import ConfigError
+
+        raise ConfigError(f"nothing to plot: no row has a value of {', '.join(ys)}")
     if by is None:
         d["_by"], by = "", "_by"
     if facet is None:

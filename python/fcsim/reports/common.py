@@ -58,7 +58,9 @@ def size_pct(df: pd.DataFrame) -> pd.Series:
 
 def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
     """A paper's metric against cache size (% of the working set), a panel per trace (synthetic
-    profiles marked), a line per policy (:func:`fcsim.plot.figure`)."""
+    profiles marked), a line per policy (:func:`fcsim.plot.figure`); nothing without rows."""
+    if df.empty or df[metric].isna().all():
+        return
     figure(
         df,
         "size_pct",

@@ -86,6 +86,8 @@ def _plot(
     if d.empty:  # a part not run on these traces (the paper's own run the main part only)
         return
     static, dyn = d[d["split"] != "dynamic"], d[d["split"] == "dynamic"]
+    if static[metric].isna().all():
+        return
     plot.figure(
         static,
         "spare",

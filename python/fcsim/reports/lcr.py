@@ -84,6 +84,8 @@ def _bars(
     say synthetic), a group of bars per load, a bar per policy; ``normalise``: over LRU's
     value at the same trace and load."""
     d = df[df["policy"].isin(LCR_POLICIES)].copy()
+    if d.empty or d[metric].isna().all():  # not run on these traces
+        return
     if normalise:
         lru = d[d["policy"] == "lru"].set_index([facet, "load"])[metric]
         base = [lru.get((f, ld), float("nan")) for f, ld in zip(d[facet], d["load"], strict=True)]

@@ -67,6 +67,8 @@ def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
     over the traces."""
     pols = [p for p in FIG5 if p in set(d["policy"])]
     g = d[d["policy"].isin(pols)].sort_values("size_pct")
+    if g.empty:
+        return
     g = g.assign(size=g["size_pct"].map(lambda s: f"{s:g}%"))
     plot.figure(
         g,
