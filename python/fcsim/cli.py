@@ -665,6 +665,44 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plot(a: argparse.Namespace) -> int:
+    """`fcsim plot TABLE --x COL --y COL[,COL] [--by COL] [--facet COL]`: any result or epoch
+    table drawn by :func:`fcsim.plot.figure`."""
+    table = plot.load_table(a.table)
+    for cond in a.where or []:
+        col, eq, value = cond.partition("=")
+        if not eq:
+            raise fcsim.ConfigError(f"--where {cond}: expected COLUMN=VALUE")
+        plot.check_columns(table, [col], a.table)
+        table = table[table[col].astype(str) == value]
+        if table.empty:
+            raise fcsim.ConfigError(f"--where {cond}: no row of {a.table} has {col} = {value}")
+    ys = _split_list(a.y)
+    if not ys:
+        raise fcsim.ConfigError("--y names no column")
+    out = a.out or str(Path(a.table).with_name(f"{Path(a.table).name.split('.')[0]}.{ys[0]}.png"))
+    plot.check_path(out, [a.table])
+    plot.check_columns(table, [a.x, *ys, *(c for c in (a.by, a.facet) if c)], a.table)
+    for c in ys:
+        if not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]):
+            raise fcsim.ConfigError(f"{a.table}: column {c!r} is not numeric; --y takes numeric columns")
+    plot.figure(
+        table,
+        a.x,
+        ys,
+        by=a.by,
+        facet=a.facet,
+        path=out,
+        kind=a.kind,
+        zero=not a.data_range,
+        ylog=a.log_y,
+        xlog=True if a.log_x else None,
+        title=a.title,
+    )
+    print(f"wrote {out}")
+    return 0
+
+
 SCHEDULER_HELP = (
     "run on the Dask cluster at this address (tcp://HOST:8786) instead of a local pool; its workers "
     "need fcsim (pip install 'fcsim[dask]') and the traces at the same paths"
@@ -780,6 +818,29 @@ def parser() -> argparse.ArgumentParser:
         "--only", help="run on these of the experiment's traces only (file names, comma-separated)"
     )
     rep.set_defaults(func=cmd_reproduce)
+
+    pl = sub.add_parser(
+        "plot", help="draw any result or epoch table: Y against X, a line per BY, a panel per FACET"
+    )
+    pl.add_argument("table", help="a table fcsim wrote (.parquet, .csv, .json, .jsonl)")
+    pl.add_argument("--x", required=True, help="the x column")
+    pl.add_argument("--y", required=True, help="the y column(s), comma-separated: a row of panels each")
+    pl.add_argument("--by", help="a line (or bar) per value of this column (policy, device, ...)")
+    pl.add_argument("--facet", help="a panel per value of this column (trace, ...)")
+    pl.add_argument(
+        "-o", "--out", metavar="OUT.png", help="the plot (.png, .svg, .pdf; default: TABLE.Y.png)"
+    )
+    pl.add_argument(
+        "--where", action="append", metavar="COL=VALUE", help="keep the rows with this value (repeatable)"
+    )
+    pl.add_argument(
+        "--kind", choices=("auto", "line", "bar"), default="auto", help="default: bars for a non-numeric x"
+    )
+    pl.add_argument("--data-range", action="store_true", help="y axes span the data, not from zero")
+    pl.add_argument("--log-y", action="store_true", help="log y axes")
+    pl.add_argument("--log-x", action="store_true", help="log x axis (default: when x spans over 10x)")
+    pl.add_argument("--title", help="the figure's title (default: the workloads, synthetic ones marked)")
+    pl.set_defaults(func=cmd_plot)
 
     trace = sub.add_parser(
         "trace", help="trace statistics, conversion, the public-trace catalogue and fetching"

@@ -1,9 +1,34 @@
-"""Plots of fcsim results (matplotlib, no display needed)."""
+"""Plots of fcsim results (matplotlib, no display needed).
+
+One drawing function, :func:`figure`, draws every plot fcsim writes: the CLI's ``fcsim plot``,
+``fcsim run --plot``, and the figures of ``fcsim reproduce``. Its rules are what a reader needs
+to trust a figure:
+
+- **Small multiples, not wide bar groups.** One panel per value of ``facet`` (at most
+  :data:`MAX_COLS` panels a row, wrapped), and one row of panels per ``y`` column; one line (or
+  bar) per value of ``by``, in the same colour in every panel.
+- **Honest axes.** A linear y axis starts at zero when every value is non-negative
+  (``zero=True``, the default); with ``zero=False`` it spans the data, but never less than
+  :data:`MIN_SPAN` of the largest magnitude, so that a difference of 0.03% is drawn as the flat
+  line it is. Tick labels are plain numbers (``0.4638``, ``350k``, ``2.1M``), never an offset
+  or a shared ``1e-5+4.638e-1`` factor.
+- **Nothing clipped, nothing hidden.** The layout is matplotlib's constrained layout, which
+  keeps every tick label, axis label and title inside the figure; the legend sits outside the
+  panels (right of them), never over a line. :func:`outside` checks it.
+- **A readable size.** Panels are :data:`PANEL` inches, at most :data:`MAX_COLS` across.
+- **Synthetic workloads say so.** :func:`workload_label` names a ``synth:`` spec, a workload
+  profile included, as synthetic in every title and label made from a trace name.
+- **One x value is not a stack.** Lines over an x with a single value (one cache size) would put
+  every ``by`` value on one x position; such a plot is drawn as bars, one per ``by`` value.
+"""
 
 from __future__ import annotations
 
+import itertools
+import math
 import os
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +38,17 @@ from fcsim.output import atomic, guard
 
 #: What a plot file can be, by its name's extension.
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+#: A panel's size in inches (width, height) and the most panels in a row of a figure.
+PANEL = (3.7, 2.8)
+MAX_COLS = 4
+#: Resolution of the PNGs fcsim writes.
+DPI = 110
+#: With ``zero=False``, the y axis spans at least this share of the largest |value|: a spread
+#: below it (noise, a 0.03% difference) stays a flat line instead of filling the panel.
+MIN_SPAN = 0.02
+#: A categorical tick label longer than this many characters is wrapped onto lines.
+WRAP = 16
 
 
 def check_path(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str:
@@ -38,6 +74,7 @@ def save(fig: Any, path: str | os.PathLike[str], **options: Any) -> None:
     kind = check_path(path)
     import matplotlib.pyplot as plt
 
+    options.setdefault("dpi", DPI)
     try:
         with atomic(path) as tmp:
             fig.savefig(tmp, format=kind, **options)
@@ -45,16 +82,503 @@ def save(fig: Any, path: str | os.PathLike[str], **options: Any) -> None:
         plt.close(fig)
 
 
-def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
-    """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
-    extension (atomically)."""
-    check_path(path)
+def workload_label(name: object) -> str:
+    """A workload's name as a title or legend shows it: a trace file without its extensions
+    (``cloudphysics_vscsi_2h.csv.gz`` -> ``cloudphysics_vscsi_2h``), and a synthetic workload
+    (a ``synth:`` spec) marked as such: ``synth:profile=lcr-web_0,scale=0.1`` -> ``lcr-web_0
+    (synthetic profile, scale 0.1)``, ``synth:zipf,alpha=0.9`` -> ``synthetic: zipf,
+    alpha=0.9``. A report that renames a profile's rows after the paper's trace it stands for
+    must label them from the spec, not from that name."""
+    s = str(name)
+    if not s.startswith("synth:"):
+        return Path(s).name.split(".")[0] if s else s
+    body = s.removeprefix("synth:")
+    keys = dict(kv.split("=", 1) for kv in body.split(",") if "=" in kv)
+    if "profile" in keys:
+        rest = [f"{k} {v}" for k, v in keys.items() if k not in ("profile", "seed")]
+        return f"{keys['profile']} (synthetic profile{', ' + ', '.join(rest) if rest else ''})"
+    return "synthetic: " + body.replace(",", ", ")
+
+
+def is_synthetic(name: object) -> bool:
+    """Whether a trace name is a synthetic workload (a ``synth:`` spec, a profile included)."""
+    return str(name).startswith("synth:")
+
+
+def plain_formatter() -> Any:
+    """A matplotlib tick formatter that writes plain numbers: no offset, no shared ``1e6``
+    factor. Values from 10,000 up are written with a k, M (from 10^6) or G (from 10^9) suffix
+    (``350k``, ``2.1M``);
+    each axis gets the fewest decimals that tell its ticks apart and write each exactly."""
+    from matplotlib.ticker import Formatter
+
+    class Plain(Formatter):  # type: ignore[misc]
+        def __init__(self) -> None:
+            self.scale, self.suffix, self.decimals = 1.0, "", 0
+
+        def set_locs(self, locs: Sequence[float]) -> None:
+            super().set_locs(locs)
+            xs = [float(v) for v in locs if math.isfinite(v)]
+            top = max((abs(v) for v in xs), default=0.0)
+            self.scale, self.suffix = 1.0, ""
+            for scale, suffix, least in ((1e9, "G", 1e9), (1e6, "M", 1e6), (1e3, "k", 1e4)):
+                if top >= least:
+                    self.scale, self.suffix = scale, suffix
+                    break
+            xs = sorted(v / self.scale for v in xs)
+            steps = [b - a for a, b in itertools.pairwise(xs) if b > a]
+            step = min(steps, default=abs(xs[0]) if xs and xs[0] else 1.0)
+            self.decimals = 0
+            for d in range(12):
+                self.decimals = d
+                if all(abs(round(v, d) - v) < step * 1e-3 for v in xs):
+                    break
+
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            v = x / self.scale
+            text = f"{v:.{self.decimals}f}"
+            if float(text) == 0:
+                text = "0"
+            return text + (self.suffix if text != "0" else "")
+
+    return Plain()
+
+
+def _colours(n: int) -> list[Any]:
+    import matplotlib
+
+    cmap = matplotlib.colormaps["tab10" if n <= 10 else "tab20"]
+    return [cmap(i % cmap.N) for i in range(n)]
+
+
+def _numeric(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
+
+
+def _wrap(text: str) -> str:
+    return "\n".join(textwrap.wrap(text, WRAP, break_long_words=True)) or text
+
+
+def figure(
+    table: pd.DataFrame,
+    x: str,
+    y: str | Sequence[str],
+    by: str | None = None,
+    facet: str | None = None,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    kind: str = "auto",
+    xlabel: str | None = None,
+    ylabel: str | Mapping[str, str] | None = None,
+    title: str | None = None,
+    zero: bool = True,
+    ylog: bool | Iterable[str] = False,
+    xlog: bool | None = None,
+    xbase: int = 10,
+    names: Mapping[Any, str] | None = None,
+    markers: Mapping[Any, str] | None = None,
+    facet_names: Callable[[Any], str] | None = None,
+    order: Sequence[Any] | None = None,
+    ref: pd.DataFrame | None = None,
+    ref_label: str = "",
+    hline: float | None = None,
+    legend_title: str | None = None,
+    mean_over: Sequence[str] = (),
+) -> Any:
+    """Draws ``y`` (a column, or several: one row of panels each) against ``x`` from ``table``,
+    one line or bar per value of ``by``, one panel per value of ``facet``; writes it to ``path``
+    (``.png``, ``.svg``, ``.pdf``; atomically) and returns None, or returns the matplotlib
+    figure when ``path`` is None (the caller closes it).
+
+    - ``kind``: ``"line"``, ``"bar"`` (x as categories, one bar per ``by`` value in each), or
+      ``"auto"``: bars when ``x`` is not numeric, lines otherwise. Whatever the kind, an ``x``
+      with one value draws one bar per ``by`` value, named on the x axis, and says the x value.
+    - ``zero``: a linear y axis from zero when its values are all non-negative; False: the data
+      range, at least :data:`MIN_SPAN` of the largest |value| wide. ``ylog``: True or the y
+      columns drawn on a log scale. ``xlog``: log x (None: when a positive numeric x spans more
+      than 10x), in base ``xbase``.
+    - ``names``: legend names of ``by`` values (default: the value; a trace by
+      :func:`workload_label`); ``markers``: a marker per ``by`` value; ``order``: the ``by``
+      values in legend order (default: first appearance). ``facet_names``: a panel's title from
+      its facet value (default: :func:`workload_label` for a trace-like column, else
+      ``facet: value``).
+    - ``ref``: rows of the same columns drawn as dashed horizontal lines in their ``by`` value's
+      colour (a reference such as a dynamic scheme against static points), named ``ref_label``
+      in the legend. ``hline``: a grey line at this y in every panel (1.0 for ratios).
+    - ``legend_title``: the legend's heading (default: the ``by`` column's name).
+    - Rows that fall on one point (same facet, ``by`` value and x) are drawn as their mean, and
+      the title names the settings they differ in; ``mean_over`` names columns the caller
+      averages over on purpose (``trace``: a mean over traces, said in its label), which the
+      title then leaves unsaid.
+
+    An unknown column (named, with the closest the table has) or a table without rows raises
+    ConfigError."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    fig, ax = plt.subplots(figsize=(7, 4.2), dpi=120)
+    ys = [y] if isinstance(y, str) else list(y)
+    check_columns(table, [x, *ys, *(c for c in (by, facet) if c)])
+    if kind not in ("auto", "line", "bar"):
+        from fcsim._core import ConfigError
+
+        raise ConfigError(f"plot kind {kind!r}: one of auto, line, bar")
+    d = table.copy()
+    if d.empty or d[ys].isna().all().all():
+        from fcsim._core import ConfigError
+
+        raise ConfigError(f"nothing to plot: no row has a value of {', '.join(ys)}")
+    if by is None:
+        d["_by"], by = "", "_by"
+    if facet is None:
+        d["_facet"], facet = "", "_facet"
+    groups = list(order) if order is not None else list(dict.fromkeys(d[by]))
+    groups += [g for g in dict.fromkeys(d[by]) if g not in groups]
+    groups = [g for g in groups if (d[by] == g).any()]
+    trace_like = by in ("trace", "spec", "workload")
+    label_of = {g: (names or {}).get(g, workload_label(g) if trace_like else str(g)) for g in groups}
+    colour = dict(zip(groups, _colours(len(groups)), strict=True))
+    facets = list(dict.fromkeys(d[facet]))
+    if facet_names is None:
+        facet_names = (
+            workload_label
+            if facet in ("trace", "spec", "workload")
+            else (lambda v: "" if facet == "_facet" else f"{facet}: {v}")
+        )
+    xs_all = list(dict.fromkeys(d[x].dropna()))
+    numeric_x = _numeric(d[x])
+    one_x = len(xs_all) == 1 and by != "_by"
+    bars = one_x or kind == "bar" or (kind == "auto" and not numeric_x)
+    logs = set(ys) if ylog is True else set() if ylog is False else set(ylog)
+
+    def categories(f: pd.DataFrame) -> list[Any]:
+        # A panel's own x categories (a trace's loads), numbers sorted, names as they come.
+        own = list(dict.fromkeys(f[x].dropna()))
+        return sorted(own) if numeric_x else own
+
+    if bars:
+        ncat = len(groups) if one_x else max(len(categories(d[d[facet] == fv])) for fv in facets)
+        per = 1 if one_x else max(len(groups), 1)
+        # Room for a bar group and its wrapped label (about an inch at 7 pt).
+        width = min(3 * PANEL[0], max(PANEL[0], ncat * max(0.2 * per, 1.0) + 0.6))
+    else:
+        width = PANEL[0]
+    # One panel per (facet, y): a row of panels per y column, facets wrapped into rows of at
+    # most MAX_COLS; with one facet, the y columns side by side instead.
+    across = len(facets) == 1 and len(ys) > 1
+    fit = max(1, min(MAX_COLS, int(15.5 // width)))
+    if across:
+        cols = min(fit, len(ys))
+        nrows = math.ceil(len(ys) / cols)
+    else:
+        cols = min(fit, len(facets))
+        nrows = math.ceil(len(facets) / cols) * len(ys)
+    legend = by != "_by" and not one_x
+    fig, axes = plt.subplots(
+        nrows,
+        cols,
+        figsize=(width * cols + (1.9 if legend else 0.3), PANEL[1] * nrows + 0.5),
+        squeeze=False,
+        layout="constrained",
+    )
+    used = set()
+    for fi, fv in enumerate(facets):
+        f = d[d[facet] == fv]
+        fr = ref[ref[facet] == fv] if ref is not None and facet in ref.columns else ref
+        for yi, col in enumerate(ys):
+            ax = axes[yi // cols][yi % cols] if across else axes[(fi // cols) * len(ys) + yi][fi % cols]
+            used.add(id(ax))
+            values: list[float] = []
+            if bars and one_x:
+                heights = [f.loc[f[by] == g, col].mean() for g in groups]
+                ax.bar(range(len(groups)), heights, 0.7, color=[colour[g] for g in groups])
+                ax.set_xticks(range(len(groups)))
+                ax.set_xticklabels([_wrap(label_of[g]) for g in groups], fontsize=7)
+                values += [float(h) for h in heights if pd.notna(h)]
+            elif bars:
+                cats = categories(f)
+                w = 0.8 / max(len(groups), 1)
+                for gi, g in enumerate(groups):
+                    s = f[f[by] == g].groupby(x, sort=False)[col].mean()
+                    h = [s.get(c, float("nan")) for c in cats]
+                    pos = [i + (gi - (len(groups) - 1) / 2) * w for i in range(len(cats))]
+                    ax.bar(pos, h, w, color=colour[g])
+                    values += [float(v) for v in h if pd.notna(v)]
+                ax.set_xticks(range(len(cats)))
+                ax.set_xticklabels(
+                    [_wrap(f"{c:g}" if isinstance(c, float) else str(c)) for c in cats], fontsize=7
+                )
+            else:
+                for g in groups:
+                    s = f[(f[by] == g) & f[col].notna()].groupby(x)[col].mean().sort_index()
+                    if s.empty:
+                        continue
+                    ax.plot(
+                        s.index,
+                        s.values,
+                        marker=(markers or {}).get(g, "o"),
+                        markersize=4,
+                        color=colour[g],
+                        linewidth=1.3,
+                    )
+                    values += [float(v) for v in s.values]
+            if fr is not None:
+                grey: dict[float, list[str]] = {}
+                for g, r in fr.groupby(by, sort=False):
+                    for v in r[col].dropna():
+                        ax.axhline(float(v), color=colour.get(g, "grey"), linestyle="--", linewidth=1)
+                        values.append(float(v))
+                        if g not in colour:
+                            grey.setdefault(float(v), []).append(str(g))
+                if len(grey) > 1 or any(len(n) > 1 for n in grey.values()):
+                    for v, who in grey.items():  # grey lines of several runs: named in place
+                        ax.annotate(
+                            ", ".join(who),
+                            (0.99, v),
+                            xycoords=("axes fraction", "data"),
+                            ha="right",
+                            va="bottom",
+                            fontsize=6,
+                            color="dimgrey",
+                        )
+            if hline is not None:
+                ax.axhline(hline, color="grey", linewidth=0.8)
+                values.append(hline)
+            _y_axis(ax, values, col in logs, zero)
+            if not bars:
+                log_x = xlog
+                pos_x = [float(v) for v in f[x].dropna()]
+                if log_x is None:
+                    log_x = bool(pos_x) and min(pos_x) > 0 and max(pos_x) > 10 * min(pos_x)
+                if log_x:
+                    ax.set_xscale("log", base=xbase)
+                    if xbase == 10:  # 1, 2, 5 per decade: a short range still has labels
+                        ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+                    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: _log_tick(v, xbase)))
+                    ax.xaxis.set_minor_formatter(NullFormatter())
+                else:
+                    ax.xaxis.set_major_formatter(plain_formatter())
+            if across or fi % cols == 0:
+                text = ylabel.get(col, col) if isinstance(ylabel, Mapping) else ylabel or col
+                text += " (log)" if col in logs else ""
+                # A long label on two lines, so that it fits the height of one panel.
+                ax.set_ylabel(textwrap.fill(text, 30), fontsize=9)
+            name = facet_names(fv)
+            if name:
+                ax.set_title(name, fontsize=9)
+            ax.tick_params(which="both", labelsize=8)
+            ax.grid(alpha=0.3, axis="y" if bars else "both")
+    for ax in axes.flat:
+        if id(ax) not in used:
+            ax.axis("off")
+    if one_x:
+        v = xs_all[0]
+        at = f"{v:g}" if isinstance(v, float) else str(v)
+        fig.supxlabel(f"{legend_title or by}, at {xlabel or x} = {at}", fontsize=10)
+    else:
+        fig.supxlabel(xlabel or x, fontsize=10)
+    if legend:
+        handles: list[Any] = [
+            Patch(color=colour[g], label=label_of[g])
+            if bars
+            else Line2D([], [], color=colour[g], marker=(markers or {}).get(g, "o"), label=label_of[g])
+            for g in groups
+        ]
+        if ref is not None and ref_label:
+            handles.append(Line2D([], [], color="grey", linestyle="--", label=ref_label))
+        fig.legend(
+            handles=handles,
+            loc="outside right upper",
+            fontsize=8,
+            title=legend_title if legend_title is not None else by,
+            title_fontsize=8,
+        )
+    title = title if title is not None else _default_title(d, by, facet)
+    mixed = _mixed(d, [facet, by, x, *mean_over], ys)
+    if mixed:
+        title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {mixed}"
+    if title:
+        fig.suptitle(title, fontsize=10)
+    if path is None:
+        return fig
+    save(fig, path)
+    return None
+
+
+def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
+    """The settings (text columns: ``param_*``, ``stack_*``, ``device_*``, ``write_mode``, ...;
+    not the sweep's ``point`` key) in which rows drawn at the same point differ, comma-separated
+    (at most four); empty when each point is one row. A figure averages such rows and says so,
+    rather than zigzag between them."""
+    if not d.duplicated(keys).any():
+        return ""
+    setting = [
+        c
+        for c in d.columns
+        if c not in (*keys, *ys, "point")
+        and not c.startswith("_")
+        and (pd.api.types.is_object_dtype(d[c]) or pd.api.types.is_string_dtype(d[c]))
+    ]
+    varied = []
+    for c in setting:
+        try:
+            n = d.groupby(keys, dropna=False)[c].nunique(dropna=False).max()
+        except TypeError:  # lists (per-chip columns) are not settings
+            continue
+        if n > 1:
+            varied.append(c)
+    shown = ", ".join(varied[:4]) + (f" and {len(varied) - 4} more" if len(varied) > 4 else "")
+    return shown or "nothing recorded (repeated rows)"
+
+
+def _log_tick(v: float, base: int) -> str:
+    """A log axis' tick: on a base-2 axis, ``1/64`` for a power-of-two fraction (a window of
+    the cache); else the number as it is (``0.1``, ``64``)."""
+    if base == 2 and 0 < v < 1 and abs(1 / v - round(1 / v)) < 1e-9 and round(1 / v) > 1:
+        return f"1/{round(1 / v)}"
+    return f"{v:g}"
+
+
+def _default_title(d: pd.DataFrame, by: str, facet: str) -> str:
+    """The workload(s) of a figure whose panels and lines do not name them (one or a few
+    traces), synthetic ones marked."""
+    if "trace" not in d.columns or "trace" in (by, facet) or "spec" in (by, facet):
+        return ""
+    traces = list(dict.fromkeys(d["trace"].dropna()))
+    if not traces or len(traces) > 3:
+        return ""
+    return ", ".join(workload_label(t) for t in traces)
+
+
+def _y_axis(ax: Any, values: list[float], log: bool, zero: bool) -> None:
+    """The y scale and limits of a panel (see :func:`figure`) and its plain tick labels."""
+    finite = [v for v in values if math.isfinite(v)]
+    if log:
+        ax.set_yscale("log")
+        return
+    ax.yaxis.set_major_formatter(plain_formatter())
+    if not finite:
+        return
+    lo, hi = min(finite), max(finite)
+    if zero and lo >= 0:
+        ax.set_ylim(0, hi * 1.06 if hi > 0 else 1)
+        return
+    need = MIN_SPAN * max(abs(lo), abs(hi))
+    if hi - lo < need:
+        mid = (lo + hi) / 2
+        lo, hi = mid - need / 2, mid + need / 2
+        pad = 0.05 * (hi - lo)
+        ax.set_ylim(lo - pad, hi + pad)
+
+
+def outside(fig: Any) -> list[str]:
+    """The texts of ``fig`` (tick labels, axis labels, titles, legend) that fall outside the
+    figure, drawn by its renderer; empty when every one is inside. A test's check, and a
+    report's: a figure with an entry here has a clipped label."""
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    bad = []
+    texts: list[Any] = [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.legends]
+    for ax in fig.axes:
+        if not ax.axison:
+            continue
+        texts += [ax.title, ax.xaxis.label, ax.yaxis.label, ax.get_legend()]
+        texts += [ax.xaxis.get_offset_text(), ax.yaxis.get_offset_text()]
+        for axis in (ax.xaxis, ax.yaxis):
+            # The tick labels drawn: those of ticks inside the view (a locator also places
+            # ticks beyond it, which are not drawn).
+            lo, hi = sorted(axis.get_view_interval())
+            eps = 1e-9 * max(abs(lo), abs(hi), 1e-300)
+            for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
+                loc = tick.get_loc()
+                if loc is not None and lo - eps <= loc <= hi + eps:
+                    texts += [tick.label1, tick.label2]
+    for t in texts:
+        if t is None or not t.get_visible():
+            continue
+        if hasattr(t, "get_text") and not t.get_text():
+            continue
+        e = t.get_window_extent(renderer)
+        if e.width == 0 and e.height == 0:
+            continue
+        if e.x0 < box.x0 - 0.5 or e.y0 < box.y0 - 0.5 or e.x1 > box.x1 + 0.5 or e.y1 > box.y1 + 0.5:
+            bad.append(t.get_text() if hasattr(t, "get_text") else type(t).__name__)
+    return bad
+
+
+def offset_texts(fig: Any) -> list[str]:
+    """The axis offset or scientific-factor texts of ``fig`` (``1e-5+4.638e-1``); empty for a
+    figure drawn by :func:`figure`."""
+    fig.canvas.draw()
+    out = []
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            text = axis.get_offset_text().get_text()
+            if text and axis.get_offset_text().get_visible():
+                out.append(text)
+    return out
+
+
+def check_columns(table: pd.DataFrame, cols: Iterable[str], source: str = "the table") -> None:
+    """ConfigError (one line) naming the first column of ``cols`` that ``table`` lacks, the
+    closest names it has, and how many columns it has."""
+    import difflib
+
+    for c in cols:
+        if c not in table.columns:
+            from fcsim._core import ConfigError
+
+            near = difflib.get_close_matches(c, [str(k) for k in table.columns], n=3)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise ConfigError(f"{source}: no column {c!r} ({len(table.columns)} columns{hint})")
+
+
+def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A table as fcsim writes them (a result or epoch table: ``.parquet``, ``.csv``,
+    ``.json``, ``.jsonl``); ConfigError (one line) for a missing file, another extension or a
+    file that does not parse."""
+    from fcsim._core import ConfigError
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"{p}: no such table")
+    suffix = p.suffix.lower()
+    readers = {
+        ".parquet": pd.read_parquet,
+        ".csv": pd.read_csv,
+        ".json": pd.read_json,
+        ".jsonl": lambda f: pd.read_json(f, lines=True),
+    }
+    read = readers.get(suffix)
+    if read is None:
+        raise ConfigError(f"{p}: a table is {', '.join(readers)} by its name, not {suffix or 'no extension'}")
+    try:
+        table = read(p)
+    except Exception as e:  # any parse failure is the file's, said in one line
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ConfigError(f"{p}: not a readable {suffix[1:]} table ({first})") from None
+    if not isinstance(table, pd.DataFrame) or table.empty:
+        raise ConfigError(f"{p}: an empty table")
+    return table
+
+
+def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
+    """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
+    extension (atomically); with ``path`` None, returns the figure."""
+    if path is not None:
+        check_path(path)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    fig, ax = plt.subplots(figsize=(7, 4.2), layout="constrained")
     page_size = curve.attrs.get("page_size", 4096)
     x = curve["size_pages"] * page_size / 2**20
     at = curve.attrs
@@ -66,74 +590,85 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str], title: str | Non
         label = "LRU (exact)" if method == "exact" else f"LRU (SHARDS, R={at.get('rate', 0):.3g})"
         ax.step(x, curve["miss_ratio"], where="post", color="tab:blue", label=label)
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_formatter(plain_formatter())
     ax.set_xlabel("cache size (MiB)")
     ax.set_ylabel("miss ratio")
     ax.set_ylim(0, 1.02)
     ax.grid(True, which="both", alpha=0.3)
-    ax.set_title(title or Path(str(curve.attrs.get("trace", ""))).name)
-    ax.legend()
-    fig.tight_layout()
+    ax.set_title(title or workload_label(curve.attrs.get("trace", "")), fontsize=10)
+    ax.legend(loc="best")
+    if path is None:
+        return fig
     save(fig, path)
+    return None
 
 
-RUN_PANELS = [
-    ("hit_ratio", "hit ratio"),
-    ("flash_page_writes", "flash page writes"),
-    ("resp_p99_us", "p99 response (µs)"),
-]
+def hit_metric(df: pd.DataFrame) -> tuple[str, str]:
+    """The hit ratio a table's rows are judged by, as (column, label): the read hit ratio for an
+    SSD cache (``stack`` ``ssd-cache``: a read cache's writes go around it, so the overall ratio
+    counts accesses it never serves) and for the offline bounds (their papers' RHR); the
+    overall hit ratio otherwise (a DRAM buffer, whose write hits are hits)."""
+    if "stack" in df.columns and "read_hit_ratio" in df.columns:
+        kinds = set(df["stack"].dropna())
+        if kinds and kinds <= {"ssd-cache", "offline-bounds"}:
+            return "read_hit_ratio", "read hit ratio"
+    return "hit_ratio", "hit ratio"
 
 
-def run_plot(df: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
+def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
     """Writes the rows of ``fcsim run`` as a PNG, SVG or PDF by ``path``'s extension
-    (atomically): hit ratio against cache size and,
-    for rows with a device, flash page writes and p99 response time, one line per policy (and
-    device, when there are several). A panel with no values (p99 of an untimed trace) is left
-    out; ``none`` (no cache, size 0) is a dashed horizontal line."""
-    check_path(path)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, NullFormatter
-
-    panels = [(c, label) for c, label in RUN_PANELS if c in df.columns and df[c].notna().any()]
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), dpi=120, squeeze=False)
+    (atomically); with ``path`` None, returns the figure. Panels: the hit ratio
+    (:func:`hit_metric`: the read hit ratio of an SSD cache) against cache size and, for rows
+    with a device, flash page writes and p99 response time, one line per policy (and device,
+    when there are several). A panel with no values (p99 of an untimed trace) is left out;
+    ``none`` (no cache, size 0) is a dashed horizontal line; one cache size draws a bar per
+    policy (see :func:`figure`)."""
+    if path is not None:
+        check_path(path)
+    hit, hit_label = hit_metric(df)
+    panels = [
+        (hit, hit_label),
+        ("flash_page_writes", "flash page writes"),
+        ("resp_p99_us", "p99 response (µs)"),
+    ]
+    panels = [(c, label) for c, label in panels if c in df.columns and df[c].notna().any()]
     d = df.assign(mib=df["size_pages"] * df["page_size"] / 2**20)
     devices = d["device"].fillna("") if "device" in d.columns else pd.Series("", index=d.index)
     several = devices.nunique() > 1
     d = d.assign(line=d["policy"] + (" / " + devices if several else ""))
-    sized = d[d["size_pages"] > 0]
-    for ax, (col, label) in zip(axes[0], panels, strict=True):
-        for i, (name, g) in enumerate(sized.groupby("line", sort=False)):
-            g = g.sort_values("mib")
-            ax.plot(g["mib"], g[col], marker="o", color=f"C{i % 10}", label=name)
-        for name, g in d[d["size_pages"] == 0].groupby("line", sort=False):
-            ax.axhline(g[col].iloc[0], color="grey", linestyle="--", label=f"{name} (no cache)")
-        if len(sized) and sized["mib"].max() > 10 * sized["mib"].min():
-            ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            ax.xaxis.set_minor_formatter(NullFormatter())
-        ax.set_xlabel("cache size (MiB)")
-        ax.set_ylabel(label)
-        if col == "hit_ratio":
-            ax.set_ylim(0, min(1.02, max(0.05, float(d[col].max()) * 1.15)))
-        ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=8)
-    what = ", ".join(dict.fromkeys(str(t) for t in df["trace"]))
-    if not several and devices.iloc[0]:
-        what += f" over {devices.iloc[0]} ({df['device_state'].iloc[0]})" if "device_state" in df else ""
-    fig.suptitle(title or what, fontsize=10)
-    fig.tight_layout()
-    save(fig, path)
+    sized, none = d[d["size_pages"] > 0], d[d["size_pages"] == 0]
+    what = ", ".join(workload_label(t) for t in dict.fromkeys(df["trace"]))
+    if not several and devices.iloc[0] and "device_state" in df.columns:
+        what += f" over {devices.iloc[0]} ({df['device_state'].iloc[0]})"
+    return figure(
+        sized if len(sized) else d,
+        "mib",
+        [c for c, _ in panels],
+        by="line",
+        path=path,
+        xlabel="cache size (MiB)",
+        ylabel=dict(panels),
+        title=title or what,
+        ref=none.assign(line="none" + (" / " + devices[none.index] if several else ""))
+        if len(sized) and len(none)
+        else None,
+        ref_label="no cache (policy none)",
+        names={g: g for g in dict.fromkeys(d["line"])},
+        legend_title="policy / device" if several else "policy",
+    )
 
 
-def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str], title: str | None = None) -> None:
+def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
     """Writes a per-epoch table (``--epoch``; ``row.epochs``) as time series, a PNG, SVG or PDF by
-    ``path``'s extension (atomically): hit ratio, flash page writes and erasures, and mean and
-    p99 response per epoch, one line per run (policy, size, device). The x axis is the epoch's
-    start in simulated seconds, or its index when the run has no times. A panel with no values
-    (no device, an untimed trace) is left out."""
-    check_path(path)
+    ``path``'s extension (atomically; with ``path`` None, returns the figure): hit ratio
+    (:func:`hit_metric`), flash page writes and erasures, and mean and p99 response per epoch,
+    one line per run (policy, size, device). The x axis is the epoch's start in simulated
+    seconds, or its index when the run has no times. A panel with no values (no device, an
+    untimed trace) is left out."""
+    if path is not None:
+        check_path(path)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -149,34 +684,56 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str], title: str | 
     if "device" in d.columns and d["device"].notna().any():
         label = label + " / " + d["device"].fillna("no device")
     if d["trace"].nunique() > 1:
-        label = d["trace"] + ": " + label
+        label = d["trace"].map(workload_label) + ": " + label
     d["line"] = label
-    panels = [("hit_ratio", "hit ratio", None)]
+    hit, hit_label = hit_metric(d) if "read_hit_ratio" in d.columns else ("hit_ratio", "hit ratio")
+    panels = [(hit, hit_label, None)]
     if "flash_page_writes" in d.columns and d["flash_page_writes"].notna().any():
         panels.append(("flash_page_writes", "flash page writes\n(dashed: erasures)", "erasures"))
     if "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any():
         panels.append(("resp_mean_us", "response (µs)\n(mean; dashed: p99)", "resp_p99_us"))
     fig, axes = plt.subplots(
-        len(panels), 1, figsize=(8, 2.6 * len(panels)), dpi=120, sharex=True, squeeze=False
+        len(panels),
+        1,
+        figsize=(8.5, 2.6 * len(panels) + 0.5),
+        sharex=True,
+        squeeze=False,
+        layout="constrained",
     )
+    lines = list(dict.fromkeys(d["line"]))
+    colour = dict(zip(lines, _colours(len(lines)), strict=True))
     for ax, (col, name, second) in zip(axes[:, 0], panels, strict=True):
-        for i, (line, g) in enumerate(d.groupby("line", sort=False)):
-            color = f"C{i % 10}"
+        values: list[float] = []
+        for line, g in d.groupby("line", sort=False):
             # Each epoch a step over its own span (an empty epoch's ratio is a gap).
             edges = [*g["x0"], g["x1"].iloc[-1]]
-            ax.stairs(g[col].astype(float), edges, color=color, label=line, baseline=None)
+            ax.stairs(g[col].astype(float), edges, color=colour[line], baseline=None)
+            values += [float(v) for v in g[col].dropna()]
             if second is not None:
                 ax.stairs(
-                    g[second].astype(float), edges, color=color, linestyle="--", linewidth=1, baseline=None
+                    g[second].astype(float),
+                    edges,
+                    color=colour[line],
+                    linestyle="--",
+                    linewidth=1,
+                    baseline=None,
                 )
-        if col == "resp_mean_us":
-            ax.set_yscale("log")
-        if col == "hit_ratio":
+                values += [float(v) for v in g[second].dropna()]
+        _y_axis(ax, values, col == "resp_mean_us", True)
+        if col == hit:
             ax.set_ylim(0, 1.02)
         ax.set_ylabel(name, fontsize=8)
+        ax.tick_params(which="both", labelsize=8)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0][0].legend(fontsize=7)
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=colour[g], label=g) for g in lines]
+    fig.legend(handles=handles, loc="outside right upper", fontsize=7)
+    axes[-1][0].xaxis.set_major_formatter(plain_formatter())
     axes[-1][0].set_xlabel("simulated time (s)" if timed else "epoch")
-    fig.suptitle(title or ", ".join(dict.fromkeys(str(t) for t in d["trace"])) + " per epoch", fontsize=10)
-    fig.tight_layout()
+    traces = ", ".join(workload_label(t) for t in dict.fromkeys(d["trace"]))
+    fig.suptitle(title or traces + " per epoch", fontsize=10)
+    if path is None:
+        return fig
     save(fig, path)
+    return None

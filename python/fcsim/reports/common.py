@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim.plot import save
+from fcsim.plot import figure
 from fcsim.reports import testable
 
 MARKERS = {"lru": "s", "fifo": "+", "lfu": "^", "mq": "o", "arc": "D", "larc": "*"}
@@ -57,31 +57,24 @@ def size_pct(df: pd.DataFrame) -> pd.Series:
 
 
 def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    traces = list(dict.fromkeys(df["trace"]))
-    cols = 3
-    rows = (len(traces) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
-    for ax, trace in zip(axes.flat, traces, strict=False):
-        t = df[df["trace"] == trace]
-        for policy, g in t.groupby("policy", sort=False):
-            g = g.sort_values("size_pct")
-            ax.plot(g["size_pct"], g[metric], marker=MARKERS.get(str(policy), "."), label=str(policy).upper())
-        ax.set_title(trace.split(".")[0], fontsize=10)
-        ax.set_xlabel("cache size (% of working set)")
-        ax.set_ylabel(ylabel)
-        if log:
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-    for ax in list(axes.flat)[len(traces) :]:
-        ax.axis("off")
-    axes.flat[0].legend(fontsize=8)
-    fig.tight_layout()
-    save(fig, path, dpi=110)
+    """A paper's metric against cache size (% of the working set), a panel per trace (synthetic
+    profiles marked), a line per policy (:func:`fcsim.plot.figure`); nothing without rows."""
+    if df.empty or df[metric].isna().all():
+        return
+    figure(
+        df,
+        "size_pct",
+        metric,
+        by="policy",
+        facet="trace",
+        path=path,
+        xlabel="cache size (% of working set)",
+        ylabel=ylabel,
+        ylog=log,
+        xlog=False,
+        names={p: str(p).upper() for p in dict.fromkeys(df["policy"])},
+        markers=MARKERS,
+    )
 
 
 def pct(a: float, b: float) -> str:

@@ -77,33 +77,34 @@ def _spare(s: str) -> float:
     return float("inf") if s == "dynamic" else float(s) * 100
 
 
-def _plot(d: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
+def _plot(
+    d: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False, facet: str = "trace"
+) -> None:
+    """Fig. 3-5: a metric against the spare share, a line per SSD size, the dynamic scheme a
+    dashed line in its size's colour; a panel per trace (``facet``: ``spec`` for profiles, so
+    that their titles say synthetic)."""
     if d.empty:  # a part not run on these traces (the paper's own run the main part only)
         return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    traces = list(dict.fromkeys(d["trace"]))
-    fig, axes = plt.subplots(1, len(traces), figsize=(4.2 * len(traces), 3.4), squeeze=False)
-    for ax, trace in zip(axes.flat, traces, strict=False):
-        t = d[d["trace"] == trace]
-        for size, g in t.groupby("size_pct", sort=True):
-            st = g[g["split"] != "dynamic"].sort_values("spare")
-            line = ax.plot(st["spare"], st[metric], marker="o", label=f"SSD {size:g}% of WS")[0]
-            dyn = g[g["split"] == "dynamic"]
-            if not dyn.empty:
-                ax.axhline(dyn[metric].iloc[0], color=line.get_color(), linestyle="--", linewidth=1)
-        ax.set_title(trace.split(".")[0], fontsize=10)
-        ax.set_xlabel("spare share (OP), %; dashed: dynamic")
-        ax.set_ylabel(ylabel)
-        if log:
-            ax.set_yscale("log")
-        ax.grid(alpha=0.3)
-    axes.flat[0].legend(fontsize=8)
-    fig.tight_layout()
-    plot.save(fig, path, dpi=110)
+    static, dyn = d[d["split"] != "dynamic"], d[d["split"] == "dynamic"]
+    if static[metric].isna().all():
+        return
+    plot.figure(
+        static,
+        "spare",
+        metric,
+        by="size_pct",
+        facet=facet,
+        path=path,
+        xlabel="spare share (OP), %",
+        ylabel=ylabel,
+        ylog=log,
+        xlog=False,
+        names={s: f"{s:g}% of WS" for s in dict.fromkeys(d["size_pct"])},
+        legend_title="SSD size",
+        order=sorted(dict.fromkeys(d["size_pct"])),
+        ref=dyn,
+        ref_label="dynamic (dashed)",
+    )
 
 
 def _windows_done(r: pd.Series) -> tuple[int, int]:
@@ -500,9 +501,9 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
     d = rows.assign(spec=rows["trace"], trace=rows["trace"].map(_paper_name))
     specs = {_paper_name(t): t for t in dict.fromkeys(rows["trace"])}
     d = d.assign(window=d["stack_window"].astype(float) if "stack_window" in d.columns else float("nan"))
-    _plot(d, "resp_mean_us", "mean response (µs), closed loop", out / "response_profiles.png")
-    _plot(d, "hit_ratio", "hit ratio", out / "hit_ratio_profiles.png")
-    _plot(d, "erasures", "erasures", out / "erasures_profiles.png")
+    _plot(d, "resp_mean_us", "mean response (µs), closed loop", out / "response_profiles.png", facet="spec")
+    _plot(d, "hit_ratio", "hit ratio", out / "hit_ratio_profiles.png", facet="spec")
+    _plot(d, "erasures", "erasures", out / "erasures_profiles.png", facet="spec")
     b = _best(d)
     names = list(dict.fromkeys(d["trace"]))
     scales = sorted({_spec_scale(s) for s in d["spec"]})

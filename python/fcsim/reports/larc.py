@@ -207,7 +207,7 @@ def report(
         df[(mode == VARIANT) & admit],
     )
     shares = read_share(main)
-    plot(main, "hit_ratio", "hit ratio", out / "hit_ratio.png")
+    plot(main, "read_hit_ratio", "read hit ratio", out / "hit_ratio.png")
     plot(main, "cache_writes", "pages written to the SSD", out / "ssd_writes.png", log=True)
     values = ["hit_ratio", "cache_writes", "declined", "accesses", "hits", "insertions"]
     piv = main.pivot_table(index=["trace", "size_pct"], columns="policy", values=values)
@@ -290,11 +290,11 @@ def report(
     vpiv = None
     vtraces: list[str] = []
     if not var.empty:
-        plot(var, "hit_ratio", "hit ratio (write-back variant)", out / "hit_ratio_write_back.png")
+        plot(var, "read_hit_ratio", "read hit ratio (write-back)", out / "hit_ratio_write_back.png")
         plot(
             var,
             "cache_writes",
-            "SSD writes (write-back variant)",
+            "SSD page writes (write-back)",
             out / "ssd_writes_write_back.png",
             log=True,
         )

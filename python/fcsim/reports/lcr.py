@@ -77,33 +77,39 @@ def _drive(r: pd.Series) -> str:
     return f"aged {steady:g}x" if steady > 0 else "filled"
 
 
-def _bars(df: pd.DataFrame, metric: str, ylabel: str, path: Path, normalise: bool) -> None:
-    """LCR Fig. 5-7: one group of bars per (trace, load), one bar per policy."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    groups = list(dict.fromkeys(zip(df["trace"], df["load"], strict=True)))
-    fig, ax = plt.subplots(figsize=(max(8.0, 0.9 * len(groups)), 4.0))
-    width = 0.8 / len(LCR_POLICIES)
-    for i, policy in enumerate(LCR_POLICIES):
-        ys = []
-        for trace, load in groups:
-            g = df[(df["trace"] == trace) & (df["load"] == load)].set_index("policy")[metric]
-            ys.append(g[policy] / g["lru"] if normalise else g[policy])
-        xs = [j + (i - (len(LCR_POLICIES) - 1) / 2) * width for j in range(len(groups))]
-        ax.bar(xs, ys, width, label=policy.upper())
-    ax.set_xticks(range(len(groups)))
-    labels = [f"{t.split('.')[0][:18]}\n{load}" for t, load in groups]
-    ax.set_xticklabels(labels, fontsize=7, rotation=30, ha="right")
-    ax.set_ylabel(ylabel)
+def _bars(
+    df: pd.DataFrame, metric: str, ylabel: str, path: Path, normalise: bool, facet: str = "trace"
+) -> None:
+    """LCR Fig. 5-7: a panel per trace (``facet``: ``spec`` for profiles, so that their titles
+    say synthetic), a group of bars per load, a bar per policy; ``normalise``: over LRU's
+    value at the same trace and load."""
+    d = df[df["policy"].isin(LCR_POLICIES)].copy()
+    if d.empty or d[metric].isna().all():  # not run on these traces
+        return
     if normalise:
-        ax.axhline(1.0, color="grey", lw=0.8)
-    ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize=8, ncol=4)
-    fig.tight_layout()
-    plot.save(fig, path, dpi=110)
+        lru = d[d["policy"] == "lru"].set_index([facet, "load"])[metric]
+        base = [lru.get((f, ld), float("nan")) for f, ld in zip(d[facet], d["load"], strict=True)]
+        d[metric] = d[metric] / pd.Series(base, index=d.index)
+    title = ""
+    if {"size_pages", "page_size"} <= set(d.columns):  # the buffer, said on the figure
+        pages = sorted(set(d["size_pages"]))
+        mib = sorted({p * s / 2**20 for p, s in zip(d["size_pages"], d["page_size"], strict=True)})
+        title = f"DRAM buffer {', '.join(f'{m:g}' for m in mib)} MiB ({', '.join(map(str, pages))} pages)"
+    plot.figure(
+        d,
+        "load",
+        metric,
+        by="policy",
+        facet=facet,
+        path=path,
+        kind="bar",
+        xlabel="load (and drive state)",
+        ylabel=ylabel,
+        names=NAMES,
+        order=LCR_POLICIES,
+        hline=1.0 if normalise else None,
+        title=title,
+    )
 
 
 def _lines(
@@ -112,31 +118,24 @@ def _lines(
     """LCR Fig. 8-10: a metric against the window or the cache size, a panel per trace and metric."""
     if df.empty:  # not run on these traces (the paper's own run Fig. 5-7's setup only)
         return
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    traces = list(dict.fromkeys(df["trace"]))
-    fig, axes = plt.subplots(
-        len(metrics), len(traces), figsize=(4.0 * len(traces), 3.2 * len(metrics)), squeeze=False
+    loads = df.groupby("trace", sort=False)["load"].first()
+    buffers = sorted(set(df["size_pages"] * df["page_size"]))
+    plot.figure(
+        df,
+        x,
+        [m for m, _ in metrics],
+        by="policy" if by_policy else None,
+        facet="trace",
+        path=path,
+        xlabel=xlabel,
+        ylabel=dict(metrics),
+        xlog=True,
+        xbase=2,
+        names=NAMES,
+        markers=MARKERS,
+        facet_names=lambda t: f"{plot.workload_label(t)} ({loads[t]})",
+        title=f"LCR, DRAM buffer {buffers[0] / 2**20:g} MiB" if len(buffers) == 1 else "",
     )
-    for col, trace in enumerate(traces):
-        t = df[df["trace"] == trace]
-        for row, (metric, ylabel) in enumerate(metrics):
-            ax = axes[row][col]
-            for policy, g in t.groupby("policy", sort=False) if by_policy else [("lcr", t)]:
-                g = g.sort_values(x)
-                ax.plot(g[x], g[metric], marker=MARKERS.get(str(policy), "."), label=str(policy).upper())
-            ax.set_xscale("log", base=2)
-            ax.set_title(f"{trace.split('.')[0]} ({t['load'].iloc[0]})", fontsize=9)
-            ax.set_xlabel(xlabel)
-            ax.set_ylabel(ylabel)
-            ax.grid(alpha=0.3)
-    if by_policy:
-        axes[0][0].legend(fontsize=8)
-    fig.tight_layout()
-    plot.save(fig, path, dpi=110)
 
 
 def _claims_table(piv: pd.DataFrame, main: pd.DataFrame) -> list[str]:
@@ -218,7 +217,7 @@ def report(
         win,
         "w",
         "window (fraction of the cache)",
-        [("resp_mean_us", "mean response (us)"), ("hit_ratio", "hit ratio")],
+        [("resp_mean_us", "mean response (µs)"), ("hit_ratio", "hit ratio")],
         out / "window.png",
         False,
     )
@@ -229,7 +228,7 @@ def report(
         sizes,
         "mib",
         "cache size (MiB)",
-        [("resp_mean_us", "mean response (us)"), ("hit_ratio", "hit ratio")],
+        [("resp_mean_us", "mean response (µs)"), ("hit_ratio", "hit ratio")],
         out / "cache_size.png",
         True,
     )
@@ -574,7 +573,12 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
         for f, top in zip(d["time_scale"], lightest, strict=True)
     ]
     _bars(
-        d, "resp_mean_us", "mean response time (normalised to LRU)", out / "response_mean_profiles.png", True
+        d,
+        "resp_mean_us",
+        "mean response time (normalised to LRU)",
+        out / "response_mean_profiles.png",
+        True,
+        facet="spec",
     )
     _bars(
         d,
@@ -582,8 +586,9 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
         "std. dev. of response time (normalised to LRU)",
         out / "response_std_profiles.png",
         True,
+        facet="spec",
     )
-    _bars(d, "hit_ratio", "hit ratio", out / "hit_ratio_profiles.png", False)
+    _bars(d, "hit_ratio", "hit ratio", out / "hit_ratio_profiles.png", False, facet="spec")
     values = ["resp_mean_us", "resp_std_us", "hit_ratio", "erasures", "dirty_eviction_share"]
     piv = d.pivot_table(index=["trace", "load"], columns="policy", values=values, sort=False)
     names = [t for t in PAPER_TRACES if t in set(d["trace"])]

@@ -63,30 +63,28 @@ def _label(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Fig. 5: read hit ratio and EPBPD (log) per cache size, a bar per policy, each the mean
+    over the traces."""
     pols = [p for p in FIG5 if p in set(d["policy"])]
-    sizes = sorted(d["size_pct"].unique())
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    width = 0.8 / max(len(pols), 1)
-    for i, p in enumerate(pols):
-        g = d[d["policy"] == p].groupby("size_pct")
-        x = np.arange(len(sizes)) + i * width
-        axes[0].bar(x, [g["rhr"].mean().get(s, np.nan) for s in sizes], width, label=NAMES[p])
-        axes[1].bar(x, [g["epbpd"].mean().get(s, np.nan) for s in sizes], width, label=NAMES[p])
-    for ax, yl in zip(axes, ["read hit ratio (mean over traces)", "EPBPD (mean over traces)"], strict=True):
-        ax.set_xticks(np.arange(len(sizes)) + 0.4 - width / 2)
-        ax.set_xticklabels([f"{s:g}%" for s in sizes])
-        ax.set_xlabel("cache size, % of working set")
-        ax.set_ylabel(yl)
-        ax.grid(alpha=0.3, axis="y")
-    axes[1].set_yscale("log")
-    axes[0].legend(fontsize=8, ncol=2)
-    fig.tight_layout()
-    plot.save(fig, path, dpi=110)
+    g = d[d["policy"].isin(pols)].sort_values("size_pct")
+    if g.empty:
+        return
+    g = g.assign(size=g["size_pct"].map(lambda s: f"{s:g}%"))
+    plot.figure(
+        g,
+        "size",
+        ["rhr", "epbpd"],
+        by="policy",
+        path=path,
+        kind="bar",
+        xlabel="cache size, % of working set",
+        ylabel={"rhr": "read hit ratio (mean over traces)", "epbpd": "EPBPD (mean over traces)"},
+        ylog={"epbpd"},
+        names=NAMES,
+        order=pols,
+        title="",
+        mean_over=["trace"],
+    )
 
 
 def _pct(a, b):

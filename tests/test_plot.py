@@ -1,0 +1,350 @@
+"""fcsim.plot: every plot kind keeps its labels inside the figure and draws no offset notation;
+`fcsim plot` over a table, and its one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+import fcsim
+from fcsim import plot
+
+FCSIM = [sys.executable, "-m", "fcsim.cli"]
+POLICIES = ["lru", "cflru", "gcar-cflru", "lcr"]
+TRACES = [
+    "systor17_vdi_sample1000.csv.gz",
+    "cloudphysics_vscsi_2h.csv.gz",
+    "synth:profile=lcr-web_0,scale=0.5",
+    "msr_hm_0_excerpt1000.csv",
+    "blkparse_java_50k_events.txt.gz",
+]
+LOADS = ["as recorded", "time x0.00104", "QD 8", "aged 1x, time x0.00104", "aged 1x, QD 32"]
+
+
+def sizes_table() -> pd.DataFrame:
+    """Rows as a sweep makes them: trace x policy x size, with a large-valued and a tiny-spread
+    metric (the hit ratio that differs by 0.03%, the response in hundreds of thousands)."""
+    rows = []
+    for ti, t in enumerate(TRACES):
+        for pi, p in enumerate(POLICIES):
+            for s in (1.0, 2.5, 5.0, 10.0, 20.0):
+                rows.append(
+                    {
+                        "trace": t,
+                        "policy": p,
+                        "size_pct": s,
+                        "hit_ratio": 0.4638 + 1e-5 * (pi + s / 20),
+                        "resp_mean_us": 3.094e6 + 1.4e4 * pi + 1000 * ti,
+                        "erasures": 1e3 * (pi + 1) * s,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def loads_table() -> pd.DataFrame:
+    """LCR Fig. 5's shape: trace x load x policy, categorical loads with long names."""
+    rows = []
+    for ti, t in enumerate(TRACES):
+        for li, load in enumerate(LOADS):
+            for pi, p in enumerate(POLICIES):
+                rows.append({"trace": t, "load": load, "policy": p, "ratio": 1 - 0.05 * pi + 0.01 * li + ti})
+    return pd.DataFrame(rows)
+
+
+def run_rows() -> pd.DataFrame:
+    return fcsim.run_grid(
+        "synth:zipf,pages=2000,requests=20000,alpha=0.9,write=0.3",
+        policies=["lru", "fifo", "none"],
+        sizes=["1%", "5%", "20%"],
+        device="gasa",
+    )
+
+
+KINDS: dict[str, Callable[[], Any]] = {
+    "lines, a panel per trace": lambda: plot.figure(
+        sizes_table(), "size_pct", "hit_ratio", by="policy", facet="trace", zero=False
+    ),
+    "lines, two metrics per trace": lambda: plot.figure(
+        sizes_table(),
+        "size_pct",
+        ["resp_mean_us", "hit_ratio"],
+        by="policy",
+        facet="trace",
+        ylabel={"resp_mean_us": "mean response time of a host request (µs)", "hit_ratio": "hit ratio"},
+    ),
+    "lines, log y and a dashed reference": lambda: plot.figure(
+        sizes_table()[lambda d: d["policy"] != "lcr"],
+        "size_pct",
+        "erasures",
+        by="policy",
+        facet="trace",
+        ylog=True,
+        ref=sizes_table()[lambda d: (d["policy"] == "lcr") & (d["size_pct"] == 5.0)],
+        ref_label="LCR at 5% (dashed)",
+    ),
+    "bars, a group per load": lambda: plot.figure(
+        loads_table(),
+        "load",
+        "ratio",
+        by="policy",
+        facet="trace",
+        kind="bar",
+        hline=1.0,
+        ylabel="load balance rate, median over busy 10 ms epochs",
+    ),
+    "bars, one size": lambda: plot.figure(
+        sizes_table()[lambda d: d["size_pct"] == 5.0], "size_pct", ["hit_ratio", "erasures"], by="policy"
+    ),
+    "run --plot": lambda: plot.run_plot(run_rows(), None),
+    "run --plot, one size": lambda: plot.run_plot(run_rows()[lambda d: d["size_pages"] != 400], None),
+    "epochs": lambda: plot.epoch_plot(_epochs(), None),
+    "mrc": lambda: plot.mrc_plot(fcsim.mrc("synth:zipf,pages=2000,requests=20000,alpha=0.9"), None),
+}
+
+
+def _epochs() -> pd.DataFrame:
+    rows = []
+    for p in ("lru", "fifo"):
+        for e in range(20):
+            rows.append(
+                {
+                    "trace": "synth:zipf,pages=2000",
+                    "policy": p,
+                    "size_pages": 100,
+                    "device": "gasa",
+                    "epoch": e,
+                    "start_s": e * 0.5,
+                    "end_s": (e + 1) * 0.5,
+                    "hit_ratio": 0.3 + 0.01 * e,
+                    "flash_page_writes": 1e5 + e,
+                    "erasures": 300 + e,
+                    "resp_mean_us": 120.0 + e,
+                    "resp_p99_us": 900.0 + e,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("name", list(KINDS))
+def test_every_label_inside_the_figure_and_no_offset(name: str) -> None:
+    fig = KINDS[name]()
+    try:
+        assert plot.outside(fig) == [], f"{name}: labels outside the figure"
+        assert plot.offset_texts(fig) == [], f"{name}: offset notation"
+        w, h = fig.get_size_inches() * plot.DPI
+        assert w <= 2000 and h <= 2000, f"{name}: {w:.0f}x{h:.0f} px"
+        assert any(ax.get_yticklabels() for ax in fig.axes)
+    finally:
+        plt.close(fig)
+
+
+def test_the_check_sees_a_clipped_label() -> None:
+    """outside() is not vacuous: a y label pushed out of a tight figure is reported."""
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    ax.set_ylabel("a y label far too long for a figure two inches high, clipped")
+    ax.yaxis.set_label_coords(-0.5, 0.5)
+    try:
+        assert plot.outside(fig)
+    finally:
+        plt.close(fig)
+
+
+def test_a_tiny_spread_is_drawn_flat_and_without_offset() -> None:
+    d = sizes_table()
+    d = d[d["trace"] == TRACES[0]]
+    fig = plot.figure(d, "size_pct", "hit_ratio", by="policy")
+    ax = fig.axes[0]
+    assert ax.get_ylim()[0] == 0  # from zero by default
+    plt.close(fig)
+    fig = plot.figure(d, "size_pct", "hit_ratio", by="policy", zero=False)
+    lo, hi = fig.axes[0].get_ylim()
+    assert hi - lo >= plot.MIN_SPAN * 0.4638  # the data range, but not a 0.003% span blown up
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert plot.offset_texts(fig) == [] and all("e" not in s for s in labels), labels
+    plt.close(fig)
+
+
+def test_large_values_are_plain_numbers() -> None:
+    f = plot.plain_formatter()
+    assert f.format_ticks([3.094e6, 3.096e6, 3.098e6]) == ["3.094M", "3.096M", "3.098M"]
+    assert f.format_ticks([0, 100_000, 200_000, 300_000]) == ["0", "100k", "200k", "300k"]
+    assert f.format_ticks([0.4638, 0.46381, 0.46382]) == ["0.46380", "0.46381", "0.46382"]
+    assert f.format_ticks([0.0, 0.25, 0.5]) == ["0", "0.25", "0.50"]
+
+
+def test_one_size_is_bars_not_a_stack_of_markers() -> None:
+    d = sizes_table()
+    fig = plot.figure(
+        d[(d["size_pct"] == 5.0) & (d["trace"] == TRACES[0])], "size_pct", "hit_ratio", by="policy"
+    )
+    ax = fig.axes[0]
+    assert len(ax.patches) == len(POLICIES) and not ax.lines
+    assert [t.get_text() for t in ax.get_xticklabels()] == POLICIES
+    plt.close(fig)
+
+
+def test_synthetic_workloads_say_so() -> None:
+    assert (
+        plot.workload_label("synth:profile=lcr-web_0,scale=0.5") == "lcr-web_0 (synthetic profile, scale 0.5)"
+    )
+    assert plot.workload_label("synth:zipf,alpha=0.9").startswith("synthetic: zipf")
+    assert plot.workload_label("cloudphysics_vscsi_2h.csv.gz") == "cloudphysics_vscsi_2h"
+    fig = plot.figure(sizes_table(), "size_pct", "hit_ratio", by="policy", facet="trace")
+    titles = [ax.get_title() for ax in fig.axes if ax.axison]
+    assert "lcr-web_0 (synthetic profile, scale 0.5)" in titles
+    plt.close(fig)
+    # A figure of one synthetic trace whose panels do not name it says so in its title.
+    fig = plot.run_plot(run_rows(), None)
+    assert "synthetic" in fig.get_suptitle()
+    plt.close(fig)
+
+
+def test_ssd_cache_plots_the_read_hit_ratio() -> None:
+    rows = pd.DataFrame({"stack": ["ssd-cache"], "hit_ratio": [0.2], "read_hit_ratio": [0.3]})
+    assert plot.hit_metric(rows) == ("read_hit_ratio", "read hit ratio")
+    assert plot.hit_metric(rows.assign(stack=None)) == ("hit_ratio", "hit ratio")
+
+
+def cli(*args: object) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
+
+
+def test_fcsim_plot_over_a_table(tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    sizes_table().to_csv(table, index=False)
+    out = tmp_path / "t.png"
+    r = cli(
+        "plot",
+        table,
+        "--x",
+        "size_pct",
+        "--y",
+        "hit_ratio,erasures",
+        "--by",
+        "policy",
+        "--facet",
+        "trace",
+        "-o",
+        out,
+    )
+    assert r.returncode == 0, r.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"wrote {out}" in r.stdout
+    pq = tmp_path / "t.parquet"
+    sizes_table().to_parquet(pq)
+    r = cli("plot", pq, "--x", "size_pct", "--y", "resp_mean_us", "--by", "policy", "--data-range")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "t.resp_mean_us.png").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--x", "size_pct", "--y", "hit_ration"],
+            "no column 'hit_ration' (6 columns; did you mean hit_ratio?)",
+        ),
+        (["--x", "size", "--y", "hit_ratio"], "no column 'size'"),
+        (["--x", "size_pct", "--y", "policy"], "column 'policy' is not numeric"),
+        (["--x", "size_pct", "--y", "hit_ratio", "-o", "x.txt"], "a plot is .png, .svg, .pdf by its name"),
+    ],
+)
+def test_fcsim_plot_errors_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    table = tmp_path / "t.csv"
+    sizes_table().to_csv(table, index=False)
+    r = cli("plot", table, *args)
+    assert r.returncode != 0 and message in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_fcsim_plot_missing_or_foreign_file(tmp_path: Path) -> None:
+    r = cli("plot", tmp_path / "none.parquet", "--x", "a", "--y", "b")
+    assert (
+        r.returncode != 0 and r.stderr.strip() == f"fcsim: error: {tmp_path / 'none.parquet'}: no such table"
+    )
+    bad = tmp_path / "bad.parquet"
+    bad.write_text("not parquet")
+    r = cli("plot", bad, "--x", "a", "--y", "b")
+    assert r.returncode != 0 and "not a readable parquet table" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_rows_on_one_point_are_averaged_and_said() -> None:
+    """Two settings drawn on one line would zigzag between them: each point is their mean, and
+    the title names the setting they differ in."""
+    d = sizes_table()
+    d = d[d["trace"] == TRACES[0]]
+    both = pd.concat(
+        [d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)]
+    )
+    fig = plot.figure(both, "size_pct", "hit_ratio", by="policy")
+    assert "each point the mean of rows that differ in stack_write" in fig.get_suptitle()
+    line = fig.axes[0].lines[0]
+    assert list(line.get_xdata()) == sorted(set(d["size_pct"]))
+    assert line.get_ydata()[0] == pytest.approx(d["hit_ratio"].iloc[0] + 0.05)
+    plt.close(fig)
+    fig = plot.figure(d, "size_pct", "hit_ratio", by="policy")
+    assert "mean of rows" not in fig.get_suptitle()
+    plt.close(fig)
+
+
+def test_fcsim_plot_where(tmp_path: Path) -> None:
+    table = tmp_path / "t.parquet"
+    sizes_table().to_parquet(table)
+    r = cli(
+        "plot",
+        table,
+        "--x",
+        "size_pct",
+        "--y",
+        "hit_ratio",
+        "--where",
+        "policy=lcr",
+        "-o",
+        tmp_path / "a.png",
+    )
+    assert r.returncode == 0, r.stderr
+    r = cli("plot", table, "--x", "size_pct", "--y", "hit_ratio", "--where", "policy=xyz")
+    assert r.returncode == 2 and "no row of" in r.stderr and "policy = xyz" in r.stderr
+
+
+@pytest.mark.parametrize("paper", ["offline", "lcr"])
+def test_report_figures_from_the_committed_table(
+    paper: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A report redrawn from its committed results (no simulation) draws every figure through
+    fcsim.plot with every label inside and no offset notation; lcr's bar groups (once 3465 px
+    wide) are small multiples of a readable size."""
+    from fcsim.reports import REPORTS
+
+    root = Path(__file__).resolve().parents[1] / "results" / paper
+    seen: dict[str, list[str]] = {}
+    save = plot.save
+
+    def checked(fig: Any, path: Any, **kw: Any) -> None:
+        big = max(fig.get_size_inches() * plot.DPI) > 2000
+        seen[Path(path).name] = plot.outside(fig) + plot.offset_texts(fig) + (["too large"] if big else [])
+        save(fig, path, **kw)
+
+    monkeypatch.setattr(plot, "save", checked)
+    REPORTS[paper](pd.read_parquet(root / "results.parquet"), tmp_path, "test")
+    assert seen and all(not v for v in seen.values()), seen
+    assert sorted(seen) == sorted(p.name for p in root.glob("*.png"))
+
+
+def test_nothing_to_plot_is_said() -> None:
+    empty = sizes_table().assign(hit_ratio=float("nan"))
+    with pytest.raises(fcsim.ConfigError, match="nothing to plot: no row has a value of hit_ratio"):
+        plot.figure(empty, "size_pct", "hit_ratio", by="policy")
+    with pytest.raises(fcsim.ConfigError, match="no column 'nope'"):
+        plot.figure(empty, "size_pct", "nope")
