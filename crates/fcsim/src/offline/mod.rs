@@ -154,7 +154,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
         name: "ripq+",
         description: "RIPQ with overwrites: segmented LRU with 8 insertion points on containers, virtual containers, copy-forward (online)",
         source: "RIPQ (Tang et al. FAST'15) as offline-bounds §5.3 configures it",
-        params: &["points"],
+        params: &["points", "overwrite"],
         kind: Kind::Online(|shape, p| Ok(Box::new(ripq::Ripq::new(shape, p)?))),
     },
     Algorithm {
