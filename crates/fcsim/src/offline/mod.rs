@@ -159,9 +159,9 @@ pub static ALGORITHMS: &[Algorithm] = &[
     },
     Algorithm {
         name: "pannier",
-        description: "Pannier: S2LRU over containers, survival queue for divergent containers, copy-forward of hot blocks, credit throttling (online)",
+        description: "Pannier: S2LRU over containers, survival queue for divergent containers, copy-forward of hot blocks, credit throttling to an endurance target (online)",
         source: "Pannier (Li et al. Middleware'15) as offline-bounds §5.3 describes it",
-        params: &["protected", "hot", "divergent", "budget"],
+        params: &["protected", "hot", "divergent", "budget", "epbpd", "dwpd"],
         kind: Kind::Online(|shape, p| Ok(Box::new(pannier::Pannier::new(shape, p)?))),
     },
     Algorithm {
@@ -383,6 +383,7 @@ pub fn run_plan(trace: &Trace, plan: Plan, setup: &Setup) -> Result<Bounds> {
         Step::Online(mut cache) => {
             let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
             let mut flash = FlashCounts::default();
+            cache.pace(level.len() as u64, trace.duration_ns)?;
             for i in 0..level.len() {
                 match level.ops[i] {
                     Op::Trim => cache.trim(level.keys[i], &mut flash),
