@@ -84,7 +84,7 @@
 //!    timestamps, so the budget is spread evenly over them rather than over trace time. A
 //!    day-rate target needs a timed trace (an error otherwise).
 //! 10. *Overwrites and TRIM.* A write to a cached block invalidates the old copy (on flash it is
-//!    never copied forward) and inserts the new version; TRIM drops the block.
+//!     never copied forward) and inserts the new version; TRIM drops the block.
 //! 11. *Counting.* `host_writes` when the buffer is flushed, `cf_writes` when copied,
 //!     `erasures` when a container is evicted, `insertions` for each admitted block or version.
 

@@ -83,9 +83,9 @@
 //!    `erasures` when a container is evicted or reclaimed (choice 10). TRIM invalidates the
 //!    block as an overwrite does (choice 8) without inserting anything.
 //! 10. *Container GC of dead space.* A sealed container whose every block has been
-//!    invalidated is erased and freed at once, without waiting to reach the tail (it holds
-//!    nothing to copy forward). A container with some live blocks is reclaimed only at the
-//!    tail, where its dead slots cost nothing and its live, re-read blocks are copied forward.
+//!     invalidated is erased and freed at once, without waiting to reach the tail (it holds
+//!     nothing to copy forward). A container with some live blocks is reclaimed only at the
+//!     tail, where its dead slots cost nothing and its live, re-read blocks are copied forward.
 //!
 //! On a trace without writes or trims no slot is ever dead, so choices 2 and 10 change nothing
 //! there: read-only results are those of the version before them.
