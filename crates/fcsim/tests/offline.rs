@@ -188,3 +188,12 @@ fn pannier_endurance_target_of_half_the_rate_halves_flash_writes() {
         assert!(half.flash.insertions < free.flash.insertions && rhr(&half) <= rhr(&free));
     }
 }
+
+#[test]
+fn epbpd_needs_an_hour_of_trace() {
+    use fcsim::metrics::epbpd_null_reason;
+    assert_eq!(epbpd_null_reason(0).as_deref(), Some("the trace has no timestamps"));
+    assert!(epbpd_null_reason(1_000_000_000).unwrap().contains("spans 1 s, under the 1 h"));
+    assert!(epbpd_null_reason(3_599_000_000_000).is_some());
+    assert_eq!(epbpd_null_reason(3_600_000_000_000), None);
+}
