@@ -28,7 +28,8 @@
 //! The flash is the `offline` device preset (2 MiB erase units, OP 7%, §5.2) on one plane,
 //! sized so its user capacity is the cache; the container heuristics use the same erase units
 //! as containers and the same raw flash. The write buffer is `stack.buffer` containers (4,
-//! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5).
+//! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5); the C family's write buffer is
+//! taken out of that DRAM tier unless `stack.buffer_in=extra` (see [`container`]).
 
 pub mod container;
 pub mod containers;
