@@ -700,11 +700,13 @@ def _findings(d: pd.DataFrame, base: pd.DataFrame, verdicts: list[tuple[str, str
                 continue
             m, b = mp.loc[key], c_before.loc[key]
             sb, sa = -_pct(b["erasures"], m["erasures"]), -_pct(a["erasures"], m["erasures"])
-            saves.append((sb, sa))
+            if m["erasures"] > 0:
+                saves.append((sb, sa))
             lines.append(
                 f"| {key[0]} | {key[1]:g}% | {int(m['erasures'])} "
                 f"| {int(b['erasures'])} / {int(a['erasures'])} "
-                f"| {sb:.1f}% / {sa:.1f}% | {m['rhr']:.4f} / {b['rhr']:.4f} / {a['rhr']:.4f} "
+                + (f"| {sb:.1f}% / {sa:.1f}% " if m["erasures"] > 0 else "| n/a (M+ never erases) ")
+                + f"| {m['rhr']:.4f} / {b['rhr']:.4f} / {a['rhr']:.4f} "
                 f"| {int(b['dram_pages'])} / {int(a['dram_pages'])} |"
             )
         if saves:
@@ -712,7 +714,8 @@ def _findings(d: pd.DataFrame, base: pd.DataFrame, verdicts: list[tuple[str, str
             sa = np.nanmean([x[1] for x in saves])
             lines += [
                 "",
-                f"Mean saving of C over M+: {sb:.1f}% before, {sa:.1f}% after ({len(saves)} points).",
+                f"Mean saving of C over M+: {sb:.1f}% before, {sa:.1f}% after ({len(saves)} points where M+"
+                " erases). C's RHR falls by what the smaller DRAM tier no longer hits.",
             ]
             verdicts.append(
                 (
