@@ -406,23 +406,24 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
             alg.name
         )));
     }
-    let mut dram_pages = (dram * size as f64).round() as usize;
+    let dram_pages = (dram * size as f64).round() as usize;
+    let mut setup = offline::Setup { cache_pages: size, dram_pages, device: dc, write_buffer };
+    let plan = offline::prepare(alg, &mut Params::new(cfg.params.clone()), &setup)?;
+    // After the algorithm's own parameters and shape are checked (their errors come first).
     if buffer_in == "dram" && matches!(alg.kind, offline::Kind::Offline { containers: true, .. }) {
-        let buffer = write_buffer as usize * dc.geometry.pages_per_block as usize;
+        let ppb = setup.device.geometry.pages_per_block;
+        let buffer = write_buffer as usize * ppb as usize;
         if buffer > dram_pages {
             return Err(Error::config(format!(
-                "{}: the write buffer ({write_buffer} containers of {} pages, {buffer} pages) does not fit in the DRAM tier ({dram_pages} pages, \
+                "{}: the write buffer ({write_buffer} containers of {ppb} pages, {buffer} pages) does not fit in the DRAM tier ({dram_pages} pages, \
                  stack.dram={} of the cache) that holds it (stack.buffer_in=dram, offline-bounds §5): use a larger cache or DRAM tier, smaller \
                  containers (device.pages_per_block), a smaller buffer (stack.buffer), or stack.buffer_in=extra",
                 alg.name,
-                dc.geometry.pages_per_block,
                 compact(dram)
             )));
         }
-        dram_pages -= buffer;
+        setup.dram_pages -= buffer;
     }
-    let setup = offline::Setup { cache_pages: size, dram_pages, device: dc, write_buffer };
-    let plan = offline::prepare(alg, &mut Params::new(cfg.params.clone()), &setup)?;
     Ok((setup, plan, preset.to_string(), device_params, stack_params))
 }
 
