@@ -96,6 +96,7 @@ def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
         if dt["epbpd"].notna().any():
             row[1].set_yscale("log")
         else:
+            row[1].set_yticks([])
             why = dt["epbpd_null_reason"].dropna() if "epbpd_null_reason" in dt else pd.Series(dtype=str)
             row[1].text(
                 0.5,
