@@ -179,11 +179,28 @@ def test_offline_check_skips_untestable_traces() -> None:
     lines: list[str] = []
     disagree: list[str] = []
     offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures")
-    assert lines == [
-        "- **claim**: fcsim 50.0% to 50.0% (mean 50.0%); in the paper's range at 1 of 1 points "
-        "(untestable on b)."
+    verdicts: list[tuple[str, str, str, str]] = []
+    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures", verdicts)
+    assert (
+        lines[0]
+        == lines[1]
+        == ("- **claim**: fcsim mean 50.0% over 1 points (50.0% to 50.0%) (untestable on b): agrees.")
+    )
+    assert verdicts == [
+        (
+            "paper's claim",
+            "claim",
+            "agrees",
+            "mean 50.0% over 1 points (50.0% to 50.0%); paper 40% to 60% (untestable on b)",
+        )
     ]
     assert disagree == []
+    # Judged on the mean over the points run (the paper's figures are averages): 50 and 90
+    # average 70, outside 40-60, though one point is inside.
+    lines = []
+    offline._check("claim", v, 40, 60, lines, disagree, None, "", verdicts)
+    assert lines[0].endswith("disagrees.") and verdicts[-1][2] == "disagrees" and len(disagree) == 1
+    disagree = []
     lines = []
     offline._check(
         "claim", v, 40, 60, lines, disagree, testable.Gate("offline", {"a": small, "b": small}), "erasures"

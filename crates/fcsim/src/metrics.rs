@@ -200,12 +200,32 @@ pub struct BoundsRow {
     pub user_pages: u64,
 }
 
+/// The shortest trace span over which an offline bound's EPBPD is given (1 h): erasures per
+/// block *per day* extrapolate the trace to a day, and over a shorter span (tencent's sample
+/// spans 1 s at 1 s resolution, which gave 10^5-10^7) that rate is mostly the extrapolation.
+/// The same floor as the `span` requirement of `python/fcsim/reports/testable.py`. Shorter,
+/// the row's `epbpd` is null and `epbpd_null_reason` says why.
+pub const EPBPD_MIN_SPAN_NS: u64 = 3_600_000_000_000;
+
+/// Why an offline bound's EPBPD over `duration_ns` is null, if it is.
+pub fn epbpd_null_reason(duration_ns: u64) -> Option<String> {
+    if duration_ns == 0 {
+        Some("the trace has no timestamps".into())
+    } else if duration_ns < EPBPD_MIN_SPAN_NS {
+        Some(format!("the trace spans {:.0} s, under the 1 h needed for a rate per day", duration_ns as f64 / 1e9))
+    } else {
+        None
+    }
+}
+
 /// The WFUE weights reported (offline-bounds Fig. 9).
 pub const WFUE_ALPHAS: [(f64, &str); 2] = [(0.2, "wfue_0.2"), (0.8, "wfue_0.8")];
 
 impl BoundsRow {
     /// The device columns (§3.1's metrics): flash traffic, erasures, EPBPD over the trace's
-    /// duration (null without timestamps), FUE; no timing (the bounds model none).
+    /// duration (null without timestamps or over a span under [`EPBPD_MIN_SPAN_NS`]), FUE
+    /// (read hits on flash per flash write: a write-buffer hit is served from RAM, not flash);
+    /// no timing (the bounds model none).
     fn device_columns(&self) -> Vec<(&'static str, Value)> {
         let b = &self.bounds;
         let f = &b.flash;
@@ -217,8 +237,15 @@ impl BoundsRow {
             ("gc_page_writes", Value::Int(f.cf_writes)),
             ("erasures", Value::Int(f.erasures)),
             ("write_amplification", ratio(writes, f.host_writes)),
-            ("epbpd", if days > 0.0 { Value::Float(f.erasures as f64 / f64::from(b.shape.containers) / days) } else { Value::Null }),
-            ("fue", ratio(f.read_hits + f.buffer_hits, writes)),
+            (
+                "epbpd",
+                if epbpd_null_reason(b.duration_ns).is_none() {
+                    Value::Float(f.erasures as f64 / f64::from(b.shape.containers) / days)
+                } else {
+                    Value::Null
+                },
+            ),
+            ("fue", ratio(f.read_hits, writes)),
         ];
         v.extend(DEVICE_COLUMNS[7..].iter().map(|n| (*n, Value::Null)));
         v
@@ -234,6 +261,7 @@ impl BoundsRow {
         let mut v: Vec<(String, Value)> = vec![
             ("stack".into(), Value::Str("offline-bounds".into())),
             ("duration_s".into(), Value::Float(b.duration_ns as f64 / 1e9)),
+            ("epbpd_null_reason".into(), epbpd_null_reason(b.duration_ns).map_or(Value::Null, Value::Str)),
             ("device_physical_pages".into(), Value::Int(self.physical_pages)),
             ("device_user_pages".into(), Value::Int(self.user_pages)),
             ("device_op_actual".into(), Value::Float(self.physical_pages as f64 / self.user_pages as f64 - 1.0)),

@@ -373,7 +373,17 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
         // Refused for every bound, also those that keep no buffer (M): never taken and ignored.
         return Err(Error::config("stack.buffer=0: expected a number of containers >= 1"));
     }
-    let stack_params = sp.finish("stack", &["dram", "buffer"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;
+    // Where the C family's write buffer (W containers of blocks held in RAM) is paid for
+    // (offline-bounds §5: the 5% DRAM "to hold the maximum number of in-memory containers"):
+    // `dram` (default) takes it out of the DRAM tier, which then caches 5% of the flash cache
+    // minus W containers; `extra` is fcsim's accounting before issue 28, RAM beside the DRAM
+    // tier and the flash (so the buffer's blocks are cached without taking flash, extra spare).
+    let buffer_in: String = sp.take("stack", "buffer_in", "dram".to_string(), "dram or extra")?;
+    if !matches!(buffer_in.as_str(), "dram" | "extra") {
+        return Err(Error::config(format!("stack.buffer_in={buffer_in}: expected dram or extra")));
+    }
+    let stack_params =
+        sp.finish("stack", &["dram", "buffer", "buffer_in"]).map_err(|e| Error::config(format!("{e} (with {})", alg.name)))?;
     let mut dp = cfg.device_params.clone();
     for k in ["fill", "steady"] {
         if dp.contains_key(k) {
@@ -396,8 +406,24 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
             alg.name
         )));
     }
-    let setup = offline::Setup { cache_pages: size, dram_pages: (dram * size as f64).round() as usize, device: dc, write_buffer };
+    let dram_pages = (dram * size as f64).round() as usize;
+    let mut setup = offline::Setup { cache_pages: size, dram_pages, device: dc, write_buffer };
     let plan = offline::prepare(alg, &mut Params::new(cfg.params.clone()), &setup)?;
+    // After the algorithm's own parameters and shape are checked (their errors come first).
+    if buffer_in == "dram" && matches!(alg.kind, offline::Kind::Offline { containers: true, .. }) {
+        let ppb = setup.device.geometry.pages_per_block;
+        let buffer = write_buffer as usize * ppb as usize;
+        if buffer > dram_pages {
+            return Err(Error::config(format!(
+                "{}: the write buffer ({write_buffer} containers of {ppb} pages, {buffer} pages) does not fit in the DRAM tier ({dram_pages} pages, \
+                 stack.dram={} of the cache) that holds it (stack.buffer_in=dram, offline-bounds §5): use a larger cache or DRAM tier, smaller \
+                 containers (device.pages_per_block), a smaller buffer (stack.buffer), or stack.buffer_in=extra",
+                alg.name,
+                compact(dram)
+            )));
+        }
+        setup.dram_pages -= buffer;
+    }
     Ok((setup, plan, preset.to_string(), device_params, stack_params))
 }
 

@@ -92,3 +92,108 @@ fn m_is_belady_min_with_bypass_on_reads() {
     }
     std::fs::remove_file(path).ok();
 }
+
+/// The hot-overwrite trace of issue 28: 64 hot blocks overwritten in turn, interleaved with
+/// reads of blocks never seen before (always misses), and each new version of a hot block read
+/// again exactly 100 accesses after it was written (hits for any cache that keeps it that
+/// long). With `writes` false the hot blocks are read instead of overwritten.
+fn hot_overwrite(n: usize, writes: bool) -> Trace {
+    let mut due: std::collections::HashMap<usize, u64> = Default::default();
+    let (mut k, mut o) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut hot, mut cold, mut turn) = (0u64, 1u64 << 32, false);
+    for p in 0..n {
+        if let Some(key) = due.remove(&p) {
+            k.push(key);
+            o.push(Op::Read);
+            continue;
+        }
+        turn = !turn;
+        if turn {
+            k.push(hot % 64);
+            o.push(if writes { Op::Write } else { Op::Read });
+            due.insert(p + 100, hot % 64);
+            hot += 1;
+        } else {
+            k.push(cold);
+            o.push(Op::Read);
+            cold += 1;
+        }
+    }
+    Trace { stream: Stream::new(k, o).unwrap(), requests: n as u64, duration_ns: 86_400_000_000_000 }
+}
+
+fn flash_setup(cache: u64, dram: usize, ppb: u32, op: f64) -> Setup {
+    let p: BTreeMap<String, String> = [
+        ("capacity", cache.to_string()),
+        ("pages_per_block", ppb.to_string()),
+        ("channels", "1".into()),
+        ("chips_per_channel", "1".into()),
+        ("op", op.to_string()),
+        ("reserve", "extra".into()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let device = DeviceConfig::build("offline", &p, 4096).unwrap().0;
+    Setup { cache_pages: cache, dram_pages: dram, device, write_buffer: 4 }
+}
+
+fn rhr(b: &offline::Bounds) -> f64 {
+    b.read_hits() as f64 / b.reads as f64
+}
+
+#[test]
+fn ripq_plus_survives_hot_overwrites() {
+    // A 1,024-page cache of 16-page containers (OP 7%, 68 containers), a 5% LRU DRAM tier.
+    let s = flash_setup(1024, 51, 16, 0.07);
+    let t = hot_overwrite(60_000, true);
+    let lru = rhr(&run("lru-ftl", &t, &s, &[]));
+    assert!((0.45..0.55).contains(&lru), "LRU {lru}");
+    for points in ["1", "2", "8"] {
+        for ow in ["promote", "insert"] {
+            let r = rhr(&run("ripq+", &t, &s, &[("points", points), ("overwrite", ow)]));
+            eprintln!("ripq+ points={points} overwrite={ow}: RHR {r:.4} (LRU {lru:.4})");
+            assert!(r >= 0.9 * lru, "ripq+ points={points} overwrite={ow}: RHR {r} < 0.9 x LRU's {lru}");
+        }
+    }
+    // Without the writes, the same reads.
+    let t = hot_overwrite(60_000, false);
+    let lru_ro = rhr(&run("lru-ftl", &t, &s, &[]));
+    let r = rhr(&run("ripq+", &t, &s, &[]));
+    assert!(r >= 0.9 * lru_ro, "read-only: ripq+ {r}, LRU {lru_ro}");
+}
+
+#[test]
+fn pannier_endurance_target_of_half_the_rate_halves_flash_writes() {
+    // Two read-mostly random traces over a day; Pannier unthrottled, then with an EPBPD target
+    // of half its unthrottled EPBPD. Flash writes (host + copy-forward) within 10% of half:
+    // the target counts erasures (a container written whole per erasure), the writes also
+    // include the containers still live at the end, and the credit bucket is one flash's worth.
+    let s = flash_setup(2000, 100, 16, 0.07);
+    for (seed, writes) in [(5u64, 2u32), (6, 5)] {
+        let t = trace(seed, 400_000, 40_000, writes);
+        let free = run("pannier", &t, &s, &[]);
+        let days = t.duration_ns as f64 / 86_400e9;
+        let epbpd = free.flash.erasures as f64 / f64::from(free.shape.containers) / days;
+        let half = run("pannier", &t, &s, &[("epbpd", &format!("{}", epbpd / 2.0))]);
+        let (w0, w1) = ((free.flash.host_writes + free.flash.cf_writes) as f64, (half.flash.host_writes + half.flash.cf_writes) as f64);
+        eprintln!(
+            "seed {seed}: unthrottled {w0} flash writes, RHR {:.4}, EPBPD {epbpd:.2}; target {:.2}: {w1} ({:.3}), RHR {:.4}",
+            rhr(&free),
+            epbpd / 2.0,
+            w1 / w0,
+            rhr(&half)
+        );
+        assert!((w1 / w0 - 0.5).abs() <= 0.05, "seed {seed}: {w1} of {w0}");
+        assert!(half.flash.insertions < free.flash.insertions && rhr(&half) <= rhr(&free));
+    }
+}
+
+#[test]
+fn epbpd_needs_an_hour_of_trace() {
+    use fcsim::metrics::epbpd_null_reason;
+    assert_eq!(epbpd_null_reason(0).as_deref(), Some("the trace has no timestamps"));
+    assert!(epbpd_null_reason(1_000_000_000).unwrap().contains("spans 1 s, under the 1 h"));
+    assert!(epbpd_null_reason(3_599_000_000_000).is_some());
+    assert_eq!(epbpd_null_reason(3_600_000_000_000), None);
+}

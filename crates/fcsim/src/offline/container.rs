@@ -28,9 +28,13 @@
 //!   block hits the queue is known exactly from the first replay's log: one replay removes
 //!   every wasted copy-forward. Without CFR they are counted (`wasted_cf`).
 //!
-//! Not in the paper, chosen: the write buffer is RAM beside the DRAM tier (it holds blocks of
-//! the flash cache, so the MIN queue counts them; the DRAM tier is not shrunk by it); a read of
-//! a block in the buffer is a hit (counted apart as `buffer_hits`); containers are picked from
+//! The write buffer holds blocks of the flash cache, so the MIN queue counts them. Where its RAM
+//! comes from is the run's `stack.buffer_in` (`crate::run`): by default out of the 5% DRAM tier
+//! (§5 sizes that DRAM "to hold the maximum number of in-memory containers"), which then caches
+//! W containers' worth less; `extra` keeps fcsim's earlier choice, RAM beside the DRAM tier and
+//! the flash, which gives C the buffer as spare flash. Not in the paper, chosen: a read of a
+//! block in the buffer is a hit (counted apart as `buffer_hits`, and not in FUE: it is no
+//! flash read); containers are picked from
 //! the free list last-erased-first; ties in V go to the container that reached that count last.
 
 use super::containers::{FlashCounts, Shape};

@@ -41,6 +41,13 @@ pub trait ContainerCache: Send + std::fmt::Debug {
     fn access(&mut self, key: u64, write: bool, c: &mut FlashCounts) -> bool;
     /// The host trimmed `key`: drop it if cached.
     fn trim(&mut self, key: u64, c: &mut FlashCounts);
+    /// Called once before the first access with the number of accesses that will follow and
+    /// the trace's span (0 when untimed), for a cache whose parameters are rates in time (an
+    /// endurance target per day). The default does nothing.
+    fn pace(&mut self, accesses: u64, duration_ns: u64) -> crate::error::Result<()> {
+        let _ = (accesses, duration_ns);
+        Ok(())
+    }
     /// Blocks cached now (in flash or the write buffer).
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {

@@ -28,7 +28,8 @@
 //! The flash is the `offline` device preset (2 MiB erase units, OP 7%, §5.2) on one plane,
 //! sized so its user capacity is the cache; the container heuristics use the same erase units
 //! as containers and the same raw flash. The write buffer is `stack.buffer` containers (4,
-//! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5).
+//! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5); the C family's write buffer is
+//! taken out of that DRAM tier unless `stack.buffer_in=extra` (see [`container`]).
 
 pub mod container;
 pub mod containers;
@@ -154,14 +155,14 @@ pub static ALGORITHMS: &[Algorithm] = &[
         name: "ripq+",
         description: "RIPQ with overwrites: segmented LRU with 8 insertion points on containers, virtual containers, copy-forward (online)",
         source: "RIPQ (Tang et al. FAST'15) as offline-bounds §5.3 configures it",
-        params: &["points"],
+        params: &["points", "overwrite"],
         kind: Kind::Online(|shape, p| Ok(Box::new(ripq::Ripq::new(shape, p)?))),
     },
     Algorithm {
         name: "pannier",
-        description: "Pannier: S2LRU over containers, survival queue for divergent containers, copy-forward of hot blocks, credit throttling (online)",
+        description: "Pannier: S2LRU over containers, survival queue for divergent containers, copy-forward of hot blocks, credit throttling to an endurance target (online)",
         source: "Pannier (Li et al. Middleware'15) as offline-bounds §5.3 describes it",
-        params: &["protected", "hot", "divergent", "budget"],
+        params: &["protected", "hot", "divergent", "budget", "epbpd", "dwpd"],
         kind: Kind::Online(|shape, p| Ok(Box::new(pannier::Pannier::new(shape, p)?))),
     },
     Algorithm {
@@ -383,6 +384,7 @@ pub fn run_plan(trace: &Trace, plan: Plan, setup: &Setup) -> Result<Bounds> {
         Step::Online(mut cache) => {
             let (level, dram) = stream::dram_filter(full, setup.dram_pages, false)?;
             let mut flash = FlashCounts::default();
+            cache.pace(level.len() as u64, trace.duration_ns)?;
             for i in 0..level.len() {
                 match level.ops[i] {
                     Op::Trim => cache.trim(level.keys[i], &mut flash),
