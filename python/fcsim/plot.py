@@ -458,7 +458,11 @@ def _y_axis(ax: Any, values: list[float], log: bool, zero: bool) -> None:
     """The y scale and limits of a panel (see :func:`figure`) and its plain tick labels."""
     finite = [v for v in values if math.isfinite(v)]
     if log:
-        ax.set_yscale("log")
+        if any(v > 0 for v in finite):
+            ax.set_yscale("log")
+        else:  # nothing to draw on a log axis (every value null or zero): say so in the panel
+            ax.set_yticks([])
+            ax.text(0.5, 0.5, "null or 0 throughout", ha="center", va="center", transform=ax.transAxes)
         return
     ax.yaxis.set_major_formatter(plain_formatter())
     if not finite:
