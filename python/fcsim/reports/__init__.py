@@ -12,6 +12,7 @@ from pathlib import Path
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
+from fcsim.seeds import count as seeds_count
 
 REPORTS = {
     "gasa": gasa.report,
@@ -33,6 +34,8 @@ def reproduce(
     progress: Callable[[float], object] | None = None,
     only: Sequence[str] | None = None,
     notify: Callable[[str], object] | None = None,
+    keep_stale: bool = False,
+    seeds: int | None = None,
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
     its plots and summary; returns the summary's path. ``only``, if given, keeps the
@@ -40,7 +43,9 @@ def reproduce(
     summary says so. ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
     (an existing file that is not a directory, a pipe or device under a file's name, is
     refused before anything runs). ``notify``, if given, gets the table's notes and warnings
-    (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``)."""
+    (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``), and
+    says when points made by another fcsim are computed again (``keep_stale`` reuses them; see
+    :func:`fcsim.sweep.run`). ``seeds`` overrides the experiment's seeds per random point."""
     if paper not in PAPERS:
         raise ConfigError(f"fcsim reproduce {paper}: not available; available: {', '.join(PAPERS)}")
     out = Path(out_dir)
@@ -65,7 +70,17 @@ def reproduce(
     for name in ("experiment.toml", "README.md", "summary.md", testable.CACHE):
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
-    df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+    if seeds is not None:
+        exp.seeds = seeds_count(seeds)
+    df = sweep.run(
+        exp,
+        out / "results.parquet",
+        jobs=jobs,
+        scheduler=scheduler,
+        progress=progress,
+        notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
+        keep_stale=keep_stale,
+    )
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
