@@ -899,6 +899,10 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     say_notes(df)
+    if exp.seeds > 1:
+        summary = output.beside(out, "seeds")
+        output.write_table(sweep.summarize_seeds(df), summary, exp.inputs)
+        print(f"wrote {summary}: each point's mean and 95% confidence interval over its seeds")
     at = df.attrs
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     done = f"{at['computed']} computed now, {at['reused']} reused"

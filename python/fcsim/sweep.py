@@ -423,6 +423,20 @@ def point_key(pt: dict[str, Any]) -> str:
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
 
 
+def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:
+    """The seeds' summary of a sweep's rows (:func:`fcsim.seeds.summarize`): one row per point
+    but its seed, ``base_point`` (its key without the seed) and each metric's mean and 95%
+    confidence interval; a point that ran once is a summary of one seed."""
+    def base(key: str) -> str:
+        pt = json.loads(key)
+        pt.pop("seed", None)
+        pt.pop("seeds", None)
+        return json.dumps(pt, sort_keys=True)
+
+    rows = df.assign(base_point=df["point"].map(base))
+    return seeds.summarize(rows, ["base_point"])
+
+
 def needs_working_set(pt: dict[str, Any]) -> bool:
     """Whether a point's size is a percent of its trace's working set."""
     return str(pt["size"]).strip().endswith("%") and pt["policy"].lower() != "none"
