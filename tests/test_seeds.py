@@ -116,7 +116,11 @@ def test_mrc_compare_with_seeds() -> None:
     mae = df.attrs["mae"]
     assert len(set(mae)) == 4
     assert df.attrs["mae_mean"] == pytest.approx(sum(mae) / 4)
-    assert df.attrs["mae_mean"] - df.attrs["mae_ci95"] <= sum(mae) / 4 <= df.attrs["mae_mean"] + df.attrs["mae_ci95"]
+    assert (
+        df.attrs["mae_mean"] - df.attrs["mae_ci95"]
+        <= sum(mae) / 4
+        <= df.attrs["mae_mean"] + df.attrs["mae_ci95"]
+    )
     # Seed 0 is `fcsim mrc --compare` without seeds: the 0.0042 on this trace.
     assert mae[0] == pytest.approx(0.0042, abs=5e-5)
     r = fcsim_cli("mrc", trace, "--method", "shards", "--rate", "0.01", "--compare", "--seeds", "3")
@@ -243,7 +247,14 @@ def test_printed_columns_follow_the_mode() -> None:
     with pytest.raises(fcsim.ConfigError, match="--columns: no column nope"):
         cli.table_columns(buffer, ["nope"])
     text = cli.format_table(ssd)
-    assert text.splitlines()[0].split()[:6] == ["trace", "policy", "size_pages", "accesses", "read_hit_ratio", "hit_ratio"]
+    assert text.splitlines()[0].split()[:6] == [
+        "trace",
+        "policy",
+        "size_pages",
+        "accesses",
+        "read_hit_ratio",
+        "hit_ratio",
+    ]
 
 
 def test_readme_gives_every_printed_metric_a_formula() -> None:

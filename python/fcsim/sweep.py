@@ -427,6 +427,7 @@ def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:
     """The seeds' summary of a sweep's rows (:func:`fcsim.seeds.summarize`): one row per point
     but its seed, ``base_point`` (its key without the seed) and each metric's mean and 95%
     confidence interval; a point that ran once is a summary of one seed."""
+
     def base(key: str) -> str:
         pt = json.loads(key)
         pt.pop("seed", None)
