@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
@@ -22,6 +24,25 @@ REPORTS = {
     "offline": offline.report,
 }
 PAPERS = tuple(REPORTS)
+
+
+def _seeds_line(df: pd.DataFrame) -> str:
+    """How many seeds each random point of the table used (see :mod:`fcsim.seeds`), a line."""
+    if "seeds" not in df.columns or "seeded" not in df.columns:
+        return "Seeds: not recorded (rows made before fcsim recorded them).\n"
+    random = df[df["seeded"].fillna("") != ""]
+    first = random[random["seed_index"] == 0] if "seed_index" in random.columns else random
+    if first.empty:
+        return (
+            "Seeds: no point draws from a seed (no synthetic trace, seeded policy or randomly aged drive).\n"
+        )
+    counts = first["seeds"].value_counts().sort_index()
+    used = ", ".join(f"{int(n)} seed{'s' if n != 1 else ''} for {c}" for n, c in counts.items())
+    points = len(df) - len(random) + len(first)
+    return (
+        f"Seeds: {len(first)} of the {points} points draw from a seed (a synthetic trace, a seeded "
+        f"policy or a drive aged at random): {used} (`--seeds N` runs each with N).\n"
+    )
 
 
 def reproduce(
@@ -93,7 +114,9 @@ def reproduce(
         f"`.venv/bin/fcsim reproduce {paper}`). The grid is `experiment.toml` (a copy of the one shipped\n"
         f"in `python/fcsim/experiments/{paper}.toml`); `results.parquet` holds every result row; the\n"
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
-        "points in `results.parquet`; delete it to rerun everything.\n",
+        "points in `results.parquet` made by the same fcsim (its `fcsim_version` and `fcsim_revision`;\n"
+        "others are computed again unless `--keep-stale`); delete it to rerun everything.\n\n"
+        + _seeds_line(df),
     )
     measures = testable.measure(_traces(exp), out, common.version())
     is_own = df["trace"].isin(list(own))

@@ -544,9 +544,17 @@ mod tests {
         assert_eq!(c.user_pages, 262_144);
         assert!(c.geometry.physical_pages() as f64 >= 262_144.0 * 1.28);
         assert_eq!(c.gc, GcPolicy::Fifo);
-        for (k, v) in
-            [("gc", "random"), ("op", "0"), ("op", "-1"), ("op", "7"), ("op", "1"), ("blocks", "0"), ("fill", "2"), ("nonsense", "1"), ("page_size", "8192")]
-        {
+        for (k, v) in [
+            ("gc", "random"),
+            ("op", "0"),
+            ("op", "-1"),
+            ("op", "7"),
+            ("op", "1"),
+            ("blocks", "0"),
+            ("fill", "2"),
+            ("nonsense", "1"),
+            ("page_size", "8192"),
+        ] {
             let e = build("gasa", &[(k, v)]).unwrap_err().to_string();
             assert!(e.contains(k), "{k}={v}: {e}");
         }
