@@ -140,6 +140,8 @@ def _check_outputs(a: argparse.Namespace) -> list[str]:
         output.check_path(a.out, inputs)
         if epochs:
             output.check_path(output.beside(a.out, "epochs"), inputs)
+        if a.command == "run" and getattr(a, "seeds", 1) > 1:
+            output.check_path(output.beside(a.out, "seeds"), inputs)
     if a.plot:
         plot.check_path(a.plot, inputs)
         if epochs:
@@ -263,7 +265,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         if summary is not None:
             output.write_table(summary, output.beside(a.out, "seeds"), inputs)
     if a.plot:
-        plot.run_plot(df, a.plot)
+        # With seeds, each point's means (one line per policy, not one zigzag through its seeds).
+        seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
+        plot.run_plot(summary if seeded else df, a.plot)
         if epochs is not None:
             plot.epoch_plot(epochs, output.beside(a.plot, "epochs"))
     if a.json:

@@ -65,7 +65,9 @@ fn every_stack_parameter_out_of_range_names_key_value_and_range() {
     let ssd = ("kind", "ssd-cache");
     let back = ("write", "back");
     let dynamic = ("split", "dynamic");
-    let cases: Vec<(Vec<(&str, &str)>, &str, &str)> = vec![
+    // (the stack's keys, the message's start, words of the range in it)
+    type Case<'a> = (Vec<(&'a str, &'a str)>, &'a str, &'a str);
+    let cases: Vec<Case> = vec![
         (vec![("kind", "disk")], "stack.kind=disk", "buffer or ssd-cache"),
         (vec![ssd, ("write", "sideways")], "stack.write=sideways", "around, through or back"),
         (vec![ssd, ("dram", "1")], "stack.dram=1", "[0, 1)"),

@@ -37,7 +37,7 @@ def _seeds_line(df: pd.DataFrame) -> str:
             "Seeds: no point draws from a seed (no synthetic trace, seeded policy or randomly aged drive).\n"
         )
     counts = first["seeds"].value_counts().sort_index()
-    used = ", ".join(f"{int(n)} seed{'s' if n != 1 else ''} for {c}" for n, c in counts.items())
+    used = ", ".join(f"{c} ran with {int(n)} seed{'s' if n != 1 else ''} each" for n, c in counts.items())
     points = len(df) - len(random) + len(first)
     return (
         f"Seeds: {len(first)} of the {points} points draw from a seed (a synthetic trace, a seeded "
