@@ -264,3 +264,15 @@ def test_readme_gives_every_printed_metric_a_formula() -> None:
     named -= {"trace", "policy", "device", "device_state", "size_pages", "saturated"}
     for c in sorted(named):
         assert f"`{c}`" in section, c
+
+
+def test_an_aged_drive_takes_a_seed_per_run() -> None:
+    aged = {"device.fill": 1, "device.steady": 0.5, "device.channels": 1, "device.chips_per_channel": 2}
+    df = fcsim.run_grid(SYNTH, "lru", "5%", device="gasa", set=aged, seeds=3)
+    assert list(df["device_state"]) == [f"aged 0.5x (seed {42 + i})" for i in range(3)]
+    assert list(df["seeded"]) == [f"trace {42 + i}, device.seed {42 + i}" for i in range(3)]
+    s = df.attrs["summary"]
+    assert len(s) == 1 and s.iloc[0]["erasures"] == pytest.approx(df["erasures"].mean())
+    assert "device_state" not in s.columns  # the seeds disagree on it
+    text = cli.format_summary(df, s)
+    assert " ± " in text.splitlines()[1]

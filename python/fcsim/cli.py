@@ -398,7 +398,8 @@ def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[st
     for c in cols:
         half = f"{c}_ci95"
         if half in summary.columns:
-            fmt = FORMATS.get(c, "{:.5g}")
+            large = summary[c].abs().max() >= 1000
+            fmt = FORMATS.get(c, "{:.0f}" if large else "{:.4g}")
             t[c] = [seeding.pm(m, h, fmt) for m, h in zip(summary[c], summary[half], strict=True)]
     return t.to_string(index=False)
 

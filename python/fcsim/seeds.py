@@ -269,7 +269,10 @@ def summarize(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame
             row[m] = mean
             row[f"{m}_ci95"] = half
         for c in group.columns:  # other columns the seeds agree on (size_pages, device_state, ...)
-            if c not in row and c not in names and c not in PER_SEED and group[c].nunique(dropna=False) == 1:
+            if c in row or c in names or c in PER_SEED:
+                continue
+            # Lists (per-chip busy times) compared by their text.
+            if group[c].map(repr).nunique() == 1:
                 row[c] = group[c].iloc[0]
         rows.append(row)
     return pd.DataFrame(rows)
