@@ -147,6 +147,13 @@ def test_a_sweep_runs_each_random_point_with_its_seeds(tmp_path: Path) -> None:
     s = sweep.summarize_seeds(df)
     assert len(s) == 1 and s.iloc[0]["seeds"] == 3
     assert s.iloc[0]["hit_ratio"] == pytest.approx(df["hit_ratio"].mean())
+    # --seeds overrides the file's; the CLI writes the summary beside the table.
+    out = tmp_path / "c.parquet"
+    r = fcsim_cli("sweep", exp, "--out", out, "--seeds", "2", "--jobs", "1")
+    assert r.returncode == 0, r.stderr
+    assert len(pd.read_parquet(out)) == 2
+    summary = pd.read_parquet(tmp_path / "c.seeds.parquet")
+    assert list(summary["seeds"]) == [2] and "hit_ratio_ci95" in summary.columns
 
 
 # --- Provenance ----------------------------------------------------------------------------
