@@ -35,6 +35,11 @@ second; running the same sweep again merges the journal into the table and skips
 already there, so a sweep stopped in any way, ``kill -9`` included, resumes where it stopped
 without running a finished point again. Ctrl-C writes every finished point before it stops.
 Policy ``none`` caches nothing: it runs once whatever the sizes.
+
+``seeds = N`` (top level; or ``--seeds N``) runs each random point (see :mod:`fcsim.seeds`) with
+N seeds, one row each (``seed_index``); :func:`summarize_seeds` gives each point's mean and
+95% confidence interval. A table's points made by another fcsim (its ``fcsim_version`` and
+``fcsim_revision``) are computed again unless ``keep_stale`` (see :func:`run`).
 """
 
 from __future__ import annotations
