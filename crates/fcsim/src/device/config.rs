@@ -202,12 +202,13 @@ pub static DEFAULTS: &[(&str, &str)] = &[
     ("seed", "42"),
 ];
 
-/// `op` is taken in (0, 1): spare space over user capacity, more than none (GC needs a free
-/// block to copy into) and less than the user capacity itself. The papers' drives keep 7% (the
-/// offline bounds, §5) to 28% (GASA's and LCR's 15%; the dynamic-allocation paper's splits of
-/// 15% to 85% of the raw drive are `stack.split`, not `op`); `op=7` (700% spare) is a slip for
-/// 0.07 far more often than a drive anyone builds, so it is refused (issue 30).
-pub const OP_RANGE: &str = "(0, 1): spare space over user capacity, 0.15 = 15%";
+/// `op` is taken in (0, 1]: spare space over user capacity, more than none (GC needs a free
+/// block to copy into) and at most the user capacity itself (half the raw drive spare; the
+/// hand-computed tiny drives of the tests use 1). The papers' drives keep 7% (the offline
+/// bounds, §5) to 28% (GASA's and LCR's 15%; the dynamic-allocation paper's splits of 15% to
+/// 85% of the raw drive are `stack.split`, not `op`); `op=7` (700% spare) is a slip for 0.07 far
+/// more often than a drive anyone builds, so it is refused (issue 30).
+pub const OP_RANGE: &str = "(0, 1]: spare space over user capacity, 0.15 = 15%";
 
 /// Parameter names (for help and errors), including `capacity`, which has no default.
 pub fn param_names() -> Vec<&'static str> {
@@ -314,7 +315,7 @@ impl DeviceConfig {
         let mut blocks = positive(&mut p, "blocks", 1)?;
         let pages_per_block = positive(&mut p, "pages_per_block", 1)?;
         let op: f64 = p.take("device", "op", 0.15, &format!("a fraction in {OP_RANGE}"))?;
-        if !(op > 0.0 && op < 1.0) {
+        if !(op > 0.0 && op <= 1.0) {
             return Err(Error::config(format!("device.op={}: expected a fraction in {OP_RANGE}", compact(op))));
         }
         let gc = choice(
@@ -549,7 +550,7 @@ mod tests {
             ("op", "0"),
             ("op", "-1"),
             ("op", "7"),
-            ("op", "1"),
+            ("op", "1.01"),
             ("blocks", "0"),
             ("fill", "2"),
             ("nonsense", "1"),
