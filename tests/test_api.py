@@ -71,6 +71,8 @@ COLUMNS = [
     "warmup_requests",
     "warmup_s",
     "epoch",
+    "fcsim_version",
+    "fcsim_revision",
 ]
 
 
@@ -188,6 +190,9 @@ def test_gil_is_released_while_simulating() -> None:
 def test_stubs_match_the_module() -> None:
     stub = ast.parse((ROOT / "python" / "fcsim" / "_core.pyi").read_text())
     stubbed = {n.name for n in stub.body if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    stubbed |= {
+        n.target.id for n in stub.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
     public = {n for n in dir(_core) if not n.startswith("_")}
     assert stubbed == public
     for node in stub.body:

@@ -7,6 +7,8 @@
 The core is Rust (``fcsim._core``); this package adds grids, the CLI and output files.
 """
 
+from fcsim._core import REVISION as __revision__
+from fcsim._core import VERSION as __version__
 from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
     Result,
@@ -19,16 +21,20 @@ from fcsim.api import (
     formats,
     mrc,
     mrc_at,
+    mrc_compare,
     policies,
     run_grid,
     simulate,
     trace_info,
 )
+from fcsim.seeds import summarize
 
 __all__ = [
     "ConfigError",
     "Result",
     "TraceError",
+    "__revision__",
+    "__version__",
     "check",
     "clone",
     "compare",
@@ -38,8 +44,10 @@ __all__ = [
     "formats",
     "mrc",
     "mrc_at",
+    "mrc_compare",
     "policies",
     "run_grid",
     "simulate",
+    "summarize",
     "trace_info",
 ]

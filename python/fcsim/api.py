@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from fcsim import _core, catalogue, output
+from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
 
 Progress = Callable[[int, int], object]
@@ -94,6 +95,19 @@ class Result(dict[str, Any]):
             return self[name]
         except KeyError:
             raise AttributeError(name) from None
+
+
+#: fcsim's version and the source revision it was built from (``unknown`` for a build outside
+#: a git checkout, such as from a tarball); every result row carries both.
+VERSION: str = _core.VERSION
+REVISION: str = _core.REVISION
+
+
+def provenance() -> dict[str, str]:
+    """The provenance columns of a result row: ``fcsim_version`` and ``fcsim_revision`` (the
+    git commit of the source built, ``-dirty`` when it had uncommitted changes to tracked
+    files, or ``unknown``)."""
+    return {"fcsim_version": VERSION, "fcsim_revision": REVISION}
 
 
 def policies() -> list[dict[str, Any]]:
@@ -281,6 +295,7 @@ def simulate(
         policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
     )
     row, epochs = _core.simulate(_path(trace), progress=callback(progress), **kwargs)
+    row.update(provenance())
     return Result(
         row, epochs=pd.DataFrame(epochs, columns=_epoch_columns(epochs)) if epoch is not None else None
     )
@@ -360,6 +375,8 @@ def run_grid(
     epoch: str | int | None = None,
     jobs: int | None = None,
     progress: Callable[[float], object] | None = None,
+    seeds: int = 1,
+    grid: Mapping[str, Iterable[Any]] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per point, in grid
     order. With ``epoch`` (see :func:`simulate`), ``df.attrs["epochs"]`` holds every point's
@@ -370,11 +387,25 @@ def run_grid(
     device). Policy ``none`` caches nothing, so it runs once per trace and device whatever the
     sizes.
 
+    ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
+    (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
+    ``set``, and each row adds a column per axis named by its key, holding the value given.
+
+    With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
+    filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and
+    ``df.attrs["summary"]`` holds one row per point with each metric's mean and 95% confidence
+    interval (``M`` and ``M_ci95``; :func:`fcsim.seeds.summarize`). Each row then adds ``size``
+    (as given), ``seeds`` (how many seeds its point ran: 1 for a point with nothing random),
+    ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run without ``seeds``) and ``seeded``
+    (each seeded component and its seed, ``trace 43, device.seed 43``; empty when nothing is
+    random); a percent size is resolved against each seed's own trace.
+
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
     if jobs is not None:
         integer("jobs", jobs, 1)
+    seeds_n = _seeds.count(seeds)
     callback(progress)
     trace_list = listed(traces, (str, os.PathLike), _path)
     policy_list = listed(policies, str, lambda p: text("policy", p))
@@ -385,77 +416,140 @@ def run_grid(
         _core.check_size(s)
     for p in policy_list:
         check_policy(p)
-    Sets(set).check_policies(policy_list)
+    combos = _combos(set, grid)
+    for c in combos:
+        Sets(c).check_policies(policy_list)
     device_list = listed(device, (str, type(None)), lambda d: d if d is None else text("device", d))
     if not device_list:
         raise ConfigError("run_grid needs at least one device (None for no device)")
     for d in device_list:
         check_device(d)
-    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
     percent = any(s.strip().endswith("%") for s in size_list) and any(
         p.lower() != "none" for p in policy_list
     )
-    ws: dict[str, int | None] = {t: _core.working_set(t, **tkw) if percent else None for t in trace_list}
+    # A percent size is of the trace as read: per trace and trace.* keys.
+    ws: dict[tuple[str, str], int | None] = {}
+    for t in trace_list:
+        for c in combos:
+            key = (t, repr(sorted(Sets(c).trace.items())))
+            if key not in ws:
+                tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(c).trace)
+                ws[key] = _core.working_set(t, **tkw) if percent else None
     points = [
-        (t, p, s, d)
+        (t, p, s, d, c)
         for t in trace_list
         for p in policy_list
         for s in (size_list[:1] if p.lower() == "none" else size_list)
         for d in device_list
+        for c in combos
     ]
+
+    def working_set(t: str, c: dict[str, Any]) -> int | None:
+        return ws[(t, repr(sorted(Sets(c).trace.items())))]
+
     opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
     problems: dict[str, ValueError] = {}
-    for t, p, s, d in points:  # every point's configuration, before any runs
+    for t, p, s, d, c in points:  # every point's configuration, before any runs
         try:
-            check(t, p, s, device=d, set=set, epoch=epoch, working_set=ws[t], **opts)
+            check(t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
         except (ConfigError, _core.TraceError) as e:
             problems.setdefault(str(e), e)
     if len(problems) == 1:
         raise next(iter(problems.values()))
     if problems:
         raise ConfigError("\n".join(problems))
-    done = [0.0] * len(points)
+    runs = _seed_runs(points, seeds_n)
+    done = [0.0] * len(runs)
+    axes = list(grid or {})
 
-    def report(i: int) -> Progress:
+    def report(j: int) -> Progress:
         def cb(d: int, total: int) -> None:
-            done[i] = d / total if total else 0.0
+            done[j] = d / total if total else 0.0
             if progress is not None:
-                progress(sum(done) / len(points))
+                progress(sum(done) / len(done))
 
         return cb
 
-    def one(i: int) -> Result:
-        t, p, s, d = points[i]
+    def one(j: int) -> Result:
+        i, index, seeded = runs[j]
+        t, p, s, d, c = points[i]
+        trace, sets = _seeds.variant(t, c, seeded, index)
         row = simulate(
-            t,
+            trace,
             p,
             s,
             device=d,
-            format=format,
-            volume=volume,
-            skip_bad_lines=skip_bad_lines,
-            page_size=page_size,
-            set=set,
+            set=sets,
             epoch=epoch,
-            working_set=ws[t],
-            progress=report(i),
+            # Another seed of a synthetic trace is another trace: its own working set.
+            working_set=working_set(t, c) if trace == t else None,
+            progress=report(j),
+            **opts,
         )
-        done[i] = 1.0
+        done[j] = 1.0
         if progress is not None:
-            progress(sum(done) / len(points))
+            progress(sum(done) / len(runs))
+        for k in axes:
+            row[k] = c[k]
+        if seeds_n > 1:
+            row["size"] = s
+            _seeds.mark(row, seeded, index, sum(1 for r in runs if r[0] == i))
+            if row.epochs is not None:
+                row.epochs.insert(1, "seed_index", index)
         return row
 
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(points)))
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
     if workers == 1:
-        rows = [one(i) for i in range(len(points))]
+        rows = [one(j) for j in range(len(runs))]
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            rows = list(pool.map(one, range(len(points))))
+            rows = list(pool.map(one, range(len(runs))))
     df = pd.DataFrame(rows)
+    if seeds_n > 1:
+        df.attrs["summary"] = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes])
     if epoch is not None:
         tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
         df.attrs["epochs"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
     return df
+
+
+#: The most combinations of ``grid`` axes a run_grid takes (an experiment file is the tool for
+#: more; see fcsim.sweep.MAX_POINTS).
+MAX_COMBOS = 10_000
+
+
+def _combos(sets: Mapping[str, Any] | None, grid: Mapping[str, Iterable[Any]] | None) -> list[dict[str, Any]]:
+    """The ``--set`` keys of each combination of ``grid``'s axes over ``sets``."""
+    base = dict(sets or {})
+    Sets(base)  # a bad key fails here, once
+    if grid is None:
+        return [base]
+    if not isinstance(grid, Mapping):
+        raise ConfigError(f"grid={grid!r}: expected a mapping of --set keys to lists of values")
+    combos = [base]
+    for key, values in grid.items():
+        vals = listed(values, (str, int, float), lambda v: v)
+        if not vals:
+            raise ConfigError(f"grid: {key}: expected at least one value")
+        if len(combos) * len(vals) > MAX_COMBOS:
+            raise ConfigError(
+                f"grid: more than {MAX_COMBOS} combinations; use an experiment file (fcsim sweep)"
+            )
+        Sets({key: vals[0]})
+        combos = [{**c, key: v} for c in combos for v in vals]
+    return combos
+
+
+def _seed_runs(
+    points: list[tuple[str, str, str, str | None, dict[str, Any]]], seeds: int
+) -> list[tuple[int, int, dict[str, int]]]:
+    """The runs of a grid: (point, seed index, seeded components) for each point, ``seeds`` of
+    them for a random point, one for the others (see :mod:`fcsim.seeds`)."""
+    runs = []
+    for i, (t, p, _, d, c) in enumerate(points):
+        seeded = _seeds.components(t, p, d, c) if seeds > 1 else {}
+        runs += [(i, k, seeded) for k in range(seeds if seeded else 1)]
+    return runs
 
 
 def trace_info(
@@ -708,6 +802,102 @@ def _minisim(
         unadjusted_miss_ratio=[p[4] for p in points],
     )
     return df
+
+
+#: The sizes, as shares of the working set, at which `fcsim mrc` prints a curve by default.
+MRC_SHARES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
+
+
+def mrc_compare(
+    trace: str | os.PathLike[str],
+    method: str = "shards",
+    *,
+    rate: float | None = None,
+    max_samples: int | None = None,
+    policy: str | None = None,
+    at: str | int | Iterable[str | int] | None = None,
+    seed: int = 0,
+    seeds: int = 1,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """A sampled miss-ratio curve against its reference, with ``seeds`` seeds of the sampling
+    hash (``seed`` + 0 .. ``seeds`` - 1): ``fcsim mrc --compare --seeds N``. ``method`` is
+    ``shards`` (the reference is LRU's exact curve) or ``minisim`` (full runs of ``policy``).
+    The sizes are ``at`` (pages, bytes or percent of the working set; for minisim, the sizes
+    simulated), else 1%, 2%, 5%, 10%, 20%, 50% and 100% of the working set (for shards, the
+    exact one). Other arguments are :func:`mrc`'s.
+
+    Returns one row per seed and size: ``seed``, ``size`` (as given or the share),
+    ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. ``attrs``: ``mae`` (each
+    seed's mean absolute error over the sizes), ``mae_mean`` and ``mae_ci95`` (the half-width
+    of its 95% confidence interval, Student t; NaN for one seed), ``seeds``, ``method`` and the
+    first seed's curve's ``attrs`` as ``curve``."""
+    n = _seeds.count(seeds)
+    if method not in ("shards", "minisim"):
+        raise ConfigError(f"mrc_compare: method {method!r}: expected shards or minisim (sampled curves)")
+    integer("seed", seed, 0, U64_MAX - n)
+    at_list = None if at is None else listed(at, (str, int), size_text)
+    if at_list is not None:
+        if not at_list:
+            raise ConfigError("at: expected at least one size")
+        for x in at_list:
+            _core.check_size(x)
+    opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
+    kw = {"rate": rate, "max_samples": max_samples, "policy": policy, "set": set, **opts}
+    if method == "minisim":
+        sizes = at_list if at_list is not None else [f"{100 * x:g}%" for x in MRC_SHARES]
+        curves = [mrc(trace, method, seed=seed + i, sizes=sizes, progress=progress, **kw) for i in range(n)]
+        pages = [int(p) for p in curves[0]["size_pages"]]
+        full = run_grid(trace, [str(policy)], pages, set=set, **opts)
+        reference = [1.0 - h for h in full["hit_ratio"]]
+        ws = curves[0].attrs["cold"]
+        labels = [f"{p / ws:.2%}" if ws else str(p) for p in pages]
+    else:
+        exact = mrc(trace, "exact", set=set, progress=progress, **opts)
+        ws = exact.attrs["cold"]
+        if at_list is not None:
+            labels = at_list
+            pages = [_core.size_pages(x, page_size, ws) for x in at_list]
+        else:
+            labels = [f"{x:.0%}" for x in MRC_SHARES]
+            pages = [_share_pages(x, page_size, ws) for x in MRC_SHARES]
+        reference = [mrc_at(exact, p) for p in pages]
+        curves = [mrc(trace, method, seed=seed + i, progress=progress, **kw) for i in range(n)]
+    rows = []
+    for i, curve in enumerate(curves):
+        ratios = list(curve["miss_ratio"]) if method == "minisim" else [mrc_at(curve, p) for p in pages]
+        for label, p, m, r in zip(labels, pages, ratios, reference, strict=True):
+            rows.append(
+                {
+                    "seed": seed + i,
+                    "size": label,
+                    "size_pages": p,
+                    "miss_ratio": m,
+                    "reference": r,
+                    "abs_error": abs(m - r),
+                }
+            )
+    df = pd.DataFrame(rows)
+    mae = [float(g["abs_error"].mean()) for _, g in df.groupby("seed", sort=True)]
+    mean, half, _ = _seeds.ci95(mae)
+    df.attrs.update(
+        mae=mae, mae_mean=mean, mae_ci95=half, seeds=n, method=method, curve=dict(curves[0].attrs)
+    )
+    return df
+
+
+def _share_pages(share: float, page_size: int, ws: int) -> int:
+    """A share of the working set in pages, as ``fcsim run`` resolves ``--size 5%`` (at least
+    one page)."""
+    try:
+        return int(_core.size_pages(f"{share:.0%}", page_size, ws))
+    except ConfigError:  # less than one page
+        return 1
 
 
 def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:

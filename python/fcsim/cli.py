@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -16,6 +17,7 @@ import pandas as pd
 
 import fcsim
 from fcsim import _core, catalogue, notes, output, plot
+from fcsim import seeds as seeding
 from fcsim.reports import PAPERS
 from fcsim.terminal import printable
 
@@ -37,6 +39,48 @@ TABLE_COLUMNS = [
     "resp_mean_us",
     "resp_p99_us",
     "saturated",
+    "requests_per_s",
+]
+
+#: The columns `fcsim run` prints for an SSD cache over a disk (``stack.kind=ssd-cache``): the
+#: read hit ratio is the metric of a read cache (LARC §4, dynamic-allocation §IV), then what the
+#: cache costs the flash (cache_writes, FUE, erasures) and what reaches the disk.
+SSD_CACHE_COLUMNS = [
+    "trace",
+    "policy",
+    "size_pages",
+    "accesses",
+    "read_hit_ratio",
+    "hit_ratio",
+    "cache_writes",
+    "fue",
+    "erasures",
+    "write_amplification",
+    "device",
+    "device_state",
+    "disk_reads",
+    "disk_writes",
+    "disk_util_peak_1s",
+    "resp_mean_us",
+    "resp_p99_us",
+    "saturated",
+    "requests_per_s",
+]
+
+#: The columns for the offline bounds and their online baselines (offline-bounds §3.1): RHR,
+#: erasures, EPBPD, FUE and WFUE at the paper's two weights (Fig. 9).
+OFFLINE_COLUMNS = [
+    "trace",
+    "policy",
+    "size_pages",
+    "accesses",
+    "read_hit_ratio",
+    "flash_page_writes",
+    "erasures",
+    "epbpd",
+    "fue",
+    "wfue_0.2",
+    "wfue_0.8",
     "requests_per_s",
 ]
 
@@ -96,6 +140,8 @@ def _check_outputs(a: argparse.Namespace) -> list[str]:
         output.check_path(a.out, inputs)
         if epochs:
             output.check_path(output.beside(a.out, "epochs"), inputs)
+        if a.command == "run" and getattr(a, "seeds", 1) > 1:
+            output.check_path(output.beside(a.out, "seeds"), inputs)
     if a.plot:
         plot.check_path(a.plot, inputs)
         if epochs:
@@ -113,6 +159,33 @@ def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
+#: Keys whose value may be a comma itself: never split into an axis.
+COMMA_KEYS = {"trace.delimiter"}
+
+
+def _set_axes(pairs: Sequence[str] | None) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """``--set`` of `fcsim run`: fixed keys, and axes (``KEY=V1,V2,...``: each value a point,
+    as an experiment file's ``[[grid]]``). A comma inside one value is written ``\\,``; the
+    value of ``trace.delimiter`` is taken whole (``--set trace.delimiter=,``)."""
+    fixed: dict[str, str] = {}
+    axes: dict[str, list[str]] = {}
+    for key, value in _sets(pairs).items():
+        if key.lower() in COMMA_KEYS:
+            fixed[key] = value
+            continue
+        parts = [p.replace("\0", ",").strip() for p in value.replace("\\,", "\0").split(",")]
+        if len(parts) == 1:
+            fixed[key] = parts[0]
+        elif any(not p for p in parts):
+            raise fcsim.ConfigError(
+                f"--set {key}={value}: an axis takes values V1,V2,... with none empty "
+                "(a comma inside a value is written \\,)"
+            )
+        else:
+            axes[key] = list(dict.fromkeys(parts))
+    return fixed, axes
+
+
 def _trace_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", help="trace format (default: detect); see 'fcsim trace formats'")
     p.add_argument("--volume", type=int, help="keep only this volume (disk, ASU, LUN, device)")
@@ -127,7 +200,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
         "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop), "
         "sim.warmup=N|60s|full (statistics reset after N requests, a time, or once the cache is full) "
-        "or POLICY.KEY (see 'fcsim policies'); repeatable",
+        "or POLICY.KEY (see 'fcsim policies'); repeatable; in 'fcsim run', KEY=V1,V2,... makes an axis "
+        "(a run at each value; a comma inside a value is written \\,)",
     )
 
 
@@ -159,6 +233,11 @@ def cmd_run(a: argparse.Namespace) -> int:
             raise fcsim.ConfigError("--size is required (only --policy none takes no cache size)")
         a.size = "1"
     devices: list[str | None] = [None] if a.device is None else list(_split_list(a.device))
+    columns = None if a.columns is None else _split_list(a.columns)
+    if columns is not None and not columns:
+        raise fcsim.ConfigError("--columns: expected column names, comma-separated (see --json for all)")
+    common = _common(a)
+    common["set"], grid = _set_axes(a.set)
     bar = Bar("simulating")
     try:
         df = fcsim.run_grid(
@@ -169,24 +248,40 @@ def cmd_run(a: argparse.Namespace) -> int:
             epoch=a.epoch,
             jobs=a.jobs,
             progress=bar,
-            **_common(a),
+            seeds=a.seeds,
+            grid=grid or None,
+            **common,
         )
     finally:
         bar.close()
+    summary = df.attrs.pop("summary", None)
+    if a.json or a.quiet:
+        table_columns(df, columns)  # a bad --columns is an error whatever is printed
     epochs = df.attrs.pop("epochs", None)
     if a.out:
         output.write_table(df, a.out, inputs)
         if epochs is not None:
             output.write_table(epochs, output.beside(a.out, "epochs"), inputs)
+        if summary is not None:
+            output.write_table(summary, output.beside(a.out, "seeds"), inputs)
     if a.plot:
-        plot.run_plot(df, a.plot)
+        # With seeds, each point's means (one line per policy, not one zigzag through its seeds).
+        seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
+        plot.run_plot(summary if seeded else df, a.plot)
         if epochs is not None:
             plot.epoch_plot(epochs, output.beside(a.plot, "epochs"))
     if a.json:
         for line in output.rows_json(df):
             print(line)
     elif not a.quiet:
-        print(format_table(df))
+        print(format_table(df, columns))
+        if summary is not None:
+            print()
+            print(
+                f"mean ± 95% confidence interval (Student t) over the seeds of each point "
+                f"(--seeds {a.seeds}; seeds 1: nothing random in it)"
+            )
+            print(format_summary(df, summary, columns))
         if epochs is not None and not a.out:
             print()
             print(format_epochs(epochs))
@@ -199,18 +294,113 @@ def cmd_run(a: argparse.Namespace) -> int:
     return 0
 
 
-def format_table(df: pd.DataFrame) -> str:
-    cols = [c for c in TABLE_COLUMNS if c in df.columns]
+def _mode(row: pd.Series) -> str:
+    """The kind of run of a row: ``offline`` (an offline bound or its online baselines),
+    ``ssd-cache`` (a flash cache over a disk) or ``buffer`` (a DRAM buffer, over a device or
+    nothing)."""
+    if pd.notna(row.get("wfue_0.2")) or row.get("stack") == "offline-bounds":
+        return "offline"
+    if pd.notna(row.get("cache_writes")):
+        return "ssd-cache"
+    return "buffer"
+
+
+def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list[str]:
+    """The columns `fcsim run` prints: ``chosen`` (``--columns``; each must be a column of the
+    table), else those of the modes run (:data:`TABLE_COLUMNS` for a buffer, without its
+    device columns when no row has a device; :data:`SSD_CACHE_COLUMNS`;
+    :data:`OFFLINE_COLUMNS`), in that order, each once, followed by ``--set`` axes and seeds."""
+    if chosen is not None:
+        unknown = [c for c in chosen if c not in df.columns]
+        if unknown:
+            raise fcsim.ConfigError(
+                f"--columns: no column {', '.join(unknown)} in the table; "
+                f"its columns: {', '.join(df.columns)}"
+            )
+        return list(chosen)
+    modes = {_mode(r) for _, r in df.iterrows()} or {"buffer"}
+    buffer = [c for c in TABLE_COLUMNS if c in df.columns]
     if "device" in df.columns and df["device"].isna().all():
-        cols = [c for c in cols if c not in DEVICE_TABLE_COLUMNS]
+        buffer = [c for c in buffer if c not in DEVICE_TABLE_COLUMNS]
+    lists = {"buffer": buffer, "ssd-cache": SSD_CACHE_COLUMNS, "offline": OFFLINE_COLUMNS}
+    cols: list[str] = []
+    for mode in ("buffer", "ssd-cache", "offline"):
+        if mode in modes:
+            cols += [c for c in lists[mode] if c in df.columns and c not in cols]
+    extra = [c for c in df.columns if "." in c and c not in cols]  # --set axes (stack.split)
+    at = cols.index("size_pages") + 1 if "size_pages" in cols else len(cols)
+    cols[at:at] = extra
+    if "seed_index" in df.columns:
+        cols[at + len(extra) : at + len(extra)] = ["seed_index"]
+    # requests_per_s last, as the run's speed
+    if "requests_per_s" in cols:
+        cols.remove("requests_per_s")
+        cols.append("requests_per_s")
+    return cols
+
+
+#: How each printed column is formatted (others as pandas prints them).
+FORMATS = {
+    "hit_ratio": "{:.4f}",
+    "read_hit_ratio": "{:.4f}",
+    "write_amplification": "{:.4f}",
+    "fue": "{:.4f}",
+    "wfue_0.2": "{:.4f}",
+    "wfue_0.8": "{:.4f}",
+    "epbpd": "{:.4g}",
+    "disk_util_peak_1s": "{:.2f}",
+    "resp_mean_us": "{:.1f}",
+    "resp_p99_us": "{:.1f}",
+}
+
+
+def _fmt(column: str, v: Any, counts: bool = False) -> str:
+    """A cell as printed: empty for null, ``FORMATS`` for its column, a whole number for a
+    column of counts (``counts``: a count column that pandas made float for its nulls)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    if column == "requests_per_s":
+        return f"{v / 1e6:.2f}M"
+    f = FORMATS.get(column)
+    if f is not None and isinstance(v, int | float) and not isinstance(v, bool):
+        return f.format(v)
+    if counts:
+        return f"{int(v)}"
+    return str(v)
+
+
+def format_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
+    """The table `fcsim run` prints: :func:`table_columns`, formatted."""
+    cols = table_columns(df, columns)
     t = df[cols].copy()
-    for c in ("hit_ratio", "read_hit_ratio", "write_amplification"):
-        if c in t:
-            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.4f}")
-    for c in ("resp_mean_us", "resp_p99_us"):
-        if c in t:
-            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{v:.1f}")
-    t["requests_per_s"] = t["requests_per_s"].map(lambda v: "" if pd.isna(v) else f"{v / 1e6:.2f}M")
+    for c in cols:
+        col = t[c]
+        counts = (
+            pd.api.types.is_float_dtype(col)
+            and c not in FORMATS
+            and bool(col.dropna().map(float.is_integer).all())
+        )
+        if counts or c in FORMATS or c == "requests_per_s" or col.isna().any():
+            t[c] = col.map(lambda v, c=c, counts=counts: _fmt(c, v, counts))
+    return t.to_string(index=False)
+
+
+def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
+    """The seeds' summary as `fcsim run --seeds N` prints it: the printed columns of each
+    point, a metric as ``mean ± half-width`` of its 95% confidence interval (Student t; the
+    mean alone for a point that ran once)."""
+    cols = [c for c in table_columns(df, columns) if c not in ("seed_index", "requests_per_s")]
+    cols = [c for c in cols if c in summary.columns]
+    if "size" in summary.columns and "size" not in cols:
+        cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "size")
+    cols.insert(cols.index("size") + 1 if "size" in cols else len(cols), "seeds")
+    t = summary[cols].copy()
+    for c in cols:
+        half = f"{c}_ci95"
+        if half in summary.columns:
+            large = summary[c].abs().max() >= 1000
+            fmt = FORMATS.get(c, "{:.0f}" if large else "{:.4g}")
+            t[c] = [seeding.pm(m, h, fmt) for m, h in zip(summary[c], summary[half], strict=True)]
     return t.to_string(index=False)
 
 
@@ -469,6 +659,8 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     sizes = None if a.sizes is None else _split_list(a.sizes)
     if a.method == "minisim" and at_sizes is not None:
         sizes = at_sizes
+    if a.seeds != 1:
+        return _mrc_seeds(a, inputs, common, sizes if a.method == "minisim" else at_sizes)
     bar = Bar("computing MRC")
     try:
         curve = fcsim.mrc(
@@ -523,6 +715,72 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], ref, "exact LRU", None)
     if a.compare and a.method == "exact":
         print("(--compare: the exact curve is its own reference)")
+    return 0
+
+
+def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any], at: list[str] | None) -> int:
+    """`fcsim mrc --compare --seeds N`: the sampled curve with N seeds of its hash against its
+    reference; each size's miss ratio and error as mean ± 95% CI, each seed's mean absolute
+    error, and theirs as mean ± 95% CI (Student t)."""
+    seeding.count(a.seeds)
+    if a.method == "exact":
+        raise fcsim.ConfigError("--seeds: the exact curve samples nothing (seeds are for shards and minisim)")
+    if not a.compare:
+        raise fcsim.ConfigError(
+            "--seeds N measures a sampled curve's error over N seeds of its hash: add --compare"
+        )
+    if a.out or a.plot:
+        raise fcsim.ConfigError("--seeds: --out and --plot write one curve; run without --seeds for them")
+    bar = Bar(f"computing {a.seeds} sampled curves and the reference")
+    try:
+        df = fcsim.mrc_compare(
+            a.trace,
+            a.method,
+            rate=a.rate,
+            max_samples=a.max_samples,
+            policy=a.policy,
+            at=at,
+            seed=a.seed,
+            seeds=a.seeds,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+            **common,
+        )
+    finally:
+        bar.close()
+    at0 = df.attrs["curve"]
+    ref = "exact LRU" if a.method == "shards" else f"full {at0['policy']} runs"
+    how = (
+        f"SHARDS at R={at0['rate']:g}"
+        if a.method == "shards" and at0["max_samples"] is None
+        else f"SHARDS with s_max={at0['max_samples']:,}"
+        if a.method == "shards"
+        else f"minisim of {at0['policy']} at R={at0['rate']:g}"
+    )
+    n = df.attrs["seeds"]
+    print(
+        f"{at0['accesses']:,} accesses; {how}, {n} seeds of the sampling hash ({a.seed}..{a.seed + n - 1}); "
+        f"reference: {ref}"
+    )
+    head = ("size", "pages", "miss_ratio (mean ± 95% CI)", "reference", "abs_error (mean ± 95% CI)")
+    print(f"{head[0]:>8} {head[1]:>12} {head[2]:>28} {head[3]:>10} {head[4]:>27}")
+    for (label, pages), g in df.groupby(["size", "size_pages"], sort=False):
+        m, mh, _ = seeding.ci95(g["miss_ratio"])
+        e, eh, _ = seeding.ci95(g["abs_error"])
+        print(
+            f"{label:>8} {pages:>12,} {seeding.pm(m, mh, '{:.4f}'):>28} {g['reference'].iloc[0]:>10.4f} "
+            f"{seeding.pm(e, eh, '{:.4f}'):>27}"
+        )
+    print(
+        "mean absolute error of each seed: "
+        + ", ".join(
+            f"{s}: {v:.4f}" for s, v in zip(sorted(df["seed"].unique()), df.attrs["mae"], strict=True)
+        )
+    )
+    print(
+        f"mean absolute error {seeding.pm(df.attrs['mae_mean'], df.attrs['mae_ci95'], '{:.4f}')} "
+        f"(mean ± 95% confidence interval, Student t, over {n} seeds; each seed's MAE is the mean over the "
+        f"{df['size'].nunique()} sizes above of |miss ratio - reference|)"
+    )
     return 0
 
 
@@ -621,6 +879,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
 
     out = a.out or f"{Path(a.experiment).stem}.parquet"
     exp = sweep.load(a.experiment, a.traces)
+    if a.seeds is not None:
+        exp.seeds = seeding.count(a.seeds)
     total = len(exp.points())
     bar = Bar("sweeping")
 
@@ -632,10 +892,22 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         say(f"fcsim: {message}")
 
     try:
-        df = sweep.run(exp, out, jobs=a.jobs, scheduler=a.scheduler, progress=progress, notify=notify)
+        df = sweep.run(
+            exp,
+            out,
+            jobs=a.jobs,
+            scheduler=a.scheduler,
+            progress=progress,
+            notify=notify,
+            keep_stale=a.keep_stale,
+        )
     finally:
         bar.close()
     say_notes(df)
+    if exp.seeds > 1:
+        summary = output.beside(out, "seeds")
+        output.write_table(sweep.summarize_seeds(df), summary, exp.inputs)
+        print(f"wrote {summary}: each point's mean and 95% confidence interval over its seeds")
     at = df.attrs
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     done = f"{at['computed']} computed now, {at['reused']} reused"
@@ -658,6 +930,8 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
             progress=bar,
             only=None if a.only is None else _split_list(a.only),
             notify=say,
+            keep_stale=a.keep_stale,
+            seeds=a.seeds,
         )
     finally:
         bar.close()
@@ -703,6 +977,16 @@ def cmd_plot(a: argparse.Namespace) -> int:
     return 0
 
 
+SEEDS_HELP = (
+    "run every random point (a synth: trace, a seeded policy such as pt-lru, a drive aged or filled at "
+    "random) with N seeds: seed + 0 .. seed + N-1 of each seeded component; adds a summary with each "
+    "metric's mean and 95%% confidence interval (Student t)"
+)
+KEEP_STALE_HELP = (
+    "reuse points of the table made by another fcsim version or revision (by default they are computed again)"
+)
+
+
 SCHEDULER_HELP = (
     "run on the Dask cluster at this address (tcp://HOST:8786) instead of a local pool; its workers "
     "need fcsim (pip install 'fcsim[dask]') and the traces at the same paths"
@@ -719,6 +1003,9 @@ class Parser(argparse.ArgumentParser):
 
 def parser() -> argparse.ArgumentParser:
     ap = Parser(prog="fcsim", description="FlashCacheSim: caches on and in front of flash")
+    ap.add_argument(
+        "--version", action="version", version=f"fcsim {fcsim.__version__} (revision {fcsim.__revision__})"
+    )
     sub = ap.add_subparsers(dest="command", required=True)
 
     run = sub.add_parser("run", help="simulate policies x sizes over a trace")
@@ -750,6 +1037,12 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
     run.add_argument("-q", "--quiet", action="store_true", help="print no table")
+    run.add_argument("--seeds", type=int, default=1, metavar="N", help=SEEDS_HELP)
+    run.add_argument(
+        "--columns",
+        metavar="COL[,COL...]",
+        help="the columns of the printed table (default: the metrics of the mode run; --json shows all)",
+    )
     _trace_args(run)
     run.set_defaults(func=cmd_run)
 
@@ -784,6 +1077,14 @@ def parser() -> argparse.ArgumentParser:
     )
     mrc.add_argument("--seed", type=int, default=0, help="seed of the sampling hash (default 0)")
     mrc.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --compare: sample with N seeds (--seed + 0 .. N-1) and print the mean absolute error "
+        "as mean +- 95%% confidence interval (Student t), and each seed's",
+    )
+    mrc.add_argument(
         "--compare",
         action="store_true",
         help="also print each size's reference and the mean absolute error: against the exact curve "
@@ -806,6 +1107,8 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--traces", help="directory the experiment's trace names are relative to")
     sw.add_argument("--jobs", type=int, help="worker processes (default: cores)")
     sw.add_argument("--scheduler", help=SCHEDULER_HELP)
+    sw.add_argument("--seeds", type=int, metavar="N", help=SEEDS_HELP + " (default: the file's seeds, or 1)")
+    sw.add_argument("--keep-stale", action="store_true", help=KEEP_STALE_HELP)
     sw.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
@@ -817,6 +1120,8 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument(
         "--only", help="run on these of the experiment's traces only (file names, comma-separated)"
     )
+    rep.add_argument("--seeds", type=int, metavar="N", help=SEEDS_HELP + " (default: the experiment's)")
+    rep.add_argument("--keep-stale", action="store_true", help=KEEP_STALE_HELP)
     rep.set_defaults(func=cmd_reproduce)
 
     pl = sub.add_parser(

@@ -35,6 +35,11 @@ second; running the same sweep again merges the journal into the table and skips
 already there, so a sweep stopped in any way, ``kill -9`` included, resumes where it stopped
 without running a finished point again. Ctrl-C writes every finished point before it stops.
 Policy ``none`` caches nothing: it runs once whatever the sizes.
+
+``seeds = N`` (top level; or ``--seeds N``) runs each random point (see :mod:`fcsim.seeds`) with
+N seeds, one row each (``seed_index``); :func:`summarize_seeds` gives each point's mean and
+95% confidence interval. A table's points made by another fcsim (its ``fcsim_version`` and
+``fcsim_revision``) are computed again unless ``keep_stale`` (see :func:`run`).
 """
 
 from __future__ import annotations
@@ -58,7 +63,8 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, api, catalogue, journal, output
+from fcsim import _core, api, catalogue, journal, output, seeds
+from fcsim import seeds as _seeds
 from fcsim._core import ConfigError, TraceError
 
 #: A point's key, and its row or why it failed.
@@ -72,7 +78,7 @@ GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid", "if_cached
 #: whose lists multiply to billions of points must fail at once rather than hang; sweeps of
 #: thousands of points are the intended use.
 MAX_POINTS = 100_000
-KEYS = GRID_KEYS | {"name", "description", "part"}
+KEYS = GRID_KEYS | {"name", "description", "part", "seeds"}
 
 
 @dataclass
@@ -137,6 +143,9 @@ class Experiment:
     #: The experiment file, and what its trace names are relative to (for errors).
     source: str = "experiment"
     base_from: str = "the experiment file's directory"
+    #: Seeds of each random point (``seeds = N`` in the file, or ``--seeds N``; see
+    #: :mod:`fcsim.seeds`): such a point is N points, ``"seed": i`` in their keys.
+    seeds: int = 1
 
     @property
     def cached(self) -> list[Trace]:
@@ -242,12 +251,20 @@ class Experiment:
         return sizes
 
     def points(self) -> list[dict[str, Any]]:
-        """Every point of every part, in order, each once."""
+        """Every point of every part, in order, each once; with ``seeds`` N > 1, a random point
+        is N points, ``"seed": i`` (the seed index) and ``"seeds": N`` added to each (nothing
+        to the other points, which run once)."""
         seen: dict[str, dict[str, Any]] = {}
         for part in self.parts:
             for pt in part.points():
                 seen.setdefault(point_key(pt), pt)
-        return list(seen.values())
+        if self.seeds == 1:
+            return list(seen.values())
+        out = []
+        for pt in seen.values():
+            random = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
+            out += [{**pt, "seed": i, "seeds": self.seeds} for i in range(self.seeds)] if random else [pt]
+        return out
 
 
 def _one_line(text: str) -> str:
@@ -390,7 +407,11 @@ def parse(
             f"{p}: {n} points (traces x policies x sizes x devices x --set axes); "
             f"an experiment has at most {MAX_POINTS}"
         )
+    n_seeds = doc.get("seeds", 1)
+    if isinstance(n_seeds, bool) or not isinstance(n_seeds, int) or not 1 <= n_seeds <= seeds.MAX_SEEDS:
+        raise ConfigError(f"{p}: seeds = {n_seeds!r}: expected a number of seeds from 1 to {seeds.MAX_SEEDS}")
     return Experiment(
+        seeds=n_seeds,
         name=str(doc.get("name", p.stem)),
         description=str(doc.get("description", "")),
         parts=parts,
@@ -405,6 +426,21 @@ def point_key(pt: dict[str, Any]) -> str:
     """A point's identity in the table: its trace by file name (the directory may move)."""
     trace = pt["trace"] if pt["trace"].startswith("synth:") else os.path.basename(pt["trace"])
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
+
+
+def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:
+    """The seeds' summary of a sweep's rows (:func:`fcsim.seeds.summarize`): one row per point
+    but its seed, ``base_point`` (its key without the seed) and each metric's mean and 95%
+    confidence interval; a point that ran once is a summary of one seed."""
+
+    def base(key: str) -> str:
+        pt = json.loads(key)
+        pt.pop("seed", None)
+        pt.pop("seeds", None)
+        return json.dumps(pt, sort_keys=True)
+
+    rows = df.assign(base_point=df["point"].map(base))
+    return seeds.summarize(rows, ["base_point"])
 
 
 def needs_working_set(pt: dict[str, Any]) -> bool:
@@ -424,17 +460,38 @@ def _run_point(job: Job) -> Outcome:
     pt, ws, journal_path = job
     key = point_key(pt)
     try:
+        index = pt.get("seed", 0)
+        seeded = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
+        trace, sets = seeds.variant(pt["trace"], pt["set"], seeded, index)
         row = api.simulate(
-            pt["trace"], pt["policy"], pt["size"], device=pt["device"], set=pt["set"], working_set=ws
+            trace,
+            pt["policy"],
+            pt["size"],
+            device=pt["device"],
+            set=sets,
+            # Another seed of a synthetic trace is another trace, with its own working set.
+            working_set=ws if trace == pt["trace"] else None,
         )
     except (ConfigError, TraceError) as e:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
         return key, None, f"{type(e).__name__}: {e}"
-    row = {**row, "point": key}
+    row = {**seeds.mark(row, seeded, index, pt.get("seeds", 1)), "point": key}
     if journal_path is not None:
         journal.record(journal_path, row)
     return key, row, None
+
+
+def _current(row: dict[str, Any]) -> bool:
+    """Whether a table's row was made by this fcsim: its version and source revision."""
+    return row.get("fcsim_version") == api.VERSION and row.get("fcsim_revision") == api.REVISION
+
+
+def _made_by(row: dict[str, Any]) -> str:
+    version, revision = row.get("fcsim_version"), row.get("fcsim_revision")
+    if not isinstance(version, str):
+        return "a version that did not record itself"
+    return f"{version} ({revision if isinstance(revision, str) else 'revision unknown'})"
 
 
 def _worker_init() -> None:
@@ -556,6 +613,7 @@ def run(
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
+    keep_stale: bool = False,
 ) -> pd.DataFrame:
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
     ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
@@ -569,7 +627,13 @@ def run(
     the others: when all have run and the table is written, a ConfigError names each failed
     point (its ``point`` key) and why; a rerun runs just those.
     On Ctrl-C every finished point is written first, then :class:`Interrupted` (a
-    KeyboardInterrupt) says how many points remain."""
+    KeyboardInterrupt) says how many points remain.
+
+    A point in the table made by another fcsim (another ``fcsim_version`` or
+    ``fcsim_revision``, or a row without them: made before rows carried them) is *stale*: it is
+    computed again and its row replaced, and ``notify`` says how many and by which fcsim they
+    were made; ``keep_stale=True`` (``--keep-stale``) reuses them instead, also said. Points of
+    other experiments in the same table are left as they are."""
     out = Path(out)
     if output.check_path(out, exp.inputs) != "parquet":
         raise ConfigError(
@@ -582,7 +646,7 @@ def run(
     points = exp.points()
     log = journal.Journal(out)
     try:
-        return _run(points, sizes, out, exp.inputs, log, jobs, scheduler, progress, notify)
+        return _run(points, sizes, out, exp.inputs, log, jobs, scheduler, progress, notify, keep_stale)
     finally:
         log.close()
 
@@ -597,6 +661,7 @@ def _run(
     scheduler: str | None,
     progress: Callable[[float], object] | None,
     notify: Callable[[str], object] | None,
+    keep_stale: bool = False,
 ) -> pd.DataFrame:
     """:func:`run` once the grid is checked and the table's journal locked."""
     output.remove_stale(out)
@@ -630,6 +695,24 @@ def _run(
     log.clear()
     keys = {point_key(pt) for pt in points}
     have &= keys
+    stale = [r for r in rows if r["point"] in have and not _current(r)]
+    if stale:
+        made = ", ".join(sorted({_made_by(r) for r in stale}))
+        if keep_stale:
+            if notify is not None:
+                notify(
+                    f"reusing {len(stale)} point(s) of {out} made by another fcsim ({made}), "
+                    "as --keep-stale asks"
+                )
+        else:
+            if notify is not None:
+                notify(
+                    f"{len(stale)} point(s) of {out} were made by another fcsim ({made}); computing them "
+                    f"again with fcsim {api.VERSION} ({api.REVISION}) (--keep-stale reuses them)"
+                )
+            gone = {r["point"] for r in stale}
+            rows = [r for r in rows if r["point"] not in gone]
+            have -= gone
     todo = [pt for pt in points if point_key(pt) not in have]
     reused = len(have)
     total = len(points)
@@ -707,9 +790,17 @@ def sweep(
     scheduler: str | None = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
+    keep_stale: bool = False,
+    seeds: int | None = None,
 ) -> pd.DataFrame:
-    """Loads the experiment at ``path`` and runs it into ``out`` (see :func:`run`)."""
-    return run(load(path, traces_dir), out, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify)
+    """Loads the experiment at ``path`` and runs it into ``out`` (see :func:`run`); ``seeds``,
+    if given, overrides the file's ``seeds``."""
+    exp = load(path, traces_dir)
+    if seeds is not None:
+        exp.seeds = _seeds.count(seeds)
+    return run(
+        exp, out, jobs=jobs, scheduler=scheduler, progress=progress, notify=notify, keep_stale=keep_stale
+    )
 
 
 def packaged(name: str) -> Path:

@@ -536,6 +536,9 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     std::panic::set_hook(Box::new(|info| PANIC.with(|p| *p.borrow_mut() = info.to_string().replace('\n', " "))));
     m.add("TraceError", m.py().get_type::<TraceError>())?;
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    // Provenance of every result row: the package version and the source revision built from.
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("REVISION", env!("FCSIM_REVISION"))?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;

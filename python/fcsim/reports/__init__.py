@@ -9,9 +9,12 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
+from fcsim.seeds import count as seeds_count
 
 REPORTS = {
     "gasa": gasa.report,
@@ -21,6 +24,25 @@ REPORTS = {
     "offline": offline.report,
 }
 PAPERS = tuple(REPORTS)
+
+
+def _seeds_line(df: pd.DataFrame) -> str:
+    """How many seeds each random point of the table used (see :mod:`fcsim.seeds`), a line."""
+    if "seeds" not in df.columns or "seeded" not in df.columns:
+        return "Seeds: not recorded (rows made before fcsim recorded them).\n"
+    random = df[df["seeded"].fillna("") != ""]
+    first = random[random["seed_index"] == 0] if "seed_index" in random.columns else random
+    if first.empty:
+        return (
+            "Seeds: no point draws from a seed (no synthetic trace, seeded policy or randomly aged drive).\n"
+        )
+    counts = first["seeds"].value_counts().sort_index()
+    used = ", ".join(f"{c} ran with {int(n)} seed{'s' if n != 1 else ''} each" for n, c in counts.items())
+    points = len(df) - len(random) + len(first)
+    return (
+        f"Seeds: {len(first)} of the {points} points draw from a seed (a synthetic trace, a seeded "
+        f"policy or a drive aged at random): {used} (`--seeds N` runs each with N).\n"
+    )
 
 
 def reproduce(
@@ -33,6 +55,8 @@ def reproduce(
     progress: Callable[[float], object] | None = None,
     only: Sequence[str] | None = None,
     notify: Callable[[str], object] | None = None,
+    keep_stale: bool = False,
+    seeds: int | None = None,
 ) -> Path:
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
     its plots and summary; returns the summary's path. ``only``, if given, keeps the
@@ -40,7 +64,9 @@ def reproduce(
     summary says so. ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
     (an existing file that is not a directory, a pipe or device under a file's name, is
     refused before anything runs). ``notify``, if given, gets the table's notes and warnings
-    (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``)."""
+    (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``), and
+    says when points made by another fcsim are computed again (``keep_stale`` reuses them; see
+    :func:`fcsim.sweep.run`). ``seeds`` overrides the experiment's seeds per random point."""
     if paper not in PAPERS:
         raise ConfigError(f"fcsim reproduce {paper}: not available; available: {', '.join(PAPERS)}")
     out = Path(out_dir)
@@ -65,7 +91,17 @@ def reproduce(
     for name in ("experiment.toml", "README.md", "summary.md", testable.CACHE):
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
-    df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+    if seeds is not None:
+        exp.seeds = seeds_count(seeds)
+    df = sweep.run(
+        exp,
+        out / "results.parquet",
+        jobs=jobs,
+        scheduler=scheduler,
+        progress=progress,
+        notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
+        keep_stale=keep_stale,
+    )
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
@@ -78,7 +114,9 @@ def reproduce(
         f"`.venv/bin/fcsim reproduce {paper}`). The grid is `experiment.toml` (a copy of the one shipped\n"
         f"in `python/fcsim/experiments/{paper}.toml`); `results.parquet` holds every result row; the\n"
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
-        "points in `results.parquet`; delete it to rerun everything.\n",
+        "points in `results.parquet` made by the same fcsim (its `fcsim_version` and `fcsim_revision`;\n"
+        "others are computed again unless `--keep-stale`); delete it to rerun everything.\n\n"
+        + _seeds_line(df),
     )
     measures = testable.measure(_traces(exp), out, common.version())
     is_own = df["trace"].isin(list(own))

@@ -128,7 +128,7 @@ impl DiskConfig {
                 let s: String = p.take("stack", "stripe", "64KiB".to_string(), "")?;
                 let what = || Error::config(format!("stack.stripe={s}: expected a stripe unit in bytes (64KiB, 1MiB)"));
                 let stripe_bytes = match SizeSpec::parse(&s) {
-                    Ok(SizeSpec::Bytes(b)) => b,
+                    Ok(SizeSpec::Bytes(b)) if b > 0 => b,
                     _ => return Err(what()),
                 };
                 Disks::Count { disks, stripe_bytes }
@@ -183,6 +183,16 @@ fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> 
     Ok(v)
 }
 
+/// A number in the range `ok` accepts, described by `what`; else one line naming the key, the
+/// value given and the range.
+fn within(p: &mut Params, key: &str, default: f64, what: &str, ok: impl Fn(f64) -> bool) -> Result<f64> {
+    let v: f64 = p.take("stack", key, default, what)?;
+    if !ok(v) {
+        return Err(Error::config(format!("stack.{key}={}: expected {what}", compact(v))));
+    }
+    Ok(v)
+}
+
 fn share(p: &mut Params, key: &str, default: f64) -> Result<f64> {
     let v: f64 = p.take("stack", key, default, "a share of the SSD in (0, 1)")?;
     if !(v > 0.0 && v < 1.0) {
@@ -218,15 +228,8 @@ impl StackConfig {
                 "dynamic" => Some(SplitMode::Dynamic(Dynamic {
                     initial: share(&mut p, "initial", 0.35)?,
                     window: positive(&mut p, "window", 2.0, "a multiple of the SSD's raw pages (> 0)")?,
-                    train: positive(&mut p, "train", 0.125, "a share of the window in (0, 1]")
-                        .ok()
-                        .filter(|v| *v <= 1.0)
-                        .ok_or_else(|| Error::config("stack.train: expected a share of the window in (0, 1]"))?,
-                    retrain: p
-                        .take("stack", "retrain", 0.1, "a miss-ratio distance in [0, 1]")
-                        .ok()
-                        .filter(|v: &f64| (0.0..=1.0).contains(v))
-                        .ok_or_else(|| Error::config("stack.retrain: expected a miss-ratio distance in [0, 1]"))?,
+                    train: within(&mut p, "train", 0.125, "a share of the window in (0, 1]", |v| v > 0.0 && v <= 1.0)?,
+                    retrain: within(&mut p, "retrain", 0.1, "a miss-ratio distance in [0, 1]", |v| (0.0..=1.0).contains(&v))?,
                     shards_rate: {
                         let m: String = p.take("stack", "mrc", "exact".to_string(), "")?;
                         match m.as_str() {
