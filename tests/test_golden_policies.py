@@ -26,7 +26,7 @@ TRACES = {
     "tpcc": "data/traces/mqsim_tpcc-small.trace.gz",
     "tencent": "data/traces/tencent_cbs_sample50k.csv.gz",
     "cloudphysics": "data/traces/cloudphysics_vscsi_2h.csv.gz",
-}  # fmt: skip
+}
 WINDOWED = ["cflru", "gcar-cflru", "lcr"]
 SMALL = {"msr", "tpcc"}
 AGED = {"device.fill": "1", "device.steady": "1"}
