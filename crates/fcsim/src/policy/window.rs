@@ -5,8 +5,10 @@
 //! this file implements [`Policy`] for all three.
 //!
 //! Nothing is scanned: every access costs O(1), and an eviction of a dirty page under a rule
-//! that asks the device costs O(chips holding a dirty page of the window) device queries (the
-//! device's size, not the cache's). The structures and the invariants they keep between calls:
+//! that asks the device sorts the chips holding a dirty page of the window by their oldest such
+//! page and asks the device about them in that order until the answer is settled (the first chip
+//! not in GC; a chip of load 0): O(c log c) for c ≤ chips, the device's size, not the cache's.
+//! The structures and the invariants they keep between calls:
 //!
 //! - **The window** is exactly the last min(`window`, resident) pages of the LRU list. Each
 //!   node's side entry says whether it is in it (`sub != OUT`); `in_win` counts them and
@@ -28,9 +30,10 @@
 //!   so it is placed again after it.
 //!
 //! The rules read these instead of the window: the first dirty page from the LRU end is the
-//! list's LRU page; "the first page of a chip satisfying P" is the smallest stamp among the
-//! oldest pages of the active chips satisfying P; the least-loaded chip's first page is the
-//! smallest (load, stamp) among them. Each chip is asked about once per eviction, as before.
+//! list's LRU page; "the first page of a chip satisfying P" is the oldest page of the first
+//! active chip satisfying P, chips taken by the age of their oldest page; the least-loaded
+//! chip's first page is the smallest (load, stamp) among them. Each chip is asked about at most
+//! once per eviction, as before.
 
 use super::list::{each_dirty, touch, up_front, Arena, List, NIL};
 use super::{Access, Evicted, Outcome, Policy};
@@ -96,6 +99,8 @@ pub struct WindowLru {
     subs: Vec<Sub>,
     /// Chips whose sub-list is non-empty, in no particular order.
     active: Vec<u32>,
+    /// Scratch for an eviction: (stamp of the oldest page, chip) of the active chips, sorted.
+    order: Vec<(u64, u32)>,
     stamp: u64,
 }
 
@@ -124,6 +129,7 @@ impl WindowLru {
             side: Vec::with_capacity(up_front(capacity)),
             subs: vec![EMPTY_SUB; CHIP0 as usize],
             active: Vec::new(),
+            order: Vec::new(),
             stamp: 0,
         }
     }
@@ -245,16 +251,39 @@ impl WindowLru {
         match self.rule {
             Rule::Lru => lru,
             Rule::NotInGc => {
-                self.place(v);
-                let first = self.active.iter().filter(|&&c| !v.in_gc(c, t)).map(|&c| self.oldest(c)).min();
-                first.map_or(lru, |(_, i)| i)
+                self.by_age(v);
+                let first = self.order.iter().find(|&&(_, c)| !v.in_gc(c, t));
+                first.map_or(lru, |&(_, c)| self.oldest(c).1)
             }
             Rule::LeastLoaded => {
-                self.place(v);
-                let best = self.active.iter().map(|&c| (v.l_chip(c, t), self.oldest(c))).min();
-                best.map_or(lru, |(_, (_, i))| i)
+                self.by_age(v);
+                // Chips in LRU order of their oldest page: the first of the least load wins, and
+                // no chip after one with load 0 can beat it.
+                let mut best: Option<(u64, u32)> = None;
+                for &(_, c) in &self.order {
+                    let l = v.l_chip(c, t);
+                    if best.map_or(true, |(b, _)| l < b) {
+                        best = Some((l, c));
+                    }
+                    if l == 0 {
+                        break;
+                    }
+                }
+                best.map_or(lru, |(_, c)| self.oldest(c).1)
             }
         }
+    }
+
+    /// Places the pending pages and lists the active chips in `order` by the stamp of their
+    /// oldest page (the LRU order of the window's first dirty page of each chip).
+    fn by_age(&mut self, v: &dyn DeviceView) {
+        self.place(v);
+        self.order.clear();
+        for &c in &self.active {
+            let i = self.subs[(c + CHIP0) as usize].tail;
+            self.order.push((self.side[i as usize].stamp, c));
+        }
+        self.order.sort_unstable();
     }
 
     /// One access; when a page must go, the rule picks it from the window.
