@@ -4,10 +4,11 @@
 //! dirty pages, each policy's [`Rule`] picks one. Each policy is its own file with its rule;
 //! this file implements [`Policy`] for all three.
 //!
-//! Nothing is scanned: every access costs O(1), and an eviction of a dirty page under a rule
-//! that asks the device sorts the chips holding a dirty page of the window by their oldest such
-//! page and asks the device about them in that order until the answer is settled (the first chip
-//! not in GC; a chip of load 0): O(c log c) for c ≤ chips, the device's size, not the cache's.
+//! No page is scanned: an access costs O(1) plus, when it takes the oldest window page of a
+//! chip, a walk over at most the device's chips; an eviction of a dirty page under a rule that
+//! asks the device asks about the chips holding a dirty page of the window, in the order of
+//! their oldest such page, until the answer is settled (the first chip not in GC; a chip of
+//! load 0): at most the device's chips, whatever the cache's size.
 //! The structures and the invariants they keep between calls:
 //!
 //! - **The window** is exactly the last min(`window`, resident) pages of the LRU list. Each
@@ -23,8 +24,11 @@
 //! - **The window's dirty pages** are on the sub-list of their chip, in entry order, once their
 //!   chip is known; pages that entered since the last eviction that asked the device wait on a
 //!   `pending` sub-list and are placed (in entry order, after every placed page of their chip,
-//!   as their stamps are newer) when the next one asks. Chips with a non-empty sub-list are
-//!   listed in `active`. A placed page's chip is the one the device reports at eviction: a
+//!   as their stamps are newer) when the next one asks.
+//! - **The chips in age order**: the chips with a non-empty sub-list are linked in the order of
+//!   the stamps of their oldest pages. A chip whose sub-list starts gets the newest placed page,
+//!   so it goes last; a chip whose oldest page leaves moves towards the newer end, walking past
+//!   the chips whose oldest page is older (at most the number of chips). A placed page's chip is the one the device reports at eviction: a
 //!   device reports a new chip for a page a tier holds only while the tier handles an access to
 //!   that page ([`DeviceView::chip_of`]), and such an access takes the page out of the window,
 //!   so it is placed again after it.
@@ -79,11 +83,13 @@ const OUTSIDE: Side = Side { sub: OUT, prev: NIL, next: NIL, stamp: 0 };
 struct Sub {
     head: u32,
     tail: u32,
-    /// Position in `active` (chip sub-lists only, while non-empty).
-    slot: u32,
+    /// Chip sub-lists only, while non-empty: the chips before and after this one in the age
+    /// order (NIL at the ends).
+    older: u32,
+    newer: u32,
 }
 
-const EMPTY_SUB: Sub = Sub { head: NIL, tail: NIL, slot: u32::MAX };
+const EMPTY_SUB: Sub = Sub { head: NIL, tail: NIL, older: NIL, newer: NIL };
 
 #[derive(Debug)]
 pub struct WindowLru {
@@ -97,10 +103,10 @@ pub struct WindowLru {
     boundary: u32,
     side: Vec<Side>,
     subs: Vec<Sub>,
-    /// Chips whose sub-list is non-empty, in no particular order.
-    active: Vec<u32>,
-    /// Scratch for an eviction: (stamp of the oldest page, chip) of the active chips, sorted.
-    order: Vec<(u64, u32)>,
+    /// The chips whose sub-list is non-empty, linked through their [`Sub`] from `first_chip`
+    /// to `last_chip` in the order of the stamps of their oldest pages.
+    first_chip: u32,
+    last_chip: u32,
     stamp: u64,
 }
 
@@ -128,8 +134,8 @@ impl WindowLru {
             boundary: NIL,
             side: Vec::with_capacity(up_front(capacity)),
             subs: vec![EMPTY_SUB; CHIP0 as usize],
-            active: Vec::new(),
-            order: Vec::new(),
+            first_chip: NIL,
+            last_chip: NIL,
             stamp: 0,
         }
     }
@@ -147,11 +153,51 @@ impl WindowLru {
         } else {
             self.subs[s as usize].tail = i;
             if s >= CHIP0 {
-                self.subs[s as usize].slot = self.active.len() as u32;
-                self.active.push(s - CHIP0);
+                // Its oldest page is the newest placed page: the chip goes last in age order.
+                self.link_chip_after(s - CHIP0, self.last_chip);
             }
         }
         self.subs[s as usize].head = i;
+    }
+
+    #[inline]
+    fn chip(&mut self, c: u32) -> &mut Sub {
+        &mut self.subs[(c + CHIP0) as usize]
+    }
+
+    /// Puts chip `c` in the age order right after chip `after` (NIL: first).
+    #[inline]
+    fn link_chip_after(&mut self, c: u32, after: u32) {
+        let newer = if after == NIL { self.first_chip } else { self.chip(after).newer };
+        let e = self.chip(c);
+        e.older = after;
+        e.newer = newer;
+        if after == NIL {
+            self.first_chip = c;
+        } else {
+            self.chip(after).newer = c;
+        }
+        if newer == NIL {
+            self.last_chip = c;
+        } else {
+            self.chip(newer).older = c;
+        }
+    }
+
+    /// Takes chip `c` out of the age order.
+    #[inline]
+    fn unlink_chip(&mut self, c: u32) {
+        let Sub { older, newer, .. } = *self.chip(c);
+        if older == NIL {
+            self.first_chip = newer;
+        } else {
+            self.chip(older).newer = newer;
+        }
+        if newer == NIL {
+            self.last_chip = older;
+        } else {
+            self.chip(newer).older = older;
+        }
     }
 
     /// Takes node `i` off its sub-list.
@@ -168,11 +214,20 @@ impl WindowLru {
         } else {
             self.subs[s as usize].tail = prev;
         }
-        if s >= CHIP0 && self.subs[s as usize].head == NIL {
-            let slot = self.subs[s as usize].slot as usize;
-            self.active.swap_remove(slot);
-            if let Some(&moved) = self.active.get(slot) {
-                self.subs[(moved + CHIP0) as usize].slot = slot as u32;
+        if s >= CHIP0 && next == NIL {
+            // The chip's oldest page left: the chip leaves the age order if it has no other,
+            // else it moves towards the newer end, behind the last chip with an older page.
+            let c = s - CHIP0;
+            let mut after = self.chip(c).older;
+            self.unlink_chip(c);
+            if prev != NIL {
+                let stamp = self.side[prev as usize].stamp;
+                let mut n = if after == NIL { self.first_chip } else { self.chip(after).newer };
+                while n != NIL && self.oldest(n).0 < stamp {
+                    after = n;
+                    n = self.chip(n).newer;
+                }
+                self.link_chip_after(c, after);
             }
         }
         self.side[i as usize].sub = OUT;
@@ -251,16 +306,24 @@ impl WindowLru {
         match self.rule {
             Rule::Lru => lru,
             Rule::NotInGc => {
-                self.by_age(v);
-                let first = self.order.iter().find(|&&(_, c)| !v.in_gc(c, t));
-                first.map_or(lru, |&(_, c)| self.oldest(c).1)
+                self.place(v);
+                let mut c = self.first_chip;
+                while c != NIL && v.in_gc(c, t) {
+                    c = self.chip(c).newer;
+                }
+                if c == NIL {
+                    lru
+                } else {
+                    self.oldest(c).1
+                }
             }
             Rule::LeastLoaded => {
-                self.by_age(v);
+                self.place(v);
                 // Chips in LRU order of their oldest page: the first of the least load wins, and
                 // no chip after one with load 0 can beat it.
                 let mut best: Option<(u64, u32)> = None;
-                for &(_, c) in &self.order {
+                let mut c = self.first_chip;
+                while c != NIL {
                     let l = v.l_chip(c, t);
                     if best.map_or(true, |(b, _)| l < b) {
                         best = Some((l, c));
@@ -268,22 +331,11 @@ impl WindowLru {
                     if l == 0 {
                         break;
                     }
+                    c = self.chip(c).newer;
                 }
                 best.map_or(lru, |(_, c)| self.oldest(c).1)
             }
         }
-    }
-
-    /// Places the pending pages and lists the active chips in `order` by the stamp of their
-    /// oldest page (the LRU order of the window's first dirty page of each chip).
-    fn by_age(&mut self, v: &dyn DeviceView) {
-        self.place(v);
-        self.order.clear();
-        for &c in &self.active {
-            let i = self.subs[(c + CHIP0) as usize].tail;
-            self.order.push((self.side[i as usize].stamp, c));
-        }
-        self.order.sort_unstable();
     }
 
     /// One access; when a page must go, the rule picks it from the window.
@@ -456,6 +508,14 @@ mod tests {
                 assert_eq!((matches!(o, Outcome::Hit { .. }), got), (hit, out), "round {round}, access {t}: {rule:?} window {window}");
                 assert_eq!(p.len(), s.pages.len());
                 assert_eq!(p.in_win, p.window.min(p.len()));
+                // The chips in age order: every chip with a placed page, oldest pages increasing.
+                let (mut c, mut last, mut seen) = (p.first_chip, 0, 0);
+                while c != NIL {
+                    let (stamp, _) = p.oldest(c);
+                    assert!(stamp > last, "round {round}, access {t}: chip order");
+                    (last, seen, c) = (stamp, seen + 1, p.chip(c).newer);
+                }
+                assert_eq!(seen, p.subs[CHIP0 as usize..].iter().filter(|x| x.head != NIL).count());
             }
         }
     }
