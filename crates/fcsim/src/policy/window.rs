@@ -87,9 +87,12 @@ struct Sub {
     /// order (NIL at the ends).
     older: u32,
     newer: u32,
+    /// Chip sub-lists only, while non-empty: the stamp of `tail`, so that the age order is
+    /// walked in this array alone.
+    oldest: u64,
 }
 
-const EMPTY_SUB: Sub = Sub { head: NIL, tail: NIL, older: NIL, newer: NIL };
+const EMPTY_SUB: Sub = Sub { head: NIL, tail: NIL, older: NIL, newer: NIL, oldest: 0 };
 
 #[derive(Debug)]
 pub struct WindowLru {
@@ -154,6 +157,7 @@ impl WindowLru {
             self.subs[s as usize].tail = i;
             if s >= CHIP0 {
                 // Its oldest page is the newest placed page: the chip goes last in age order.
+                self.subs[s as usize].oldest = self.side[i as usize].stamp;
                 self.link_chip_after(s - CHIP0, self.last_chip);
             }
         }
@@ -222,8 +226,9 @@ impl WindowLru {
             self.unlink_chip(c);
             if prev != NIL {
                 let stamp = self.side[prev as usize].stamp;
+                self.chip(c).oldest = stamp;
                 let mut n = if after == NIL { self.first_chip } else { self.chip(after).newer };
-                while n != NIL && self.oldest(n).0 < stamp {
+                while n != NIL && self.chip(n).oldest < stamp {
                     after = n;
                     n = self.chip(n).newer;
                 }
@@ -512,7 +517,7 @@ mod tests {
                 let (mut c, mut last, mut seen) = (p.first_chip, 0, 0);
                 while c != NIL {
                     let (stamp, _) = p.oldest(c);
-                    assert!(stamp > last, "round {round}, access {t}: chip order");
+                    assert!(stamp > last && stamp == p.chip(c).oldest, "round {round}, access {t}: chip order");
                     (last, seen, c) = (stamp, seen + 1, p.chip(c).newer);
                 }
                 assert_eq!(seen, p.subs[CHIP0 as usize..].iter().filter(|x| x.head != NIL).count());
