@@ -49,6 +49,7 @@ bench: $(VENV)/.installed
 	$(BIN)/python bench/mrc_sampling.py
 	$(BIN)/python bench/offline_bounds.py
 	$(BIN)/python bench/clone_speed.py
+	$(BIN)/python bench/flash_speed.py
 
 # Coverage-guided fuzzing (issue 16), long runs by hand: `make fuzz` runs every target for
 # FUZZ_RUNS executions (or FUZZ_SECONDS each), one after another; FUZZ_TARGETS picks some. The

@@ -279,6 +279,9 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         *sections.kept(path, "## MRC sampling"),
         *sections.kept(path, "## Offline bounds"),
         *sections.kept(path, "## Trace clones"),
+        *sections.kept(path, "## The machine's limit"),
+        *sections.kept(path, "## Flash-aware policies against LRU"),
+        *sections.kept(path, "## Device path"),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 

@@ -20,6 +20,9 @@ pub trait DeviceView {
     fn chips(&self) -> u32;
     /// The chip holding `page` (where its next program goes under static placement). Every page
     /// a tier admitted has its place on the device; a page the device never saw reports chip 0.
+    /// The chip of a page a tier holds changes only while the tier handles an access to that
+    /// page (its admission, a write reaching the device); GC moves a page within its plane.
+    /// [`crate::policy`]'s windowed policies keep pages per chip on the strength of this.
     fn chip_of(&self, page: u64) -> u32;
     /// Host reads and writes and GC jobs queued or running on `chip` at `t`.
     fn load(&self, chip: u32, t: u64) -> ChipLoad;

@@ -9,13 +9,14 @@
 //!
 //! Vague in the papers, chosen here: the search for a dirty page stays within the window (as
 //! CFLRU's search for a clean one does); a chip is "in GC" while a GC job is queued or running on
-//! it. With no device (no view) GCaR-CFLRU is CFLRU.
+//! it. With no device (no view) GCaR-CFLRU is CFLRU. The victim is found without a scan of the
+//! window, asking the device about each chip holding a dirty page of it at most once
+//! ([`super::window`], [`Rule::NotInGc`]).
 
-use super::window::{window_param, Candidate, ChipMemo, WindowLru};
+use super::window::{window_param, Rule, WindowLru};
 use super::{Policy, PolicyInfo};
 use crate::error::Result;
 use crate::params::Params;
-use crate::view::DeviceView;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "gcar-cflru",
@@ -26,21 +27,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     params: &["window"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "gcar-cflru", 0.1)?;
-        Ok(Box::new(WindowLru::new(cap, w, choose)))
+        Ok(Box::new(WindowLru::new(cap, w, Rule::NotInGc)))
     },
 };
-
-/// A window of dirty pages gives up its first page whose chip is not collecting, else its LRU
-/// page.
-fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64, memo: &mut ChipMemo) -> usize {
-    let Some(v) = view else { return 0 };
-    c.iter()
-        .position(|x| {
-            let chip = v.chip_of(x.key);
-            memo.get(chip, || u64::from(v.in_gc(chip, t))) == 0
-        })
-        .unwrap_or(0)
-}
 
 #[cfg(test)]
 mod tests {
@@ -53,15 +42,15 @@ mod tests {
         // 1 is collecting garbage. No clean page in the window, so the first dirty page whose chip
         // is not in GC goes: 2 (CFLRU would evict 1).
         let view = FixedView { loads_us: vec![0, 0, 0, 0, 0], in_gc: vec![false, true, false, false, false] };
-        let mut p = WindowLru::new(4, 0.75, choose);
+        let mut p = WindowLru::new(4, 0.75, Rule::NotInGc);
         trace(&mut p, "1w 2w 3w 4w");
         assert_eq!(trace_on(&mut p, "5", &view)[0].1, [2]);
         // A clean page in the window still goes first, even before a dirty page of an idle chip.
-        let mut q = WindowLru::new(4, 0.75, choose);
+        let mut q = WindowLru::new(4, 0.75, Rule::NotInGc);
         trace(&mut q, "1w 2 3w 4w");
         assert_eq!(trace_on(&mut q, "5", &view)[0].1, [2]);
         // Without a device it is CFLRU.
-        let mut r = WindowLru::new(4, 0.75, choose);
+        let mut r = WindowLru::new(4, 0.75, Rule::NotInGc);
         trace(&mut r, "1w 2w 3w 4w");
         assert_eq!(trace(&mut r, "5")[0].1, [1]);
     }

@@ -12,12 +12,16 @@
 //! it from 1/64 to 100%, Fig. 8, without naming the one of Fig. 5-7), the same as CFLRU's so the
 //! two differ only in the dirty victim. With no device (no view) every chip's load is 0, so the
 //! dirty victim is the LRU page: LCR is CFLRU.
+//!
+//! Alg. 1 scans the region; here the region's dirty pages are kept per chip in LRU order
+//! ([`super::window`], [`Rule::LeastLoaded`]), so a victim costs one L_chip per chip holding a
+//! dirty page of the region and no scan: the same victim (the least L_chip, the page nearest
+//! the LRU end among the chips of that load).
 
-use super::window::{window_param, Candidate, ChipMemo, WindowLru};
+use super::window::{window_param, Rule, WindowLru};
 use super::{Policy, PolicyInfo};
 use crate::error::Result;
 use crate::params::Params;
-use crate::view::DeviceView;
 
 pub const INFO: PolicyInfo = PolicyInfo {
     name: "lcr",
@@ -28,24 +32,9 @@ pub const INFO: PolicyInfo = PolicyInfo {
     params: &["window"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let w = window_param(p, "lcr", 0.1)?;
-        Ok(Box::new(WindowLru::new(cap, w, choose)))
+        Ok(Box::new(WindowLru::new(cap, w, Rule::LeastLoaded)))
     },
 };
-
-/// Alg. 1, Select_Victim_Block, for a destaging region of dirty pages (its first clean page,
-/// if any, has gone already: see [`super::window`]).
-fn choose(c: &[Candidate], view: Option<&dyn DeviceView>, t: u64, memo: &mut ChipMemo) -> usize {
-    let Some(v) = view else { return 0 };
-    let mut best = (u64::MAX, 0);
-    for (i, x) in c.iter().enumerate() {
-        let chip = v.chip_of(x.key);
-        let l = memo.get(chip, || v.l_chip(chip, t));
-        if l < best.0 {
-            best = (l, i);
-        }
-    }
-    best.1
-}
 
 #[cfg(test)]
 mod tests {
@@ -59,7 +48,7 @@ mod tests {
         // smallest load. Here: capacity 6, window 3 (D4 D5 D6 from the LRU end); page k on chip
         // k mod 3: D4 → chip 1 (20 ms), D5 → chip 2 (10 ms), D6 → chip 0 (5 ms).
         let view = FixedView { loads_us: vec![5_000, 20_000, 10_000], in_gc: vec![false; 3] };
-        let mut p = WindowLru::new(6, 0.5, choose);
+        let mut p = WindowLru::new(6, 0.5, Rule::LeastLoaded);
         trace(&mut p, "4w 5w 6w 7w 8w 9w");
         assert_eq!(trace_on(&mut p, "10", &view)[0].1, [6]);
         // Equal loads: the page nearest the LRU end (Alg. 1 keeps the first strict minimum).
@@ -74,7 +63,7 @@ mod tests {
         trace(&mut p, "13w 14w 15w");
         assert_eq!(trace_on(&mut p, "16", &view)[0].1, [12]);
         // Without a device it is CFLRU: the LRU page.
-        let mut q = WindowLru::new(3, 1.0, choose);
+        let mut q = WindowLru::new(3, 1.0, Rule::LeastLoaded);
         trace(&mut q, "1w 2w 3w");
         assert_eq!(trace(&mut q, "4")[0].1, [1]);
     }
