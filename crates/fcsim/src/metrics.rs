@@ -358,6 +358,7 @@ impl SplitRow {
                 ("split_predicted_us", each(&|s| s.predicted_ns / 1000.0)),
                 ("split_resp_mean_us", each(&|s| s.resp_mean_ns / 1000.0)),
                 ("split_decisions", Value::Int(log.decisions)),
+                ("split_stretch_requests", each(&|s| s.requests)),
                 ("split_stretch_u", each(&|s| s.u)),
                 ("split_reached", each(&|s| s.reached)),
                 ("split_pick_paper", each(&|s| s.pick_paper)),

@@ -21,6 +21,8 @@ REPORTS = {
     "offline": offline.report,
 }
 PAPERS = tuple(REPORTS)
+#: A paper's second stage: more points computed from the first stage's rows, or None.
+STAGES = {"dynamic": dynamic.offline_stage}
 
 
 def reproduce(
@@ -66,6 +68,9 @@ def reproduce(
         output.guard(out / name)
     output.guard(out / OWN, directory=True)
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+    # A second stage whose points come from the first's rows (the dynamic split's offline U).
+    if (stage := STAGES.get(paper)) is not None and (second := stage(df, exp)) is not None:
+        df = sweep.run(second, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())

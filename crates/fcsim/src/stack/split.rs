@@ -201,8 +201,9 @@ pub struct Stretch {
     /// The acting rule's latency for this split, predicted at the end of the previous window
     /// (NaN for the first window and training stretches).
     pub predicted_ns: f64,
-    /// Mean response time of the requests that completed the stretch.
+    /// Mean response time of the requests that completed the stretch, and how many.
     pub resp_mean_ns: f64,
+    pub requests: f64,
     /// Training: the U measured (NaN without GC). Window: NaN.
     pub u: f64,
     /// Training: whether the cache reached its target size before U was taken (1 or 0).
@@ -460,10 +461,10 @@ impl Split {
         self.set(SPLITS[self.order[i]], false, f64::NAN)
     }
 
-    /// Restarts the counters (a stretch's measurement begins) without logging a stretch.
+    /// Restarts the flash counters (a stretch's measurement begins) without logging a stretch:
+    /// the stretch's responses run on from its start.
     fn close_quiet(&mut self, flash: FtlStats) {
         self.mark = flash;
-        self.resp = (0.0, 0);
     }
 
     /// Ends the current stretch at `flash` and starts the next with an empty curve.
@@ -475,6 +476,7 @@ impl Split {
             training,
             predicted_ns: predicted,
             resp_mean_ns: resp,
+            requests: self.resp.1 as f64,
             u,
             reached,
             pick_paper: picks.0,
