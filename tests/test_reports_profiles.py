@@ -140,7 +140,7 @@ def test_dynamic_profile_part(tmp_path: Path) -> None:
     text = "\n".join(dynamic._profile_part(_dynamic_rows(), tmp_path))
     for part in (
         "# Part 2: workload profiles",
-        "`scale=0.1` for all four",
+        "`scale=0.1`: requests and working set shrink alike",
         "## The paper's claims on the profiles, one by one",
         "## Where fcsim disagrees with the paper (profiles)",
     ):

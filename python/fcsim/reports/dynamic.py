@@ -531,11 +531,15 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
             "full (`scale=1`)."
             if scales == [1.0]
             else ", ".join(f"`scale={x:g}`" for x in scales)
-            + " for all four: requests and working set shrink alike. It keeps every ratio: the SSD /"
-            " working-set proportion, the requests per SSD (Financial1 7.2x, Homes 16.7x, Exchange 8.2x,"
-            " MSNFS 4.6x the SSD) and so the number of windows T, the request sizes and the locality;"
-            " it changes the absolute sizes (pages, blocks per plane, requests), so GC works on fewer"
-            " blocks."
+            + ": requests and working set shrink alike. It keeps the SSD / working-set proportion,"
+            " the request sizes and the locality, and changes the absolute sizes (pages, blocks per"
+            " plane, requests), so GC works on fewer blocks."
+            + (
+                " The request amount is the spec's `requested=` where given (30x the working set"
+                " here, beyond Table II's, for enough windows), else Table II's."
+                if any("requested=" in x for x in d["spec"])
+                else ""
+            )
         ),
         "- SSD: sized to each profile's working set in Table II's proportions, "
         + ", ".join(f"{k} {v:g}%" for k, v in PAPER_SSD.items())
@@ -721,9 +725,14 @@ def _col(d: pd.DataFrame, name: str, default: object = float("nan")) -> pd.Serie
 def _variants(d: pd.DataFrame) -> pd.DataFrame:
     """The dynamic rows with their rule, training and window (defaults filled in)."""
     dyn = d[d["split"] == "dynamic"]
+
+    def text(name: str, default: str) -> pd.Series:
+        c = _col(dyn, name).astype(object)
+        return c.where(c.notna(), default)
+
     return dyn.assign(
-        rule=_col(dyn, "stack_rule").fillna("paper"),
-        training=_col(dyn, "stack_training").fillna("live"),
+        rule=text("stack_rule", "paper"),
+        training=text("stack_training", "live"),
         window=_col(dyn, "stack_window").astype(float).fillna(2.0),
     )
 

@@ -425,14 +425,17 @@ impl Split {
                         let s = self.order[i];
                         self.u[s] = u;
                         self.close(true, flash, u.unwrap_or(f64::NAN), f64::from(u8::from(reached)), (f64::NAN, f64::NAN));
-                        if i + 1 < SPLITS.len() {
-                            return self.start_stretch(i + 1, flash);
-                        }
+                        // The cost of each finished stretch (a training cut off by the end of the
+                        // run counts its finished stretches).
                         let c = &mut self.log.cost;
                         c.requests += self.requests - self.train_mark.0;
                         c.host_writes += flash.host_writes - self.train_mark.1;
                         c.writebacks += p.writebacks - self.train_mark.2;
                         c.time_ns += p.now.saturating_sub(self.train_mark.3);
+                        self.train_mark = (self.requests, flash.host_writes, p.writebacks, p.now);
+                        if i + 1 < SPLITS.len() {
+                            return self.start_stretch(i + 1, flash);
+                        }
                         self.phase = Phase::Window;
                         self.pages = (0, 0);
                         let pending = self.pending;
