@@ -67,7 +67,7 @@ def test_write_cache_admission_bypasses_read_misses() -> None:
     assert writes["stack_admit"] == "writes"
     assert writes["insertions"] < both["insertions"]
     assert writes["insertions"] <= writes["writes"]
-    with pytest.raises(fcsim.ConfigError, match="stack.write=back"):
+    with pytest.raises(fcsim.ConfigError, match=r"stack\.write=back"):
         run("0.35", **{"stack.admit": "writes", "stack.write": "through"})
 
 
@@ -81,7 +81,7 @@ def test_offline_training_takes_the_given_table() -> None:
     for bad, words in (("0.5:0.4", "8 values"), ("", "8 values")):
         with pytest.raises(fcsim.ConfigError, match=words):
             run("dynamic", **{"stack.training": "offline", "stack.u": bad})
-    with pytest.raises(fcsim.ConfigError, match="stack.training=offline"):
+    with pytest.raises(fcsim.ConfigError, match=r"stack\.training=offline"):
         run("dynamic", **{"stack.u": table})
 
 
@@ -185,7 +185,11 @@ def _lead_rows() -> pd.DataFrame:
         for i, sp in enumerate(spares)
     ]
     flags = [0.0] + [1.0] * 8 + [0.0] * 11
-    for rule, window, mean, decisions in (("paper", 2.0, 2200.0, 11), ("request", 2.0, 2050.0, 11), ("paper", 4.0, 2600.0, 2)):
+    for rule, window, mean, decisions in (
+        ("paper", 2.0, 2200.0, 11),
+        ("request", 2.0, 2050.0, 11),
+        ("paper", 4.0, 2600.0, 2),
+    ):
         rows.append(
             {
                 **base,
@@ -220,7 +224,10 @@ def test_the_summary_opens_with_one_table_per_workload() -> None:
     # Best static: the paper's 35% (§V.A) and fcsim's (the valley at 35%, 2,000 µs).
     assert "Best static split: paper 35% (§V.A), fcsim 35% (2,000 µs, not saturated)" in text
     # eq. 5 at T = 2: +10% (a loss, scored: 11 decisions), with its status and training cost.
-    assert "| live, eq. 5 | 2 | 2,200 | not saturated | +10.0% (loss) | 2,100 | 11 | 55% / 35% | 800 / 5,000 / 300 / 12.5 |" in text
+    assert (
+        "| live, eq. 5 | 2 | 2,200 | not saturated | +10.0% (loss) | 2,100 | 11 | 55% / 35% "
+        "| 800 / 5,000 / 300 / 12.5 |" in text
+    )
     assert "| live, per request | 2 | 2,050 | not saturated | +2.5% (within 5%) |" in text
     # T = 4 decided twice: listed in Fig. 6 as no decision, never scored.
     assert "| Homes | 4 | eq. 5 | live | 2,600 | +30.0% | 2 | no decision (not saturated) |" in text

@@ -9,6 +9,8 @@ import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import pandas as pd
+
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
@@ -70,7 +72,8 @@ def reproduce(
     df = sweep.run(exp, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
     # A second stage whose points come from the first's rows (the dynamic split's offline U).
     if (stage := STAGES.get(paper)) is not None and (second := stage(df, exp)) is not None:
-        df = sweep.run(second, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+        more = sweep.run(second, out / "results.parquet", jobs=jobs, scheduler=scheduler, progress=progress)
+        df = pd.concat([df, more], ignore_index=True)
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())

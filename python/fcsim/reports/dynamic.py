@@ -36,6 +36,8 @@ PROPORTIONS = {
 }
 # "Within a few percent": fcsim reads it as 5%.
 CLOSE = 5.0
+#: A run whose controller decided fewer times than this is "no decision", never scored.
+MIN_DECISIONS = 4
 
 # Workload profiles calibrated to Table II (`synth:profile=dynamic-financial1`, ...): the paper's
 # trace each stands for, its SSD as a share of its working set (Table II: 4 GB for 3.6 and 5 GB,
@@ -134,6 +136,7 @@ def _best(d: pd.DataFrame) -> pd.DataFrame:
                 "training": train,
                 "resizes": int(dyn["split_resizes"]),
                 "trainings": int(dyn["split_trainings"]),
+                "decisions": int(dyn.get("split_decisions", 0) or 0),
             }
         )
     return pd.DataFrame(rows)
@@ -142,13 +145,15 @@ def _best(d: pd.DataFrame) -> pd.DataFrame:
 def _best_table(b: pd.DataFrame) -> list[str]:
     lines = [
         "| trace | SSD (% of WS) | best static spare | its mean response (µs) | dynamic (µs) "
-        "| dynamic vs best | dynamic's last spare | windows / training stretches | resizes |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---:|",
+        "| dynamic vs best | dynamic's last spare | windows / training stretches | resizes | decisions |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---:|---:|",
     ]
     for r in b.itertuples():
+        # Fewer than MIN_DECISIONS decisions: listed, never scored.
+        vs = f"{r.dyn_vs_best:+.1f}%" if r.decisions >= MIN_DECISIONS else "no decision"
         lines.append(
             f"| {r.trace} | {r.size:g}% | {r.best_spare:.0f}% | {r.best_resp:,.0f} | {r.dyn_resp:,.0f} "
-            f"| {r.dyn_vs_best:+.1f}% | {r.dyn_final:.0f}% | {r.windows} / {r.training} | {r.resizes} |"
+            f"| {vs} | {r.dyn_final:.0f}% | {r.windows} / {r.training} | {r.resizes} | {r.decisions} |"
         )
     return lines
 
@@ -193,7 +198,9 @@ def report(
     # The profiles' details below (Fig. 3-5, the claims) take one dynamic run per workload: live
     # training, eq. 5, the paper's window; the opening table takes every variant.
     v = _variants(prof_all)
-    main_dyn = v[(v["rule"] == "paper") & (v["training"] == "live") & (v["window"] == v["trace"].map(_paper_window))]
+    main_dyn = v[
+        (v["rule"] == "paper") & (v["training"] == "live") & (v["window"] == v["trace"].map(_paper_window))
+    ]
     prof = pd.concat([prof_all[prof_all["split"] != "dynamic"], prof_all.loc[main_dyn.index]])
     main, closed, windows = _runs(df)
     shares = read_share(df)
@@ -242,17 +249,21 @@ def report(
         "  blocks; the logical space holds the largest cache (OP 15%); evicted pages are trimmed. OP is",
         "  the spare share of the raw capacity (the paper's text and figures; its eq. 1 prints the",
         "  complement).",
-        "- Write-back, write-allocate: write misses enter dirty; read misses enter clean (the paper's",
-        "  model counts every access as a write); dirty pages reach the disk when evicted.",
+        "- The paper's write cache (`stack.admit=writes`): write-back, write-allocate, write misses",
+        "  enter dirty; read misses are served by the disk and do not enter (§III: eq. 4 counts writes;",
+        '  §IV: "all the data inside SSD are dirty"); dirty pages reach the disk when evicted.',
         "- The disk: fcsim's `flat` preset, 5 ms per access, FIFO: Table I's \"Disk Access Latency",
         '  5ms" (§V.A: "The average hard disk access latency is defined as 5ms"), read as per access,',
         "  not per page. A request's consecutive pages are one access; a dirty write-back between two",
         "  pages of a read miss splits it (each page its own access). Eq. 5's disk latency is the same",
         "  5 ms.",
-        "- Dynamic: training begins after the first window (a fresh drive does no GC before); one",
-        "  stretch of T/8 per OP, in increasing OP; a stretch without GC leaves U unmeasured and eq. 5",
-        "  takes U = 1 - OP; retraining when the window's miss ratio at some trained size moves by more",
-        "  than 0.1 from the trained curve. The window's curve is exact LRU.",
+        "- Dynamic: training begins after the first window (a fresh drive does no GC before). Live",
+        "  training (default) visits the OPs from the current one up to 85%, then down to 15%; per OP",
+        "  it waits until the cache holds its size (at most one window), lets the flash turn over once",
+        "  the cache, then measures U over T/8; shrink victims are written back in the disk's idle",
+        "  time. A stretch without GC leaves U unmeasured and eq. 5 takes U = 1 - OP; retraining when",
+        "  the window's miss ratio at some trained size moves by more than 0.1 from the trained curve.",
+        "  The window's curve is exact LRU. A run deciding fewer than 4 times is *no decision*.",
         "- **Main run**: the traces at their recorded times. **Closed-loop variant** (labelled so",
         "  below): one request outstanding, each arriving when the previous completes: the service",
         "  latency of eq. 4 without queueing between requests. **Fig. 6** runs the dynamic split with",
@@ -424,7 +435,8 @@ def _disagreements(
             )
         )
     for name, b_all in (("main run", b_main), ("closed-loop variant", b_closed)):
-        b = b_all[b_all["trace"].isin(split)]
+        # A run with fewer than MIN_DECISIONS decisions is never scored.
+        b = b_all[b_all["trace"].isin(split) & (b_all["decisions"] >= MIN_DECISIONS)]
         if b.empty:
             continue
         far = b[b["dyn_vs_best"] > CLOSE]
@@ -711,8 +723,6 @@ def _profile_claims(
 
 # --- The dynamic split as the paper runs it (issue 27): one table per workload first. ---
 
-#: A run whose controller decided fewer times than this is "no decision", never scored.
-MIN_DECISIONS = 4
 #: Table I's flash read plus the flat disk's access (µs): eq. 5's miss cost, Cost_fr + Cost_hd.
 MISS_US = 25.0 + 5000.0
 OPS = [15, 25, 35, 45, 55, 65, 75, 85]
@@ -742,8 +752,10 @@ def _paper_window(trace: str) -> float:
 
 
 def _sat(r: Any) -> str:
-    s = getattr(r, "saturated", None)
-    return "untimed" if s is None or pd.isna(s) else ("saturated" if bool(s) else "not saturated")
+    s = getattr(r, "saturated", None) if not isinstance(r, pd.Series) else r.get("saturated")
+    if s is None or pd.isna(s):
+        return "no load measure (`saturated` null: closed loop, untimed trace)"
+    return "saturated" if bool(s) else "not saturated"
 
 
 def _mode(values: Any) -> float:
@@ -774,7 +786,8 @@ def _adapted_resp(r: Any) -> float:
     """Mean response of a dynamic run's windows after its first training (the adapted run)."""
     flags = np.asarray(r.split_training if r.split_training is not None else [], dtype=float)
     resp = np.asarray(r.split_resp_mean_us if r.split_resp_mean_us is not None else [], dtype=float)
-    n = np.asarray(getattr(r, "split_stretch_requests", None) or [], dtype=float)
+    n = getattr(r, "split_stretch_requests", None)
+    n = np.asarray(n if n is not None else [], dtype=float)
     if len(n) != len(flags) or not (flags == 1).any():
         return float("nan")
     after = np.arange(len(flags)) > np.argmax(flags == 1)
@@ -808,7 +821,8 @@ def _lead(prof: pd.DataFrame) -> list[str]:
         "|---|---:|---:|---:|---:|",
     ]
     fig6 = [
-        "| workload | T (x SSD) | rule | training | mean response (µs) | vs best static | decisions | status |",
+        "| workload | T (x SSD) | rule | training | mean response (µs) | vs best static | decisions "
+        "| status |",
         "|---|---:|---|---|---:|---:|---:|---|",
     ]
     for trace, g in prof.groupby("trace", sort=False):
@@ -821,29 +835,30 @@ def _lead(prof: pd.DataFrame) -> list[str]:
         steady = {round(r.spare): r.gc_victim_utilisation for r in st.itertuples()}
         resp_at = {round(r.spare): r.resp_mean_us for r in st.itertuples()}
         pages = float(g["accesses"].iloc[0] / g["requests"].iloc[0])
-        chips = float(g["device_channels"].iloc[0] * g["device_chips_per_channel"].iloc[0])
+        chips = float(g["device_channels"].iloc[0]) * float(g["device_chips_per_channel"].iloc[0])
         ss_paper, ss_req = _picks(st, steady, pages, chips)
         dyn = _variants(g)
         pw = _paper_window(trace)
         lines += [
             f"### {name}",
             "",
-            f"`{trace}`, SSD {best['size_pct']:g}% of the working set, {int(g['requests'].iloc[0]):,} requests, "
-            f"{pages:.2f} pages a request. Best static split: paper {BEST_STATIC.get(name, float('nan')):.0f}% "
+            f"`{trace}`, SSD {best['size_pct']:g}% of the working set, "
+            f"{int(g['requests'].iloc[0]):,} requests, {pages:.2f} pages a request. "
+            f"Best static split: paper {BEST_STATIC.get(name, float('nan')):.0f}% "
             f"(§V.A), fcsim {best_op}% ({best['resp_mean_us']:,.0f} µs, {_sat(best)}). With the whole run's "
-            f"miss ratios and steady-state U a perfect controller picks {ss_paper}% (eq. 5) or {ss_req}% (per request).",
+            f"miss ratios and steady-state U a perfect controller picks {ss_paper}% (eq. 5) "
+            f"or {ss_req}% (per request).",
             "",
             "| dynamic | T (x SSD) | mean response (µs) | status | vs best static | adapted windows (µs) "
-            "| decisions | picks: eq. 5 / per request (most frequent) | training cost (requests / writes / write-backs / s) |",
+            "| decisions | picks: eq. 5 / per request (most frequent) "
+            "| training cost (requests / writes / write-backs / s) |",
             "|---|---:|---:|---|---:|---:|---:|---|---|",
         ]
         for r in dyn.sort_values(["training", "rule", "window"]).itertuples():
             dec = int(r.split_decisions) if pd.notna(getattr(r, "split_decisions", None)) else 0
             vs = (r.resp_mean_us / best["resp_mean_us"] - 1) * 100
             scored = dec >= MIN_DECISIONS
-            verdict = (
-                "no decision" if not scored else ("within 5%" if vs <= CLOSE else "loss")
-            )
+            verdict = "no decision" if not scored else ("within 5%" if vs <= CLOSE else "loss")
             cost = (
                 "none (offline)"
                 if r.training == "offline"
@@ -853,7 +868,8 @@ def _lead(prof: pd.DataFrame) -> list[str]:
             pp, pr = _mode(r.split_pick_paper), _mode(r.split_pick_request)
             fig6.append(
                 f"| {name} | {r.window:g} | {'eq. 5' if r.rule == 'paper' else 'per request'} | {r.training} "
-                f"| {r.resp_mean_us:,.0f} | {vs:+.1f}% | {dec} | {verdict if scored else 'no decision'} ({_sat(r)}) |"
+                f"| {r.resp_mean_us:,.0f} | {vs:+.1f}% | {dec} "
+                f"| {verdict if scored else 'no decision'} ({_sat(r)}) |"
             )
             if r.window != pw:
                 continue
@@ -873,7 +889,8 @@ def _lead(prof: pd.DataFrame) -> list[str]:
                     s, t = steady.get(op, float("nan")), trained.get(op, float("nan"))
                     err = "" if pd.isna(s) or pd.isna(t) else f"{t - s:+.3f}"
                     u_lines.append(
-                        f"| {name} | {op}% | {'' if pd.isna(s) else f'{s:.3f}'} | {'' if pd.isna(t) else f'{t:.3f}'} | {err} |"
+                        f"| {name} | {op}% | {'' if pd.isna(s) else f'{s:.3f}'} "
+                        f"| {'' if pd.isna(t) else f'{t:.3f}'} | {err} |"
                     )
         lines.append("")
     lines += [
@@ -954,7 +971,10 @@ def offline_stage(df: pd.DataFrame, exp: Any) -> Any:
             if not t.path.startswith(PROFILE):
                 continue
             st = df[(df["trace"] == t.path) & (df["split"] != "dynamic") & (df["queue_depth"] == 1)]
-            u = {round(float(s) * 100): x for s, x in zip(st["split"], st["gc_victim_utilisation"], strict=True)}
+            u = {
+                round(float(s) * 100): x
+                for s, x in zip(st["split"], st["gc_victim_utilisation"], strict=True)
+            }
             if any(pd.isna(u.get(op)) for op in OPS):
                 continue
             table = ":".join(f"{min(max(u[op], 0.0), 0.999):.4f}" for op in OPS)
@@ -964,7 +984,12 @@ def offline_stage(df: pd.DataFrame, exp: Any) -> Any:
                     policies=part.policies,
                     sizes=part.sizes,
                     devices=part.devices,
-                    sets={**part.sets, "stack.training": "offline", "stack.u": table, "stack.window": _paper_window(t.path)},
+                    sets={
+                        **part.sets,
+                        "stack.training": "offline",
+                        "stack.u": table,
+                        "stack.window": _paper_window(t.path),
+                    },
                     grid=[{"stack.rule": ["paper", "request"]}],
                 )
             )
