@@ -17,7 +17,10 @@ FCSIM = [sys.executable, "-m", "fcsim.cli"]
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
 # The calibrated generator (independent page draws, Poisson arrivals): the paper profiles were
 # this before issue 26 rebuilt them on clones (gasa-t3's Table II row at 1%).
-CALIBRATED = "synth:calibrated,requests=7667,pages=748,write=0.66,read_locality=28/72,write_locality=11/89,size=4096,iops=100"
+CALIBRATED = (
+    "synth:calibrated,requests=7667,pages=748,write=0.66,"
+    "read_locality=28/72,write_locality=11/89,size=4096,iops=100"
+)
 CHECKED = {"mean_read_bytes", "mean_write_bytes", "fano_1s", "mrc_mae", "dirty_eviction_share_1pct"}
 
 
