@@ -534,10 +534,12 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
         "",
         "## What fcsim chooses where the paper is silent (profiles)",
         "",
-        "- Traces: `synth:profile=dynamic-financial1`, `-homes`, `-exchange`, `-msnfs`, generated to",
-        "  Table II's working set, mean request size and request amount (every request a write: the",
-        "  table gives no read/write split and the SSD is a write cache; 20%/80% locality where the",
-        "  numbers allow it, Exchange 36%/64% and MSNFS 47%/53%; see `crates/fcsim/src/trace/profiles.rs`).",
+        "- Traces: `synth:profile=dynamic-financial1`, `-homes`, `-exchange`, `-msnfs`: clones of real",
+        "  traces reshaped to Table II's working set, mean request size and request amount (every",
+        "  request a write: the table gives no read/write split and the SSD is a write cache). Reuse,",
+        "  sequential runs, working-set growth and bursty arrivals come from the donor: TPC-C for",
+        "  Financial1, the DiskMon desktop disk for Homes, CloudPhysics for Exchange and MSNFS (see",
+        "  `crates/fcsim/src/trace/profiles.rs`).",
         "- Scale: "
         + (
             "full (`scale=1`)."
@@ -558,8 +560,8 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
         + "; the `dynamic` preset as above (4 chips). Static splits 15-85% and the dynamic split, with",
         "  T as §IV sets it: 2x the SSD (8 GB for 4 GB) for Financial1 and Homes, 2.5x (40 GB for 16 GB)",
         "  for Exchange and MSNFS.",
-        "- Closed loop (`sim.queue_depth=1`: the service latency of eq. 4): the profiles have Poisson",
-        "  arrivals of fcsim's choosing, not recorded times.",
+        "- Closed loop (`sim.queue_depth=1`: the service latency of eq. 4): the profiles' arrivals are",
+        "  their donors' stretched to 1,000/s, not the paper's recorded times.",
         "",
         "| profile | spec | requests | page accesses | SSD (% of WS) | SSD pages | T (x SSD) |",
         "|---|---|---:|---:|---:|---:|---:|",
