@@ -549,9 +549,9 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
             " the request sizes and the locality, and changes the absolute sizes (pages, blocks per"
             " plane, requests), so GC works on fewer blocks."
             + (
-                " The request amount is the spec's `requested=` where given (30x the working set"
-                " here, beyond Table II's, for enough windows), else Table II's."
-                if any("requested=" in x for x in d["spec"])
+                " The request count is the spec's `requests=` where given (30x the working set"
+                " here, beyond Table II's amount, for enough windows), else Table II's."
+                if any("requests=" in x for x in d["spec"])
                 else ""
             )
         ),
