@@ -756,7 +756,7 @@ def _paper_window(trace: str) -> float:
 def _sat(r: Any) -> str:
     s = getattr(r, "saturated", None) if not isinstance(r, pd.Series) else r.get("saturated")
     if s is None or pd.isna(s):
-        return "no load measure (`saturated` null: closed loop, untimed trace)"
+        return "saturation n/a (`saturated` null: closed loop)"
     return "saturated" if bool(s) else "not saturated"
 
 
