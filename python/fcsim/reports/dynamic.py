@@ -902,7 +902,8 @@ def _lead(prof: pd.DataFrame) -> list[str]:
         "the rule with the whole run's miss ratios and steady-state U already picks a split slower",
         "than the best; *wrong U*: the trained U moves the pick with the same miss ratios; *wrong MR*:",
         "the windows' curves move it again (the run's most frequent pick against the pick with the",
-        "whole run's miss ratios); *training cost*: the whole run's mean against its adapted windows'.",
+        "whole run's miss ratios); *training cost*: the whole run's mean against its adapted windows'",
+        "(those after the first training, which include the refill after every retraining).",
         "",
         *(why_lines or ["None: every scored run is within 5%."]),
         "",
@@ -950,7 +951,13 @@ def _why(
         f"wrong U: with trained U {pct(tr)}",
         f"wrong MR: the windows' most frequent pick {pct(picked)}",
         "training cost: the whole run "
-        + ("n/a" if np.isnan(train) else f"{train:+.1f}% over its adapted windows"),
+        + ("n/a" if np.isnan(train) else f"{train:+.1f}% over its adapted windows")
+        + (
+            f", {int(r.split_trainings)} trainings (each shrinks the cache to 15% of the SSD,"
+            " OP 85%, and regrows it: the windows after it refill a cold cache)"
+            if r.training == "live" and pd.notna(getattr(r, "split_trainings", None))
+            else ""
+        ),
     ]
     return [
         f"- {name}, {r.training}, {'eq. 5' if i == 0 else 'per request'}, T = {r.window:g}: "
