@@ -170,7 +170,7 @@ def test_the_sweep_example_runs_as_written(tmp_path: Path) -> None:
 
 def test_profiles_and_catalogue_families_are_documented() -> None:
     source = (ROOT / "crates/fcsim/src/trace/profiles.rs").read_text(encoding="utf-8")
-    profiles = re.findall(r'name: "([a-z0-9_-]+)"', source)
+    profiles = re.findall(r'^\s*(?:gasa|lcr|dynamic)\("([a-z0-9_-]+)"', source, re.M)
     text = section("## Workload profiles")
     missing = [p for p in profiles if f"`{p}`" not in text]
     assert profiles and not missing, f"README.md '## Workload profiles' does not list {missing}"

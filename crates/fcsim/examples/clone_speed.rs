@@ -1,5 +1,6 @@
 //! Generation speed of a trace clone: `cargo run --release --example clone_speed -- SPEC`
-//! (default: cloudphysics at 10x length and working set). Prints requests/s of the generator
+//! (default: cloudphysics at 10x length and working set; `profile=NAME,...` times a paper
+//! profile, issue 26). Prints requests/s of the generator
 //! alone (the model is fitted, or read, before the clock starts). Run it under
 //! `/usr/bin/time -v` for the peak memory.
 
@@ -12,7 +13,8 @@ fn main() {
     let spec = std::env::args().nth(1).unwrap_or(default);
     let spec = spec.strip_prefix("synth:").unwrap_or(&spec).to_string();
     let fit = Instant::now();
-    let mut c = Generator::from_spec(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let opened = if spec.starts_with("profile=") { fcsim::trace::clone::profile::open(&spec) } else { Generator::from_spec(&spec) };
+    let mut c = opened.unwrap_or_else(|e| panic!("{e}"));
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
     let (mut n, mut bytes) = (0u64, 0u64);

@@ -385,6 +385,16 @@ impl SplitRow {
                 ("split_training", each(&|s| f64::from(u8::from(s.training)))),
                 ("split_predicted_us", each(&|s| s.predicted_ns / 1000.0)),
                 ("split_resp_mean_us", each(&|s| s.resp_mean_ns / 1000.0)),
+                ("split_decisions", Value::Int(log.decisions)),
+                ("split_stretch_requests", each(&|s| s.requests)),
+                ("split_stretch_u", each(&|s| s.u)),
+                ("split_reached", each(&|s| s.reached)),
+                ("split_pick_paper", each(&|s| s.pick_paper)),
+                ("split_pick_request", each(&|s| s.pick_request)),
+                ("split_train_requests", Value::Int(log.cost.requests)),
+                ("split_train_host_writes", Value::Int(log.cost.host_writes)),
+                ("split_train_writebacks", Value::Int(log.cost.writebacks)),
+                ("split_train_time_s", Value::Float(log.cost.time_ns as f64 / 1e9)),
             ]);
         }
         v

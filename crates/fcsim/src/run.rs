@@ -135,6 +135,8 @@ impl Assembly {
                     // Eq. 5's disk access latency: the disk's expected random single-page read.
                     disk_ns: stack.disk.model.random_page_ns(cfg.page_size),
                     pages_per_block: f64::from(dc.geometry.pages_per_block),
+                    // The per-request rule's parallelism: the chips, which program at once.
+                    parallel: f64::from(dc.geometry.chips()),
                 };
                 Some(match mode {
                     SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
@@ -181,7 +183,8 @@ pub fn simulate(
         // the next-access column, which only the counts check.
         reader.skip_count_checks();
     }
-    let tier = Tier::with_mode(policy, capacity, stack.write);
+    let mut tier = Tier::with_mode(policy, capacity, stack.write);
+    tier.read_bypass = stack.read_bypass;
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
     run.measure(cfg.warmup, cfg.epoch);
     let split = split.map(|(physical, model, _, ctl)| {

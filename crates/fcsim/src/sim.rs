@@ -12,7 +12,7 @@ use crate::load::Summary;
 use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::{Counters, Split, Tier};
+use crate::stack::{Counters, Probe, Split, Tier};
 use crate::time::{self as simtime, HORIZON, HORIZON_NS};
 use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
@@ -627,6 +627,7 @@ impl Run {
             let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
             self.first_ns.get_or_insert(now);
             self.last_ns = now;
+            dev.background(now)?;
             dev.advance(now);
             if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
                 self.mark(now, dev, lower)?;
@@ -649,8 +650,17 @@ impl Run {
             // The controller's resize happens after the request: its write-backs occupy the
             // devices, and the requests after it wait for them there.
             if let Some(s) = self.split.as_mut() {
-                if let Some(cap) = s.after_request(done - now, dev.flash_stats().unwrap_or_default()) {
+                let probe = Probe {
+                    flash: dev.flash_stats().unwrap_or_default(),
+                    resident: self.tier.resident(),
+                    writebacks: self.tier.counters.backing_writes,
+                    now,
+                };
+                if let Some(cap) = s.after_request(done - now, probe) {
+                    // A shrink's dirty victims: written back in the disk's idle time, or at once.
+                    dev.defer_writebacks(s.background());
                     self.tier.resize(cap, now, dev)?;
+                    dev.defer_writebacks(false);
                 }
             }
             self.arrivals.complete(done);
@@ -658,6 +668,7 @@ impl Run {
             trace::report(self.requests, reader, &mut progress)?;
         }
         self.tier.flush(self.last_ns, dev)?;
+        dev.flush_deferred(self.last_ns)?;
         self.finish(dev, lower)
     }
 }

@@ -24,6 +24,8 @@ REPORTS = {
     "offline": offline.report,
 }
 PAPERS = tuple(REPORTS)
+#: A paper's second stage: more points computed from the first stage's rows, or None.
+STAGES = {"dynamic": dynamic.offline_stage}
 
 
 def _seeds_line(df: pd.DataFrame) -> str:
@@ -102,6 +104,19 @@ def reproduce(
         notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
         keep_stale=keep_stale,
     )
+    # A second stage whose points come from the first's rows (the dynamic split's offline U).
+    if (stage := STAGES.get(paper)) is not None and (second := stage(df, exp)) is not None:
+        second.seeds = exp.seeds
+        more = sweep.run(
+            second,
+            out / "results.parquet",
+            jobs=jobs,
+            scheduler=scheduler,
+            progress=progress,
+            notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
+            keep_stale=keep_stale,
+        )
+        df = pd.concat([df, more], ignore_index=True)
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())

@@ -51,6 +51,25 @@ pub trait Backing {
     /// The loop's clock reached `now`: no op will arrive earlier from here on.
     #[inline]
     fn advance(&mut self, _now: u64) {}
+    /// Background work that can start on an idle device before `now` (called before
+    /// [`Backing::advance`] at each arrival): a flash cache's deferred write-backs.
+    #[inline]
+    fn background(&mut self, _now: u64) -> Result<()> {
+        Ok(())
+    }
+    /// Whether the tier's medium holds `page` (None: this backing does not say). A flash cache
+    /// answers from its slots; a tier whose read misses bypass asks it.
+    #[inline]
+    fn holds(&self, _page: u64) -> Option<bool> {
+        None
+    }
+    /// While on, dirty victims are queued for [`Backing::background`] instead of written back
+    /// at once (a flash cache's shrink); others write them back as usual.
+    fn defer_writebacks(&mut self, _on: bool) {}
+    /// Writes back every deferred page at `t` (end of run).
+    fn flush_deferred(&mut self, _t: u64) -> Result<()> {
+        Ok(())
+    }
     /// The flash's counters since the run started or [`Backing::reset_stats`] (host reads and
     /// programs, GC copies, erasures), when there is flash below the tier: its own medium (a
     /// flash cache; what a controller that resizes the tier reads) or the SSD under a buffer.

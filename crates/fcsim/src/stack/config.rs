@@ -1,7 +1,7 @@
 //! The cache stack's configuration (`--set stack.KEY=VALUE`): what the tier is, and for a flash
 //! cache over a disk, its write mode, the DRAM tier in front of it and the disk(s) below it.
 
-use super::split::{Dynamic, SplitMode};
+use super::split::{Dynamic, Rule, SplitMode, Training, SPLITS};
 use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
 use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
@@ -58,8 +58,17 @@ pub enum StackKind {
 /// capacity. The dynamic controller takes `stack.initial` (default 0.35), `stack.window` (host
 /// page writes to flash, as a multiple of the SSD's raw pages; default 2; at least enough for a
 /// training stretch to hold one erase block of writes, see [`super::split`]), `stack.train` (a
-/// training stretch as a share of the window; default 1/8), `stack.retrain` (default 0.1) and
-/// `stack.mrc` (the window's curve: `exact`, or a SHARDS fixed sampling rate).
+/// training stretch as a share of the window; default 1/8), `stack.retrain` (default 0.1),
+/// `stack.mrc` (the window's curve: `exact`, or a SHARDS fixed sampling rate),
+/// `stack.training` (`live` or `offline`, the latter with `stack.u`: eight U values for OP
+/// 15% … 85% separated by `:`), `stack.settle` (live training's turnover before measuring, in
+/// target cache pages; default 1), `stack.rule` (`paper`: eq. 5; `request`: fcsim's
+/// per-request form) and `stack.shrink` (`background`: shrink victims written back in the
+/// disk's idle time; `burst`: at once).
+///
+/// A flash cache's admission (`stack.admit`): `all` (default: read misses enter clean) or
+/// `writes` (the dynamic-allocation paper's write cache, §III: write-allocate, read misses
+/// served by the disk and not admitted; write-back only).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackConfig {
     pub kind: StackKind,
@@ -67,6 +76,8 @@ pub struct StackConfig {
     pub dram: f64,
     pub disk: DiskConfig,
     pub split: Option<SplitMode>,
+    /// Read misses bypass the flash cache (`stack.admit=writes`).
+    pub read_bypass: bool,
 }
 
 /// The disk(s) behind a flash cache ([`crate::device::disk`]): `stack.disk` (the preset: `flat`,
@@ -201,6 +212,15 @@ fn share(p: &mut Params, key: &str, default: f64) -> Result<f64> {
     Ok(v)
 }
 
+/// `stack.u`: one U in [0, 1) per split of [`SPLITS`], separated by `:`.
+fn u_table(u: &str) -> Result<[f64; SPLITS.len()]> {
+    let bad =
+        || Error::config(format!("stack.u={u}: expected {} values in [0, 1) separated by ':' (U at OP 15%, 25%, ..., 85%)", SPLITS.len()));
+    let v: Vec<f64> =
+        u.split(':').map(|x| x.trim().parse::<f64>().ok().filter(|x| (0.0..1.0).contains(x))).collect::<Option<_>>().ok_or_else(bad)?;
+    v.try_into().map_err(|_| bad())
+}
+
 impl StackConfig {
     pub fn build(params: &BTreeMap<String, String>) -> Result<(StackConfig, UsedParams)> {
         let mut p = Params::new(params.clone());
@@ -212,7 +232,10 @@ impl StackConfig {
         };
         if kind == StackKind::Buffer {
             let used = p.finish("stack", &["kind"]).map_err(|e| Error::config(format!("{e} (the others need stack.kind=ssd-cache)")))?;
-            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None }, used));
+            return Ok((
+                StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None, read_bypass: false },
+                used,
+            ));
         }
         let write: String = p.take("stack", "write", "around".to_string(), "")?;
         let write = WriteMode::parse(&write)?;
@@ -221,6 +244,13 @@ impl StackConfig {
             return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
         }
         let disk = DiskConfig::build(&mut p, params)?;
+        let admit: String = p.take("stack", "admit", "all".to_string(), "")?;
+        let read_bypass = match admit.as_str() {
+            "all" => false,
+            "writes" if write == WriteMode::Back => true,
+            "writes" => return Err(Error::config("stack.admit=writes is a write-back write cache: set stack.write=back")),
+            a => return Err(Error::config(format!("stack.admit={a}: expected all (read misses enter) or writes (read misses bypass)"))),
+        };
         let split: String = p.take("stack", "split", String::new(), "")?;
         let split =
             match split.as_str() {
@@ -230,6 +260,33 @@ impl StackConfig {
                     window: positive(&mut p, "window", 2.0, "a multiple of the SSD's raw pages (> 0)")?,
                     train: within(&mut p, "train", 0.125, "a share of the window in (0, 1]", |v| v > 0.0 && v <= 1.0)?,
                     retrain: within(&mut p, "retrain", 0.1, "a miss-ratio distance in [0, 1]", |v| (0.0..=1.0).contains(&v))?,
+                    settle: within(&mut p, "settle", 1.0, "a turnover in target cache pages (>= 0)", |v| v >= 0.0 && v.is_finite())?,
+                    training: {
+                        let t: String = p.take("stack", "training", "live".to_string(), "")?;
+                        let u: String = p.take("stack", "u", String::new(), "")?;
+                        match (t.as_str(), u.as_str()) {
+                            ("live", "") => Training::Live,
+                            ("live", _) => return Err(Error::config("stack.u is the offline U table: set stack.training=offline")),
+                            ("offline", u) => Training::Offline(u_table(u)?),
+                            (t, _) => return Err(Error::config(format!("stack.training={t}: expected live or offline"))),
+                        }
+                    },
+                    rule: {
+                        let r: String = p.take("stack", "rule", "paper".to_string(), "")?;
+                        match r.as_str() {
+                            "paper" => Rule::Paper,
+                            "request" => Rule::Request,
+                            r => return Err(Error::config(format!("stack.rule={r}: expected paper (eq. 5) or request"))),
+                        }
+                    },
+                    background: {
+                        let b: String = p.take("stack", "shrink", "background".to_string(), "")?;
+                        match b.as_str() {
+                            "background" => true,
+                            "burst" => false,
+                            b => return Err(Error::config(format!("stack.shrink={b}: expected background or burst"))),
+                        }
+                    },
                     shards_rate: {
                         let m: String = p.take("stack", "mrc", "exact".to_string(), "")?;
                         match m.as_str() {
@@ -250,16 +307,18 @@ impl StackConfig {
         if split.is_some() && (write != WriteMode::Back || dram > 0.0) {
             return Err(Error::config("stack.split splits a write-back flash cache with no DRAM tier: set stack.write=back, stack.dram=0"));
         }
-        let mut keys = vec!["kind", "write", "dram"];
+        let mut keys = vec!["kind", "write", "dram", "admit"];
         keys.extend(disk.keys());
         keys.push("split");
         if matches!(split, Some(SplitMode::Dynamic(_))) {
-            keys.extend(["initial", "window", "train", "retrain", "mrc"]);
+            keys.extend(["initial", "window", "train", "retrain", "mrc", "settle", "training", "u", "rule", "shrink"]);
         }
         let used = p.finish("stack", &keys).map_err(|e| match split {
             Some(SplitMode::Dynamic(_)) => e,
-            _ => Error::config(format!("{e} (initial, window, train, retrain and mrc need stack.split=dynamic)")),
+            _ => Error::config(format!(
+                "{e} (initial, window, train, retrain, mrc, settle, training, u, rule and shrink need stack.split=dynamic)"
+            )),
         })?;
-        Ok((StackConfig { kind, write, dram, disk, split }, used))
+        Ok((StackConfig { kind, write, dram, disk, split, read_bypass }, used))
     }
 }

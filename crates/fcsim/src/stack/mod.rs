@@ -24,7 +24,7 @@ pub mod split;
 mod ssdcache;
 
 pub use config::{DiskConfig, Disks, StackConfig, StackKind, WriteMode};
-pub use split::{CostModel, Split, SplitLog, SplitMode};
+pub use split::{CostModel, Probe, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
 
 use crate::device::{ftl::FtlStats, Backing, DeviceLoads, Store};
@@ -93,6 +93,9 @@ pub struct Tier {
     capacity: usize,
     mode: WriteMode,
     evicted: Vec<Evicted>,
+    /// Read misses bypass the tier (not admitted) where the backing says the page is not held
+    /// ([`Backing::holds`]): a write cache (`stack.admit=writes`).
+    pub read_bypass: bool,
     pub counters: Counters,
 }
 
@@ -109,7 +112,7 @@ impl Tier {
     }
 
     pub fn with_mode(policy: Box<dyn Policy>, capacity: usize, mode: WriteMode) -> Self {
-        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), counters: Counters::default() }
+        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), read_bypass: false, counters: Counters::default() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -146,6 +149,12 @@ impl Tier {
             }
             c.backing_writes += 1;
             return Ok(done.max(dev.write_around(key, time)?));
+        }
+        if !write && self.read_bypass && dev.holds(key) == Some(false) {
+            // A write cache (the dynamic-allocation paper, §III): the read miss is served by the
+            // backing store and not admitted; the policy never sees it.
+            c.backing_reads += 1;
+            return dev.miss(key, false, false, time);
         }
         self.evicted.clear();
         let a = Access { key, write: write && self.mode == WriteMode::Back, index, next, time };

@@ -426,6 +426,9 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
         if spec.trim_start().starts_with("clone=") {
             return Ok(Box::new(clone::Generator::from_spec(spec.trim_start())?));
         }
+        if spec.trim_start().starts_with("profile=") {
+            return Ok(Box::new(clone::profile::open(spec.trim_start())?));
+        }
         return Ok(Box::new(synth::Generator::from_spec(spec)?));
     }
     let p = Path::new(path);

@@ -2,8 +2,8 @@
 //!
 //! A spec is `KIND[,key=value...]`, used as the trace path `synth:KIND,...` everywhere a trace
 //! is accepted (CLI, Python, experiment files), or `profile=NAME[,key=value...]`: a workload
-//! profile copied from a seed paper's trace table (`profiles.rs`), the user's keys overriding
-//! it. Kinds choose the first page of each request:
+//! profile, a clone of a real trace reshaped to a seed paper's trace table (`profiles.rs`,
+//! [`super::clone::profile`]). Kinds choose the first page of each request:
 //!
 //! | kind      | page chosen |
 //! |-----------|-------------|
@@ -12,7 +12,7 @@
 //! | `scan`    | 0, 1, 2, ... (one sequential pass; wraps after `pages`) |
 //! | `loop`    | 0, 1, ..., pages-1, 0, 1, ... |
 //! | `hotcold` | with probability `hot_prob` uniform over the first `hot`·pages pages, else over the rest |
-//! | `calibrated` | the profiles' model, below: exact counts, every page touched |
+//! | `calibrated` | the model below: exact counts, every page touched (the paper profiles before they were rebuilt on clones) |
 //! | `clone=PATH` | a clone of a real trace or of a saved model ([`super::clone`]): its reuse distances by read/write class, sizes, sequential runs, working-set growth and bursty arrivals; keys `format`, `scale`, `length`, `seed` only |
 //!
 //! Common keys: `requests` (1000000), `pages` (working set, 100000), `seed` (42), `alpha` (1.0),
@@ -45,7 +45,6 @@
 //! and P/A are those of the spec. A request spanning s pages starts at min(page, pages − s), so
 //! the trace touches exactly `pages` pages. Arrivals: Poisson at `iops`.
 
-use super::profiles;
 use super::urn::Urn;
 use super::TraceReader;
 use crate::error::{compact, Error, Result};
@@ -161,20 +160,8 @@ fn locality(key: &str, v: &str) -> Result<(f64, f64)> {
     }
 }
 
-/// The spec a `profile=NAME[,keys]` stands for: the profile's spec, then the user's keys.
-fn expand(spec: &str) -> Result<std::borrow::Cow<'_, str>> {
-    let Some(rest) = spec.trim_start().strip_prefix("profile=") else { return Ok(spec.into()) };
-    let (name, keys) = rest.split_once(',').unwrap_or((rest, ""));
-    let p = profiles::profile(name.trim()).ok_or_else(|| {
-        let names: Vec<_> = profiles::PROFILES.iter().map(|p| p.name).collect();
-        Error::config(format!("synth: unknown profile '{}'; expected one of {}", name.trim(), names.join(", ")))
-    })?;
-    Ok(format!("{},{keys}", p.spec).into())
-}
-
 impl Spec {
     pub fn parse(spec: &str) -> Result<Spec> {
-        let spec = expand(spec)?;
         let mut parts = spec.split(',').map(str::trim);
         let kind = match parts.next().unwrap_or("") {
             "zipf" => Kind::Zipf,
@@ -185,7 +172,7 @@ impl Spec {
             "calibrated" => Kind::Calibrated,
             k => {
                 return Err(Error::config(format!(
-                    "synth: unknown kind '{k}'; expected zipf, uniform, scan, loop, hotcold, calibrated or profile=NAME"
+                    "synth: unknown kind '{k}'; expected zipf, uniform, scan, loop, hotcold, calibrated, clone=PATH or profile=NAME"
                 )))
             }
         };
@@ -583,21 +570,6 @@ mod tests {
     }
 
     #[test]
-    fn profiles_expand_and_keys_override_them() {
-        let s = Spec::parse("profile=gasa-t1").unwrap();
-        assert_eq!((s.kind, s.requests, s.pages, s.write), (Kind::Calibrated, 1_347_536, 61_727, 0.15));
-        assert_eq!(s.read_locality, Some((0.13, 0.87)));
-        let s = Spec::parse("profile=gasa-t1,requests=1000,seed=3").unwrap();
-        assert_eq!((s.requests, s.pages, s.seed), (1000, 61_727, 3));
-        let s = Spec::parse("profile=gasa-t1,scale=0.5").unwrap();
-        assert_eq!((s.requests, s.pages), (673_768, 30_864));
-        // 28.8 GiB / 7.2 KiB requests over 3.6 GiB / 4 KiB pages.
-        let s = Spec::parse("profile=dynamic-financial1").unwrap();
-        assert_eq!((s.requests, s.pages, s.size), (4_194_304, 943_718, Sizes::Mean(7.2 * 1024.0)));
-        assert_eq!(Spec::parse("profile=lcr-web_0,size=4096").unwrap().size, Sizes::Range(4096, 4096));
-    }
-
-    #[test]
     fn mean_sizes_are_whole_sectors_with_the_mean() {
         let v = collect("uniform,requests=20000,mean_size=7.64KiB");
         let mean = v.iter().map(|r| f64::from(r.len)).sum::<f64>() / v.len() as f64;
@@ -614,7 +586,6 @@ mod tests {
             "zipf,write=2",
             "zipf,size=8-4",
             "zipf,requests=0",
-            "profile=nope",
             "calibrated,read_locality=0/50",
             "calibrated,write_locality=13",
             "zipf,mean_size=100",

@@ -230,6 +230,13 @@ impl Disk {
         Ok(end)
     }
 
+    /// When the spindle holding page `key` is free of the accesses submitted so far.
+    #[inline]
+    pub fn free_at(&mut self, key: u64) -> u64 {
+        let i = self.place(key).0;
+        self.spindles[i].free_at
+    }
+
     /// Reads page `key` for a request that arrived at `t`; returns its completion.
     #[inline]
     pub fn read(&mut self, key: u64, t: u64) -> Result<u64> {

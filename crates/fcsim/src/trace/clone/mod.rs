@@ -117,6 +117,7 @@
 
 mod arrivals;
 mod model;
+pub mod profile;
 mod stack;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
@@ -447,6 +448,53 @@ pub struct Generator {
     next_offset: u64,
     arrivals: Option<Arrivals>,
     last_ns: u64,
+    /// A paper profile's write share ([`profile`]): a run's op drawn from the transitions is
+    /// turned to the other op while the writes emitted so far are more than 0.2 points off it.
+    write_target: Option<f64>,
+    writes: u64,
+    /// Multiplies every arrival time (a profile's mean rate; 1 for a clone).
+    time_factor: f64,
+    /// A paper profile's working set, held exactly ([`Generator::with_pages`]).
+    pages: Option<Pages>,
+}
+
+/// The exact working set of a profile: a bit per page number (touched or not), how many are
+/// touched, and the table's count, which the clone never passes.
+#[derive(Debug)]
+struct Pages {
+    seen: Vec<u64>,
+    touched: u64,
+    limit: u64,
+}
+
+impl Pages {
+    #[inline]
+    fn has(&self, p: u64) -> bool {
+        self.seen.get((p / 64) as usize).is_some_and(|w| w >> (p % 64) & 1 == 1)
+    }
+
+    /// Marks page `p`; true when it was not touched before.
+    #[inline]
+    fn mark(&mut self, p: u64) -> bool {
+        let (i, bit) = ((p / 64) as usize, 1u64 << (p % 64));
+        if i >= self.seen.len() {
+            self.seen.resize(i + 1, 0);
+        }
+        let new = self.seen[i] & bit == 0;
+        self.seen[i] |= bit;
+        self.touched += u64::from(new);
+        new
+    }
+
+    fn full(&self) -> bool {
+        self.touched >= self.limit
+    }
+
+    /// Whether pages first..first+span are all touched.
+    #[inline]
+    fn covers(&self, first: u64, span: u64) -> bool {
+        (first..first + span).all(|p| self.has(p))
+    }
 }
 
 impl Generator {
@@ -565,7 +613,48 @@ impl Generator {
             next_offset: 0,
             arrivals,
             last_ns: 0,
+            write_target: None,
+            writes: 0,
+            time_factor: 1.0,
+            pages: None,
         })
+    }
+
+    /// Holds the working set to exactly `limit` pages, a paper profile's count: first touches
+    /// are counted on a bitmap of page numbers (the stack forgets pages deeper than the model's
+    /// deepest distance, and would count them again) and steer the growth feedback; once
+    /// `limit` pages are touched, no request touches another: a run start reuses a page, and a
+    /// request that would run into an untouched page starts on a touched one instead (the first
+    /// page of a request on the clone's LRU stack at a uniform depth, up to 256 tries; in the
+    /// rare case none fits, it runs into new pages). Memory: one bit per page number (1.5 × K × the donor's).
+    /// `start_pages` is the mean number of pages a run's first request spans: page numbers
+    /// are allowed up to 1.5 × (limit + the gap × the most runs that can start on new pages,
+    /// limit / start_pages), as a profile's requests may be smaller than its donor's.
+    pub fn with_pages(mut self, limit: u64, start_pages: f64) -> Result<Generator> {
+        let numbers = 1.5 * (limit as f64 + self.gap as f64 * limit as f64 / start_pages.max(1.0)) + 1024.0;
+        if numbers + 1e6 > f64::from(u32::MAX) {
+            return Err(Error::config(format!(
+                "{}: a working set of {limit} pages is more than a clone numbers (2^32 pages of 4 KiB)",
+                self.label
+            )));
+        }
+        self.cap = self.cap.max(numbers as u64);
+        self.pages = Some(Pages { seen: Vec::with_capacity((self.cap / 64 + 1) as usize), touched: 0, limit });
+        Ok(self)
+    }
+
+    /// Holds the share of write requests to `write` (within 0.2 points once 64 requests are
+    /// out) and multiplies arrival times by `time_factor`: what a paper profile keeps from its
+    /// table ([`profile`]).
+    pub fn with_targets(mut self, write: Option<f64>, time_factor: f64) -> Generator {
+        self.write_target = write;
+        self.time_factor = time_factor;
+        self
+    }
+
+    /// The mean arrival rate of the original, requests per second (`None` when untimed).
+    pub fn rate(m: &Model) -> Option<f64> {
+        m.arrivals.as_ref().map(|a| a.profile.iter().sum::<u64>() as f64 * 1e9 / a.root_ns.max(1.0))
     }
 
     /// Bytes held by the clone's stack (its memory grows with the model, not the output).
@@ -584,9 +673,18 @@ impl Generator {
         let g = &self.growth[o];
         let before = if w == 0 { 0.0 } else { g[w - 1] };
         let target = before + (g[w] - before) * (at - w as f64);
-        let behind = (target - self.cold[o] as f64) / self.band[o];
+        let mut behind = (target - self.cold[o] as f64) / self.band[o];
+        if self.pages.is_some() {
+            // A profile holds the whole working set to its table's: an op ahead of its own
+            // share still adds pages while the two together are behind.
+            let at_w =
+                |g: &Vec<f64>| (if w == 0 { 0.0 } else { g[w - 1] }) + (g[w] - if w == 0 { 0.0 } else { g[w - 1] }) * (at - w as f64);
+            let total = at_w(&self.growth[0]) + at_w(&self.growth[1]) - (self.cold[0] + self.cold[1]) as f64;
+            behind = behind.max(total / self.band[o]);
+        }
         let base = if behind > 0.0 { self.new[o][w].max(0.02) } else { self.new[o][w] };
-        let p = base * behind.exp2();
+        let full = self.pages.as_ref().is_some_and(Pages::full);
+        let p = if full { 0.0 } else { base * behind.exp2() };
         if self.rng.gen::<f64>() < p.min(1.0) {
             return self.fresh + self.gap;
         }
@@ -630,7 +728,14 @@ impl TraceReader for Generator {
                 Some(bag) => bag.draw(&mut self.rng)? as usize,
                 None => usize::from(self.rng.gen::<f64>() < self.write_share[w]),
             };
-            let o = if self.sizes[o].is_empty() { 1 - o } else { o };
+            let mut o = if self.sizes[o].is_empty() { 1 - o } else { o };
+            if let Some(t) = self.write_target {
+                let share = self.writes as f64 / self.i.max(1) as f64;
+                let off = if o == 1 { share - t } else { t - share };
+                if self.i >= 64 && off > 0.002 && !self.sizes[1 - o].is_empty() {
+                    o = 1 - o;
+                }
+            }
             self.op = o;
             self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };
             packed = self.sizes[o].draw(&mut self.rng)?;
@@ -651,17 +756,41 @@ impl TraceReader for Generator {
             // it (a reuse), so the clone's memory does not grow with its length.
             offset = (offset / PAGE) % (self.cap - span).max(1) * PAGE + offset % PAGE;
         }
+        if let Some(pages) = &self.pages {
+            if pages.full() && !pages.covers(offset / PAGE, span) {
+                // The working set is the table's: the request moves to touched pages.
+                // Page-aligned there, so it spans as few pages as its length needs.
+                let whole = len.max(1).div_ceil(PAGE);
+                for k in 0..256 {
+                    // A page of the stack, at a uniform depth (touched, unless forgotten), as
+                    // the first page of the request or its last.
+                    let d = self.rng.gen_range(1..=self.stack.len().max(1)) as u64;
+                    let Some(at) = self.stack.find(d, k % 2 == 1, self.rng.gen(), 1) else { continue };
+                    let at = u64::from(at);
+                    let back = (at + 1).saturating_sub(whole);
+                    if let Some(first) = [at, back].into_iter().find(|&f| pages.covers(f, whole)) {
+                        offset = first * PAGE;
+                        break;
+                    }
+                }
+            }
+        }
         self.next_offset = offset + len;
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
         for p in first..=last {
-            self.cold[o] += u64::from(self.stack.touch(p as u32, o == 1, p == first, p == last));
+            let new = self.stack.touch(p as u32, o == 1, p == first, p == last);
+            let new = match &mut self.pages {
+                Some(pages) => pages.mark(p),
+                None => new,
+            };
+            self.cold[o] += u64::from(new);
         }
         self.stack.done();
         self.fresh = self.fresh.max(last + 1);
         let time_ns = match &mut self.arrivals {
             Some(a) => {
-                let t = (a.next(&mut self.rng) as u64).max(self.last_ns);
+                let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
                 if t >= HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
@@ -675,6 +804,7 @@ impl TraceReader for Generator {
             None => self.i,
         };
         self.i += 1;
+        self.writes += o as u64;
         let op = if o == 1 { Op::Write } else { Op::Read };
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len: len as u32, op }))
     }
