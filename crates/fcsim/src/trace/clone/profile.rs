@@ -405,4 +405,22 @@ mod tests {
             }
         }
     }
+
+    /// Memory is bounded by the working set, not the length: four times the requests over the
+    /// same pages holds the same state, under 64 bytes a page of the table's working set.
+    #[test]
+    fn memory_is_bounded_by_the_working_set() {
+        let state = |spec: &str| {
+            let mut g = open(spec).unwrap();
+            while g.next_request().unwrap().is_some() {}
+            g.state_bytes()
+        };
+        let spec = "profile=dynamic-exchange,scale=0.005";
+        let t = ProfileSpec::parse(spec).unwrap().targets();
+        let short = state(spec);
+        let long = state(&format!("{spec},requests={}", 4 * t.requests));
+        eprintln!("{} pages: {short} B for {} requests, {long} B for 4x", t.pages, t.requests);
+        assert!(long as f64 <= 1.1 * short as f64, "{long} B against {short} B");
+        assert!(long as u64 <= 64 * t.pages, "{long} B for {} pages", t.pages);
+    }
 }
