@@ -1,7 +1,7 @@
 //! Paper profiles on the clone machinery: `synth:profile=NAME[,scale=K][,seed=S][,iops=R]`
 //! ([`crate::trace::profiles`] lists them). A profile is a clone of a real trace shipped in
 //! `data/traces` (its *donor*, fitted once by `fcsim trace clone` into
-//! `data/traces/models/`, compiled in) reshaped to the counts a paper's table publishes.
+//! `data/profiles/models/`, compiled in) reshaped to the counts a paper's table publishes.
 //!
 //! **What the table sets** (exact or held by feedback; `tests/test_profiles.py` checks each
 //! within 2%):
@@ -65,7 +65,7 @@ fn donor(name: &'static str) -> Result<Arc<Model>> {
         return Ok(m.clone());
     }
     let text = profiles::donor_text(name).ok_or_else(|| Error::config(format!("profile donor '{name}' is not compiled in")))?;
-    let m = Arc::new(Model::parse(text, Path::new(&format!("data/traces/models/{name}.model")))?);
+    let m = Arc::new(Model::parse(text, Path::new(&format!("data/profiles/models/{name}.model")))?);
     c.push((name, m.clone()));
     Ok(m)
 }
