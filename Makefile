@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml $(wildcard data/traces/models/*.model)
+SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml $(wildcard data/profiles/models/*.model)
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
 .PHONY: demo test lint fmt bench rust-test py-test clean profile-models profiles-fidelity fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
@@ -126,14 +126,14 @@ fuzz-merge: fuzz-build
 # The paper profiles' donor models (compiled into fcsim; crates/fcsim/src/trace/profiles.rs),
 # fitted from the real traces in data/traces.
 profile-models: $(VENV)/.installed
-	$(BIN)/fcsim trace clone data/traces/mqsim_tpcc-small.trace.gz -o data/traces/models/tpcc.model
-	$(BIN)/fcsim trace clone data/traces/msr_hm_0_excerpt1000.csv -o data/traces/models/hm_0.model
-	$(BIN)/fcsim trace clone data/traces/diskmon_sys1.trace.gz -o data/traces/models/diskmon.model
-	$(BIN)/fcsim trace clone data/traces/cloudphysics_vscsi_2h.csv.gz -o data/traces/models/cloudphysics.model
+	$(BIN)/fcsim trace clone data/traces/mqsim_tpcc-small.trace.gz -o data/profiles/models/tpcc.model
+	$(BIN)/fcsim trace clone data/traces/msr_hm_0_excerpt1000.csv -o data/profiles/models/hm_0.model
+	$(BIN)/fcsim trace clone data/traces/diskmon_sys1.trace.gz -o data/profiles/models/diskmon.model
+	$(BIN)/fcsim trace clone data/traces/cloudphysics_vscsi_2h.csv.gz -o data/profiles/models/cloudphysics.model
 
 # Each paper profile's fidelity report against the real trace it borrows from.
 profiles-fidelity: $(VENV)/.installed
-	$(BIN)/python -m fcsim.reports.profile_fidelity > data/traces/profiles-fidelity.md
+	$(BIN)/python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md
 
 clean:
 	rm -rf $(VENV) target

@@ -1,7 +1,7 @@
 """Each paper profile against the real trace it borrows from (issue 26): what a profile takes from
 its donor (where LRU's hits land against the working-set share, burstiness, the read/write size
 ratio) within the tolerances stated in `fcsim.reports.profile_fidelity`, and the committed
-report (`data/traces/profiles-fidelity.md`) made by that module. One profile per donor here, at a
+report (`data/profiles/fidelity.md`) made by that module. One profile per donor here, at a
 small scale (a few seconds in all); the report holds all twelve."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_profile_keeps_what_it_borrows_from_its_donor(name: str) -> None:
 
 
 def test_the_committed_report_covers_every_profile_and_passes() -> None:
-    text = (ROOT / "data/traces/profiles-fidelity.md").read_text(encoding="utf-8")
+    text = (ROOT / "data/profiles/fidelity.md").read_text(encoding="utf-8")
     for name, (donor, _) in pf.PROFILES.items():
         assert f"## `{name}` from `{donor}`" in text
     assert "| FAIL |" not in text

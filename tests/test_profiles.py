@@ -63,7 +63,7 @@ def test_gasa_profiles_match_table_ii(name: str) -> None:
     close(i["unique_pages"], pages, "unique pages")
     close(i["reads"] / i["requests"], read_ratio, "read ratio")
     # Locality p%/a% is not imposed: the donor's reuse decides it (profiles.rs); the measured
-    # figure is printed beside the table's in data/traces/profiles-fidelity.md.
+    # figure is printed beside the table's in data/profiles/fidelity.md.
 
 
 @pytest.mark.parametrize("name", LCR)

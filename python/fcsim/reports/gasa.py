@@ -140,7 +140,7 @@ def _choices(df: pd.DataFrame, shares: pd.Series, profiles: bool, own: bool = Fa
                 "  ratio (within 2%); one 4 KiB page per request (Table II gives no sizes); reuse and bursty",
                 "  arrivals (stretched to 1,000/s) from the donor. Table II's read/write locality p%/a% is",
                 "  not held: the donor's reuse gives about 26-38% of pages for 62-74% of accesses",
-                "  (`data/traces/profiles-fidelity.md`). Each is held to its own trace's figures.",
+                "  (`data/profiles/fidelity.md`). Each is held to its own trace's figures.",
                 "- Buffer sizes: the paper's 1, 2, 4 and 8 MB (256-2,048 pages).",
             ]
             if profiles

@@ -22,7 +22,7 @@ The sequential share is printed, not checked: the clone machinery emits each run
 after the other, where the donor interleaves reads and writes (so the any-op measure is higher
 in a clone, the dynamic profiles' relabelled runs most).
 
-Run ``python -m fcsim.reports.profile_fidelity > data/traces/profiles-fidelity.md``
+Run ``python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md``
 (``make profiles-fidelity``)."""
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def markdown(reports: list[dict[str, Any]]) -> list[str]:
     out = [
         "# Paper profiles against the real traces they borrow from",
         "",
-        "Made by `python -m fcsim.reports.profile_fidelity > data/traces/profiles-fidelity.md`",
+        "Made by `python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md`",
         "(`make profiles-fidelity`); `tests/test_profile_fidelity.py` holds the checked measures to",
         "the tolerances below. A profile keeps its table's counts (requests, working set, write",
         "share, mean size: those rows differ from the donor's by design) and borrows the rest from",

@@ -14,7 +14,7 @@
 //!   page and requests = page accesses. Donor: `mqsim_tpcc-small.trace.gz` (TPC-C, an OLTP
 //!   workload as SPC Financial is). Locality p%/a%: not imposed; the donor's reuse distances
 //!   decide which pages are hot, and the generated p%/a% is measured and printed beside the
-//!   table's (`data/traces/profiles-fidelity.md`), not held to it. Tried and dropped: leaning
+//!   table's (`data/profiles/fidelity.md`), not held to it. Tried and dropped: leaning
 //!   the donor's distance bins by d^-β per op, fitted to p — the TPC-C sample (7,000 requests
 //!   over 0.14 s) has no reuse below about 100 pages, so no weighting of its bins moves p from
 //!   about 0.32 (the table's 0.11-0.31); a donor with short reuse and writes would be needed.
@@ -58,7 +58,7 @@ pub struct Profile {
     pub name: &'static str,
     /// The table.
     pub source: &'static str,
-    /// The donor model's name: `data/traces/models/DONOR.model`, fitted from
+    /// The donor model's name: `data/profiles/models/DONOR.model`, fitted from
     /// `data/traces/` by `make profile-models`.
     pub donor: &'static str,
     pub requests: Amount,
@@ -77,10 +77,10 @@ const DYNAMIC: &str = "dynamic-allocation Table II";
 
 /// The donor models compiled in: (name, the original in `data/traces`, the model's text).
 pub const DONORS: &[(&str, &str, &str)] = &[
-    ("tpcc", "mqsim_tpcc-small.trace.gz", include_str!("../../../../data/traces/models/tpcc.model")),
-    ("hm_0", "msr_hm_0_excerpt1000.csv", include_str!("../../../../data/traces/models/hm_0.model")),
-    ("diskmon", "diskmon_sys1.trace.gz", include_str!("../../../../data/traces/models/diskmon.model")),
-    ("cloudphysics", "cloudphysics_vscsi_2h.csv.gz", include_str!("../../../../data/traces/models/cloudphysics.model")),
+    ("tpcc", "mqsim_tpcc-small.trace.gz", include_str!("../../../../data/profiles/models/tpcc.model")),
+    ("hm_0", "msr_hm_0_excerpt1000.csv", include_str!("../../../../data/profiles/models/hm_0.model")),
+    ("diskmon", "diskmon_sys1.trace.gz", include_str!("../../../../data/profiles/models/diskmon.model")),
+    ("cloudphysics", "cloudphysics_vscsi_2h.csv.gz", include_str!("../../../../data/profiles/models/cloudphysics.model")),
 ];
 
 /// The text of a donor model.

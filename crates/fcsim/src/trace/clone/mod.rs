@@ -662,6 +662,12 @@ impl Generator {
         self.stack.bytes()
     }
 
+    /// Bytes held by the stack and a profile's page bitmap: the generator's state that grows
+    /// with the working set (none of it grows with the output's length).
+    pub fn state_bytes(&self) -> usize {
+        self.stack.bytes() + self.pages.as_ref().map_or(0, |p| p.seen.capacity() * 8)
+    }
+
     /// The first page of a run start of op `o`: a reused page, or `fresh` for a new one.
     #[inline]
     fn start_page(&mut self, o: usize) -> u64 {

@@ -1,7 +1,7 @@
 //! Paper profiles on the clone machinery: `synth:profile=NAME[,scale=K][,seed=S][,iops=R]`
 //! ([`crate::trace::profiles`] lists them). A profile is a clone of a real trace shipped in
 //! `data/traces` (its *donor*, fitted once by `fcsim trace clone` into
-//! `data/traces/models/`, compiled in) reshaped to the counts a paper's table publishes.
+//! `data/profiles/models/`, compiled in) reshaped to the counts a paper's table publishes.
 //!
 //! **What the table sets** (exact or held by feedback; `tests/test_profiles.py` checks each
 //! within 2%):
@@ -65,7 +65,7 @@ fn donor(name: &'static str) -> Result<Arc<Model>> {
         return Ok(m.clone());
     }
     let text = profiles::donor_text(name).ok_or_else(|| Error::config(format!("profile donor '{name}' is not compiled in")))?;
-    let m = Arc::new(Model::parse(text, Path::new(&format!("data/traces/models/{name}.model")))?);
+    let m = Arc::new(Model::parse(text, Path::new(&format!("data/profiles/models/{name}.model")))?);
     c.push((name, m.clone()));
     Ok(m)
 }
@@ -404,5 +404,23 @@ mod tests {
                 assert!(1.0 - mr(1) >= 0.1, "{name} window {k}: hit ratio {:.3} at 1%", 1.0 - mr(1));
             }
         }
+    }
+
+    /// Memory is bounded by the working set, not the length: four times the requests over the
+    /// same pages holds the same state, under 64 bytes a page of the table's working set.
+    #[test]
+    fn memory_is_bounded_by_the_working_set() {
+        let state = |spec: &str| {
+            let mut g = open(spec).unwrap();
+            while g.next_request().unwrap().is_some() {}
+            g.state_bytes()
+        };
+        let spec = "profile=dynamic-exchange,scale=0.005";
+        let t = ProfileSpec::parse(spec).unwrap().targets();
+        let short = state(spec);
+        let long = state(&format!("{spec},requests={}", 4 * t.requests));
+        eprintln!("{} pages: {short} B for {} requests, {long} B for 4x", t.pages, t.requests);
+        assert!(long as f64 <= 1.1 * short as f64, "{long} B against {short} B");
+        assert!(long as u64 <= 64 * t.pages, "{long} B for {} pages", t.pages);
     }
 }
