@@ -95,20 +95,10 @@ def reproduce(
     output.guard(out / OWN, directory=True)
     if seeds is not None:
         exp.seeds = seeds_count(seeds)
-    df = sweep.run(
-        exp,
-        out / "results.parquet",
-        jobs=jobs,
-        scheduler=scheduler,
-        progress=progress,
-        notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
-        keep_stale=keep_stale,
-    )
-    # A second stage whose points come from the first's rows (the dynamic split's offline U).
-    if (stage := STAGES.get(paper)) is not None and (second := stage(df, exp)) is not None:
-        second.seeds = exp.seeds
-        more = sweep.run(
-            second,
+
+    def run(e: sweep.Experiment) -> pd.DataFrame:
+        return sweep.run(
+            e,
             out / "results.parquet",
             jobs=jobs,
             scheduler=scheduler,
@@ -116,6 +106,12 @@ def reproduce(
             notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
             keep_stale=keep_stale,
         )
+
+    df = run(exp)
+    # A second stage whose points come from the first's rows (the dynamic split's offline U).
+    if (stage := STAGES.get(paper)) is not None and (second := stage(df, exp)) is not None:
+        second.seeds = exp.seeds
+        more = run(second)
         df = pd.concat([df, more], ignore_index=True)
     for line in notes.row_notes(df) if notify else ():
         notify(line)
