@@ -368,8 +368,8 @@ def figure(
                 # A long label on two lines, so that it fits the height of one panel.
                 ax.set_ylabel(textwrap.fill(text, 30), fontsize=9)
             name = facet_names(fv)
-            if name:
-                ax.set_title(name, fontsize=9)
+            if name:  # wrapped, so that titles of panels side by side do not run into each other
+                ax.set_title(textwrap.fill(name, 48 if cols >= 3 else 80), fontsize=9)
             ax.tick_params(which="both", labelsize=8)
             ax.grid(alpha=0.3, axis="y" if bars else "both")
     for ax in axes.flat:
