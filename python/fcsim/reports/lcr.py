@@ -551,8 +551,8 @@ def _paper_trace(trace: str) -> str:
 def _busy(r: pd.Series) -> float:
     """The mean chip utilisation a run measured: its chips' busy time over the chips and the
     run's span (with the run's buffer in front, so below :func:`_utilisation`)."""
-    busy = r["chip_busy_s"]
-    if not len(busy) or r["duration_s"] <= 0:
+    busy = r.get("chip_busy_s")
+    if busy is None or not len(busy) or r["duration_s"] <= 0:
         return float("nan")
     return float(sum(busy)) / (len(busy) * r["duration_s"])
 
@@ -630,7 +630,9 @@ def _gain_vs_load(d: pd.DataFrame, out: Path) -> list[str]:
     for trace, g in gain.groupby("trace", sort=False):
         by = g.set_index("load")
         cells = [
-            f"{by.loc[x, 'gain']:+.1f}% ({by.loc[x, 'u']:.0%}; {by.loc[x, 'busy']:.0%})"
+            f"{by.loc[x, 'gain']:+.1f}% ({by.loc[x, 'u']:.0%}; "
+            + ("n/a" if pd.isna(by.loc[x, "busy"]) else f"{by.loc[x, 'busy']:.0%}")
+            + ")"
             if x in by.index
             else "—"
             for x in loads
