@@ -28,10 +28,11 @@
 //! - **The chips in age order**: the chips with a non-empty sub-list are linked in the order of
 //!   the stamps of their oldest pages. A chip whose sub-list starts gets the newest placed page,
 //!   so it goes last; a chip whose oldest page leaves moves towards the newer end, walking past
-//!   the chips whose oldest page is older (at most the number of chips). A placed page's chip is the one the device reports at eviction: a
-//!   device reports a new chip for a page a tier holds only while the tier handles an access to
-//!   that page ([`DeviceView::chip_of`]), and such an access takes the page out of the window,
-//!   so it is placed again after it.
+//!   the chips whose oldest page is older (at most the number of chips).
+//! - **A placed page's chip** is the one the device reported at eviction: a device reports a
+//!   new chip for a page a tier holds only while the tier handles an access to that page
+//!   ([`DeviceView::chip_of`]), and such an access takes the page out of the window, so it is
+//!   placed again after it.
 //!
 //! The rules read these instead of the window: the first dirty page from the LRU end is the
 //! list's LRU page; "the first page of a chip satisfying P" is the oldest page of the first
