@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml $(wildcard data/profiles/models/*.model)
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
-.PHONY: demo test lint fmt bench rust-test py-test clean profile-models profiles-fidelity fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
+.PHONY: demo test golden lint fmt bench rust-test py-test clean profile-models profiles-fidelity fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,10 @@ py-test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests
 
 test: lint rust-test py-test
+
+# Every golden row (tests/test_golden_policies.py; `make test` checks the quick part).
+golden: $(VENV)/.installed
+	FCSIM_GOLDEN=all $(BIN)/python -m pytest -q tests/test_golden_policies.py
 
 fmt: $(VENV)/.installed
 	cargo fmt --all
