@@ -18,7 +18,12 @@ def kept(path: Path, heading: str) -> list[str]:
     """The section of `path` whose heading starts with `heading`, as it is, after a blank line."""
     old = path.read_text().splitlines() if path.exists() else []
     b = _bounds(old, heading)
-    return ["", *old[b[0] : b[1]]] if b else []
+    if not b:
+        return []
+    section = old[b[0] : b[1]]
+    while section and not section[-1].strip():  # its own trailing blank lines: one is put before
+        section.pop()
+    return ["", *section]
 
 
 def replace(path: Path, lines: list[str]) -> None:
