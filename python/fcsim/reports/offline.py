@@ -68,8 +68,8 @@ def _label(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _plot_fig5(d: pd.DataFrame, path: Path) -> None:
-    """Fig. 5: read hit ratio and EPBPD (log) per cache size, a bar per policy, one column of
-    panels per trace (no means across traces: one trace's scale would hide the others'); a
+    """Fig. 5: read hit ratio and EPBPD (log) per cache size, a bar per policy, a panel per
+    trace and metric (no means across traces: one trace's scale would hide the others'); a
     trace whose EPBPD is null (span under 1 h, ``epbpd_null_reason``) has an empty EPBPD panel,
     and the summary says why."""
     pols = [p for p in FIG5 if p in set(d["policy"])]
