@@ -141,6 +141,8 @@ def write(path: Path, lim: list, fa: list | None, dev: list | None, runs: int) -
             f"| {size} | {pg:,} | {n:,} | {m / 1e6:.2f}M | {f / 1e6:.2f}M | {ratio:.2f}x "
             f"| {'yes' if same else 'NO'} |"
         )
+    missed = [f"{size} ({ratio:.2f}x, {0.6 - ratio:.2f} short)" for size, *_, ratio, _ in lim if ratio < 0.6]
+    lines += ["", "Target ≥ 0.6x " + (f"missed at {', '.join(missed)}." if missed else "met at every size.")]
     if fa is None:  # --only limit: the other sections are kept as they are
         sections.replace(path, lines)
         return
