@@ -207,6 +207,13 @@ def device_lines(dev: list, runs: int) -> list[str]:
     for name, (w, c) in med.items():
         ratio = f", {w / base[0]:.2f}x / {c / base[1]:.2f}x before's" if base and name != "before" else ""
         lines.append(f"- {name}: {w / 1e6:.2f}M/s wall, {c / 1e6:.2f}M per CPU second{ratio}")
+    w, c = med["after" if base else "this"]
+    lines += [
+        "",
+        f"Against issue 29's 5M host page writes/s: {5e6 / w:.0f}x short in wall time on this (shared)",
+        f"machine, {5e6 / c:.1f}x short per CPU second. Where the time goes: the FTL's module doc",
+        "(`crates/fcsim/src/device/ftl.rs`, *Where the time goes*).",
+    ]
     return lines
 
 
