@@ -33,6 +33,18 @@
 //! memory, which the OS maps only where it is written, so a drive sized from a huge `--size`
 //! costs the pages a trace writes, not its capacity (4 bytes a page where written, plus 12
 //! bytes and a bit a page of each block).
+//!
+//! **Where the time goes** (`perf` on `bench/flash_speed.py`'s device path, the aged `lcr` drive:
+//! 58 MiB `l2p`, 64 MiB `p2l`, write amplification 5.6, so ~5.6 `l2p` entries rewritten a host
+//! write, at random). Of the samples, ~40% stall on an invalidation (about half on the host
+//! page's `l2p` entry, half on its block's bitmap word, which depends on it), ~17% on the `l2p`
+//! stores of GC copies, ~5% on the victim's `p2l` entries, ~3% in the victim scan, ~6% in the
+//! logical-page lookup ([`super::Flash`]'s bitmaps), ~3% in the chips' timing; the rest is the
+//! loop. The device path is bound by the latency of random accesses to tables larger than the
+//! cache, each also a TLB miss with 4 KiB pages: with transparent huge pages for malloc's
+//! mappings (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, no code change) the same build runs
+//! markedly faster (`bench/RESULTS.md`, device path). Advising huge pages from fcsim needs
+//! `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
