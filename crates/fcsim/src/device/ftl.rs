@@ -14,37 +14,36 @@
 //! over the plane's valid counts (4 bytes a block, so the counts of a 64 GiB drive fit in 1 MiB
 //! of cache; free and open blocks carry an offset that keeps them out of the minimum); FIFO pops
 //! the oldest closed block; cost-benefit scans the plane's closed blocks for the best score.
-//! An invalidation is a decrement and a cleared bit: no list is kept in valid-count order.
+//! An invalidation is one decrement: no list is kept in valid-count order.
 //!
 //! **Why the victim search stays a scan.** A bucketed structure (blocks listed by valid count)
 //! makes the search O(1) but must also reproduce the scan's tie-break, the lowest-numbered
 //! block among those with the fewest valid pages, which needs ordered buckets (O(log n) per
 //! invalidation, on the hot path). The scan is 2 KiB of counts per plane on the `lcr` drive,
-//! run once per erase (once per ~11 host writes at write amplification 5.6): under 3% of the
-//! device path in the profile of `bench/flash_speed.py`, against ~75% in random accesses to
-//! the mapping tables.
+//! run once per erase (once per ~11 host writes at write amplification 5.6): about 3% of the
+//! device path in the profile below.
 //!
-//! **Memory layout.** Where a page is valid is a bitmap per block (`bits`, one bit a page: 8
-//! bytes a 64-page block, 2 MiB for the `lcr` drive's 262,144 blocks, so it stays in cache),
-//! not the reverse map: an invalidation reads `l2p` and writes one bit and one count, and
-//! touches no second table of the drive's size (each such access a cache and TLB miss on a
-//! 64 MiB map). `p2l` is read only by GC, for the valid pages of a victim, which sit together.
-//! `l2p` holds a physical page + 1, so that 0 is unmapped: it and `p2l` start as zeroed
-//! memory, which the OS maps only where it is written, so a drive sized from a huge `--size`
-//! costs the pages a trace writes, not its capacity (4 bytes a page where written, plus 12
-//! bytes and a bit a page of each block).
+//! The mapping tables hold a physical page + 1 (`l2p`) and a logical page + 2 (`p2l`), so that
+//! 0 is unmapped and free: both start as zeroed memory, which the OS maps only where it is
+//! written, so a drive sized from a huge `--size` costs the pages a trace writes, not its
+//! capacity (4 bytes a page where written, plus 12 bytes a block).
 //!
 //! **Where the time goes** (`perf` on `bench/flash_speed.py`'s device path, the aged `lcr` drive:
 //! 58 MiB `l2p`, 64 MiB `p2l`, write amplification 5.6, so ~5.6 `l2p` entries rewritten a host
-//! write, at random). Of the samples, ~40% stall on an invalidation (about half on the host
-//! page's `l2p` entry, half on its block's bitmap word, which depends on it), ~17% on the `l2p`
-//! stores of GC copies, ~5% on the victim's `p2l` entries, ~3% in the victim scan, ~6% in the
-//! logical-page lookup ([`super::Flash`]'s bitmaps), ~3% in the chips' timing; the rest is the
-//! loop. The device path is bound by the latency of random accesses to tables larger than the
-//! cache, each also a TLB miss with 4 KiB pages: with transparent huge pages for malloc's
-//! mappings (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, no code change) the same build runs
-//! markedly faster (`bench/RESULTS.md`, device path). Advising huge pages from fcsim needs
-//! `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
+//! write, at random). Of the samples, ~34% are in an invalidation (the host page's `l2p` entry,
+//! then its old page's `p2l` entry, which depends on it), ~31% in GC (mostly the `l2p` stores of
+//! the copies and the victim's `p2l` entries; ~3% the victim scan), ~7% in the logical-page
+//! lookup ([`super::Flash`]'s bitmaps), ~5% in the chips' timing; the rest is the loop. The
+//! device path is bound by the latency of random accesses to tables larger than the cache,
+//! each also a TLB miss with 4 KiB pages: with transparent huge pages for malloc's mappings
+//! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, no code change) the same build does ~1.3x the host
+//! writes per CPU second (`bench/RESULTS.md`, device path). Advising huge pages from fcsim
+//! needs `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
+//!
+//! A valid-page bitmap per block in place of the invalidation's `p2l` write was tried and
+//! measured 0.94x the host writes per CPU second (2 runs each, interleaved): the bitmap word
+//! (2 MiB for the drive) is a second miss dependent on the `l2p` entry, just as `p2l` is, and
+//! the cache it would fit in is shared. So invalid pages stay marked in `p2l`.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
@@ -53,6 +52,9 @@ use std::collections::VecDeque;
 
 /// `l2p` entry of a logical page that is not on flash (else the physical page + 1).
 const UNMAPPED: u32 = 0;
+/// `p2l` entries of free and invalid physical pages (else the logical page + 2).
+const FREE: u32 = 0;
+const INVALID: u32 = 1;
 const NIL: u32 = u32::MAX;
 /// Added to the valid count of a free or open block, so that only closed blocks can be a
 /// greedy victim (a valid count is at most pages per block < 2^31).
@@ -92,20 +94,11 @@ pub struct Ftl {
     geo: Geometry,
     gc: GcPolicy,
     reserve: u32,
-    /// Physical page + 1 of each logical page, or [`UNMAPPED`]. Invariant: `l2p[l] = p + 1`
-    /// exactly when page `p`'s bit is set in `bits` and `p2l[p] = l`.
+    /// Physical page + 1 of each logical page, or [`UNMAPPED`].
     l2p: Vec<u32>,
-    /// Logical page of each physical page; meaningful only where the page's bit is set in
-    /// `bits` (a page invalidated or erased keeps a stale entry, never read).
+    /// Logical page + 2 of each physical page, or [`FREE`] or [`INVALID`].
     p2l: Vec<u32>,
-    /// Valid-page bitmap, `words` u64 a block (bit `k % 64` of word `k / 64` is page `k` of the
-    /// block). Invariant: a bit is set exactly when its page holds the current copy of a
-    /// logical page; free blocks and pages past a frontier have none set.
-    bits: Vec<u64>,
-    /// Bitmap words a block: `pages_per_block / 64` rounded up.
-    words: u32,
-    /// Valid pages of each block (the popcount of its bitmap), plus [`NOT_CLOSED`] while it is
-    /// free or open.
+    /// Valid pages of each block, plus [`NOT_CLOSED`] while it is free or open.
     valid: Vec<u32>,
     erases: Vec<u32>,
     /// Cost-benefit only: host-write clock at the last invalidation in each block.
@@ -133,15 +126,12 @@ impl Ftl {
             })
             .collect();
         let blocks = geo.total_blocks() as usize;
-        let words = ppb.div_ceil(64);
         Ftl {
             geo,
             gc,
             reserve,
             l2p: vec![UNMAPPED; user_pages as usize],
-            p2l: vec![0; geo.physical_pages() as usize],
-            bits: vec![0; blocks * words as usize],
-            words,
+            p2l: vec![FREE; geo.physical_pages() as usize],
             valid: vec![NOT_CLOSED; blocks],
             erases: vec![0; blocks],
             stamp: if gc == GcPolicy::CostBenefit { vec![0; blocks] } else { Vec::new() },
@@ -216,37 +206,19 @@ impl Ftl {
             return;
         }
         let old = old - 1;
-        let b = self.geo.block_of_page(old);
-        let (w, m) = self.bit(b, old);
-        self.bits[w] &= !m;
-        let b = b as usize;
+        self.p2l[old as usize] = INVALID;
+        let b = self.geo.block_of_page(old) as usize;
         self.valid[b] -= 1;
         if self.gc == GcPolicy::CostBenefit {
             self.stamp[b] = self.clock;
         }
     }
 
-    /// The word of `bits` holding physical page `ppn` of block `b`, and the page's mask in it.
-    #[inline]
-    fn bit(&self, b: u32, ppn: u32) -> (usize, u64) {
-        let k = ppn - b * self.geo.pages_per_block;
-        ((b * self.words + k / 64) as usize, 1 << (k % 64))
-    }
-
-    /// Records `lpn` at `ppn` in the maps and the bitmap (not in the valid count).
-    #[inline]
-    fn place(&mut self, lpn: u32, ppn: u32, b: u32) {
-        self.l2p[lpn as usize] = ppn + 1;
-        self.p2l[ppn as usize] = lpn;
-        let (w, m) = self.bit(b, ppn);
-        self.bits[w] |= m;
-    }
-
     #[inline]
     fn map(&mut self, lpn: u32, ppn: u32) {
-        let b = self.geo.block_of_page(ppn);
-        self.place(lpn, ppn, b);
-        self.valid[b as usize] += 1;
+        self.l2p[lpn as usize] = ppn + 1;
+        self.p2l[ppn as usize] = lpn + 2;
+        self.valid[self.geo.block_of_page(ppn) as usize] += 1;
     }
 
     /// The next free page of `plane`'s frontier, opening a free block when the frontier is full.
@@ -317,37 +289,34 @@ impl Ftl {
                 "flash plane {plane}: every block is full of valid data, GC cannot reclaim space (with dynamic placement, raise device.op)"
             )));
         }
-        // Valid pages go to the frontier in runs, in page order (the victim's set bits, lowest
-        // first): a fresh block is opened only when it fills.
+        // Valid pages go to the frontier in runs: a fresh block is opened only when it fills.
         let first = victim * ppb;
         let mut copies = 0;
         let mut run = 0; // pages copied into the current frontier block
-        for w in 0..self.words {
-            let word = (victim * self.words + w) as usize;
-            let mut mask = std::mem::take(&mut self.bits[word]);
-            while mask != 0 {
-                let ppn = first + w * 64 + mask.trailing_zeros();
-                mask &= mask - 1;
-                let lpn = self.p2l[ppn as usize];
-                let pl = &mut self.planes[plane as usize];
-                let dst = if pl.wp < ppb {
-                    pl.wp += 1;
-                    pl.open * ppb + pl.wp - 1
-                } else {
-                    let open = pl.open;
-                    self.valid[open as usize] += run;
-                    run = 0;
-                    self.allocate(plane)?
-                };
-                let open = self.planes[plane as usize].open;
-                self.place(lpn, dst, open);
-                run += 1;
-                copies += 1;
+        for ppn in first..first + ppb {
+            let entry = self.p2l[ppn as usize];
+            if entry <= INVALID {
+                continue;
             }
+            let pl = &mut self.planes[plane as usize];
+            let dst = if pl.wp < ppb {
+                pl.wp += 1;
+                pl.open * ppb + pl.wp - 1
+            } else {
+                let open = pl.open;
+                self.valid[open as usize] += run;
+                run = 0;
+                self.allocate(plane)?
+            };
+            self.l2p[(entry - 2) as usize] = dst + 1;
+            self.p2l[dst as usize] = entry;
+            run += 1;
+            copies += 1;
         }
         let open = self.planes[plane as usize].open;
         self.valid[open as usize] += run;
         self.valid[victim as usize] -= copies;
+        self.p2l[first as usize..(first + ppb) as usize].fill(FREE);
         debug_assert_eq!(self.valid[victim as usize], 0, "erasing a block that holds valid data");
         self.valid[victim as usize] = NOT_CLOSED;
         self.erases[victim as usize] += 1;
@@ -367,43 +336,30 @@ impl Ftl {
         for (lpn, &entry) in self.l2p.iter().enumerate() {
             if entry != UNMAPPED {
                 mapped += 1;
-                let ppn = entry - 1;
-                let (w, m) = self.bit(self.geo.block_of_page(ppn), ppn);
-                assert!(self.bits[w] & m != 0, "logical page {lpn} maps to a page not marked valid");
-                assert_eq!(self.p2l[ppn as usize], lpn as u32, "l2p and p2l disagree on logical page {lpn}");
+                assert_eq!(self.p2l[entry as usize - 1], lpn as u32 + 2, "l2p and p2l disagree on logical page {lpn}");
             }
         }
+        let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
         let free_blocks: std::collections::HashSet<u32> = self.planes.iter().flat_map(|p| p.free.iter().copied()).collect();
-        let mut set = 0u64;
         for (b, &count) in self.valid.iter().enumerate() {
-            let words = &self.bits[b * self.words as usize..(b + 1) * self.words as usize];
-            let v: u32 = words.iter().map(|w| w.count_ones()).sum();
+            let pages = &self.p2l[b * ppb as usize..(b + 1) * ppb as usize];
+            let v = pages.iter().filter(|&&l| l > INVALID).count() as u32;
             assert_eq!(v, count & !NOT_CLOSED, "block {b} valid count");
-            for k in 0..ppb {
-                let ppn = b as u32 * ppb + k;
-                if words[(k / 64) as usize] >> (k % 64) & 1 == 1 {
-                    assert_eq!(self.l2p[self.p2l[ppn as usize] as usize], ppn + 1, "p2l and l2p disagree on block {b}");
+            for (k, &l) in pages.iter().enumerate() {
+                match l {
+                    FREE => free += 1,
+                    INVALID => invalid += 1,
+                    l => assert_eq!(self.l2p[l as usize - 2], b as u32 * ppb + k as u32 + 1, "p2l and l2p disagree on block {b}"),
                 }
             }
             if free_blocks.contains(&(b as u32)) {
                 assert!(count >= NOT_CLOSED, "free block {b} is marked closed");
                 assert_eq!(v, 0, "free block {b} holds valid pages");
-            }
-            set += u64::from(v);
-        }
-        assert_eq!(set, mapped, "valid bits and mapped logical pages differ");
-        // Free: the pages of free blocks and those past each open block's frontier.
-        let mut free = free_blocks.len() as u64 * u64::from(ppb);
-        for pl in &self.planes {
-            if pl.open != NIL {
-                let (first, wp) = (pl.open * self.words, pl.wp);
-                let past = &self.bits[first as usize..(first + self.words) as usize];
-                assert!((wp..ppb).all(|k| past[(k / 64) as usize] >> (k % 64) & 1 == 0), "a page past the frontier is marked valid");
-                free += u64::from(ppb - wp);
+                assert!(pages.iter().all(|&l| l == FREE), "free block {b} has written pages");
             }
         }
-        let valid = mapped;
-        let invalid = self.geo.physical_pages() - free - valid;
+        valid += mapped;
+        assert_eq!(free + valid + invalid, self.geo.physical_pages());
         for (p, pl) in self.planes.iter().enumerate() {
             assert!(pl.free.len() as u32 >= self.reserve, "plane {p} fell below its GC reserve");
         }
