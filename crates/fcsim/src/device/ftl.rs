@@ -40,10 +40,11 @@
 //! writes per CPU second (`bench/RESULTS.md`, device path). Advising huge pages from fcsim
 //! needs `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
 //!
-//! A valid-page bitmap per block in place of the invalidation's `p2l` write was tried and
-//! measured 0.94x the host writes per CPU second (2 runs each, interleaved): the bitmap word
-//! (2 MiB for the drive) is a second miss dependent on the `l2p` entry, just as `p2l` is, and
-//! the cache it would fit in is shared. So invalid pages stay marked in `p2l`.
+//! A valid-page bitmap per block in place of the invalidation's `p2l` write was tried (commit
+//! 7cf8ae5, same results) and gave no gain: 0.94x the host writes per CPU second, 2 runs each,
+//! on a shared machine where this very code measured 0.8-1.0x itself. The profile says why: the
+//! bitmap word (2 MiB for the drive) is a second miss dependent on the `l2p` entry, as `p2l`
+//! is; the cache it would fit in is shared. So invalid pages stay marked in `p2l`.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
