@@ -10,17 +10,23 @@ script owns the sections it writes; side_by_side.py keeps them):
   policies also with their window at the whole cache.
 - Device path: `--policy none` on the aged `lcr` drive (filled, then one user capacity of
   uniform random overwrites), uniform random single-page writes: host page writes/s of the
-  loop.
+  loop, each run in its own process; with `--before DIR` (an older fcsim installed there, e.g.
+  `pip install --no-deps --target DIR .` at the older commit) its runs are interleaved with
+  this build's and the section gives the ratio.
 
-    .venv/bin/python bench/flash_speed.py [--runs 3] [--out bench/RESULTS.md] [--only limit]
+    .venv/bin/python bench/flash_speed.py [--runs 3] [--out bench/RESULTS.md]
+    .venv/bin/python bench/flash_speed.py --only limit
+    .venv/bin/python bench/flash_speed.py --only device [--before DIR] [--huge]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -110,18 +116,109 @@ def flash_aware(runs: int) -> list:
     return rows
 
 
-def device_path(runs: int) -> list:
+# One device-path run in a fresh process: a one-request run first builds and caches the aged
+# drive, so the timed run's CPU time holds little besides the loop (its setup is a copy of the
+# cached state; its share of the CPU time is taken in proportion to its share of the wall time).
+DEVICE_RUN = """
+import json, sys, time
+import fcsim
+aged = {"device.fill": 1, "device.steady": 1}
+one = sys.argv[1].replace("requests=%d" % int(sys.argv[2]), "requests=1")
+fcsim.simulate(one, "none", device="lcr", set=aged)
+c = time.process_time()
+r = fcsim.simulate(sys.argv[1], "none", device="lcr", set=aged)
+c = time.process_time() - c
+cpu = c * r.sim_seconds / (r.sim_seconds + r.device_setup_s)
+row = [r.host_page_writes, r.flash_page_writes, r.sim_seconds, cpu, r.write_amplification, r.device_state]
+print(json.dumps(row))
+"""
+
+
+# glibc (2.35+) then advises transparent huge pages (2 MiB) for the memory its malloc maps, the
+# FTL's tables included; nothing in fcsim changes. It shows what part of the device path's time
+# goes to TLB misses in its random accesses to tables of the drive's size.
+HUGE = "glibc.malloc.hugetlb=1"
+
+
+def device_path(runs: int, before: str | None, huge: bool = False) -> list:
+    """(build, host writes, flash writes, wall s, CPU s, WA, state) per run, builds interleaved."""
+    this = "after" if before else "this"
+    builds = [("before", before, False)] if before else []
+    builds += [(this, None, False)]
+    if huge:
+        builds += [(this + ", huge pages", None, True)]
     out = []
     for _ in range(runs):
-        r = fcsim.simulate(DEVICE_TRACE, "none", device="lcr", set={"device.fill": 1, "device.steady": 1})
-        out.append(
-            (r.host_page_writes / r.sim_seconds, r.write_amplification, r.device_state, r.device_setup_s)
-        )
-        print(f"device path: {out[-1][0] / 1e6:.2f}M host page writes/s, WA {out[-1][1]:.2f}")
+        for name, path, hp in builds:
+            env = dict(os.environ)
+            if path:
+                env["PYTHONPATH"] = path
+            if hp:
+                env["GLIBC_TUNABLES"] = HUGE
+            r = subprocess.run(
+                [sys.executable, "-c", DEVICE_RUN, DEVICE_TRACE, str(DEVICE_WRITES)],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            host, flash, wall, cpu, wa, state = json.loads(r.stdout.splitlines()[-1])
+            out.append((name, host, flash, wall, cpu, wa, state))
+            print(
+                f"device path ({name}): {host / wall / 1e6:.2f}M host page writes/s "
+                f"({host / cpu / 1e6:.2f}M per CPU second), WA {wa:.2f}"
+            )
     return out
 
 
-def write(path: Path, lim: list, fa: list | None, dev: list | None, runs: int) -> None:
+def device_lines(dev: list, runs: int) -> list[str]:
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    lines = [
+        "## Device path: host page writes on the aged lcr drive",
+        "",
+        f"Made by `.venv/bin/python bench/flash_speed.py --only device` (fcsim {rev.stdout.strip()}).",
+        "`--policy none --device lcr` with `device.fill=1 device.steady=1` (aged: filled, then one",
+        f"user capacity of uniform random overwrites, before the clock starts) on `{DEVICE_TRACE}`:",
+        "every host page write placed, garbage-collected (greedy) and timed on its chip. Page writes",
+        "per second of the loop (`sim_seconds`, wall clock), and per CPU second (the run's process",
+        "CPU time, its setup's share taken out), each run in a fresh process; builds interleaved.",
+        f"`huge pages`: the same build run with `GLIBC_TUNABLES={HUGE}` (transparent huge pages",
+        "for malloc's mappings, so the mapping tables' random accesses miss the TLB far less).",
+        "Issue 29's target: ≥ 5M host page writes/s.",
+        "",
+        "| build | run | host writes/s | flash writes/s | host writes per CPU s | WA | device state |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    n: dict[str, int] = {}
+    for name, host, flash, wall, cpu, wa, state in dev:
+        n[name] = n.get(name, 0) + 1
+        lines.append(
+            f"| {name} | {n[name]} | {host / wall / 1e6:.2f}M | {flash / wall / 1e6:.2f}M "
+            f"| {host / cpu / 1e6:.2f}M | {wa:.2f} | {state} |"
+        )
+    med = {
+        name: (
+            statistics.median(h / w for b, h, _, w, *_ in dev if b == name),
+            statistics.median(h / c for b, h, _, _, c, *_ in dev if b == name),
+        )
+        for name in n
+    }
+    base = med.get("before")
+    lines += ["", f"Medians of {runs} runs each (host page writes):", ""]
+    for name, (w, c) in med.items():
+        ratio = f", {w / base[0]:.2f}x / {c / base[1]:.2f}x before's" if base and name != "before" else ""
+        lines.append(f"- {name}: {w / 1e6:.2f}M/s wall, {c / 1e6:.2f}M per CPU second{ratio}")
+    w, c = med["after" if base else "this"]
+    lines += [
+        "",
+        f"Against issue 29's 5M host page writes/s: {5e6 / w:.0f}x short in wall time on this (shared)",
+        f"machine, {5e6 / c:.1f}x short per CPU second. Where the time goes: the FTL's module doc",
+        "(`crates/fcsim/src/device/ftl.rs`, *Where the time goes*).",
+    ]
+    return lines
+
+
+def limit_lines(lim: list, runs: int) -> list[str]:
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     lines = [
         "## The machine's limit: a minimal LRU over the page sequence in memory",
@@ -143,10 +240,12 @@ def write(path: Path, lim: list, fa: list | None, dev: list | None, runs: int) -
         )
     missed = [f"{size} ({ratio:.2f}x, {0.6 - ratio:.2f} short)" for size, *_, ratio, _ in lim if ratio < 0.6]
     lines += ["", "Target ≥ 0.6x " + (f"missed at {', '.join(missed)}." if missed else "met at every size.")]
-    if fa is None:  # --only limit: the other sections are kept as they are
-        sections.replace(path, lines)
-        return
-    lines += [
+    return lines
+
+
+def write(path: Path, lim: list, fa: list, dev: list, runs: int) -> None:
+    lines = [
+        *limit_lines(lim, runs),
         "",
         "## Flash-aware policies against LRU over the gasa and lcr SSDs",
         "",
@@ -165,18 +264,8 @@ def write(path: Path, lim: list, fa: list | None, dev: list | None, runs: int) -
         "",
         f"Slowest against LRU: {worst[2]} over {worst[0]} at {worst[1]}, {worst[5]:.2f}x.",
         "",
-        "## Device path: host page writes on the aged lcr drive",
-        "",
-        "`--policy none --device lcr` with `device.fill=1 device.steady=1` (aged: filled, then one",
-        f"user capacity of uniform random overwrites, before the clock starts) on `{DEVICE_TRACE}`:",
-        "every host page write placed, garbage-collected (greedy) and timed on its chip. Host page",
-        "writes per second of the loop (`sim_seconds`). Issue 29's target: ≥ 5M/s.",
-        "",
-        "| run | host page writes/s | write amplification | device state | device setup |",
-        "|---:|---:|---:|---|---:|",
     ]
-    for i, (rate, wa, state, setup) in enumerate(dev):
-        lines.append(f"| {i + 1} | {rate / 1e6:.2f}M | {wa:.2f} | {state} | {setup:.1f} s |")
+    lines += device_lines(dev, 1)
     text = "\n".join(lines)
     for part in text.split("\n## "):
         sec = part if part.startswith("## ") else "## " + part
@@ -187,15 +276,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--out", default=str(ROOT / "bench" / "RESULTS.md"))
-    ap.add_argument("--only", choices=["limit"], help="measure and rewrite only the limit section")
+    ap.add_argument("--only", choices=["limit", "device"], help="run and write only this section")
+    ap.add_argument("--before", help="a directory holding an older fcsim build, run interleaved")
+    ap.add_argument("--huge", action="store_true", help=f"also run this build with GLIBC_TUNABLES={HUGE}")
     a = ap.parse_args()
+    if a.before and not (Path(a.before) / "fcsim").is_dir():
+        raise SystemExit(f"--before {a.before}: no fcsim package there")
+    if a.only == "device":
+        sections.replace(Path(a.out), device_lines(device_path(a.runs, a.before, a.huge), a.runs))
+        return
     with tempfile.TemporaryDirectory() as d:
         lim = limit(a.runs, Path(d))
     if a.only == "limit":
-        write(Path(a.out), lim, None, None, a.runs)
+        sections.replace(Path(a.out), limit_lines(lim, a.runs))
         return
     fa = flash_aware(a.runs)
-    dev = device_path(1)
+    dev = device_path(1, a.before, a.huge)
     write(Path(a.out), lim, fa, dev, a.runs)
 
 

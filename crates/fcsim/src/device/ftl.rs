@@ -16,10 +16,35 @@
 //! the oldest closed block; cost-benefit scans the plane's closed blocks for the best score.
 //! An invalidation is one decrement: no list is kept in valid-count order.
 //!
+//! **Why the victim search stays a scan.** A bucketed structure (blocks listed by valid count)
+//! makes the search O(1) but must also reproduce the scan's tie-break, the lowest-numbered
+//! block among those with the fewest valid pages, which needs ordered buckets (O(log n) per
+//! invalidation, on the hot path). The scan is 2 KiB of counts per plane on the `lcr` drive,
+//! run once per erase (once per ~11 host writes at write amplification 5.6): about 3% of the
+//! device path in the profile below.
+//!
 //! The mapping tables hold a physical page + 1 (`l2p`) and a logical page + 2 (`p2l`), so that
 //! 0 is unmapped and free: both start as zeroed memory, which the OS maps only where it is
 //! written, so a drive sized from a huge `--size` costs the pages a trace writes, not its
 //! capacity (4 bytes a page where written, plus 12 bytes a block).
+//!
+//! **Where the time goes** (`perf` on `bench/flash_speed.py`'s device path, the aged `lcr` drive:
+//! 58 MiB `l2p`, 64 MiB `p2l`, write amplification 5.6, so ~5.6 `l2p` entries rewritten a host
+//! write, at random). Of the samples, ~34% are in an invalidation (the host page's `l2p` entry,
+//! then its old page's `p2l` entry, which depends on it), ~31% in GC (mostly the `l2p` stores of
+//! the copies and the victim's `p2l` entries; ~3% the victim scan), ~7% in the logical-page
+//! lookup ([`super::Flash`]'s bitmaps), ~5% in the chips' timing; the rest is the loop. The
+//! device path is bound by the latency of random accesses to tables larger than the cache,
+//! each also a TLB miss with 4 KiB pages: with transparent huge pages for malloc's mappings
+//! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, no code change) the same build does ~1.3x the host
+//! writes per CPU second (`bench/RESULTS.md`, device path). Advising huge pages from fcsim
+//! needs `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
+//!
+//! A valid-page bitmap per block in place of the invalidation's `p2l` write was tried (commit
+//! 7cf8ae5, same results) and gave no gain: 0.94x the host writes per CPU second, 2 runs each,
+//! on a shared machine where this very code measured 0.8-1.0x itself. The profile says why: the
+//! bitmap word (2 MiB for the drive) is a second miss dependent on the `l2p` entry, as `p2l`
+//! is; the cache it would fit in is shared. So invalid pages stay marked in `p2l`.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
