@@ -468,8 +468,8 @@ pub struct Generator {
 /// are fewer than a × its accesses, a reuse the stack draws on a page outside the set moves to
 /// the nearest hot page of the op on the clone's stack (within [`Locality::RADIUS`] words of
 /// slots, else a uniformly drawn hot page), and while they are more, a reuse drawn on a hot
-/// page moves to the nearest page outside both ops' hot sets (or stays): moved onto the other
-/// op's hot pages, the op's cold accesses would pile up there and outrank its own hot pages.
+/// page moves to a uniformly drawn page of the op outside its hot set: moved to a near page,
+/// the op's cold accesses pile up on a few recent pages and outrank its own hot pages.
 /// The hot set's share is held to a goal that starts at a and is corrected every 1,024 of the
 /// op's accesses by half the gap between a and the measured share of the top p of its pages
 /// (a few cold pages the stack reuses often can outrank hot pages that joined late). See [`profile`] for the cost to the donor's reuse.
@@ -480,8 +480,9 @@ struct Locality {
     /// Per op: a bit per page number, touched by the op; in the op's hot set.
     seen: [Vec<u64>; 2],
     hot: [Vec<u64>; 2],
-    /// Per op: the hot pages (to draw one uniformly).
+    /// Per op: the hot pages, and the op's other pages (to draw one uniformly).
     list: [Vec<u32>; 2],
+    cold: [Vec<u32>; 2],
     /// Per op: unique pages, accesses, accesses to its hot set.
     unique: [u64; 2],
     accesses: [u64; 2],
@@ -524,6 +525,8 @@ impl Locality {
             if (self.list[o].len() as f64) < self.target[o].0 * self.unique[o] as f64 {
                 Locality::set(&mut self.hot[o], p);
                 self.list[o].push(p as u32);
+            } else {
+                self.cold[o].push(p as u32);
             }
         }
         self.accesses[o] += 1;
@@ -768,6 +771,7 @@ impl Generator {
             seen: [bits(), bits()],
             hot: [bits(), bits()],
             list: [0, 1].map(|o| Vec::with_capacity((target[o].0 * self.cap as f64) as usize + 1)),
+            cold: [0, 1].map(|o| Vec::with_capacity(((1.0 - target[o].0) * self.cap as f64) as usize + 1)),
             unique: [0; 2],
             accesses: [0; 2],
             on_hot: [0; 2],
@@ -802,7 +806,12 @@ impl Generator {
     pub fn state_bytes(&self) -> usize {
         let locality = self.locality.as_ref().map_or(0, |l| {
             8 * (l.seen[0].capacity() + l.seen[1].capacity() + l.hot[0].capacity() + l.hot[1].capacity())
-                + 4 * (l.list[0].capacity() + l.list[1].capacity() + l.count[0].capacity() + l.count[1].capacity())
+                + 4 * (l.list[0].capacity()
+                    + l.list[1].capacity()
+                    + l.cold[0].capacity()
+                    + l.cold[1].capacity()
+                    + l.count[0].capacity()
+                    + l.count[1].capacity())
         });
         self.stack.bytes() + self.pages.as_ref().map_or(0, |p| p.seen.capacity() * 8) + locality
     }
@@ -857,13 +866,15 @@ impl Generator {
                 if let Some(l) = self.locality.as_deref() {
                     // Behind the table's share on hot pages: to the nearest hot page; ahead:
                     // to the nearest other page (or stay).
-                    let want = l.behind(o);
-                    let fits =
-                        |p: u32| if want { l.is_hot(o, u64::from(p)) } else { !l.is_hot(0, u64::from(p)) && !l.is_hot(1, u64::from(p)) };
-                    if !l.list[o].is_empty() && !fits(page) {
-                        let near = self.stack.nearest(d, Locality::RADIUS, fits);
-                        let list = &l.list[o];
-                        return u64::from(near.unwrap_or_else(|| if want { list[self.rng.gen_range(0..list.len())] } else { page }));
+                    let hot = l.is_hot(o, u64::from(page));
+                    if l.behind(o) {
+                        if !hot && !l.list[o].is_empty() {
+                            let near = self.stack.nearest(d, Locality::RADIUS, |p| l.is_hot(o, u64::from(p)));
+                            let list = &l.list[o];
+                            return u64::from(near.unwrap_or_else(|| list[self.rng.gen_range(0..list.len())]));
+                        }
+                    } else if hot && !l.cold[o].is_empty() {
+                        return u64::from(l.cold[o][self.rng.gen_range(0..l.cold[o].len())]);
                     }
                 }
                 return u64::from(page);
