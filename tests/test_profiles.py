@@ -57,13 +57,16 @@ def scale_of(requests: float) -> float:
 
 @pytest.mark.parametrize("name", GASA)
 def test_gasa_profiles_match_table_ii(name: str) -> None:
-    requests, pages, read_ratio, _read_loc, _write_loc = GASA[name]
+    requests, pages, read_ratio, read_loc, write_loc = GASA[name]
     i = info(name, 1)
     close(i["requests"], requests, "requests")
     close(i["unique_pages"], pages, "unique pages")
     close(i["reads"] / i["requests"], read_ratio, "read ratio")
-    # Locality p%/a% is not imposed: the donor's reuse decides it (profiles.rs); the measured
-    # figure is printed beside the table's in data/profiles/fidelity.md.
+    # Locality p%/a%, held by the generator's per-op hot sets (clone/profile.rs): p within
+    # 4 points of the table's (a = 1 - p in the table and in the measure). Measured at
+    # scale 1: reads within 0.5 points; writes t1 0.280 (table 0.31), t2 0.182 (0.16), t3 0.11.
+    for key, (p, _a) in (("read_locality", read_loc), ("write_locality", write_loc)):
+        assert abs(i[key][0] - p) <= 0.04, f"{name} {key}: {i[key]}, table p {p}"
 
 
 @pytest.mark.parametrize("name", LCR)

@@ -59,8 +59,8 @@ PROFILES: dict[str, tuple[str, float]] = {
 }
 
 
-# GASA Table II's locality p/a (read, write), which the profiles do not impose (profiles.rs):
-# printed beside the generated figure.
+# GASA Table II's locality p/a (read, write), which the profiles hold by feedback on per-op hot
+# sets (crates/fcsim/src/trace/clone/profile.rs): printed beside the generated figure.
 TABLE_LOCALITY = {
     "gasa-t1": ((0.13, 0.87), (0.31, 0.69)),
     "gasa-t2": ((0.17, 0.83), (0.16, 0.84)),
@@ -161,7 +161,7 @@ def markdown(reports: list[dict[str, Any]]) -> list[str]:
             (tr, tw), (gr, gw) = r["locality"]
             out += [
                 "",
-                "Locality p%/a% (not imposed; the donor's reuse decides it): table "
+                "Locality p%/a% (held to the table's by per-op hot sets): table "
                 f"read {tr[0]:.0%}/{tr[1]:.0%}, write {tw[0]:.0%}/{tw[1]:.0%}; generated "
                 f"read {gr[0]:.0%}/{gr[1]:.0%}, write {gw[0]:.0%}/{gw[1]:.0%}.",
             ]

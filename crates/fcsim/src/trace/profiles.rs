@@ -12,12 +12,11 @@
 //!   number of unique pages are accessed by a% of total number of accesses", §IV.A). The table
 //!   gives no request sizes; the buffer's line is one 4 KB page (§IV.B), so each request is one
 //!   page and requests = page accesses. Donor: `mqsim_tpcc-small.trace.gz` (TPC-C, an OLTP
-//!   workload as SPC Financial is). Locality p%/a%: not imposed; the donor's reuse distances
-//!   decide which pages are hot, and the generated p%/a% is measured and printed beside the
-//!   table's (`data/profiles/fidelity.md`), not held to it. Tried and dropped: leaning
-//!   the donor's distance bins by d^-β per op, fitted to p — the TPC-C sample (7,000 requests
-//!   over 0.14 s) has no reuse below about 100 pages, so no weighting of its bins moves p from
-//!   about 0.32 (the table's 0.11-0.31); a donor with short reuse and writes would be needed.
+//!   workload as SPC Financial is). Locality p%/a%: held to the table's per op by feedback on
+//!   per-op hot sets ([`super::clone::profile`] says how and what it costs the donor's reuse);
+//!   the donor alone gave read 26%/74%, write 38%/62% on gasa-t1 (its TPC-C sample, 7,000
+//!   requests over 0.14 s, has no reuse below about 100 pages, so no weighting of its
+//!   distance bins moved p toward the table's 0.11-0.31).
 //! - LCR: C. Liu, M. Lv, Y. Pan, H. Chen, Y. Li, C. Li, Y. Xu, "LCR: Load-aware Cache
 //!   Replacement Algorithm for Flash-based SSDs", Table III "Statistics of I/O workloads": total
 //!   requests, write ratio, average size. The table gives no footprint: the profiles keep the
@@ -66,8 +65,8 @@ pub struct Profile {
     /// Share of write requests.
     pub write: f64,
     pub size: Size,
-    /// The table's read and write locality p/a (fractions), where it gives one: printed
-    /// beside the generated figure, not imposed (see the module docs).
+    /// The table's read and write locality p/a (fractions), where it gives one: held by
+    /// the generator (see the module docs).
     pub locality: Option<[(f64, f64); 2]>,
 }
 

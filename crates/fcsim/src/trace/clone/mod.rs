@@ -456,6 +456,123 @@ pub struct Generator {
     time_factor: f64,
     /// A paper profile's working set, held exactly ([`Generator::with_pages`]).
     pages: Option<Pages>,
+    /// A paper profile's read and write locality p/a, held by feedback
+    /// ([`Generator::with_locality`]).
+    locality: Option<Box<Locality>>,
+}
+
+/// GASA Table II's locality ("p% of total number of unique pages are accessed by a% of total
+/// number of accesses", per op), held per op: a page the op touches for the first time joins the op's hot set while the set holds fewer than p × the
+/// op's unique pages (so the hot pages are spread over the run and over the address space, and
+/// the read and write hot sets are different pages); while the op's accesses to its hot set
+/// are fewer than a × its accesses, a reuse the stack draws on a page outside the set moves to
+/// the nearest hot page of the op on the clone's stack (within [`Locality::RADIUS`] words of
+/// slots, else a uniformly drawn hot page), and while they are more, a reuse drawn on a hot
+/// page moves to a uniformly drawn page of the op outside its hot set: moved to a near page,
+/// the op's cold accesses pile up on a few recent pages and outrank its own hot pages.
+/// The hot set's share is held to a goal that starts at a and is corrected every 1,024 of the
+/// op's accesses by half the gap between a and the measured share of the top p of its pages
+/// (a few cold pages the stack reuses often can outrank hot pages that joined late). See [`profile`] for the cost to the donor's reuse.
+#[derive(Debug)]
+struct Locality {
+    /// Per op: the table's p and a.
+    target: [(f64, f64); 2],
+    /// Per op: a bit per page number, touched by the op; in the op's hot set.
+    seen: [Vec<u64>; 2],
+    hot: [Vec<u64>; 2],
+    /// Per op: the hot pages, and the op's other pages (to draw one uniformly).
+    list: [Vec<u32>; 2],
+    cold: [Vec<u32>; 2],
+    /// Per op: unique pages, accesses, accesses to its hot set.
+    unique: [u64; 2],
+    accesses: [u64; 2],
+    on_hot: [u64; 2],
+    /// Per op: accesses per page number, and pages by access count (the last bucket holds
+    /// every higher count): the measured p/a.
+    count: [Vec<u32>; 2],
+    hist: [Vec<u64>; 2],
+    /// Per op: the hot set's share of accesses the feedback holds (starts at a, moved so that
+    /// the measured share of the top p pages is a).
+    goal: [f64; 2],
+}
+
+impl Locality {
+    /// Words of stack slots searched on each side for a hot page.
+    const RADIUS: usize = 16;
+
+    fn bit(v: &[u64], p: u64) -> bool {
+        v.get((p / 64) as usize).is_some_and(|w| w >> (p % 64) & 1 == 1)
+    }
+
+    fn set(v: &mut Vec<u64>, p: u64) {
+        let i = (p / 64) as usize;
+        if i >= v.len() {
+            v.resize(i + 1, 0);
+        }
+        v[i] |= 1 << (p % 64);
+    }
+
+    fn is_hot(&self, o: usize, p: u64) -> bool {
+        Locality::bit(&self.hot[o], p)
+    }
+
+    /// Counts an access of op `o` to page `p`.
+    #[inline]
+    fn touch(&mut self, o: usize, p: u64) {
+        if !Locality::bit(&self.seen[o], p) {
+            Locality::set(&mut self.seen[o], p);
+            self.unique[o] += 1;
+            if (self.list[o].len() as f64) < self.target[o].0 * self.unique[o] as f64 {
+                Locality::set(&mut self.hot[o], p);
+                self.list[o].push(p as u32);
+            } else {
+                self.cold[o].push(p as u32);
+            }
+        }
+        self.accesses[o] += 1;
+        self.on_hot[o] += u64::from(Locality::bit(&self.hot[o], p));
+        let i = p as usize;
+        if i >= self.count[o].len() {
+            self.count[o].resize(i + 1, 0);
+        }
+        let h = &mut self.hist[o];
+        let c = self.count[o][i] as usize;
+        if c > 0 {
+            h[c.min(Locality::BUCKETS - 1)] -= 1;
+        }
+        self.count[o][i] += 1;
+        h[(c + 1).min(Locality::BUCKETS - 1)] += 1;
+        if self.accesses[o] % Locality::EVERY == 0 {
+            self.steer(o);
+        }
+    }
+
+    const BUCKETS: usize = 4096;
+    /// Accesses of an op between two corrections of its goal.
+    const EVERY: u64 = 1024;
+
+    /// Moves op `o`'s goal by half the gap between a and the measured share of accesses on the
+    /// top p of its pages (the most accessed first, the last bucket's pages at its count).
+    fn steer(&mut self, o: usize) {
+        let (p, a) = self.target[o];
+        let mut left = p * self.unique[o] as f64;
+        let mut on = 0.0;
+        for (c, &n) in self.hist[o].iter().enumerate().rev() {
+            if left <= 0.0 {
+                break;
+            }
+            let take = (n as f64).min(left);
+            on += take * c as f64;
+            left -= take;
+        }
+        let share = on / self.accesses[o].max(1) as f64;
+        self.goal[o] = (self.goal[o] + 0.5 * (a - share)).clamp(0.0, 1.0);
+    }
+
+    /// Whether op `o`'s accesses to its hot set are behind the goal.
+    fn behind(&self, o: usize) -> bool {
+        (self.on_hot[o] as f64) < self.goal[o] * self.accesses[o] as f64
+    }
 }
 
 /// The exact working set of a profile: a bit per page number (touched or not), how many are
@@ -617,6 +734,7 @@ impl Generator {
             writes: 0,
             time_factor: 1.0,
             pages: None,
+            locality: None,
         })
     }
 
@@ -643,6 +761,27 @@ impl Generator {
         Ok(self)
     }
 
+    /// Holds each op's locality p/a (read, then write) to a paper table's ([`Locality`]).
+    pub fn with_locality(mut self, target: [(f64, f64); 2]) -> Generator {
+        let words = (self.cap / 64 + 1) as usize;
+        let bits = || Vec::with_capacity(words);
+        let bits32 = || Vec::with_capacity(self.cap as usize + 1);
+        self.locality = Some(Box::new(Locality {
+            target,
+            seen: [bits(), bits()],
+            hot: [bits(), bits()],
+            list: [0, 1].map(|o| Vec::with_capacity((target[o].0 * self.cap as f64) as usize + 1)),
+            cold: [0, 1].map(|o| Vec::with_capacity(((1.0 - target[o].0) * self.cap as f64) as usize + 1)),
+            unique: [0; 2],
+            accesses: [0; 2],
+            on_hot: [0; 2],
+            count: [bits32(), bits32()],
+            hist: [vec![0; Locality::BUCKETS], vec![0; Locality::BUCKETS]],
+            goal: [target[0].1, target[1].1],
+        }));
+        self
+    }
+
     /// Holds the share of write requests to `write` (within 0.2 points once 64 requests are
     /// out) and multiplies arrival times by `time_factor`: what a paper profile keeps from its
     /// table ([`profile`]).
@@ -665,7 +804,16 @@ impl Generator {
     /// Bytes held by the stack and a profile's page bitmap: the generator's state that grows
     /// with the working set (none of it grows with the output's length).
     pub fn state_bytes(&self) -> usize {
-        self.stack.bytes() + self.pages.as_ref().map_or(0, |p| p.seen.capacity() * 8)
+        let locality = self.locality.as_ref().map_or(0, |l| {
+            8 * (l.seen[0].capacity() + l.seen[1].capacity() + l.hot[0].capacity() + l.hot[1].capacity())
+                + 4 * (l.list[0].capacity()
+                    + l.list[1].capacity()
+                    + l.cold[0].capacity()
+                    + l.cold[1].capacity()
+                    + l.count[0].capacity()
+                    + l.count[1].capacity())
+        });
+        self.stack.bytes() + self.pages.as_ref().map_or(0, |p| p.seen.capacity() * 8) + locality
     }
 
     /// The first page of a run start of op `o`: a reused page, or `fresh` for a new one.
@@ -714,7 +862,22 @@ impl Generator {
                 let u = self.rng.gen::<f64>();
                 let head = self.head[prev][o][b];
                 let at = if u < head { 1 } else { u8::from(u < head + self.tail[prev][o][b]) * 2 };
-                return self.stack.find(d, prev == 1, deeper, at).map_or(self.fresh + self.gap, u64::from);
+                let Some(page) = self.stack.find(d, prev == 1, deeper, at) else { return self.fresh + self.gap };
+                if let Some(l) = self.locality.as_deref() {
+                    // Behind the table's share on hot pages: to the nearest hot page; ahead:
+                    // to the nearest other page (or stay).
+                    let hot = l.is_hot(o, u64::from(page));
+                    if l.behind(o) {
+                        if !hot && !l.list[o].is_empty() {
+                            let near = self.stack.nearest(d, Locality::RADIUS, |p| l.is_hot(o, u64::from(p)));
+                            let list = &l.list[o];
+                            return u64::from(near.unwrap_or_else(|| list[self.rng.gen_range(0..list.len())]));
+                        }
+                    } else if hot && !l.cold[o].is_empty() {
+                        return u64::from(l.cold[o][self.rng.gen_range(0..l.cold[o].len())]);
+                    }
+                }
+                return u64::from(page);
             }
         }
         self.fresh + self.gap
@@ -791,6 +954,9 @@ impl TraceReader for Generator {
                 None => new,
             };
             self.cold[o] += u64::from(new);
+            if let Some(l) = &mut self.locality {
+                l.touch(o, p);
+            }
         }
         self.stack.done();
         self.fresh = self.fresh.max(last + 1);

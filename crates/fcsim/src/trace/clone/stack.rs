@@ -255,6 +255,34 @@ impl Stack {
         })
     }
 
+    /// The page nearest to depth `d` (in slots, within `radius` words of 64 slots on either
+    /// side) for which `want` holds, if any; `None` also when the stack is shallower than `d`.
+    pub fn nearest(&self, d: u64, radius: usize, want: impl Fn(u32) -> bool) -> Option<u32> {
+        if d == 0 || d > self.count as u64 {
+            return None;
+        }
+        let s = self.select((self.count as u64 - d + 1) as u32, 0);
+        let w0 = s / 64;
+        let mut best: Option<(usize, u32)> = None;
+        for k in 0..=radius {
+            for w in [w0.checked_sub(k), (k > 0).then_some(w0 + k)].into_iter().flatten().filter(|&w| w < self.bits.len()) {
+                let mut live = self.bits[w][LIVE];
+                while live != 0 {
+                    let slot = w * 64 + live.trailing_zeros() as usize;
+                    live &= live - 1;
+                    let page = self.slot_page[slot];
+                    if want(page) && best.map_or(true, |(dist, _)| slot.abs_diff(s) < dist) {
+                        best = Some((slot.abs_diff(s), page));
+                    }
+                }
+            }
+            if best.is_some() {
+                return best.map(|b| b.1);
+            }
+        }
+        None
+    }
+
     /// The live slot at or after `s` that was the last page of its request, if one is within a
     /// few words; else `s`.
     fn tail_of(&self, s: usize) -> usize {
