@@ -219,8 +219,7 @@ def report(
     )
     parts = {("the paper's own traces" if own else "stand-in traces"): evaluate(claims(False), real, gate)}
     if not prof.empty:
-        pd_ = prof.assign(spec=prof["trace"], trace=prof["trace"].map(_paper_name))
-        parts["profiles"] = evaluate(claims(True), scores(pd_, _best(pd_), "closed loop"), gate)
+        parts["profiles"] = profile_verdicts(prof, gate)
     lines = [
         "# Dynamic cache/over-provisioning allocation: claims and what fcsim measures",
         "",
@@ -545,7 +544,7 @@ def _profile_part(
         "",
     ]
     if verdicts is None:
-        verdicts = evaluate(claims(True), scores(d, b, "closed loop"), gate)
+        verdicts = profile_verdicts(rows, gate)
     lines += [
         "## Where fcsim disagrees with the paper (profiles)",
         "",
@@ -624,6 +623,12 @@ def scores(d: pd.DataFrame, b: pd.DataFrame, run: str, saturated: Any = ()) -> p
             }
         )
     return pd.DataFrame(rows)
+
+
+def profile_verdicts(rows: pd.DataFrame, gate: testable.Gate) -> list[Verdict]:
+    """The profile claims scored on the profiles' rows (closed loop; the gate knows them by spec)."""
+    d = rows.assign(spec=rows["trace"], trace=rows["trace"].map(_paper_name))
+    return evaluate(claims(True), scores(d, _best(d), "closed loop"), gate)
 
 
 def claims(profiles: bool) -> list[Claim]:
