@@ -4,6 +4,7 @@ fidelity measures, the claims x workloads table of each report on small made-up 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from test_reports_gasa_larc import _gasa_rows, _larc_rows
 from test_reports_profiles import _dynamic_rows, _lcr_rows
 
 from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports.claims import score
 
 # A workload with everything: writes rewritten at buffer distances, reuse, bursty timed arrivals,
 # a long span, a working set that holds the containers.
@@ -177,40 +179,25 @@ def test_dynamic_profiles_without_locality(tmp_path: Path) -> None:
     assert "| Hit ratio and erasures fall as OP grows (§V.A-B, Fig. 4-5) | yes |" in table
 
 
-def test_offline_check_skips_untestable_traces() -> None:
-    v = pd.Series(
-        [50.0, 90.0], index=pd.MultiIndex.from_tuples([("a", 1.0), ("b", 1.0)], names=["trace", "size"])
+def test_offline_claims_skip_untestable_traces() -> None:
+    # M+ saves 50% of MIN's erasures on a, 90% on b; the paper's figure is an average, 40-60%.
+    df = pd.DataFrame(
+        [
+            {"trace": t, "policy": p, "size_pct": 1.0, "where": "1%", "container": 32, "erasures": e}
+            for t, saved in (("a", 0.5), ("b", 0.9))
+            for p, e in (("m", 100.0), ("m+", 100.0 * (1 - saved)))
+        ]
     )
+    claim = next(c for c in offline.claims(1.0, 1.0) if c.id == "mp-min")
+    claim = replace(claim, lo=40.0, hi=60.0)
     small = {**RICH, "working_set_pages": 100_000.0}
-    gate = testable.Gate("offline", {"a": RICH, "b": small})
-    lines: list[str] = []
-    disagree: list[str] = []
-    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures")
-    verdicts: list[tuple[str, str, str, str]] = []
-    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures", verdicts)
-    assert (
-        lines[0]
-        == lines[1]
-        == ("- **claim**: fcsim mean 50.0% over 1 points (50.0% to 50.0%) (untestable on b): agrees.")
-    )
-    assert verdicts == [
-        (
-            "paper's claim",
-            "claim",
-            "agrees",
-            "mean 50.0% over 1 points (50.0% to 50.0%); paper 40% to 60% (untestable on b)",
-        )
-    ]
-    assert disagree == []
+    v = score(claim, df, testable.Gate("offline", {"a": RICH, "b": small}))
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "mean +50.0% over 1 (trace, where) points (+50.0%) (untestable on b)"
     # Judged on the mean over the points run (the paper's figures are averages): 50 and 90
     # average 70, outside 40-60, though one point is inside.
-    lines = []
-    offline._check("claim", v, 40, 60, lines, disagree, None, "", verdicts)
-    assert lines[0].endswith("disagrees.") and verdicts[-1][2] == "disagrees" and len(disagree) == 1
-    disagree = []
-    lines = []
-    offline._check(
-        "claim", v, 40, 60, lines, disagree, testable.Gate("offline", {"a": small, "b": small}), "erasures"
-    )
-    assert lines[0].startswith("- **claim**: untestable (a: DRAM of a 1% cache holds 1.6 containers; b:")
-    assert disagree == []
+    v = score(claim, df, testable.Gate("offline", None))
+    assert v is not None and v.verdict == "disagrees" and v.fcsim.startswith("mean +70.0% over 2")
+    v = score(claim, df, testable.Gate("offline", {"a": small, "b": small}))
+    assert v is not None and v.verdict == "untestable"
+    assert v.fcsim.startswith("a: DRAM of a 1% cache holds 1.6 containers; b:")

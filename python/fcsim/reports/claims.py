@@ -32,11 +32,14 @@ policy and computes the point's value by ``compare``:
   passes if in ``[lo, hi]``.
 - ``gap``: ``(policy - base) / (ref - base) x 100``, the share of the gap from ``base`` to
   ``ref`` that ``policy`` covers; passes if in ``[lo, hi]``.
+- ``drop``: ``(ref - policy) / base x 100``, what going from ``ref`` to ``policy`` removes, as a
+  share of ``base``'s figure (a stage of a pipeline); passes if in ``[lo, hi]``.
 - ``value``: the policy's figure itself; passes if in ``[lo, hi]``.
 - ``below`` / ``above``: strictly below (above) every policy of ``base``.
 - ``lowest`` / ``highest``: the least (greatest) of ``policy``'s policies is at or below
   (above) every other policy of ``base`` (default: every policy in the rows).
 - ``between``: above every policy of ``over`` and below every policy of ``base``.
+- ``order``: ``policy``'s policies' figures do not fall, in the order given (C <= M+ <= MIN).
 
 and aggregates the points by ``aggregate``: ``every`` (all pass), ``most`` (more than half
 pass), ``share`` (at least the share ``share`` of the points pass), ``some`` (at least one
@@ -44,6 +47,7 @@ passes: an "up to" figure), ``mean`` / ``median`` (the mean or median value lies
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,10 +56,22 @@ import pandas as pd
 
 from fcsim.reports import testable
 
-COMPARES = ("change", "saving", "gap", "value", "below", "above", "lowest", "highest", "between")
+COMPARES = (
+    "change",
+    "saving",
+    "gap",
+    "drop",
+    "value",
+    "below",
+    "above",
+    "lowest",
+    "highest",
+    "between",
+    "order",
+)
 AGGREGATES = ("every", "most", "share", "some", "mean", "median")
 #: The comparisons whose point value is a percentage.
-PERCENT = ("change", "saving", "gap")
+PERCENT = ("change", "saving", "gap", "drop")
 
 
 @dataclass(frozen=True)
@@ -202,7 +218,12 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
         needed = [*pols, *base, *c.over, *([c.ref] if c.ref else [])]
         if any(p not in r.index or pd.isna(r[p]) for p in needed):
             continue
-        if c.compare in ("change", "saving", "gap", "value", "below", "above", "between"):
+        if c.compare == "order":
+            vals = [float(r[p]) for p in pols]
+            ok = all(a <= b for a, b in itertools.pairwise(vals))
+            text = " <= ".join(f"{n(p)} {x:{f}}" for p, x in zip(pols, vals, strict=True))
+            out.append(_Point(trace, at, "/".join(pols), math.nan, ok, text))
+        elif c.compare in ("change", "saving", "gap", "drop", "value", "below", "above", "between"):
             for p in pols:
                 v, b = float(r[p]), float(r[base[0]]) if base else math.nan
                 if c.compare == "change":
@@ -212,6 +233,8 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
                 elif c.compare == "gap":
                     span = float(r[c.ref]) - b
                     x = (v - b) / span * 100 if span else math.nan
+                elif c.compare == "drop":
+                    x = (float(r[c.ref]) - v) / b * 100 if b else math.nan
                 else:
                     x = v
                 if c.compare in PERCENT or c.compare == "value":
@@ -290,7 +313,7 @@ def score(
     if why:
         skipped += f" (not scored: {'; '.join(why)})"
     n, good = len(pts), sum(p.ok for p in pts)
-    multi = len(_policies(c.policy)) > 1 and c.compare not in ("lowest", "highest")
+    multi = len(_policies(c.policy)) > 1 and c.compare not in ("lowest", "highest", "order")
     axis = "size" if c.at == "size_pct" else c.at
     unit = f"(trace, {'policy, ' if multi else ''}{axis}) points"
     values = pd.Series([p.value for p in pts]).dropna()
@@ -323,11 +346,10 @@ def score(
         for t in dict.fromkeys(p.trace for p in bad):
             detail.append(f"{t}: " + "; ".join(f"{_at(p.at, c.at)}: {p.text}" for p in bad if p.trace == t))
     else:
-        stat = (
-            float(values.mean() if c.aggregate == "mean" else values.median())
-            if not values.empty
-            else math.nan
-        )
+        n = len(values)  # a point without a value (a baseline of 0) has no share to average
+        if not n:
+            return Verdict(c, "untestable", "no point with a value" + skipped)
+        stat = float(values.mean() if c.aggregate == "mean" else values.median())
         ok = not math.isnan(stat) and c.lo <= stat <= c.hi
         fig = (
             f"{c.aggregate} {stat:+.1f}{u} over {n} {unit} ({span()})"
