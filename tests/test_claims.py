@@ -6,6 +6,7 @@ to its own figure, and the verdict table."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 from test_reports_testable import RICH
@@ -151,3 +152,21 @@ def test_lowest_between_and_the_table() -> None:
         "- **GASA highest** (§IV.B.1: any). fcsim: holds at 0 of 1 (trace, size) points."
     )
     assert disagreements(vs[:2]) == ["Nowhere: every claim above holds."]
+
+
+def test_every_committed_summary_opens_with_its_verdict_table() -> None:
+    # The first screen (40 lines) of each reproduction's summary: the title, the command, the
+    # whole verdict table and its count; the disagreements in words and numbers further down.
+    root = Path(__file__).resolve().parents[1] / "results"
+    for paper in ("gasa", "lcr", "larc", "dynamic", "offline"):
+        text = (root / paper / "summary.md").read_text()
+        head = text.splitlines()[:40]
+        assert head[0].startswith("# ") and any(f"`fcsim reproduce {paper} " in line for line in head[:4]), (
+            paper
+        )
+        start = head.index("## Verdicts")
+        assert head[start + 2].startswith("| claim | paper's figure | fcsim's figure"), paper
+        end = next(i for i in range(start + 2, len(head)) if not head[i].startswith("|"))
+        assert end - start > 4, paper  # a header, its rule and at least one claim
+        assert " agree, " in head[end + 1] and " untestable" in head[end + 1], paper
+        assert "## Where fcsim disagrees with the paper" in text, paper
