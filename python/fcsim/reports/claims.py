@@ -111,6 +111,8 @@ class Claim:
     fmt: str = ",.0f"
     #: A sentence added to the disagreement (the paper's wording, a reading).
     note: str = ""
+    #: A column whose text a failing point's detail adds (a curve over OP, a run's windows).
+    explain: str = ""
     #: Scored trace by trace, each against its own figure ``bound(trace)`` -> (lo, hi) (a
     #: profile held to the paper's trace it is built to): one row, agreeing if every trace does.
     bound: Callable[[str], tuple[float, float]] | None = None
@@ -209,6 +211,7 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
     """The claim's points on one trace (``d``: its rows; ``names``: policies as the paper
     writes them)."""
     n = lambda p: names.get(p, p)  # noqa: E731
+    why = d.groupby(c.at)[c.explain].first() if c.explain and c.explain in d.columns else None
     piv = d.pivot_table(index=c.at, columns="policy", values=c.metric, aggfunc="first", sort=True)
     pols = _policies(c.policy)
     base = _policies(c.base)
@@ -262,6 +265,10 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
             who = "/".join(n(p) for p in pols)
             text = f"{who} {v:{f}}" + "".join(f", {n(o)} {float(r[o]):{f}}" for o in beat)
             out.append(_Point(trace, at, who, v, not beat, text))
+    if why is not None:
+        for p in out:
+            if not p.ok and str(why.get(p.at, "")):
+                p.text += f"; {why[p.at]}"
     return out
 
 
@@ -386,8 +393,7 @@ def _per_trace(c: Claim, df: pd.DataFrame, gate: testable.Gate, names: Mapping[s
         parts.append(f"{name} {v.fcsim} (paper {fig})")
         if v.verdict == "disagrees":
             bad += 1
-            detail.append(f"{t}: {v.fcsim}; paper {fig}")
-            detail.extend(f"  {x}" for x in v.detail)
+            detail.extend([f"{x} (paper {fig})" for x in v.detail] or [f"{t}: {v.fcsim}; paper {fig}"])
     if len(parts) == untested:
         return Verdict(c, "untestable", "; ".join(parts))
     scored = len(parts) - untested

@@ -613,6 +613,11 @@ def scores(d: pd.DataFrame, b: pd.DataFrame, run: str, saturated: Any = ()) -> p
                     if len(at[relaxed]) and len(at[optimal]) and float(at[relaxed]["erasures"].iloc[0])
                     else float("nan")
                 ),
+                "resp_curve": f"mean response (µs) by OP: {_curve(g, 'resp_mean_us')}",
+                "hit_curve": f"hit ratio by OP: {_curve(g, 'hit_ratio')}",
+                "erasure_curve": f"erasures by OP: {_curve(g, 'erasures')}",
+                "run_text": f"{r.windows} full window(s) after {r.training} training stretches, "
+                f"{r.resizes} resize(s)",
                 "split_skip": (
                     f"{where}: no decision ({r.decisions} of {MIN_DECISIONS})"
                     if r.decisions < MIN_DECISIONS
@@ -654,6 +659,7 @@ def claims(profiles: bool) -> list[Claim]:
                     skip="split_skip",
                     fmt="+.1f",
                     paper=f"'close to' the best static; read as within {CLOSE:g}%",
+                    explain="run_text",
                 )
                 for run in ("main run", "closed loop")
             ),
@@ -669,6 +675,7 @@ def claims(profiles: bool) -> list[Claim]:
                 rows={"run": "closed loop"},
                 fmt=".0f",
                 paper="falls or stays: no rising step",
+                explain="hit_curve",
             ),
             Claim(
                 "erasures-fall",
@@ -684,6 +691,7 @@ def claims(profiles: bool) -> list[Claim]:
                 paper="falls or stays: no rising step",
                 note="A smaller cache misses more, and fcsim's cache admits every miss, so the SSD takes "
                 "more insertions than GC saves.",
+                explain="erasure_curve",
             ),
         ]
     ex = lambda t: paper(t) == "Exchange"  # noqa: E731
@@ -698,6 +706,7 @@ def claims(profiles: bool) -> list[Claim]:
             "dynamic",
             "value",
             bound=lambda t: (BEST_STATIC[paper(t)], BEST_STATIC[paper(t)]),
+            explain="resp_curve",
             skip="response_skip",
             fmt=".0f",
             paper=", ".join(f"{k} {v}%" for k, v in BEST_STATIC.items()),
@@ -714,6 +723,7 @@ def claims(profiles: bool) -> list[Claim]:
             skip="response_skip",
             fmt=".0f",
             paper="one valley (1 = yes)",
+            explain="resp_curve",
         ),
         Claim(
             "better",
@@ -728,6 +738,7 @@ def claims(profiles: bool) -> list[Claim]:
             skip="split_skip",
             fmt="+.1f",
             paper="below the best static (%)",
+            explain="run_text",
         ),
         Claim(
             "close",
@@ -742,6 +753,7 @@ def claims(profiles: bool) -> list[Claim]:
             skip="split_skip",
             fmt="+.1f",
             paper=f"'close to'; read as within {CLOSE:g}% (%)",
+            explain="run_text",
         ),
         Claim(
             "hit-falls",
@@ -754,6 +766,7 @@ def claims(profiles: bool) -> list[Claim]:
             hi=0.0,
             fmt=".0f",
             paper="no rising step",
+            explain="hit_curve",
         ),
         Claim(
             "erasures-fall",
@@ -766,6 +779,7 @@ def claims(profiles: bool) -> list[Claim]:
             hi=0.0,
             fmt=".0f",
             paper="no rising step",
+            explain="erasure_curve",
         ),
         Claim(
             "lifetime",
