@@ -148,12 +148,10 @@ def test_saturated_points_are_left_out_of_the_response_claims() -> None:
     # judged there; at 80% one run did not, and the point stays.
     from fcsim.reports.dynamic import _saturated
 
-    b = pd.DataFrame({"trace": ["a.csv", "a.csv"], "size": [69.0, 80.0]})
     rows = pd.DataFrame(
         {"trace": ["a.csv"] * 4, "size_pct": [69.0, 69.0, 80.0, 80.0], "saturated": [True, True, True, False]}
     )
-    kept, names = _saturated(b, rows)
-    assert list(kept["size"]) == [80.0] and names == ["a at 69%"]
+    assert _saturated(rows) == {("a.csv", 69.0)}
 
 
 def _lead_rows() -> pd.DataFrame:

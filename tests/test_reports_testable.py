@@ -4,6 +4,7 @@ fidelity measures, the claims x workloads table of each report on small made-up 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,7 @@ from test_reports_gasa_larc import _gasa_rows, _larc_rows
 from test_reports_profiles import _dynamic_rows, _lcr_rows
 
 from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports.claims import score
 
 # A workload with everything: writes rewritten at buffer distances, reuse, bursty timed arrivals,
 # a long span, a working set that holds the containers.
@@ -113,13 +115,21 @@ def test_gasa_untestable_claims_are_not_scored(tmp_path: Path) -> None:
         "## Setup as the paper states it"
     )
     assert "| Flash-write cuts and order (§IV.B.2, Fig. 12) | yes | no: write reuse 1%→10% 0.6% |" in text
-    claim = "GASA cuts LRU's flash writes by 18% or more at some size on write-dominant wd.csv"
-    assert f"| {claim} | §IV.B.2, up to T3 -18% | not scored | untestable (write reuse 1%→10% 0.6%) |" in text
-    assert f"- **{claim}**" not in text
+    # The flash-write cut is scored on rd.csv alone (and fails: GASA's cut is 3%); wd.csv cannot
+    # test it and is named, never scored.
+    claim = "GASA cuts LRU's flash writes by the paper's 'up to' figure at some size"
+    row = next(line for line in text.splitlines() if line.startswith(f"| {claim} |"))
+    assert "holds on 0 of 1 traces: rd -3.1% … -3.0%" in row and row.endswith(
+        "(untestable on wd) | **disagrees** |"
+    )
+    assert f"- **{claim}**" in text
     # Claims over several traces are scored on the traces that can test them, and say which not.
     assert "(trace, size) points (untestable on wd) |" in text
-    # rd.csv can test its flash-write claim: it is scored (and fails: GASA's cut is 3%).
-    assert "- **GASA cuts LRU's flash writes by 19.9% or more at some size on read-dominant rd.csv**" in text
+    # A contrast of read- and write-dominant traces with no write-dominant trace that can test it.
+    assert (
+        "| not scored: no write-dominant trace can test it: wd: write reuse 1%→10% 0.6% "
+        "| untestable on this workload |" in text
+    )
 
 
 def test_larc_untestable_trace_is_not_scored(tmp_path: Path) -> None:
@@ -136,16 +146,15 @@ def test_larc_untestable_trace_is_not_scored(tmp_path: Path) -> None:
 def test_lcr_profiles_poisson_are_untestable(tmp_path: Path) -> None:
     df = _lcr_rows()
     measures = {t: POISSON for t in df["trace"].unique()}
-    text = "\n".join(lcr._profile_part(df, tmp_path, testable.Gate("lcr", measures)))
-    assert (
-        "| web_0: LCR cuts GCaR-CFLRU's mean response by 5.2% or more | §IV.B.1, Fig. 5: up to -5.2% "
-        "| not scored | untestable (lcr-web_0, scale 0.5: Fano(1 s) 1.0) |" in text
-    )
+    v = {x.claim.id: x for x in lcr.profile_verdicts(lcr._profile_frame(df), testable.Gate("lcr", measures))}
+    assert v["p-mean-gcar-cflru"].verdict == "untestable"
+    assert v["p-mean-gcar-cflru"].fcsim == "lcr-web_0, scale 0.5: Fano(1 s) 1.0"
     # Not a disagreement: the claim is not scored.
-    assert "- **web_0: LCR cuts GCaR-CFLRU's mean response" not in text
+    text = "\n".join(lcr._profile_part(df, tmp_path, testable.Gate("lcr", measures)))
+    assert "- **LCR cuts GCaR-CFLRU's mean response" not in text
     # The dirty-eviction share needs writes only: still scored.
-    assert "web_0: 24% of the evicted blocks are dirty (within 10 points)" in text
-    assert "| not scored | untestable (lcr-web_0, scale 0.5: Fano(1 s) 1.0; lcr-financial2" in text
+    assert v["p-dirty"].verdict == "agrees"
+    assert v["gain-resp_mean_us-lru"].fcsim.startswith("lcr-web_0, scale 0.5: Fano(1 s) 1.0; lcr-financial2")
 
 
 def test_lcr_report_table(tmp_path: Path) -> None:
@@ -162,48 +171,33 @@ def test_dynamic_profiles_without_locality(tmp_path: Path) -> None:
     df = _dynamic_rows()
     flat = {**RICH, "write_share_pages": 1.0, "miss_ratio_10pct": 0.9, "miss_ratio_50pct": 0.5}
     measures = {t: flat for t in df["trace"].unique()}
-    text = "\n".join(dynamic._profile_part(df, tmp_path, testable.Gate("dynamic", measures)))
-    assert "| not scored | untestable (20% of the reuse within 10%) |" in text
+    v = {x.claim.id: x for x in dynamic.profile_verdicts(df, testable.Gate("dynamic", measures))}
+    assert v["close"].verdict == "untestable" and "20% of the reuse within 10%" in v["close"].fcsim
     # The curves over OP need write-dominant traffic only: still scored.
-    assert "fall or stay as OP grows |" in text
+    assert v["hit-falls"].verdict == v["erasures-fall"].verdict == "agrees"
     table = "\n".join(testable.Gate("dynamic", measures).table(df["trace"]))
     assert "| Hit ratio and erasures fall as OP grows (§V.A-B, Fig. 4-5) | yes |" in table
 
 
-def test_offline_check_skips_untestable_traces() -> None:
-    v = pd.Series(
-        [50.0, 90.0], index=pd.MultiIndex.from_tuples([("a", 1.0), ("b", 1.0)], names=["trace", "size"])
+def test_offline_claims_skip_untestable_traces() -> None:
+    # M+ saves 50% of MIN's erasures on a, 90% on b; the paper's figure is an average, 40-60%.
+    df = pd.DataFrame(
+        [
+            {"trace": t, "policy": p, "size_pct": 1.0, "where": "1%", "container": 32, "erasures": e}
+            for t, saved in (("a", 0.5), ("b", 0.9))
+            for p, e in (("m", 100.0), ("m+", 100.0 * (1 - saved)))
+        ]
     )
+    claim = next(c for c in offline.claims(1.0, 1.0) if c.id == "mp-min")
+    claim = replace(claim, lo=40.0, hi=60.0)
     small = {**RICH, "working_set_pages": 100_000.0}
-    gate = testable.Gate("offline", {"a": RICH, "b": small})
-    lines: list[str] = []
-    disagree: list[str] = []
-    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures")
-    verdicts: list[tuple[str, str, str, str]] = []
-    offline._check("claim", v, 40, 60, lines, disagree, gate, "erasures", verdicts)
-    assert (
-        lines[0]
-        == lines[1]
-        == ("- **claim**: fcsim mean 50.0% over 1 points (50.0% to 50.0%) (untestable on b): agrees.")
-    )
-    assert verdicts == [
-        (
-            "paper's claim",
-            "claim",
-            "agrees",
-            "mean 50.0% over 1 points (50.0% to 50.0%); paper 40% to 60% (untestable on b)",
-        )
-    ]
-    assert disagree == []
+    v = score(claim, df, testable.Gate("offline", {"a": RICH, "b": small}))
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "mean +50.0% over 1 (trace, where) points (+50.0%) (untestable on b)"
     # Judged on the mean over the points run (the paper's figures are averages): 50 and 90
     # average 70, outside 40-60, though one point is inside.
-    lines = []
-    offline._check("claim", v, 40, 60, lines, disagree, None, "", verdicts)
-    assert lines[0].endswith("disagrees.") and verdicts[-1][2] == "disagrees" and len(disagree) == 1
-    disagree = []
-    lines = []
-    offline._check(
-        "claim", v, 40, 60, lines, disagree, testable.Gate("offline", {"a": small, "b": small}), "erasures"
-    )
-    assert lines[0].startswith("- **claim**: untestable (a: DRAM of a 1% cache holds 1.6 containers; b:")
-    assert disagree == []
+    v = score(claim, df, testable.Gate("offline", None))
+    assert v is not None and v.verdict == "disagrees" and v.fcsim.startswith("mean +70.0% over 2")
+    v = score(claim, df, testable.Gate("offline", {"a": small, "b": small}))
+    assert v is not None and v.verdict == "untestable"
+    assert v.fcsim.startswith("a: DRAM of a 1% cache holds 1.6 containers; b:")

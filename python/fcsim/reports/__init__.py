@@ -1,7 +1,9 @@
 """`fcsim reproduce PAPER`: run a paper's packaged experiment, plot it in the style of the
 paper's figures, and write a summary that sets each of the paper's claims beside what fcsim
 measures. Outputs go to one directory with the command that made them. One module per paper
-(`reports/<paper>.py`, a `report(df, out, command)` function) plus shared helpers."""
+(`reports/<paper>.py`, a `report(df, out, command)` function and its paper's claims as data)
+plus shared helpers; :mod:`fcsim.reports.claims` scores every paper's claims and writes the
+verdict table each summary opens with."""
 
 from __future__ import annotations
 

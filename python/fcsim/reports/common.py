@@ -16,32 +16,6 @@ MARKERS |= {"cflru": "^", "lru-wsr": "v", "ccf-lru": "o", "pt-lru": "D", "gasa":
 MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
 
 
-class Claims:
-    """A report's claims set beside fcsim's numbers: table rows (claim, paper, fcsim, agrees),
-    and for each claim fcsim disagrees with, a bullet with its numbers. A claim the workloads
-    cannot test (:mod:`fcsim.reports.testable`) is a row that says so, never a disagreement."""
-
-    def __init__(self) -> None:
-        self.rows: list[list[str]] = []
-        self.dis: list[str] = []
-
-    def add(self, claim: str, where: str, measured: str, ok: bool, detail: list[str]) -> None:
-        self.rows.append([claim, where, measured, "yes" if ok else "**no**"])
-        if not ok:
-            self.dis.append(f"- **{claim}** ({where}). fcsim: {measured}.")
-            self.dis.extend(f"  - {x}" for x in detail)
-
-    def untestable(self, claim: str, where: str, why: str) -> None:
-        self.rows.append([claim, where, "not scored", f"untestable ({why})"])
-
-
-def nowhere(rows: list[list[str]]) -> str:
-    """The disagreements' line when there are none, true whether or not some claim was untestable."""
-    if any(r[-1].startswith("untestable") for r in rows):
-        return "Nowhere: every claim above that these workloads can test holds."
-    return "Nowhere: every claim above holds."
-
-
 def left_out(gate: testable.Gate, claim: str, traces: list[str]) -> str:
     """ " (untestable on A, B)" naming the traces a claim over several traces left out; empty
     when none."""

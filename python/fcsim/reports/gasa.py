@@ -8,7 +8,8 @@ copies and erases."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,16 +17,13 @@ import pandas as pd
 
 from fcsim import output
 from fcsim.reports import testable
+from fcsim.reports.claims import Claim, Contrast, Verdict, disagreements, evaluate, kinds, table
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
-    Claims,
     fmt_range,
     kind,
-    left_out,
-    nowhere,
     own_traces,
-    pct,
     pct_range,
     plot,
     read_share,
@@ -180,283 +178,175 @@ def _choices(df: pd.DataFrame, shares: pd.Series, profiles: bool, own: bool = Fa
     return lines
 
 
-def _by_trace(bad: list[tuple[str, float, str]]) -> list[str]:
-    """One line per trace: each failing size with its numbers."""
-    out = []
-    for t in dict.fromkeys(b[0] for b in bad):
-        out.append(f"{t}: " + "; ".join(f"{s:g}%: {text}" for tr, s, text in bad if tr == t))
-    return out
+def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
+    """GASA §IV.B's claims as data (:mod:`fcsim.reports.claims`), for traces of the read shares
+    ``shares``: the paper's "up to" cuts are held per trace to its own T1-T3 figure (a profile)
+    or to the least of its traces of the same kind (:func:`_paper_cut`)."""
 
+    def cut(cuts: dict[str, float]) -> Callable[[str], tuple[float, float]]:
+        return lambda t: (-math.inf, -_paper_cut(t, kind(shares[t]), cuts)[1])
 
-def _claims(
-    df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series, gate: testable.Gate
-) -> tuple[list[list[str]], list[str]]:
-    """Each claim of §IV.B with what fcsim measures: table rows (claim, paper, fcsim, agrees) and the
-    disagreements, each with its numbers. A claim is scored only on the traces ``gate`` says can
-    test it; a claim none of them can test says "untestable" and why."""
-    every = list(dict.fromkeys(df["trace"]))
-    claims = Claims()
-    add, rows, dis = claims.add, claims.rows, claims.dis
-
-    def cut_vs_lru(metric: str, what: str, section: str, cuts: dict[str, float], family: str) -> None:
-        """On each trace, GASA's best cut of ``metric`` vs LRU against the paper's "up to" cut on
-        its traces of the same kind."""
-        for t in every:
-            k = kind(shares[t])
-            names, least = _paper_cut(t, k, cuts)
-            claim = f"GASA cuts LRU's {what} by {least:g}% or more at some size on {k} {t}"
-            where = f"{section}, up to {_paper(names, cuts)}"
-            if (why := gate.why(family, t)) is not None:
-                claims.untestable(claim, where, why)
-                continue
-            lo, hi = pct_range(piv, t, metric, "gasa", "lru")
-            add(claim, where, f"GASA vs LRU {fmt_range(lo, hi)} over sizes", -lo >= least, [])
-
-    # Claims over several traces are scored on the traces that can test them.
-    traces = gate.keep("flash-writes", every)
-    skipped = left_out(gate, "flash-writes", every)
-
-    # §IV.B.2: every flash-aware policy writes less than LRU.
-    bad: list[tuple[str, float, str]] = []
-    count = 0
-    for t in traces:
-        for s, fw in piv.loc[t]["flash_writes"].iterrows():
-            worse = [p for p in FLASH if fw[p] >= fw["lru"]]
-            count += len(worse)
-            if worse:
-                bad.append(
-                    (
-                        t,
-                        s,
-                        f"LRU {int(fw['lru']):,}, " + ", ".join(f"{NAMES[p]} {int(fw[p]):,}" for p in worse),
-                    )
-                )
-    n = sum(len(piv.loc[t]) for t in traces)
-    if traces:
-        add(
+    rd = kinds(shares, kind, "read-dominant")
+    wd = kinds(shares, kind, "write-dominant")
+    fw, hr, rt = "flash_writes", "hit_ratio", "runtime_s"
+    return [
+        Claim(
+            "fw-less",
             "All the flash-aware policies write less to flash than LRU",
             "§IV.B.2",
-            f"less at {n * len(FLASH) - count} of {n * len(FLASH)} (trace, policy, size) points{skipped}",
-            not bad,
-            _by_trace(bad),
-        )
-    else:
-        claims.untestable(
-            "All the flash-aware policies write less to flash than LRU",
+            "flash-writes",
+            fw,
+            FLASH,
+            "below",
+            "lru",
+            paper="every flash-aware policy below LRU",
+        ),
+        Claim(
+            "fw-cut",
+            "GASA cuts LRU's flash writes by the paper's 'up to' figure at some size",
             "§IV.B.2",
-            gate.reasons("flash-writes", every),
-        )
-
-    # §IV.B.2, abstract: GASA cuts flash writes vs LRU by up to 19.9/38.5/18.0%.
-    cut_vs_lru("flash_writes", "flash writes", "§IV.B.2", PAPER_WRITE_CUT, "flash-writes")
-
-    # §IV.B.2: the cut is larger on the read-intensive traces than on the write-intensive one.
-    best = {t: -pct_range(piv, t, "flash_writes", "gasa", "lru")[0] for t in traces}
-    rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
-    wd = [t for t in traces if kind(shares[t]) == "write-dominant"]
-    cmp_claim = "GASA's flash-write cut is larger on read-dominant traces than on write-dominant ones"
-    kinds = {kind(shares[t]) for t in every}
-    if not (rd and wd) and {"read-dominant", "write-dominant"} <= kinds:
-        claims.untestable(
-            cmp_claim,
-            "§IV.B.2: T1 19.9%, T2 38.5% vs T3 18.0%",
-            "no read-dominant and write-dominant pair that can test flash-write cuts: "
-            + skipped.strip(" ()"),
-        )
-    if rd and wd:
-        r_best, w_best = max(best[t] for t in rd), max(best[t] for t in wd)
-        add(
-            cmp_claim,
-            "§IV.B.2: T1 19.9%, T2 38.5% vs T3 18.0%",
-            f"largest cut {r_best:.1f}% on read-dominant ({', '.join(rd)}), {w_best:.1f}% on write-dominant "
-            f"({', '.join(wd)})",
-            r_best > w_best,
-            [],
-        )
-
-    # §IV.B.2: GASA writes fewer pages than LRU, CFLRU and LRU-WSR; CCF-LRU and PT-LRU the fewest.
-    bad = []
-    for t in traces:
-        tt = piv.loc[t]
-        for s, r in tt.iterrows():
-            g = r[("flash_writes", "gasa")]
-            others = {p: r[("flash_writes", p)] for p in ("lru", "cflru", "lru-wsr")}
-            lose = [f"{NAMES[p]} {int(v):,}" for p, v in others.items() if v <= g]
-            if lose:
-                bad.append((t, s, f"GASA {int(g):,}, " + ", ".join(lose)))
-    points = sum(len(piv.loc[t]) for t in traces)
-    if traces:
-        add(
+            "flash-writes",
+            fw,
+            "gasa",
+            "change",
+            "lru",
+            "some",
+            bound=cut(PAPER_WRITE_CUT),
+            paper="up to "
+            + _paper(list(PAPER_WRITE_CUT), PAPER_WRITE_CUT)
+            + " (a trace: its own T, else the least of its kind)",
+        ),
+        Contrast(
+            "fw-kinds",
+            "GASA's flash-write cut is larger on read-dominant traces than on write-dominant ones",
+            "§IV.B.2",
+            "flash-writes",
+            fw,
+            "gasa",
+            "lru",
+            rd,
+            wd,
+            "read-dominant",
+            "write-dominant",
+            "largest cut T1 19.9%, T2 38.5% vs T3 18.0%",
+        ),
+        Claim(
+            "fw-fewest",
             "Excluding CCF-LRU and PT-LRU, GASA writes the fewest pages",
             "§IV.B.2",
-            f"GASA below LRU, CFLRU and LRU-WSR at {points - len(bad)} of {points} (trace, size) points"
-            + skipped,
-            not bad,
-            _by_trace(bad),
-        )
-    else:
-        claims.untestable(
-            "Excluding CCF-LRU and PT-LRU, GASA writes the fewest pages",
-            "§IV.B.2",
-            gate.reasons("flash-writes", every),
-        )
-    bad = []
-    for t in traces:
-        for s, r in piv.loc[t].iterrows():
-            fw = r["flash_writes"]
-            least = min(fw["ccf-lru"], fw["pt-lru"])
-            below = [
-                f"{NAMES[p]} {int(v):,}"
-                for p, v in fw.items()
-                if p not in ("ccf-lru", "pt-lru") and v < least
-            ]
-            if below:
-                bad.append((t, s, f"CCF-LRU/PT-LRU {int(least):,}, " + ", ".join(below)))
-    if traces:
-        add(
+            "flash-writes",
+            fw,
+            "gasa",
+            "below",
+            ("lru", "cflru", "lru-wsr"),
+            paper="GASA below LRU, CFLRU and LRU-WSR",
+        ),
+        Claim(
+            "fw-ccf-pt",
             "CCF-LRU and PT-LRU write the fewest pages on every trace and size",
             "§IV.B.2",
-            f"they do at {points - len(bad)} of {points} (trace, size) points{skipped}",
-            not bad,
-            _by_trace(bad),
-        )
-    else:
-        claims.untestable(
-            "CCF-LRU and PT-LRU write the fewest pages on every trace and size",
-            "§IV.B.2",
-            gate.reasons("flash-writes", every),
-        )
-
-    # §IV.B.1: hit ratios.
-    traces = gate.keep("hit-ratio", every)
-    skipped = left_out(gate, "hit-ratio", every)
-    for t in every:
-        if kind(shares[t]) != "read-dominant" or t in traces:
-            continue
-        claims.untestable(
-            f"GASA has the highest hit ratio on a read-dominant trace: {t}",
+            "flash-writes",
+            fw,
+            ("ccf-lru", "pt-lru"),
+            "lowest",
+            paper="the fewest flash writes",
+        ),
+        Claim(
+            "hr-rd",
+            "GASA has the highest hit ratio on read-dominant traces",
             "§IV.B.1, Fig. 9 (T1, T2)",
-            str(gate.why("hit-ratio", t)),
-        )
-    for t in every:
-        if kind(shares[t]) != "write-dominant" or t in traces:
-            continue
-        claims.untestable(
-            f"On a write-dominant trace GASA's hit ratio is below LRU, CFLRU, LRU-WSR and above CCF-LRU, "
-            f"PT-LRU: {t}",
+            "hit-ratio",
+            hr,
+            "gasa",
+            "highest",
+            traces=rd,
+            fmt=".4f",
+            paper="the highest hit ratio",
+        ),
+        Claim(
+            "hr-wd",
+            "On write-dominant traces GASA's hit ratio is below LRU, CFLRU, LRU-WSR and above "
+            "CCF-LRU, PT-LRU",
             "§IV.B.1, Fig. 9 (T3)",
-            str(gate.why("hit-ratio", t)),
-        )
-    rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
-    wd = [t for t in traces if kind(shares[t]) == "write-dominant"]
-    for t in rd:
-        tt = piv.loc[t]["hit_ratio"]
-        lose = tt[tt["gasa"] < tt.max(axis=1)]
-        detail = [
-            f"{s:g}%: GASA {r['gasa']:.4f}, highest {NAMES[str(r.idxmax())]} {r.max():.4f} "
-            f"({pct(r['gasa'], r.max())})"
-            for s, r in lose.iterrows()
-        ]
-        add(
-            f"GASA has the highest hit ratio on a read-dominant trace: {t}",
-            "§IV.B.1, Fig. 9 (T1, T2)",
-            f"highest at {len(tt) - len(lose)} of {len(tt)} sizes",
-            lose.empty,
-            detail,
-        )
-    for t in wd:
-        tt = piv.loc[t]["hit_ratio"]
-        above = tt[["ccf-lru", "pt-lru"]].max(axis=1)
-        below = tt[["lru", "cflru", "lru-wsr"]].min(axis=1)
-        ok = (tt["gasa"] > above) & (tt["gasa"] < below)
-        detail = [
-            f"{s:g}%: GASA {r['gasa']:.4f}, CCF-LRU {r['ccf-lru']:.4f}, PT-LRU {r['pt-lru']:.4f}, LRU "
-            f"{r['lru']:.4f}, CFLRU {r['cflru']:.4f}, LRU-WSR {r['lru-wsr']:.4f}"
-            for s, r in tt[~ok].iterrows()
-        ]
-        add(
-            f"On a write-dominant trace GASA's hit ratio is below LRU, CFLRU, LRU-WSR and above CCF-LRU, "
-            f"PT-LRU: {t}",
-            "§IV.B.1, Fig. 9 (T3)",
-            f"at {int(ok.sum())} of {len(tt)} sizes",
-            bool(ok.all()),
-            detail,
-        )
-    bad = []
-    for t in traces:
-        for s, r in piv.loc[t]["hit_ratio"].iterrows():
-            low = min(r["ccf-lru"], r["pt-lru"])
-            under = [
-                f"{NAMES[str(p)]} {v:.4f}" for p, v in r.items() if p not in ("ccf-lru", "pt-lru") and v < low
-            ]
-            if under:
-                bad.append((t, s, f"CCF-LRU/PT-LRU {low:.4f}, " + ", ".join(under)))
-    points = sum(len(piv.loc[t]) for t in traces)
-    if traces:
-        add(
+            "hit-ratio",
+            hr,
+            "gasa",
+            "between",
+            ("lru", "cflru", "lru-wsr"),
+            over=("ccf-lru", "pt-lru"),
+            traces=wd,
+            fmt=".4f",
+            paper="between them",
+        ),
+        Claim(
+            "hr-low",
             "CCF-LRU and PT-LRU have the lowest hit ratios on every trace",
             "§IV.B.1",
-            f"at {points - len(bad)} of {points} (trace, size) points{skipped}",
-            not bad,
-            _by_trace(bad),
-        )
-    else:
-        claims.untestable(
-            "CCF-LRU and PT-LRU have the lowest hit ratios on every trace",
-            "§IV.B.1",
-            gate.reasons("hit-ratio", every),
-        )
-
-    # §IV.B.3: runtime.
-    cut_vs_lru("runtime_s", "runtime", "§IV.B.3", PAPER_RUNTIME_CUT, "runtime")
-    traces = gate.keep("runtime", every)
-    skipped = left_out(gate, "runtime", every)
-    if not traces:
-        for claim in (
+            "hit-ratio",
+            hr,
+            ("ccf-lru", "pt-lru"),
+            "lowest",
+            fmt=".4f",
+            paper="the lowest hit ratios",
+        ),
+        Claim(
+            "rt-cut",
+            "GASA cuts LRU's runtime by the paper's 'up to' figure at some size",
+            "§IV.B.3",
+            "runtime",
+            rt,
+            "gasa",
+            "change",
+            "lru",
+            "some",
+            bound=cut(PAPER_RUNTIME_CUT),
+            paper="up to "
+            + _paper(list(PAPER_RUNTIME_CUT), PAPER_RUNTIME_CUT)
+            + " (a trace: its own T, else the least of its kind)",
+        ),
+        Claim(
+            "rt-best",
             "GASA has the shortest runtime of all six policies",
-            "CCF-LRU's runtime is longer than LRU's in most cases",
-            "PT-LRU's runtime is longer than LRU's in most cases",
-            "CFLRU's runtime is shorter than LRU's",
-            "LRU-WSR's runtime is shorter than LRU's",
-        ):
-            claims.untestable(claim, "§IV.B.3", gate.reasons("runtime", every))
-        return rows, dis
-    points = sum(len(piv.loc[t]) for t in traces)
-    bad = []
-    for t in traces:
-        for s, r in piv.loc[t]["runtime_s"].iterrows():
-            if r["gasa"] > r.min():
-                b = str(r.idxmin())
-                bad.append(
-                    (t, s, f"GASA {r['gasa']:.4f} s, {NAMES[b]} {r.min():.4f} s ({pct(r['gasa'], r.min())})")
-                )
-    add(
-        "GASA has the shortest runtime of all six policies",
-        "§IV.B.3",
-        f"at {points - len(bad)} of {points} (trace, size) points{skipped}",
-        not bad,
-        _by_trace(bad),
-    )
-    rt = piv["runtime_s"].loc[traces]
-    for p in ("ccf-lru", "pt-lru"):
-        more = int((rt[p] > rt["lru"]).sum())
-        add(
-            f"{NAMES[p]}'s runtime is longer than LRU's in most cases",
             "§IV.B.3",
-            f"longer at {more} of {points} (trace, size) points{skipped}",
-            more > points / 2,
-            [],
-        )
-    for p in ("cflru", "lru-wsr"):
-        less = int((rt[p] < rt["lru"]).sum())
-        add(
-            f"{NAMES[p]}'s runtime is shorter than LRU's",
-            "§IV.B.3",
-            f"shorter at {less} of {points} (trace, size) points{skipped}",
-            less == points,
-            [],
-        )
-    return rows, dis
+            "runtime",
+            rt,
+            "gasa",
+            "lowest",
+            fmt=".4f",
+            paper="the shortest runtime",
+        ),
+        *(
+            Claim(
+                f"rt-{p}",
+                f"{NAMES[p]}'s runtime is longer than LRU's in most cases",
+                "§IV.B.3",
+                "runtime",
+                rt,
+                p,
+                "above",
+                "lru",
+                "most",
+                fmt=".4f",
+                paper="longer than LRU's in most cases",
+            )
+            for p in ("ccf-lru", "pt-lru")
+        ),
+        *(
+            Claim(
+                f"rt-{p}",
+                f"{NAMES[p]}'s runtime is shorter than LRU's",
+                "§IV.B.3",
+                "runtime",
+                rt,
+                p,
+                "below",
+                "lru",
+                fmt=".4f",
+                paper="shorter than LRU's",
+            )
+            for p in ("cflru", "lru-wsr")
+        ),
+    ]
 
 
 def _best_cut(piv: pd.DataFrame, trace: str) -> tuple[float, str, float]:
@@ -558,16 +448,27 @@ def report(
     # (the generator touches every page).
     unique = df["trace"].map(lambda t: PAPER_TRACES.get(_paper_trace(t) or "", (0, 0, 0))[1])
     df["size_pct"] = size_pct(df).fillna((100 * df["size_pages"] / unique.where(profile)).round(2))
+    parts = [
+        ("the paper's own traces" if own else "shipped traces", df[~profile], ""),
+        ("profiles", df[profile], "_profiles"),
+    ]
+    parts = [(title, d, suffix) for title, d, suffix in parts if not d.empty]
+    verdicts = {title: evaluate(claims(read_share(d)), d, gate, NAMES) for title, d, _ in parts}
     lines = [
         "# GASA: claims and what fcsim measures",
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        "",
+        "## Verdicts",
+        "",
+        *table(verdicts),
         *saturation_note(df),
         *(
             ["", *own_traces(df)]
             if own
             else [
+                "",
                 "The paper's own traces (SPC Financial, split by ASU) are reported apart when they are in",
                 "the trace cache (see the end); this run's two parts are kept apart:",
                 "",
@@ -582,19 +483,16 @@ def report(
         *gate.table(df["trace"]),
         *_paper_setup(),
     ]
-    parts = [
-        ("The paper's own traces" if own else "Part 1: shipped real traces", df[~profile], ""),
-        ("Part 2: workload profiles", df[profile], "_profiles"),
-    ]
+    titles = {"shipped traces": "Part 1: shipped real traces", "profiles": "Part 2: workload profiles"}
     for title, d, suffix in parts:
-        if not d.empty:
-            lines += ["", f"# {title}", "", *_part(d, out, suffix, gate, own)]
+        head = titles.get(title, "The paper's own traces")
+        lines += ["", f"# {head}", "", *_part(d, out, suffix, verdicts[title], own)]
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
     return path
 
 
-def _part(df: pd.DataFrame, out: Path, suffix: str, gate: testable.Gate, own: bool = False) -> list[str]:
+def _part(df: pd.DataFrame, out: Path, suffix: str, verdicts: list[Verdict], own: bool = False) -> list[str]:
     plot(df, "hit_ratio", "hit ratio", out / f"hit_ratio{suffix}.png")
     plot(df, "flash_writes", "flash page writes (buffer to FTL)", out / f"flash_writes{suffix}.png")
     plot(df, "runtime_s", "overall runtime (s, incl. GC)", out / f"runtime{suffix}.png")
@@ -672,18 +570,13 @@ def _part(df: pd.DataFrame, out: Path, suffix: str, gate: testable.Gate, own: bo
             + ", ".join(f"{s:g}%: {NAMES[p]}" for s, p in fastest.items())
             + f" | {split.get('gasa', '')} | {split.get('lru', '')} |"
         )
-    rows, dis = _claims(df, piv, shares, gate)
     lines += [
-        "",
-        "## The paper's claims, one by one",
-        "",
-        "| claim | paper | fcsim | agrees |",
-        "|---|---|---|---|",
-        *("| " + " | ".join(r) + " |" for r in rows),
         "",
         "## Where fcsim disagrees with the paper",
         "",
-        *(dis or [nowhere(rows)]),
+        "The claims this part disagrees with (the verdict table at the top), each with its numbers.",
+        "",
+        *disagreements(verdicts),
         *_untestable(df, piv, shares),
     ]
     small = min(df["size_pct"], key=lambda s: (abs(s - 1.0), s))

@@ -15,6 +15,7 @@ import pandas as pd
 
 from fcsim import output
 from fcsim.reports import testable
+from fcsim.reports.claims import Claim, Contrast, Verdict, disagreements, evaluate, table
 from fcsim.reports.common import (
     READ_DOMINANT_MIN,
     WRITE_DOMINANT_MAX_READS,
@@ -33,6 +34,7 @@ from fcsim.reports.common import (
 )
 
 MAIN, VARIANT = "around", "back"
+NAMES = {"lru": "LRU", "fifo": "FIFO", "lfu": "LFU", "mq": "MQ", "arc": "ARC", "larc": "LARC"}
 
 # The slides' claims ("Simulation" slides), LARC against LRU (and ARC), in percent over the cache
 # sizes they plot: (low, high). Claims, not results.
@@ -159,27 +161,112 @@ def _vs_table(piv: pd.DataFrame, traces: list[str], shares: pd.Series, metric: s
     return rows
 
 
-def _check(
-    piv: pd.DataFrame, traces: list[str], metric: str, base: str, lo: float, hi: float
-) -> tuple[int, int, list[str]]:
-    """Sizes where LARC's change against ``base`` lies in the slides' [lo, hi] percent: (inside,
-    all, one line per trace with the sizes outside and their values)."""
-    inside = total = 0
-    out = []
-    for t in traces:
-        ch = changes(piv, t, metric, "larc", base)
-        ok = (ch >= lo) & (ch <= hi)
-        inside += int(ok.sum())
-        total += len(ch)
-        if not ok.all():
-            t_ = piv.loc[t]
-            cells = [
-                f"{s:g}%: {t_.loc[s, (metric, 'larc')]:{'.4f' if metric == 'hit_ratio' else ',.0f'}} vs "
-                f"{t_.loc[s, (metric, base)]:{'.4f' if metric == 'hit_ratio' else ',.0f'}} ({v:+.1f}%)"
-                for s, v in ch[~ok].items()
-            ]
-            out.append(f"{t}: " + "; ".join(cells))
-    return inside, total, out
+def claims(read_dom: list[str], vtraces: list[str], thin: list[str]) -> list[Claim | Contrast]:
+    """The slides' claims as data (:mod:`fcsim.reports.claims`): on the read-dominant traces of
+    the main run (write-around), on the traces with writes of the write-back variant. A trace
+    with no reuse (``thin``, below :data:`MIN_REUSE`) cannot show a hit-rate difference and is
+    left out of the hit-rate claims."""
+    rd, rd_hit = read_dom.__contains__, (lambda t: t in read_dom and t not in thin)
+    wb, wb_hit = vtraces.__contains__, (lambda t: t in vtraces and t not in thin)
+    around, back = {"stack_write": MAIN}, {"stack_write": VARIANT}
+    h_lru, h_arc = _span(HIT_VS_LRU, READ_TRACES), _span(HIT_VS_ARC, READ_TRACES)
+    w_rd, w_wr = _span(WRITES_VS_LRU, READ_TRACES), _span(WRITES_VS_LRU, WRITE_TRACES)
+    return [
+        Claim(
+            "hit-lru",
+            f"Hit rate, read-dominant: LARC {h_lru[0]:+g}% to {h_lru[1]:+g}% vs LRU (main run)",
+            "slides, websearch and ads",
+            "hit-ratio",
+            "hit_ratio",
+            "larc",
+            "change",
+            "lru",
+            "every",
+            *h_lru,
+            rows=around,
+            traces=rd_hit,
+            fmt=".4f",
+        ),
+        Claim(
+            "hit-arc",
+            f"Hit rate, read-dominant: LARC {h_arc[0]:+g}% to {h_arc[1]:+g}% vs ARC (main run)",
+            "slides, websearch and ads",
+            "hit-ratio",
+            "hit_ratio",
+            "larc",
+            "change",
+            "arc",
+            "every",
+            *h_arc,
+            rows=around,
+            traces=rd_hit,
+            fmt=".4f",
+        ),
+        Claim(
+            "writes-rd",
+            f"SSD writes, read-dominant: LARC {w_rd[0]:+g}% to {w_rd[1]:+g}% vs LRU (main run)",
+            "slides, websearch and ads",
+            "ssd-writes",
+            "cache_writes",
+            "larc",
+            "change",
+            "lru",
+            "every",
+            *w_rd,
+            rows=around,
+            traces=rd,
+        ),
+        Claim(
+            "hit-writes",
+            "Hit rate with writes: LARC at or above LRU (write-back variant)",
+            "slides, webvm and homes",
+            "ssd-writes-writes",
+            "hit_ratio",
+            "larc",
+            "change",
+            "lru",
+            "every",
+            0.0,
+            rows=back,
+            traces=wb_hit,
+            fmt=".4f",
+            paper=f"webvm {HIT_VS_LRU['webvm'][0]:+g}% to {HIT_VS_LRU['webvm'][1]:+g}%, homes 'marginal'; "
+            "read as at or above LRU",
+        ),
+        Claim(
+            "writes-wr",
+            f"SSD writes with writes: LARC {w_wr[0]:+g}% to {w_wr[1]:+g}% vs LRU (write-back variant)",
+            "slides, webvm and homes",
+            "ssd-writes-writes",
+            "cache_writes",
+            "larc",
+            "change",
+            "lru",
+            "every",
+            *w_wr,
+            rows=back,
+            traces=wb,
+        ),
+        Contrast(
+            "read-intensive",
+            'LARC "works better for ... read-intensive workloads": a larger SSD-write cut',
+            "Conclusion",
+            "ssd-writes",
+            "cache_writes",
+            "larc",
+            "lru",
+            rd,
+            wb,
+            "read-dominant (main run)",
+            "with writes (write-back variant)",
+            "cuts of 40-94% on websearch and ads, 11-40% on webvm and homes",
+            per_trace="none",
+            per_group="median",
+            a_rows=around,
+            b_rows=back,
+            b_family="ssd-writes-writes",
+        ),
+    ]
 
 
 def report(
@@ -215,11 +302,19 @@ def report(
     read_dom = [t for t in traces if kind(shares[t]) == "read-dominant"]
     others = [t for t in traces if t not in read_dom]
     ordered = read_dom + others
+    vtraces = list(dict.fromkeys(var["trace"]))
+    thin = [t for t, r in _reuse(main).items() if r < MIN_REUSE]
+    scored = df[~admit].assign(stack_write=mode[~admit])
+    verdicts = evaluate(claims(read_dom, vtraces, thin), scored, gate, NAMES)
     lines = [
         "# LARC: claims and what fcsim measures",
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        "",
+        "## Verdicts",
+        "",
+        *table(verdicts),
         *saturation_note(df),
         "",
         *gate.table(df["trace"]),
@@ -288,7 +383,6 @@ def report(
         lines.append("It holds at every point.")
 
     vpiv = None
-    vtraces: list[str] = []
     if not var.empty:
         plot(var, "read_hit_ratio", "read hit ratio (write-back)", out / "hit_ratio_write_back.png")
         plot(
@@ -299,7 +393,6 @@ def report(
             log=True,
         )
         vpiv = var.pivot_table(index=["trace", "size_pct"], columns="policy", values=values)
-        vtraces = list(dict.fromkeys(var["trace"]))
         lines += [
             "",
             "## Write-back variant (traces with writes, writes cached in the SSD)",
@@ -343,7 +436,7 @@ def report(
                 )
 
     lines += ["", "## Where fcsim disagrees with the paper", ""]
-    lines += _disagreements(main, var, adm, piv, vpiv, read_dom, vtraces, shares, gate)
+    lines += _disagreements(main, var, adm, vpiv, read_dom, vtraces, shares, verdicts, gate)
     lines += ["", "## All points", "", _table(df), ""]
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
@@ -363,32 +456,27 @@ def _disagreements(
     main: pd.DataFrame,
     var: pd.DataFrame,
     adm: pd.DataFrame,
-    piv: pd.DataFrame,
     vpiv: pd.DataFrame | None,
     read_dom: list[str],
     vtraces: list[str],
     shares: pd.Series,
+    verdicts: list[Verdict],
     gate: testable.Gate,
 ) -> list[str]:
+    """The disagreements (the engine's, :func:`fcsim.reports.claims.disagreements`) with what is
+    specific to LARC around them: why write-around cannot test the write claims, the write
+    volume that bounds the variant's cut, the always-admit variant, what the traces cannot
+    test."""
     lines: list[str] = []
-    found = 0
     reuse = _reuse(main)
     thin = [t for t, r in reuse.items() if r < MIN_REUSE]
     v_all = vtraces
-    # The claims no trace here can test, said under "What these traces cannot test".
-    untested: list[str] = []
-
-    def excl(traces: list[str], family: str = "hit-ratio") -> str:
-        left = [t for t in traces if t in thin or not gate.ok(family, t)]
-        return f" Without {', '.join(left)}, which cannot test it (below)." if left else ""
-
-    def testing(title: str, where: str, traces: list[str], family: str) -> list[str]:
-        """The traces that can test a claim; none: the claim is noted as untestable."""
-        keep = [t for t in traces if t not in thin or family.startswith("ssd-writes")]
-        keep = gate.keep(family, keep)
-        if traces and not keep:
-            untested.append(f"- **{title}** ({where}): {gate.untestable(family, traces)}.")
-        return keep
+    by = {v.claim.id: v for v in verdicts}
+    untested = [
+        f"- **{v.claim.text}** ({v.paper}): untestable ({v.fcsim})."
+        for v in verdicts
+        if v.verdict == "untestable"
+    ]
 
     withw = [t for t in dict.fromkeys(main["trace"]) if t not in read_dom]
     if withw:
@@ -404,127 +492,21 @@ def _disagreements(
         ]
         if not vtraces:
             lines.append("  The write-back variant is not in this table, so they are not judged at all.")
-
-    def claim(title: str, where: str, inside: int, total: int, detail: list[str], note: str = "") -> None:
-        nonlocal found
-        if inside == total:
-            return
-        found += 1
-        lines.append(
-            f"- **{title}** ({where}). fcsim: inside the slides' range at {inside} of {total} sizes.{note}"
-        )
-        lines.extend(f"  - {d}" for d in detail)
-
-    hit_rd = testing(
-        "Hit rate, read-dominant: LARC vs LRU and ARC", "websearch, ads; main run", read_dom, "hit-ratio"
-    )
-    lo, hi = _span(HIT_VS_LRU, READ_TRACES)
-    i, n, d = _check(piv, hit_rd, "hit_ratio", "lru", lo, hi)
-    claim(
-        f"Hit rate, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU",
-        "websearch, ads; main run",
-        i,
-        n,
-        d,
-        excl(read_dom),
-    )
-    lo, hi = _span(HIT_VS_ARC, READ_TRACES)
-    i, n, d = _check(piv, hit_rd, "hit_ratio", "arc", lo, hi)
-    claim(
-        f"Hit rate, read-dominant: LARC {lo:+g}% to {hi:+g}% vs ARC",
-        "websearch, ads; main run",
-        i,
-        n,
-        d,
-        excl(read_dom),
-    )
-    lo, hi = _span(WRITES_VS_LRU, READ_TRACES)
-    w_rd = testing(
-        f"SSD writes, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU", "main run", read_dom, "ssd-writes"
-    )
-    i, n, d = _check(piv, w_rd, "cache_writes", "lru", lo, hi)
-    below = sum(int((changes(piv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in w_rd)
-    claim(
-        f"SSD writes, read-dominant: LARC {lo:+g}% to {hi:+g}% vs LRU",
-        "websearch, ads; main run",
-        i,
-        n,
-        d,
-        (
-            f" At {below} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
-            if n > i
-            else ""
-        )
-        + excl(read_dom, "ssd-writes"),
-    )
-    if vpiv is not None and vtraces:
-        vtraces = testing(
-            "Hit rate and SSD writes with writes", "write-back variant", vtraces, "ssd-writes-writes"
-        )
-    if vpiv is not None and vtraces:
-        lo, hi = HIT_VS_LRU["webvm"]
-        ch = {t: changes(vpiv, t, "hit_ratio", "larc", "lru") for t in vtraces if t not in thin}
-        below_lru = [
-            f"{t}: " + "; ".join(f"{s:g}%: {v:+.1f}%" for s, v in c[c < 0].items())
-            for t, c in ch.items()
-            if (c < 0).any()
-        ]
-        n = sum(len(c) for c in ch.values())
-        if below_lru:
-            k = sum(int((c < 0).sum()) for c in ch.values())
-            found += 1
-            lines.append(
-                f"- **Hit rate with writes: LARC at or above LRU** (webvm {lo:+g}% to {hi:+g}%, homes "
-                f'"marginal"; write-back variant). fcsim: LARC below LRU at {k} of {n} sizes.'
-                f"{excl(v_all, 'ssd-writes-writes')}"
-            )
-            lines.extend(f"  - {x}" for x in below_lru)
-        lo, hi = _span(WRITES_VS_LRU, WRITE_TRACES)
-        i, n, d = _check(vpiv, vtraces, "cache_writes", "lru", lo, hi)
-        more = sum(int((changes(vpiv, t, "cache_writes", "larc", "lru") < lo).sum()) for t in vtraces)
-        for t in vtraces:
+    lines += disagreements(verdicts)
+    wr = by.get("writes-wr")
+    if vpiv is not None and wr is not None and wr.verdict != "untestable":
+        scored = [t for t in gate.keep("ssd-writes-writes", vtraces) if t in vpiv.index.get_level_values(0)]
+        for t in scored:
             writes = var[var["trace"] == t]["writes"].iloc[0]
             cap = (writes / vpiv.loc[t][("cache_writes", "lru")] - 1) * 100
             beyond = int((changes(vpiv, t, "cache_writes", "larc", "lru") < cap).sum())
-            d.append(
-                f"{t} has {int(writes):,} page writes; a cache that admitted every write would program "
-                f"at least those, a cut vs LRU of at most {fmt_range(cap.min(), cap.max())} over sizes. "
-                f"fcsim's LARC, which also filters write misses, cuts more than that at {beyond} of "
-                f"{len(cap)} sizes."
+            lines.append(
+                f"- *Write volume* ({t}, write-back variant): {int(writes):,} page writes; a cache that "
+                f"admitted every write would program at least those, a cut vs LRU of at most "
+                f"{fmt_range(cap.min(), cap.max())} over sizes. fcsim's LARC, which also filters write "
+                f"misses, cuts more than that at {beyond} of {len(cap)} sizes."
             )
-        claim(
-            f"SSD writes with writes: LARC {lo:+g}% to {hi:+g}% vs LRU",
-            "webvm, homes; write-back variant",
-            i,
-            n,
-            d,
-            (
-                f" At {more} of the {n - i} sizes outside, LARC cuts more than the slides' largest cut."
-                if n > i
-                else ""
-            )
-            + excl(v_all, "ssd-writes-writes"),
-        )
-        lines.extend(_admitted(adm, vpiv, vtraces, lo, hi))
-        read_dom = w_rd
-        if read_dom:
-            rd_cut = pd.concat([changes(piv, t, "cache_writes", "larc", "lru") for t in read_dom])
-            v_cut = pd.concat([changes(vpiv, t, "cache_writes", "larc", "lru") for t in vtraces])
-            if v_cut.median() <= rd_cut.median():
-                found += 1
-                per = {t: changes(piv, t, "cache_writes", "larc", "lru").median() for t in read_dom}
-                per_v = {t: changes(vpiv, t, "cache_writes", "larc", "lru").median() for t in vtraces}
-                lines.append(
-                    '- **"Works better for ... read-intensive workloads"** (Conclusion; the slides cut '
-                    "SSD writes by 40-94% on websearch and ads, 11-40% on webvm and homes). fcsim: LARC's "
-                    f"median SSD-write change vs LRU over all sizes is {rd_cut.median():+.1f}% on the "
-                    f"read-dominant traces (main run) and {v_cut.median():+.1f}% on the traces with writes "
-                    "(write-back variant): no smaller a cut with writes. Per trace: "
-                    + ", ".join(f"{t} {v:+.1f}%" for t, v in {**per, **per_v}.items())
-                    + "."
-                )
-    if not found:
-        lines.append("- Every claim checked here holds within the slides' ranges.")
+        lines.extend(_admitted(adm, vpiv, scored, *_span(WRITES_VS_LRU, WRITE_TRACES)))
 
     lines += ["", "### What these traces cannot test", "", *untested]
     for t in thin:
@@ -576,7 +558,7 @@ def _admitted(adm: pd.DataFrame, vpiv: pd.DataFrame, vtraces: list[str], lo: flo
         cut_f = ((filt / lru - 1) * 100).reindex(cut_a.index)
         inside = int(((cut_a >= lo) & (cut_a <= hi)).sum())
         out.append(
-            "  - *Writes always admitted* (`larc.writes=admit`, a labelled variant; the slides say nothing "
+            "- *Writes always admitted* (`larc.writes=admit`, a labelled variant; the slides say nothing "
             f"of writes): on {t} LARC's SSD writes vs LRU are {fmt_range(cut_a.min(), cut_a.max())} over "
             f"sizes ({inside} of {len(cut_a)} inside the slides' {lo:+g}% to {hi:+g}%), against "
             f"{fmt_range(cut_f.min(), cut_f.max())} with write misses filtered (the default)."

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +11,11 @@ import pandas as pd
 
 from fcsim import output, plot
 from fcsim.reports import testable
+from fcsim.reports.claims import Claim, Verdict, disagreements, evaluate
+from fcsim.reports.claims import table as verdict_table
 from fcsim.reports.common import (
     MARKERS,
     READ_DOMINANT_MIN,
-    Claims,
-    left_out,
-    nowhere,
     own_traces,
     pct,
     saturation_note,
@@ -233,11 +233,21 @@ def report(
         True,
     )
     paper_erasures = int(paper["erasures"].sum())
+    shares = labelled.groupby("trace")["write_share"].first().to_dict()
+    parts = {
+        ("the paper's own traces" if own else "real traces"): evaluate(claims(shares), labelled, gate, NAMES)
+    }
+    if not prof.empty:
+        parts["profiles"] = profile_verdicts(_profile_frame(prof), gate)
     lines = [
         "# LCR: claims and what fcsim measures",
         "",
         f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
         "`results.parquet`. Never edited by hand.",
+        "",
+        "## Verdicts",
+        "",
+        *verdict_table(parts),
         *saturation_note(df),
         "",
         *table,
@@ -349,7 +359,7 @@ def report(
         )
     lines += ["", "![load balance](load_balance.png)", ""]
     lines += _window_and_sizes(win, sizes)
-    lines += _disagreements(paper, loaded, aged, lru, gate)
+    lines += _disagreements(next(iter(parts.values())))
     cols = ["trace", "drive", "load", "policy", "size_pages", "window", "hit_ratio", "resp_mean_us"]
     cols += [
         "resp_std_us",
@@ -362,7 +372,7 @@ def report(
     ]
     lines += ["## All points", "", _points_table(df, cols), ""]
     if not prof.empty:
-        lines += _profile_part(prof, out, gate)
+        lines += _profile_part(prof, out, gate, parts["profiles"])
     path = out / "summary.md"
     output.write_text(path, "\n".join(lines))
     return path
@@ -440,107 +450,19 @@ def _window_and_sizes(win: pd.DataFrame, sizes: pd.DataFrame) -> list[str]:
 
 
 def _disagreements(
-    paper: pd.DataFrame, loaded: pd.DataFrame, aged: pd.DataFrame, lru: pd.DataFrame, gate: testable.Gate
+    verdicts: list[Verdict], title: str = "## Where fcsim disagrees with the paper"
 ) -> list[str]:
-    """Every place where fcsim's numbers contradict a claim of the paper, in numbers; each claim
-    judged on the traces ``gate`` says can test it."""
-    every = list(dict.fromkeys(pd.concat([paper, loaded, aged])["trace"]))
-    responsive = gate.keep("response", every)
-    runs = {
-        label: rows[rows["trace"].isin(responsive)]
-        for label, rows in (("paper's setup", paper), ("heavier loads", loaded), ("aged drive", aged))
-    }
-    lines = [
-        "## Where fcsim disagrees with the paper",
+    """The claims fcsim disagrees with (the verdict table at the top), each in numbers."""
+    return [
+        title,
         "",
-        "Each claim of the paper beside the runs above (write-heavy: page writes at least 40% of page",
-        f"accesses; read-dominant: reads at least {READ_DOMINANT_MIN:.0%}). Nothing here is tuned to a",
-        "claim.",
+        "Each claim the verdict table marks as a disagreement, with its numbers (write-heavy: page",
+        f"writes at least 40% of page accesses; read-dominant: reads at least {READ_DOMINANT_MIN:.0%}).",
+        "Nothing here is tuned to a claim.",
         "",
-        *(
-            [
-                "- **Untestable here**: the response-time claims below leave out "
-                + "; ".join(f"{t} ({gate.why('response', t)})" for t in every if t not in responsive)
-                + (
-                    "; the load-balance claim leaves out "
-                    + "; ".join(f"{t} ({why})" for t in every if (why := gate.why("load-balance", t)))
-                    if any(not gate.ok("load-balance", t) for t in every)
-                    else ""
-                )
-                + "."
-            ]
-            if any(t not in responsive for t in every)
-            else []
-        ),
+        *disagreements(verdicts),
+        "",
     ]
-    gcar_wins, lru_wins, best_gcar, best_lru, best_std = [], [], [], [], []
-    for label, rows in runs.items():
-        heavy = rows[rows["write_share"] >= 0.4]
-        for (trace, load), t in _pivot(heavy).iterrows():
-            m, sd = t["resp_mean_us"], t["resp_std_us"]
-            best_gcar.append(((m["lcr"] / m["gcar-cflru"] - 1) * 100, label, trace, load))
-            best_lru.append(((m["lcr"] / m["lru"] - 1) * 100, label, trace, load))
-            best_std.append(((sd["lcr"] / sd["lru"] - 1) * 100, label, trace, load))
-            for other, wins in (("gcar-cflru", gcar_wins), ("lru", lru_wins)):
-                if m[other] < m["lcr"]:
-                    wins.append((label, trace, load, m["lcr"], m[other]))
-    n = len(best_gcar)
-    if not n:
-        lines.append(
-            "- **LCR beats every other scheme on every workload (Fig. 5); its gains.** "
-            + gate.untestable("response", every)
-            + "."
-        )
-    else:
-        lines += [
-            "- **LCR beats every other scheme on every workload (Fig. 5).** GCaR-CFLRU's mean response is",
-            f"  below LCR's at {len(gcar_wins)} of {n} write-heavy points:",
-            *(
-                f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, GCaR-CFLRU {gcar:.0f} us "
-                f"({pct(lcr, gcar)})."
-                for label, trace, load, lcr, gcar in gcar_wins
-            ),
-            f"  LRU's mean response is below LCR's at {len(lru_wins)} of {n} write-heavy points:",
-            *(
-                f"  - {label}, {trace} at {load}: LCR {lcr:.0f} us, LRU {lru_:.0f} us ({pct(lcr, lru_)})."
-                for label, trace, load, lcr, lru_ in lru_wins
-            ),
-        ]
-    if best_gcar:
-        g, lg, tg, ldg = min(best_gcar)
-        l_, ll, tl, ldl = min(best_lru)
-        s_, ls, ts, lds = min(best_std)
-        lines += [
-            "- **Gains.** Paper: up to -39.2% mean response vs LRU and -12.3% vs GCaR-CFLRU, -43.9% std",
-            f"  vs LRU. Here the best write-heavy point gives {l_:+.1f}% vs LRU ({ll}, {tl}, {ldl}),",
-            f"  {g:+.1f}% vs GCaR-CFLRU ({lg}, {tg}, {ldg}) and {s_:+.1f}% std vs LRU ({ls}, {ts}, {lds}).",
-        ]
-    for label, rows in runs.items():
-        read_dom = rows[1 - rows["write_share"] >= READ_DOMINANT_MIN]
-        for (trace, load), t in _pivot(read_dom).iterrows():
-            m = t["resp_mean_us"]
-            change = (m["lcr"] / m["lru"] - 1) * 100
-            if abs(change) >= 1:
-                lines.append(
-                    f"- **No scheme improves on the read-dominant financial2.** On the read-dominant {trace}"
-                    f" ({label}, {load}) LCR's mean response is {change:+.1f}% vs LRU."
-                )
-    heavy_rates = lru[lru["load_balance_p90"].notna() & lru["trace"].isin(gate.keep("load-balance", every))]
-    over10 = (heavy_rates["load_balance_p50"] > 10).sum()
-    if heavy_rates.empty:
-        lines.append(
-            "- **Load balance (Fig. 2): the rate exceeds 10 in almost 40% of the cases.** "
-            + gate.untestable("load-balance", every)
-            + "."
-        )
-    else:
-        lines += [
-            "- **Load balance (Fig. 2): the rate exceeds 10 in almost 40% of the cases.** The median rate",
-            f"  over busy epochs exceeds 10 in {over10} of {len(heavy_rates)} LRU runs with busy epochs",
-            f"  (largest median {heavy_rates['load_balance_p50'].max():.1f}).",
-        ]
-    lines.append("")
-    return lines
 
 
 def _paper_trace(trace: str) -> str:
@@ -642,11 +564,10 @@ def _gain_vs_load(d: pd.DataFrame, out: Path) -> list[str]:
     return lines
 
 
-def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = None) -> list[str]:
-    """Part 2: the profiles calibrated to LCR Table III, each held to its own trace's figures."""
-    gate = gate or testable.Gate("lcr", None)
+def _profile_frame(rows: pd.DataFrame) -> pd.DataFrame:
+    """The profiles' rows of the four policies, each named by its paper trace (``spec``: the
+    profile), with its utilisation, write share and load label."""
     d = rows[rows["policy"].isin(LCR_POLICIES)].copy()
-    specs = {_paper_trace(t): t for t in dict.fromkeys(rows["trace"])}
     d["spec"] = d["trace"]
     d["trace"] = d["spec"].map(_paper_trace)
     d["u"] = d.apply(_utilisation, axis=1)
@@ -655,6 +576,25 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
     d["load"] = [
         f"{_nominal(d, t, f)} (time x{f:g})" for t, f in zip(d["trace"], d["time_scale"], strict=True)
     ]
+    return d
+
+
+def profile_verdicts(d: pd.DataFrame, gate: testable.Gate) -> list[Verdict]:
+    """The profile claims scored on :func:`_profile_frame`'s rows (the gate knows profiles by spec)."""
+    return evaluate(profile_claims(), d.assign(trace=d["spec"]), gate, NAMES)
+
+
+def _profile_part(
+    rows: pd.DataFrame,
+    out: Path,
+    gate: testable.Gate | None = None,
+    verdicts: list[Verdict] | None = None,
+) -> list[str]:
+    """Part 2: the profiles calibrated to LCR Table III, each held to its own trace's figures."""
+    gate = gate or testable.Gate("lcr", None)
+    d = _profile_frame(rows)
+    if verdicts is None:
+        verdicts = profile_verdicts(d, gate)
     _bars(
         d,
         "resp_mean_us",
@@ -749,22 +689,11 @@ def _profile_part(rows: pd.DataFrame, out: Path, gate: testable.Gate | None = No
         "",
         *_gain_vs_load(d, out),
     ]
-    rows_, dis = _profile_claims(piv, names, lru, gate, specs)
     lines += [
-        "## The paper's claims on the profiles, one by one",
-        "",
         "Each profile is held to its own trace's figures; the paper's \"up to\" is met when LCR cuts",
-        "LRU's (or GCaR-CFLRU's) figure by at least as much at one of the loads. Nothing here is",
-        "tuned to a claim.",
+        "LRU's (or GCaR-CFLRU's) figure by at least as much at one of the loads.",
         "",
-        "| claim | paper | fcsim | agrees |",
-        "|---|---|---|---|",
-        *("| " + " | ".join(r) + " |" for r in rows_),
-        "",
-        "## Where fcsim disagrees with the paper (profiles)",
-        "",
-        *(dis or [nowhere(rows_)]),
-        "",
+        *_disagreements(verdicts, "## Where fcsim disagrees with the paper (profiles)"),
     ]
     cols = ["trace", "load", "policy", "hit_ratio", "resp_mean_us", "resp_std_us", "resp_p99_us"]
     cols += ["dirty_eviction_share", "flash_page_writes", "erasures", "load_balance_p50", "load_balance_p90"]
@@ -798,174 +727,246 @@ def _cut(r: pd.Series, metric: str, other: str) -> float:
     return (r[(metric, "lcr")] / r[(metric, other)] - 1) * 100
 
 
-def _profile_claims(
-    piv: pd.DataFrame, names: list[str], lru: pd.DataFrame, gate: testable.Gate, specs: dict[str, str]
-) -> tuple[list[list[str]], list[str]]:
-    """Each claim of §IV.B and Fig. 2 on the profiles: table rows (claim, paper, fcsim, agrees)
-    and the disagreements with their numbers; a claim a profile cannot test (``gate``; ``specs``:
-    paper trace -> profile spec) says "untestable" and why."""
-    claims = Claims()
-    rows, dis = claims.rows, claims.dis
-    family = "response"
+def _own(figures: Mapping[str, Any], i: int | None = None) -> Callable[[str], tuple[float, float]]:
+    """A profile's own trace's "up to" cut (``figures``: paper trace -> figure or (vs LRU, vs
+    GCaR-CFLRU)), as the claim's range: at most minus it."""
 
-    def add(claim: str, where: str, measured: str, ok: bool, detail: list[str], t: str | None = None) -> None:
-        """Scores a claim on profile ``t`` (or on every profile in ``piv``) unless it cannot test it."""
-        traces = [t] if t is not None else list(dict.fromkeys(piv.index.get_level_values(0)))
-        testable_ = [x for x in traces if gate.ok(family, specs.get(x, x))]
-        if not testable_:
-            claims.untestable(claim, where, gate.reasons(family, [specs.get(x, x) for x in traces]))
-        else:
-            claims.add(claim, where, measured, ok, detail)
+    def bound(spec: str) -> tuple[float, float]:
+        f = figures[_paper_trace(spec)]
+        return -math.inf, -(f[i] if i is not None else f)
 
-    def loads(t: str, metric: str, other: str) -> str:
-        return ", ".join(
-            f"{load} {_cut(r, metric, other):+.1f}%" for (tt, load), r in piv.iterrows() if tt == t
+    return bound
+
+
+def claims(write_share: Mapping[str, float]) -> list[Claim]:
+    """LCR §IV.B's and Fig. 2's claims as data (:mod:`fcsim.reports.claims`) on the real traces,
+    per (trace, load) point: the response claims on the write-heavy traces (page writes at least
+    40% of page accesses, as the paper's four), "almost no improvement" on the read-dominant."""
+    heavy = lambda t: write_share.get(t, 0.0) >= 0.4  # noqa: E731
+    read = lambda t: 1 - write_share.get(t, 1.0) >= READ_DOMINANT_MIN  # noqa: E731
+    on = {"at": "load", "fmt": ".0f"}
+    return [
+        Claim(
+            "beats",
+            "LCR's mean response is below GCaR-CFLRU's and LRU's on every write-heavy workload",
+            "§IV.B.1, Fig. 5",
+            "response",
+            "resp_mean_us",
+            "lcr",
+            "below",
+            ("gcar-cflru", "lru"),
+            traces=heavy,
+            paper="below both at every point",
+            **on,
+        ),
+        *_gains(heavy),
+        Claim(
+            "none-read",
+            f"No scheme improves on the read-dominant financial2: LCR within {ALMOST_NONE:g}% of LRU",
+            "§IV.B.1, Fig. 5",
+            "response",
+            "resp_mean_us",
+            "lcr",
+            "change",
+            "lru",
+            "every",
+            -ALMOST_NONE,
+            ALMOST_NONE,
+            traces=read,
+            paper="'almost no improvement'",
+            **on,
+        ),
+        _balance(),
+    ]
+
+
+def _gains(traces: Callable[[str], bool] | None) -> list[Claim]:
+    """The abstract's and §IV.B's largest figures, over all traces, against the best point."""
+    return [
+        Claim(
+            f"gain-{metric}-{other}",
+            f"Over the workloads, LCR cuts {NAMES[other]}'s {what} by up to {paper:g}%",
+            where,
+            "response",
+            metric,
+            "lcr",
+            "change",
+            other,
+            "some",
+            hi=-paper,
+            traces=traces,
+            at="load",
+            fmt=".0f",
         )
-
-    def best(t: str, metric: str, other: str) -> float:
-        return min(_cut(r, metric, other) for (tt, _), r in piv.iterrows() if tt == t)
-
-    for t in names:
-        if t in PAPER_MEAN_CUT:
-            vs_lru, vs_gcar = PAPER_MEAN_CUT[t]
-            for other, paper, label in (("lru", vs_lru, "LRU"), ("gcar-cflru", vs_gcar, "GCaR-CFLRU")):
-                add(
-                    f"{t}: LCR cuts {label}'s mean response by {paper:g}% or more",
-                    f"§IV.B.1, Fig. 5: up to -{paper:g}%",
-                    f"LCR vs {label}: {loads(t, 'resp_mean_us', other)}",
-                    -best(t, "resp_mean_us", other) >= paper,
-                    [],
-                    t,
-                )
-        if t in PAPER_STD_CUT:
-            vs_lru, vs_gcar = PAPER_STD_CUT[t]
-            like = f', as {PAPER_STD_LIKE[t]} ("the same"/"similar")' if t in PAPER_STD_LIKE else ""
-            for other, paper, label in (("lru", vs_lru, "LRU"), ("gcar-cflru", vs_gcar, "GCaR-CFLRU")):
-                add(
-                    f"{t}: LCR cuts {label}'s standard deviation of response by {paper:g}% or more",
-                    f"§IV.B.2, Fig. 6: up to -{paper:g}%{like}",
-                    f"LCR vs {label}: {loads(t, 'resp_std_us', other)}",
-                    -best(t, "resp_std_us", other) >= paper,
-                    [],
-                    t,
-                )
-        if t == "proj_0":
-            gcar = [
-                (load, (r[("resp_mean_us", "gcar-cflru")] / r[("resp_mean_us", "lru")] - 1) * 100)
-                for (tt, load), r in piv.iterrows()
-                if tt == t
-            ]
-            add(
-                f"proj_0: GCaR-CFLRU cuts LRU's mean response by {PAPER_GCAR_PROJ:g}% or more",
-                f"§IV.B.1: up to -{PAPER_GCAR_PROJ:g}%",
-                "GCaR-CFLRU vs LRU: " + ", ".join(f"{load} {c:+.1f}%" for load, c in gcar),
-                -min(c for _, c in gcar) >= PAPER_GCAR_PROJ,
-                [],
-                t,
-            )
-        if t == "financial2":
-            for other in ("cflru", "gcar-cflru", "lcr"):
-                changes = [
-                    (load, (r[("resp_mean_us", other)] / r[("resp_mean_us", "lru")] - 1) * 100)
-                    for (tt, load), r in piv.iterrows()
-                    if tt == t
-                ]
-                add(
-                    f"financial2: {NAMES[other]} gives almost no improvement over LRU "
-                    f"(within {ALMOST_NONE:g}%)",
-                    "§IV.B.1, Fig. 5",
-                    f"{NAMES[other]} vs LRU: " + ", ".join(f"{load} {c:+.1f}%" for load, c in changes),
-                    all(abs(c) < ALMOST_NONE for _, c in changes),
-                    [],
-                    t,
-                )
-        share = lru[lru["trace"] == t]["dirty_eviction_share"]
-        family = "dirty"
-        if t in PAPER_DIRTY_MIN:
-            add(
-                f"{t}: {PAPER_DIRTY_MIN[t]:.0%} or more of the evicted blocks are dirty",
-                "§IV.B.1: nearly more than 95%",
-                f"LRU: {', '.join(f'{x:.1%}' for x in share)}",
-                bool((share >= PAPER_DIRTY_MIN[t]).all()),
-                [],
-                t,
-            )
-        if t in PAPER_DIRTY:
-            add(
-                f"{t}: {PAPER_DIRTY[t]:.0%} of the evicted blocks are dirty "
-                f"(within {DIRTY_POINTS * 100:g} points)",
-                f"§IV.B.1: {1 - PAPER_DIRTY[t]:.0%} of replaced blocks clean",
-                f"LRU: {', '.join(f'{x:.1%}' for x in share)}",
-                bool(((share - PAPER_DIRTY[t]).abs() <= DIRTY_POINTS).all()),
-                [],
-                t,
-            )
-        family = "response"
-    # The claims over all profiles are scored on those that can test them.
-    full = piv
-    piv = full[[gate.ok("response", specs.get(t, t)) for t in full.index.get_level_values(0)]]
-    skipped = left_out(
-        gate, "response", [specs.get(t, t) for t in dict.fromkeys(full.index.get_level_values(0))]
-    )
-    if piv.empty:
-        piv = full  # every claim below then says untestable (add), nothing is scored
-    # The abstract's and §IV.B's largest figures, over all traces, against the best profile.
-    for metric, other, paper, what in (
-        ("resp_mean_us", "lru", 39.2, "mean response (abstract, §IV.B.1: ts_0)"),
-        ("resp_mean_us", "gcar-cflru", 12.3, "mean response (abstract, §IV.B.1: proj_0)"),
-        ("resp_std_us", "lru", 43.9, "standard deviation (§IV.B.2: ts_0)"),
-    ):
-        cuts = {(t, load): _cut(r, metric, other) for (t, load), r in piv.iterrows()}
-        at = min(cuts, key=lambda k: cuts[k])
-        add(
-            f"Over the workloads, LCR cuts {NAMES[other]}'s {what.split(' (')[0]} by up to {paper:g}%",
-            f"{what.split('(')[1].rstrip(')')}: -{paper:g}%",
-            f"up to {cuts[at]:+.1f}% ({at[0]}, {at[1]}){skipped}",
-            -cuts[at] >= paper,
-            [],
+        for metric, other, paper, what, where in (
+            ("resp_mean_us", "lru", 39.2, "mean response", "abstract, §IV.B.1 (ts_0)"),
+            ("resp_mean_us", "gcar-cflru", 12.3, "mean response", "abstract, §IV.B.1 (proj_0)"),
+            ("resp_std_us", "lru", 43.9, "standard deviation of response", "§IV.B.2 (ts_0)"),
         )
-    for metric, label, fig in (("resp_mean_us", "mean response", "Fig. 5"), ("resp_std_us", "std", "Fig. 6")):
-        lose = []
-        for (t, load), r in piv.iterrows():
-            m = r[metric]
-            beaten = [f"{NAMES[o]} {m[o]:.0f} us" for o in LCR_POLICIES[:3] if m[o] < m["lcr"]]
-            if beaten:
-                lose.append(f"{t} at {load}: LCR {m['lcr']:.0f} us, " + ", ".join(beaten))
-        add(
-            f"LCR has the lowest {label} of the four on every workload",
-            f"§IV.B.{1 if metric == 'resp_mean_us' else 2}, {fig}",
-            f"lowest at {len(piv) - len(lose)} of {len(piv)} (profile, load) points{skipped}",
-            not lose,
-            lose,
-        )
-    family = "hit-ratio"
-    piv = full[[gate.ok(family, specs.get(t, t)) for t in full.index.get_level_values(0)]]
-    skipped = left_out(gate, family, [specs.get(t, t) for t in dict.fromkeys(full.index.get_level_values(0))])
-    if piv.empty:
-        piv = full
-    h = piv["hit_ratio"]
-    spread = (h.div(h["lru"], axis=0) - 1).abs().max(axis=1) * 100
-    far = spread[spread > SIMILAR]
-    add(
-        f"The four policies' hit ratios are similar (within {SIMILAR:g}% of LRU's)",
-        "§IV.B.3, Fig. 7",
-        f"largest gap to LRU {spread.max():.1f}% ({spread.idxmax()[0]}, {spread.idxmax()[1]}){skipped}",
-        far.empty,
-        [
-            f"{t} at {load}: " + ", ".join(f"{NAMES[str(p)]} {v:.4f}" for p, v in h.loc[(t, load)].items())
-            for t, load in far.index
-        ],
-    )
-    family = "load-balance"
-    piv = full
-    busy = lru[lru["load_balance_p50"].notna() & lru["trace"].map(lambda t: gate.ok(family, specs.get(t, t)))]
-    over = int((busy["load_balance_p50"] > 10).sum())
-    add(
+    ]
+
+
+def _balance() -> Claim:
+    """Fig. 2: LRU's load balance rate (median over busy epochs) above 10 in almost 40% of the runs."""
+    return Claim(
+        "balance",
         f"The load balance rate exceeds 10 in almost 40% of the cases (at least {ALMOST_40:.0%})",
         "§II.A, Fig. 2",
-        f"median rate over busy epochs above 10 in {over} of {len(busy)} LRU runs "
-        f"(largest {busy['load_balance_p50'].max():.1f})",
-        len(busy) > 0 and over / len(busy) >= ALMOST_40,
-        [],
+        "load-balance",
+        "load_balance_p50",
+        "lru",
+        "value",
+        aggregate="share",
+        lo=math.nextafter(10.0, math.inf),
+        share=ALMOST_40,
+        at="load",
+        fmt=".1f",
+        paper="above 10 in almost 40% of the cases",
     )
-    return rows, dis
+
+
+def profile_claims() -> list[Claim]:
+    """The claims on the profiles, each profile held to its own trace's figures (§IV.B.1-3,
+    Fig. 2, 5-7); points are (profile, load)."""
+    on = {"at": "load", "fmt": ".0f"}
+    mean = lambda t: _paper_trace(t) in PAPER_MEAN_CUT  # noqa: E731
+    std = lambda t: _paper_trace(t) in PAPER_STD_CUT  # noqa: E731
+    out: list[Claim] = []
+    for i, (other, label) in enumerate((("lru", "LRU"), ("gcar-cflru", "GCaR-CFLRU"))):
+        out.append(
+            Claim(
+                f"p-mean-{other}",
+                f"LCR cuts {label}'s mean response by the trace's 'up to' figure",
+                "§IV.B.1, Fig. 5",
+                "response",
+                "resp_mean_us",
+                "lcr",
+                "change",
+                other,
+                "some",
+                traces=mean,
+                bound=_own(PAPER_MEAN_CUT, i),
+                paper="up to " + ", ".join(f"{t} -{v[i]:g}%" for t, v in PAPER_MEAN_CUT.items()),
+                **on,
+            )
+        )
+    for i, (other, label) in enumerate((("lru", "LRU"), ("gcar-cflru", "GCaR-CFLRU"))):
+        out.append(
+            Claim(
+                f"p-std-{other}",
+                f"LCR cuts {label}'s standard deviation of response by the trace's 'up to' figure",
+                "§IV.B.2, Fig. 6",
+                "response",
+                "resp_std_us",
+                "lcr",
+                "change",
+                other,
+                "some",
+                traces=std,
+                bound=_own(PAPER_STD_CUT, i),
+                paper="up to "
+                + ", ".join(f"{t} -{v[i]:g}%" for t, v in PAPER_STD_CUT.items())
+                + " (web_0 as ts_0, wdev_2 as proj_0: 'the same', 'similar')",
+                **on,
+            )
+        )
+    out += [
+        Claim(
+            "p-gcar-proj",
+            f"proj_0: GCaR-CFLRU cuts LRU's mean response by {PAPER_GCAR_PROJ:g}% or more",
+            "§IV.B.1",
+            "response",
+            "resp_mean_us",
+            "gcar-cflru",
+            "change",
+            "lru",
+            "some",
+            hi=-PAPER_GCAR_PROJ,
+            traces=lambda t: _paper_trace(t) == "proj_0",
+            **on,
+        ),
+        Claim(
+            "p-none",
+            f"financial2: CFLRU, GCaR-CFLRU and LCR give almost no improvement over LRU (within "
+            f"{ALMOST_NONE:g}%)",
+            "§IV.B.1, Fig. 5",
+            "response",
+            "resp_mean_us",
+            ("cflru", "gcar-cflru", "lcr"),
+            "change",
+            "lru",
+            "every",
+            -ALMOST_NONE,
+            ALMOST_NONE,
+            traces=lambda t: _paper_trace(t) == "financial2",
+            **on,
+        ),
+        Claim(
+            "p-dirty-min",
+            "proj_0, wdev_2: 95% or more of the evicted blocks are dirty (LRU)",
+            "§IV.B.1",
+            "dirty",
+            "dirty_eviction_share",
+            "lru",
+            "value",
+            traces=lambda t: _paper_trace(t) in PAPER_DIRTY_MIN,
+            bound=lambda t: (PAPER_DIRTY_MIN[_paper_trace(t)], math.inf),
+            at="load",
+            fmt=".3f",
+            paper="'nearly more than 95%'",
+        ),
+        Claim(
+            "p-dirty",
+            f"web_0, ts_0: the share of dirty evictions (LRU) within {DIRTY_POINTS * 100:g} points",
+            "§IV.B.1",
+            "dirty",
+            "dirty_eviction_share",
+            "lru",
+            "value",
+            traces=lambda t: _paper_trace(t) in PAPER_DIRTY,
+            bound=lambda t: (
+                PAPER_DIRTY[_paper_trace(t)] - DIRTY_POINTS,
+                PAPER_DIRTY[_paper_trace(t)] + DIRTY_POINTS,
+            ),
+            at="load",
+            fmt=".3f",
+            paper=", ".join(f"{t} {1 - v:.0%} of replaced blocks clean" for t, v in PAPER_DIRTY.items()),
+        ),
+        *_gains(None),
+        *(
+            Claim(
+                f"p-lowest-{metric}",
+                f"LCR has the lowest {label} of the four on every workload",
+                f"§IV.B.{i}, {fig}",
+                "response",
+                metric,
+                "lcr",
+                "lowest",
+                ("lru", "cflru", "gcar-cflru"),
+                paper="the lowest of the four",
+                **on,
+            )
+            for metric, label, fig, i in (
+                ("resp_mean_us", "mean response", "Fig. 5", 1),
+                ("resp_std_us", "std", "Fig. 6", 2),
+            )
+        ),
+        Claim(
+            "p-hit",
+            f"The four policies' hit ratios are similar (within {SIMILAR:g}% of LRU's)",
+            "§IV.B.3, Fig. 7",
+            "hit-ratio",
+            "hit_ratio",
+            ("cflru", "gcar-cflru", "lcr"),
+            "change",
+            "lru",
+            "every",
+            -SIMILAR,
+            SIMILAR,
+            at="load",
+            fmt=".4f",
+            paper="'similar'",
+        ),
+        _balance(),
+    ]
+    return out

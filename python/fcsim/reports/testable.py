@@ -7,9 +7,9 @@ workload has is read off its fidelity measures (:func:`fcsim.fidelity`, the tabl
 never typed by hand per trace. Each requirement and its threshold is stated once here
 (:data:`REQUIREMENTS`, with the paper's argument it rests on); each paper's claims name the
 requirements they need (:data:`CLAIMS`). A report renders the claims x workloads table with
-:func:`table` and asks :meth:`Gate.why` before it scores a claim on a workload: a claim is
-never scored "agrees" or "disagrees" on a workload that cannot test it, it says "untestable"
-and why.
+:func:`table`; the claims engine (:mod:`fcsim.reports.claims`) asks :meth:`Gate.why` before it
+scores a claim on a workload: a claim is never scored "agrees" or "disagrees" on a workload
+that cannot test it, it says "untestable" and why.
 
 The measures are taken once per trace by ``fcsim reproduce`` (:func:`measure`), at the scale the
 experiment runs the trace (a profile's spec carries its ``scale=``) and at the trace's own times:

@@ -1,0 +1,534 @@
+"""A paper's claims as data, and the one engine that scores them (issue 30).
+
+Each paper's report declares its claims as a list of :class:`Claim` (a claim about points: one
+policy against a baseline, an order among policies, a range a figure must fall in) and
+:class:`Contrast` (a statistic on one group of workloads against another's). A claim names:
+its section of the paper, the metric, the paper's figure or the range fcsim reads it as, how a
+point is read from the result rows (which rows, which traces, which policies, which baseline,
+which comparison, and how the points are aggregated) and what a workload must reproduce to test
+it (a claim family of :data:`fcsim.reports.testable.CLAIMS`, whose requirements come from the
+workload's fidelity measures). :func:`evaluate` scores every claim the same way and returns a
+:class:`Verdict` per claim; :func:`table` writes the one-screen verdict table and
+:func:`disagreements` the disagreements in words and numbers.
+
+Rules the engine holds for every paper:
+
+- A claim is never scored on a workload that cannot test it (:meth:`testable.Gate.why`): it is
+  scored on the others and says which it left out, or, if none is left, it is *untestable on
+  this workload* with the reason.
+- A point whose row says it cannot be scored (a non-empty ``unscored`` column: "no decision",
+  saturated, too few rows; a report sets it) is left out with its reason; a claim left with no
+  point is untestable, with those reasons.
+- The paper's figure is fixed before any run: ``lo``/``hi`` in a claim are the paper's numbers,
+  or the reading of its words stated in the report's module (never tuned to a result).
+
+Reading a point (one per trace and ``at`` value, or per trace, ``at`` and policy): from the
+rows of a trace at one ``at`` value (cache size, load, ...) the engine takes ``metric`` for each
+policy and computes the point's value by ``compare``:
+
+- ``change``: ``(policy / base - 1) x 100``, in percent (a cut is negative); passes if in
+  ``[lo, hi]``.
+- ``saving``: ``(1 - policy / base) x 100``, the share of ``base``'s figure ``policy`` saves;
+  passes if in ``[lo, hi]``.
+- ``gap``: ``(policy - base) / (ref - base) x 100``, the share of the gap from ``base`` to
+  ``ref`` that ``policy`` covers; passes if in ``[lo, hi]``.
+- ``drop``: ``(ref - policy) / base x 100``, what going from ``ref`` to ``policy`` removes, as a
+  share of ``base``'s figure (a stage of a pipeline); passes if in ``[lo, hi]``.
+- ``value``: the policy's figure itself; passes if in ``[lo, hi]``.
+- ``below`` / ``above``: strictly below (above) every policy of ``base``.
+- ``lowest`` / ``highest``: the least (greatest) of ``policy``'s policies is at or below
+  (above) every other policy of ``base`` (default: every policy in the rows).
+- ``between``: above every policy of ``over`` and below every policy of ``base``.
+- ``order``: ``policy``'s policies' figures do not fall, in the order given (C <= M+ <= MIN).
+
+and aggregates the points by ``aggregate``: ``every`` (all pass), ``most`` (more than half
+pass), ``share`` (at least the share ``share`` of the points pass), ``some`` (at least one
+passes: an "up to" figure), ``mean`` / ``median`` (the mean or median value lies in ``[lo, hi]``)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from fcsim.reports import testable
+
+COMPARES = (
+    "change",
+    "saving",
+    "gap",
+    "drop",
+    "value",
+    "below",
+    "above",
+    "lowest",
+    "highest",
+    "between",
+    "order",
+)
+AGGREGATES = ("every", "most", "share", "some", "mean", "median")
+#: The comparisons whose point value is a percentage.
+PERCENT = ("change", "saving", "gap", "drop")
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper about points of the result rows (see the module doc)."""
+
+    id: str
+    text: str
+    section: str
+    #: The family in :data:`testable.CLAIMS` whose requirements a workload must meet to test it.
+    family: str
+    metric: str
+    policy: str | tuple[str, ...]
+    compare: str = "change"
+    base: str | tuple[str, ...] = ()
+    aggregate: str = "every"
+    lo: float = -math.inf
+    hi: float = math.inf
+    #: The paper's figure as the verdict table shows it; by default the range ``[lo, hi]``.
+    paper: str = ""
+    #: ``gap``'s far end (e.g. MIN for "covers the gap from LRU to MIN").
+    ref: str = ""
+    #: ``share``'s least share of points that must pass.
+    share: float = 0.5
+    #: ``between``'s lower policies.
+    over: tuple[str, ...] = ()
+    #: Which rows: column -> value (e.g. ``{"stack_write": "around"}``).
+    rows: Mapping[str, object] = field(default_factory=dict)
+    #: Which traces: a predicate on the trace name (a report's trace classes); None: every trace.
+    traces: Callable[[str], bool] | None = None
+    #: The column a point is taken at (cache size, load).
+    at: str = "size_pct"
+    #: A column of reasons a point cannot be scored for this claim ("no decision", "saturated"):
+    #: a row with a non-empty reason is left out, and named.
+    skip: str = "unscored"
+    #: Format of the metric's figures in the disagreement's details.
+    fmt: str = ",.0f"
+    #: A sentence added to the disagreement (the paper's wording, a reading).
+    note: str = ""
+    #: A column whose text a failing point's detail adds (a curve over OP, a run's windows).
+    explain: str = ""
+    #: Scored trace by trace, each against its own figure ``bound(trace)`` -> (lo, hi) (a
+    #: profile held to the paper's trace it is built to): one row, agreeing if every trace does.
+    bound: Callable[[str], tuple[float, float]] | None = None
+
+    def __post_init__(self) -> None:
+        if self.compare not in COMPARES:
+            raise ValueError(f"claim {self.id}: compare {self.compare!r} not one of {', '.join(COMPARES)}")
+        if self.aggregate not in AGGREGATES:
+            raise ValueError(
+                f"claim {self.id}: aggregate {self.aggregate!r} not one of {', '.join(AGGREGATES)}"
+            )
+
+
+@dataclass(frozen=True)
+class Contrast:
+    """A claim that a statistic is smaller on one group of workloads than on another ("the cut is
+    larger on read-dominant traces"): ``metric``'s ``change`` of ``policy`` against ``base`` per
+    point, reduced per trace by ``per_trace`` (``min``: the best cut; ``none``: every point
+    counts) and per group by ``per_group`` (``min``, ``max``, ``median``); agrees if group ``a``'s
+    figure is below group ``b``'s."""
+
+    id: str
+    text: str
+    section: str
+    family: str
+    metric: str
+    policy: str
+    base: str
+    a: Callable[[str], bool]
+    b: Callable[[str], bool]
+    a_name: str
+    b_name: str
+    paper: str
+    per_trace: str = "min"
+    per_group: str = "min"
+    a_rows: Mapping[str, object] = field(default_factory=dict)
+    b_rows: Mapping[str, object] = field(default_factory=dict)
+    #: Group ``b``'s family when it needs other requirements than ``a`` (default: ``family``).
+    b_family: str = ""
+    at: str = "size_pct"
+    note: str = ""
+
+
+@dataclass
+class Verdict:
+    """A claim scored: ``verdict`` is ``agrees``, ``disagrees`` or ``untestable``; ``fcsim`` the
+    figure fcsim measures (or why the claim is untestable); ``detail`` the failing points."""
+
+    claim: Claim | Contrast
+    verdict: str
+    fcsim: str
+    detail: list[str] = field(default_factory=list)
+
+    @property
+    def paper(self) -> str:
+        c = self.claim
+        if c.paper:
+            return f"{c.section}: {c.paper}"
+        return f"{c.section}: {_range(c.lo, c.hi, c.compare in PERCENT)}"  # type: ignore[union-attr]
+
+
+def _range(lo: float, hi: float, percent: bool) -> str:
+    u = "%" if percent else ""
+    if math.isinf(lo) and math.isinf(hi):
+        return "any"
+    if lo == hi:
+        return f"{lo:+g}{u}" if percent else f"{lo:g}"
+    if math.isinf(lo):
+        return f"at most {hi:+g}{u}" if percent else f"at most {hi:g}"
+    if math.isinf(hi):
+        return f"at least {lo:+g}{u}" if percent else f"at least {lo:g}"
+    return f"{lo:+g}{u} to {hi:+g}{u}" if percent else f"{lo:g} to {hi:g}"
+
+
+def _select(df: pd.DataFrame, rows: Mapping[str, object]) -> pd.DataFrame:
+    for col, v in rows.items():
+        df = df[df[col].astype(str) == str(v)] if col in df.columns else df.iloc[0:0]
+    return df
+
+
+def _policies(p: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (p,) if isinstance(p, str) else tuple(p)
+
+
+@dataclass
+class _Point:
+    trace: str
+    at: object
+    policy: str
+    value: float
+    ok: bool
+    text: str
+
+
+def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> list[_Point]:
+    """The claim's points on one trace (``d``: its rows; ``names``: policies as the paper
+    writes them)."""
+    n = lambda p: names.get(p, p)  # noqa: E731
+    why = d.groupby(c.at)[c.explain].first() if c.explain and c.explain in d.columns else None
+    piv = d.pivot_table(index=c.at, columns="policy", values=c.metric, aggfunc="first", sort=True)
+    pols = _policies(c.policy)
+    base = _policies(c.base)
+    out: list[_Point] = []
+    f = c.fmt
+    for at, r in piv.iterrows():
+        needed = [*pols, *base, *c.over, *([c.ref] if c.ref else [])]
+        if any(p not in r.index or pd.isna(r[p]) for p in needed):
+            continue
+        if c.compare == "order":
+            vals = [float(r[p]) for p in pols]
+            ok = all(a <= b for a, b in itertools.pairwise(vals))
+            text = " <= ".join(f"{n(p)} {x:{f}}" for p, x in zip(pols, vals, strict=True))
+            out.append(_Point(trace, at, "/".join(pols), math.nan, ok, text))
+        elif c.compare in ("change", "saving", "gap", "drop", "value", "below", "above", "between"):
+            for p in pols:
+                v, b = float(r[p]), float(r[base[0]]) if base else math.nan
+                if c.compare == "change":
+                    x = (v / b - 1) * 100 if b else math.nan
+                elif c.compare == "saving":
+                    x = (1 - v / b) * 100 if b else math.nan
+                elif c.compare == "gap":
+                    span = float(r[c.ref]) - b
+                    x = (v - b) / span * 100 if span else math.nan
+                elif c.compare == "drop":
+                    x = (float(r[c.ref]) - v) / b * 100 if b else math.nan
+                else:
+                    x = v
+                if c.compare in PERCENT or c.compare == "value":
+                    ok = not math.isnan(x) and c.lo <= x <= c.hi
+                elif c.compare == "below":
+                    ok = all(v < float(r[o]) for o in base)
+                elif c.compare == "above":
+                    ok = all(v > float(r[o]) for o in base)
+                else:
+                    ok = all(v > float(r[o]) for o in c.over) and all(v < float(r[o]) for o in base)
+                shown = [*base, *c.over, *([c.ref] if c.ref else [])]
+                text = f"{n(p)} {v:{f}}" + "".join(f", {n(o)} {float(r[o]):{f}}" for o in shown)
+                if c.compare in PERCENT:
+                    text += f" ({x:+.1f}%)"
+                out.append(_Point(trace, at, p, x, ok, text))
+        else:
+            others = [o for o in (base or tuple(r.index)) if o not in pols and not pd.isna(r[o])]
+            group = {p: float(r[p]) for p in pols}
+            if c.compare == "lowest":
+                v = min(group.values())
+                beat = [o for o in others if float(r[o]) < v]
+            else:
+                v = max(group.values())
+                beat = [o for o in others if float(r[o]) > v]
+            who = "/".join(n(p) for p in pols)
+            text = f"{who} {v:{f}}" + "".join(f", {n(o)} {float(r[o]):{f}}" for o in beat)
+            out.append(_Point(trace, at, who, v, not beat, text))
+    if why is not None:
+        for p in out:
+            if not p.ok and str(why.get(p.at, "")):
+                p.text += f"; {why[p.at]}"
+    return out
+
+
+def _unscored(d: pd.DataFrame, column: str = "unscored") -> tuple[pd.DataFrame, list[str]]:
+    """The rows that can be scored, and why the others cannot ("trace at 5%: no decision")."""
+    if column not in d.columns:
+        return d, []
+    why = d[column].fillna("").astype(str)
+    return d[why == ""], list(dict.fromkeys(why[why != ""]))
+
+
+def _traces(df: pd.DataFrame, pred: Callable[[str], bool] | None) -> list[str]:
+    return [t for t in dict.fromkeys(df["trace"]) if pred is None or pred(t)]
+
+
+def _left_out(gate: testable.Gate, family: str, traces: Sequence[str]) -> str:
+    out = [testable.short(t) for t in traces if not gate.ok(family, t)]
+    return f" (untestable on {', '.join(out)})" if out else ""
+
+
+def _at(x: object, column: str) -> str:
+    """A point's place: a size in percent, else the value as it is (a load's label)."""
+    return f"{x:g}%" if column == "size_pct" and isinstance(x, float) else str(x)
+
+
+def score(
+    c: Claim | Contrast, df: pd.DataFrame, gate: testable.Gate, names: Mapping[str, str] | None = None
+) -> Verdict | None:
+    """One claim scored on ``df`` (result rows with ``trace``, ``policy``, the claim's ``at``
+    column and metric; ``names``: policies as the paper writes them, for the details). None
+    when the rows hold no trace the claim is about (it is not shown)."""
+    names = names or {}
+    if isinstance(c, Contrast):
+        return _contrast(c, df, gate)
+    if c.bound is not None:
+        return _per_trace(c, df, gate, names)
+    rows = _select(df, c.rows)
+    every = _traces(rows, c.traces)
+    if not every:
+        return None
+    keep = gate.keep(c.family, every)
+    if not keep:
+        return Verdict(c, "untestable", gate.reasons(c.family, every))
+    scored, why = _unscored(rows[rows["trace"].isin(keep)], c.skip)
+    pts = [p for t in keep for p in _points(c, scored[scored["trace"] == t], t, names)]
+    skipped = _left_out(gate, c.family, every)
+    if not pts:
+        return Verdict(c, "untestable", "; ".join(why) or "no point with every policy the claim compares")
+    if why:
+        skipped += f" (not scored: {'; '.join(why)})"
+    n, good = len(pts), sum(p.ok for p in pts)
+    multi = len(_policies(c.policy)) > 1 and c.compare not in ("lowest", "highest", "order")
+    axis = "size" if c.at == "size_pct" else c.at
+    unit = f"(trace, {'policy, ' if multi else ''}{axis}) points"
+    values = pd.Series([p.value for p in pts]).dropna()
+    percent = c.compare in PERCENT
+    u = "%" if percent else ""
+
+    def span() -> str:
+        if values.empty:
+            return "n/a"
+        if values.min() == values.max():
+            return f"{values.min():+.1f}{u}" if percent else f"{values.min():.4g}"
+        return (
+            f"{values.min():+.1f}{u} … {values.max():+.1f}{u}"
+            if percent
+            else f"{values.min():.4g} … {values.max():.4g}"
+        )
+
+    detail: list[str] = []
+    if c.aggregate in ("every", "most", "share", "some"):
+        ok = {"every": good == n, "most": good > n / 2, "share": good >= c.share * n, "some": good > 0}[
+            c.aggregate
+        ]
+        if c.aggregate == "some" and percent:
+            fig = f"{span()} over {n} {unit}"
+        else:
+            fig = f"holds at {good} of {n} {unit}"
+            if percent or c.compare == "value":
+                fig += f" ({span()})"
+        bad = [p for p in pts if not p.ok] if c.aggregate != "some" else []
+        for t in dict.fromkeys(p.trace for p in bad):
+            detail.append(f"{t}: " + "; ".join(f"{_at(p.at, c.at)}: {p.text}" for p in bad if p.trace == t))
+    else:
+        n = len(values)  # a point without a value (a baseline of 0) has no share to average
+        if not n:
+            return Verdict(c, "untestable", "no point with a value" + skipped)
+        stat = float(values.mean() if c.aggregate == "mean" else values.median())
+        ok = not math.isnan(stat) and c.lo <= stat <= c.hi
+        fig = (
+            f"{c.aggregate} {stat:+.1f}{u} over {n} {unit} ({span()})"
+            if percent
+            else f"{c.aggregate} {stat:.4g} over {n} {unit} ({span()})"
+        )
+    return Verdict(c, "agrees" if ok else "disagrees", fig + skipped, detail)
+
+
+def _per_trace(c: Claim, df: pd.DataFrame, gate: testable.Gate, names: Mapping[str, str]) -> Verdict | None:
+    """A claim scored on each trace against the trace's own figure, as one verdict."""
+    assert c.bound is not None
+    every = _traces(_select(df, c.rows), c.traces)
+    if not every:
+        return None
+    keep = gate.keep(c.family, every)
+    if not keep:
+        return Verdict(c, "untestable", gate.reasons(c.family, every))
+    parts: list[str] = []
+    detail: list[str] = []
+    bad = untested = 0
+    for t in keep:
+        lo, hi = c.bound(t)
+        one = replace(c, lo=lo, hi=hi, bound=None, traces=t.__eq__)
+        v = score(one, df, gate, names)
+        if v is None:
+            continue
+        name = testable.short(t)
+        fig = _range(lo, hi, c.compare in PERCENT)
+        if v.verdict == "untestable":
+            untested += 1
+            parts.append(f"{name}: not scored ({v.fcsim})")
+            continue
+        parts.append(f"{name} {v.fcsim} (paper {fig})")
+        if v.verdict == "disagrees":
+            bad += 1
+            detail.extend([f"{x} (paper {fig})" for x in v.detail] or [f"{t}: {v.fcsim}; paper {fig}"])
+    if len(parts) == untested:
+        return Verdict(c, "untestable", "; ".join(parts))
+    scored = len(parts) - untested
+    fig = (
+        f"holds on {scored - bad} of {scored} traces: " + "; ".join(parts) + _left_out(gate, c.family, every)
+    )
+    return Verdict(c, "disagrees" if bad else "agrees", fig, detail)
+
+
+def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
+    groups = []
+    for pred, rows in ((c.a, c.a_rows), (c.b, c.b_rows)):
+        d = _select(df, rows)
+        groups.append((d, _traces(d, pred)))
+    if not groups[0][1] or not groups[1][1]:
+        return None
+    stats: list[float] = []
+    per: list[str] = []
+    for (d, traces), name, family in zip(
+        groups, (c.a_name, c.b_name), (c.family, c.b_family or c.family), strict=True
+    ):
+        keep = gate.keep(family, traces)
+        if not keep:
+            if not traces:
+                return Verdict(c, "untestable", f"no {name} trace")
+            return Verdict(c, "untestable", f"no {name} trace can test it: {gate.reasons(family, traces)}")
+        d, _ = _unscored(d)
+        vals: list[float] = []
+        for t in keep:
+            one = d[d["trace"] == t].pivot_table(
+                index=c.at, columns="policy", values=c.metric, aggfunc="first"
+            )
+            if c.policy not in one or c.base not in one:
+                continue
+            ch = ((one[c.policy] / one[c.base] - 1) * 100).dropna()
+            if ch.empty:
+                continue
+            if c.per_trace == "min":
+                vals.append(float(ch.min()))
+                per.append(f"{testable.short(t)} {ch.min():+.1f}%")
+            else:
+                vals.extend(float(x) for x in ch)
+                per.append(f"{testable.short(t)} {ch.median():+.1f}% (median)")
+        if not vals:
+            return Verdict(c, "untestable", f"no {name} point with both policies")
+        s = pd.Series(vals)
+        stats.append(
+            float(s.min() if c.per_group == "min" else s.max() if c.per_group == "max" else s.median())
+        )
+    a, b = stats
+    fig = f"{c.a_name} {a:+.1f}%, {c.b_name} {b:+.1f}% ({', '.join(per)})"
+    return Verdict(c, "agrees" if a < b else "disagrees", fig)
+
+
+def evaluate(
+    claims: Iterable[Claim | Contrast],
+    df: pd.DataFrame,
+    gate: testable.Gate,
+    names: Mapping[str, str] | None = None,
+) -> list[Verdict]:
+    """Every claim scored on ``df`` (``names``: policies as the paper writes them); claims about
+    no trace of ``df`` are left out."""
+    return [v for c in claims if (v := score(c, df, gate, names)) is not None]
+
+
+def _cell(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _verdict(v: Verdict | None) -> tuple[str, str]:
+    if v is None:
+        return "", ""
+    if v.verdict == "untestable":
+        return _cell(f"not scored: {v.fcsim}"), "untestable on this workload"
+    return _cell(v.fcsim), "agrees" if v.verdict == "agrees" else "**disagrees**"
+
+
+def count(verdicts: Iterable[Verdict]) -> str:
+    """ "N agree, N disagree, N untestable"."""
+    vs = list(verdicts)
+    n = {k: sum(v.verdict == k for v in vs) for k in ("agrees", "disagrees", "untestable")}
+    return f"{n['agrees']} agree, {n['disagrees']} disagree, {n['untestable']} untestable"
+
+
+def table(parts: Mapping[str, Sequence[Verdict]] | Sequence[Verdict]) -> list[str]:
+    """The one-screen verdict table (Markdown lines): claim | paper's figure | fcsim's figure |
+    verdict, one row per claim; with several parts (``parts``: title -> verdicts, e.g. the
+    shipped traces and the profiles), a figure and a verdict column per part. Then a count line."""
+    if not isinstance(parts, Mapping):
+        parts = {"": parts}
+    order: dict[str, Verdict] = {}
+    for vs in parts.values():
+        for v in vs:
+            order.setdefault(v.claim.id, v)
+    by = {title: {v.claim.id: v for v in vs} for title, vs in parts.items()}
+    head = ["claim", "paper's figure"]
+    for title in parts:
+        head += (
+            [f"fcsim's figure ({title})", f"verdict ({title})"] if title else ["fcsim's figure", "verdict"]
+        )
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for cid, v in order.items():
+        cells = [_cell(v.claim.text), _cell(v.paper)]
+        for title in parts:
+            cells += list(_verdict(by[title].get(cid)))
+        out.append("| " + " | ".join(cells) + " |")
+    counts = "; ".join(f"{title + ': ' if title else ''}{count(vs)}" for title, vs in parts.items())
+    out += [
+        "",
+        f"{counts} (a claim is scored only on the workloads that can test it: *Which claims each workload "
+        "can test*; the numbers behind each verdict are below).",
+    ]
+    return out
+
+
+def disagreements(verdicts: Sequence[Verdict]) -> list[str]:
+    """Each disagreement in words and numbers (Markdown bullets); a line when there is none."""
+    out: list[str] = []
+    for v in verdicts:
+        if v.verdict != "disagrees":
+            continue
+        out.append(
+            f"- **{v.claim.text}** ({v.paper}). fcsim: {v.fcsim}.{' ' + v.claim.note if v.claim.note else ''}"
+        )
+        out.extend(f"  - {x}" for x in v.detail)
+    if out:
+        return out
+    if any(v.verdict == "untestable" for v in verdicts):
+        return ["Nowhere: every claim above that these workloads can test holds."]
+    return ["Nowhere: every claim above holds."]
+
+
+def kinds(shares: Mapping[str, float], kind: Callable[[float], str], *wanted: str) -> Callable[[str], bool]:
+    """A trace predicate: the traces whose kind (``kind(share)``) is one of ``wanted``."""
+    return lambda t: t in shares and kind(shares[t]) in wanted
+
+
+__all__ = ["Claim", "Contrast", "Verdict", "count", "disagreements", "evaluate", "kinds", "score", "table"]

@@ -1,0 +1,172 @@
+"""The claims engine (`fcsim.reports.claims`) on small hand-made result tables: agrees,
+disagrees and untestable (a workload that cannot test the claim, a point that cannot be
+scored), a range claim, a claim against a baseline, a mean, a contrast, a claim held per trace
+to its own figure, and the verdict table."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+from test_reports_testable import RICH
+
+from fcsim.reports import testable
+from fcsim.reports.claims import Claim, Contrast, disagreements, evaluate, score, table
+
+NO_GATE = testable.Gate("gasa", None)
+
+
+def _rows(values: dict[str, dict[str, list[float]]], sizes: tuple[float, ...] = (1.0, 2.0)) -> pd.DataFrame:
+    """One row per (trace, policy, size): ``values[trace][policy]`` is the metric per size."""
+    return pd.DataFrame(
+        [
+            {"trace": t, "policy": p, "size_pct": s, "writes": v}
+            for t, by in values.items()
+            for p, vs in by.items()
+            for s, v in zip(sizes, vs, strict=True)
+        ]
+    )
+
+
+# a.csv: GASA writes 10% and 20% less than LRU; b.csv: 5% less at 1%, 5% more at 2%.
+DF = _rows(
+    {
+        "a.csv": {"lru": [100.0, 100.0], "gasa": [90.0, 80.0]},
+        "b.csv": {"lru": [100.0, 100.0], "gasa": [95.0, 105.0]},
+    }
+)
+
+
+def test_below_every_point_agrees_and_disagrees() -> None:
+    c = Claim(
+        "less", "GASA writes less than LRU", "§IV.B.2", "flash-writes", "writes", "gasa", "below", "lru"
+    )
+    v = score(c, DF[DF["trace"] == "a.csv"], NO_GATE)
+    assert v is not None and v.verdict == "agrees" and v.fcsim == "holds at 2 of 2 (trace, size) points"
+    v = score(c, DF, NO_GATE, {"gasa": "GASA", "lru": "LRU"})
+    assert v is not None and v.verdict == "disagrees" and v.fcsim == "holds at 3 of 4 (trace, size) points"
+    # The disagreement names the point that fails, with both figures.
+    assert v.detail == ["b.csv: 2%: GASA 105, LRU 100"]
+
+
+def test_range_claim_against_a_baseline() -> None:
+    # "GASA cuts LRU's writes by 5% to 15%" at every point: a.csv's -20% at 2% is outside.
+    c = Claim(
+        "cut", "cut", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "every", -15.0, -5.0
+    )
+    v = score(c, DF[DF["trace"] == "a.csv"], NO_GATE)
+    assert v is not None and v.verdict == "disagrees"
+    assert v.fcsim == "holds at 1 of 2 (trace, size) points (-20.0% … -10.0%)"
+    assert v.detail == ["a.csv: 2%: gasa 80, lru 100 (-20.0%)"]
+    assert v.paper == "§IV.B.2: -15% to -5%"
+    # An "up to" figure: some point cuts at least 18%.
+    up_to = Claim(
+        "up", "up to", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "some", hi=-18.0
+    )
+    v = score(up_to, DF, NO_GATE)
+    assert v is not None and v.verdict == "agrees" and v.fcsim == "-20.0% … +5.0% over 4 (trace, size) points"
+
+
+def test_mean_and_share() -> None:
+    mean = Claim("m", "mean cut", "§1", "flash-writes", "writes", "gasa", "saving", "lru", "mean", 5.0, 10.0)
+    v = score(mean, DF, NO_GATE)  # savings 10, 20, 5, -5: mean 7.5
+    assert v is not None and v.verdict == "agrees" and v.fcsim.startswith("mean +7.5% over 4")
+    share = Claim(
+        "s", "s", "§1", "flash-writes", "writes", "gasa", "change", "lru", "share", hi=-6.0, share=0.75
+    )
+    v = score(share, DF, NO_GATE)  # 2 of 4 points cut more than 6%
+    assert v is not None and v.verdict == "disagrees"
+
+
+def test_a_workload_that_cannot_test_the_claim_is_never_scored() -> None:
+    c = Claim("less", "GASA writes less", "§IV.B.2", "flash-writes", "writes", "gasa", "below", "lru")
+    flat = {**RICH, "write_reuse_1pct": 0.12, "write_reuse_10pct": 0.125}
+    # b.csv cannot test a flash-write claim: scored on a.csv alone, which agrees.
+    v = score(c, DF, testable.Gate("gasa", {"a.csv": RICH, "b.csv": flat}))
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "holds at 2 of 2 (trace, size) points (untestable on b)"
+    # Neither can: untestable, with each one's reason.
+    v = score(c, DF, testable.Gate("gasa", {"a.csv": flat, "b.csv": flat}))
+    assert v is not None and v.verdict == "untestable"
+    assert v.fcsim == "a: write reuse 1%→10% 0.6%; b: write reuse 1%→10% 0.6%"
+
+
+def test_points_that_cannot_be_scored() -> None:
+    c = Claim("less", "less", "§V.A", "flash-writes", "writes", "gasa", "below", "lru", skip="why")
+    df = DF.assign(why="")
+    df.loc[df["trace"] == "b.csv", "why"] = "b at 1%: no decision"
+    v = score(c, df, NO_GATE)
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "holds at 2 of 2 (trace, size) points (not scored: b at 1%: no decision)"
+    v = score(c, df.assign(why="no decision"), NO_GATE)
+    assert v is not None and v.verdict == "untestable" and v.fcsim == "no decision"
+
+
+def test_trace_selection_per_trace_figure_and_contrast() -> None:
+    # A claim about no trace of the table is not shown.
+    none = Claim("x", "x", "§1", "flash-writes", "writes", "gasa", "below", "lru", traces=lambda t: False)
+    assert score(none, DF, NO_GATE) is None
+    # Each trace against its own "up to": a.csv 15% (met by -20%), b.csv 10% (not met).
+    own = {"a.csv": 15.0, "b.csv": 10.0}
+    c = Claim(
+        "own", "own", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "some",
+        bound=lambda t: (-math.inf, -own[t]),
+    )  # fmt: skip
+    v = score(c, DF, NO_GATE)
+    assert (
+        v is not None and v.verdict == "disagrees" and v.fcsim.startswith("holds on 1 of 2 traces: a -20.0%")
+    )
+    # The best cut on a.csv (-20%) is larger than on b.csv (-5%).
+    k = Contrast(
+        "k", "k", "§IV.B.2", "flash-writes", "writes", "gasa", "lru",
+        "a.csv".__eq__, "b.csv".__eq__, "A", "B", "A > B",
+    )  # fmt: skip
+    v = score(k, DF, NO_GATE)
+    assert v is not None and v.verdict == "agrees" and v.fcsim == "A -20.0%, B -5.0% (a -20.0%, b -5.0%)"
+
+
+def test_lowest_between_and_the_table() -> None:
+    df = _rows({"t.csv": {"lru": [5.0], "cflru": [3.0], "gasa": [4.0], "pt-lru": [1.0]}}, sizes=(1.0,))
+    claims = [
+        Claim("low", "PT-LRU lowest", "§IV.B.1", "hit-ratio", "writes", "pt-lru", "lowest", fmt=".1f"),
+        Claim(
+            "mid", "GASA between", "§IV.B.1", "hit-ratio", "writes", "gasa", "between", "lru", over=("cflru",)
+        ),
+        Claim("top", "GASA highest", "§IV.B.1", "hit-ratio", "writes", "gasa", "highest", fmt=".1f"),
+    ]
+    vs = evaluate(claims, df, NO_GATE)
+    assert [v.verdict for v in vs] == ["agrees", "agrees", "disagrees"]
+    assert vs[2].detail == ["t.csv: 1%: gasa 4.0, lru 5.0"]
+    lines = table({"real": vs, "profiles": vs[:1]})
+    assert lines[0] == (
+        "| claim | paper's figure | fcsim's figure (real) | verdict (real) | fcsim's figure (profiles) "
+        "| verdict (profiles) |"
+    )
+    assert (
+        lines[4]
+        == "| GASA highest | §IV.B.1: any | holds at 0 of 1 (trace, size) points | **disagrees** |  |  |"
+    )
+    assert lines[-1].startswith("real: 2 agree, 1 disagree, 0 untestable; profiles: 1 agree, 0 disagree")
+    assert disagreements(vs)[0] == (
+        "- **GASA highest** (§IV.B.1: any). fcsim: holds at 0 of 1 (trace, size) points."
+    )
+    assert disagreements(vs[:2]) == ["Nowhere: every claim above holds."]
+
+
+def test_every_committed_summary_opens_with_its_verdict_table() -> None:
+    # The first screen (40 lines) of each reproduction's summary: the title, the command, the
+    # whole verdict table and its count; the disagreements in words and numbers further down.
+    root = Path(__file__).resolve().parents[1] / "results"
+    for paper in ("gasa", "lcr", "larc", "dynamic", "offline"):
+        text = (root / paper / "summary.md").read_text()
+        head = text.splitlines()[:40]
+        assert head[0].startswith("# ") and any(f"`fcsim reproduce {paper} " in line for line in head[:4]), (
+            paper
+        )
+        start = head.index("## Verdicts")
+        assert head[start + 2].startswith("| claim | paper's figure | fcsim's figure"), paper
+        end = next(i for i in range(start + 2, len(head)) if not head[i].startswith("|"))
+        assert end - start > 4, paper  # a header, its rule and at least one claim
+        assert " agree, " in head[end + 1] and " untestable" in head[end + 1], paper
+        assert "## Where fcsim disagrees with the paper" in text, paper
