@@ -61,7 +61,11 @@ def _swept(rows: pd.DataFrame, varied: pd.Series) -> pd.DataFrame:
     """The rows of every (trace, load) in which an axis was swept (``varied``: rows off its main
     value), main value included."""
     keys = set(zip(rows.loc[varied, "trace"], rows.loc[varied, "load"], strict=True))
-    return rows[[k in keys for k in zip(rows["trace"], rows["load"], strict=True)]]
+    # A mask, not a list: an empty list would select no columns of rows without any.
+    keep = pd.Series(
+        [k in keys for k in zip(rows["trace"], rows["load"], strict=True)], index=rows.index, dtype=bool
+    )
+    return rows[keep]
 
 
 def _load(r: pd.Series) -> str:
@@ -185,6 +189,11 @@ def report(
     df["write_share"] = df["writes"] / df["accesses"]
     profiles = df["trace"].str.startswith(PROFILE)
     prof, df = df[profiles], df[~profiles]
+    if df.empty:  # a partial run (--only) of profiles alone: their part is all there is to say
+        head = ["# LCR: claims and what fcsim measures", "", f"Made by `{command}` (fcsim {version()}).", ""]
+        path = out / "summary.md"
+        output.write_text(path, "\n".join([*head, *table, *_profile_part(prof, out, gate)]))
+        return path
     fig5 = df[(df["size_pages"] == LCR_SIZE) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
     fig5 = fig5[fig5["policy"].isin(LCR_POLICIES)]
     paper = fig5[(fig5["drive"] == "filled") & (fig5["load"] == "as recorded")]
