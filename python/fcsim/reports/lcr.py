@@ -605,6 +605,7 @@ def _gain_plot(gain: pd.DataFrame, path: Path) -> None:
         hline=0.0,
         names={t: f"{t} (synthetic profile)" for t in g["trace"].unique()},
         title="",
+        saturation=["gain"],
     )
 
 
@@ -622,6 +623,12 @@ def _gain_vs_load(d: pd.DataFrame, out: Path) -> list[str]:
             "load": m.index.map(lambda k: _nominal(d, k[0], k[1])),
         }
     ).reset_index()
+    if "saturated" in d.columns:  # a gain point is saturated when LRU's or LCR's run was
+        two = d[d["policy"].isin(["lru", "lcr"])]
+        sat = two.groupby(["trace", "time_scale"], sort=False)["saturated"].agg(lambda s: s.eq(True).any())
+        gain["saturated"] = [
+            bool(sat.get((t, f), False)) for t, f in zip(gain["trace"], gain["time_scale"], strict=True)
+        ]
     _gain_plot(gain, out / "gain_vs_utilisation_profiles.png")
     loads = list(dict.fromkeys(gain.sort_values("time_scale", ascending=False)["load"]))
     lines = [
