@@ -383,7 +383,7 @@ def test_saturated_points_are_drawn_apart_and_the_load_is_said() -> None:
     one = _saturated_rows()[lambda d: (d["size_pct"] == 1.0) & (d["trace"] == TRACES[0])]
     fig = plot.figure(one.assign(load="as recorded"), "load", "resp_mean_us", by="policy")
     hatched = [b for ax in fig.axes for b in ax.patches if b.get_hatch()]
-    assert [b.get_hatch() for b in hatched] == ["////", ".."]
+    assert [b.get_hatch() for b in hatched] == ["////", "xx"]
     assert "response measured" not in fig._suptitle.get_text() and not plot.outside(fig)
     plt.close(fig)
 

@@ -23,12 +23,13 @@ to trust a figure:
 - **Saturation is said, never hidden** (issue 30: no response time without the load it was
   measured under). Where the table says how loaded its rows were (``saturated``, and ``timing``
   or ``queue_depth``; :func:`fcsim.notes.saturation`), a point of a time metric
-  (:func:`timed_metric`: response times, run times, loads) measured under saturation is drawn
+  (:func:`timed_metric`: response times and queues) measured under saturation is drawn
   apart: a hollow marker (a hatched bar) for a run at the trace's times that offered some server
   more than a second's work in some second, so that its queue and response grew with the run,
   legend "saturated (response grows with the run)"; a half-filled marker (dotted hatch) for a
   closed loop, saturated by construction (its queue depth outstanding at every instant; the
-  response is the depth over the throughput), legend "closed loop: saturated by construction".
+  response is the depth over the throughput), legend "closed loop: saturated by construction"
+  (a cross-hatched bar).
   A point that is the mean of several rows is marked when one of them is. A reference line
   (``ref``) of a saturated run gets the same marker at its right end. And a figure of a response
   time with no load column among its x, ``by`` and ``facet`` (:func:`load_column`) says the load
@@ -165,20 +166,19 @@ SATURATED = {
     notes.CLOSED: "closed loop: saturated by construction",
 }
 #: Hatches of saturated bars, by :func:`fcsim.notes.saturation` label.
-HATCH = {notes.QUEUE: "////", notes.CLOSED: ".."}
+HATCH = {notes.QUEUE: "////", notes.CLOSED: "xx"}
 
 
 def timed_metric(col: str) -> bool:
-    """Whether a y column rests on simulated time, so that saturation changes it: response times
-    (``resp_*``, ``split_resp_*``, any ``*_us`` or ``*response*``), run times (``runtime_s``,
-    ``duration_s``) and the devices' loads (``*util*``, ``*queue_mean``)."""
+    """Whether saturation changes a y column, so that its saturated points are marked: response
+    times (``resp_*``, ``split_resp_*``, any ``*_us`` or ``*response*``) and the queues behind
+    them (``*queue_mean``). Not the work done (GASA's ``runtime_s``, the chips' busy time), nor the
+    peak offered loads (``*_util_peak_*``), which are the measure of saturation itself."""
     c = col.lower()
     return (
         c.startswith(("resp_", "split_resp"))
         or c.endswith("_us")
         or "response" in c
-        or c in ("runtime_s", "duration_s")
-        or "util" in c
         or c.endswith("queue_mean")
     )
 
@@ -219,7 +219,8 @@ def load_line(d: pd.DataFrame) -> str:
             parts.append(f"at the traces' times scaled {shown}")
     if closed.any() and "queue_depth" in timed.columns:
         depths = sorted({int(v) for v in timed.loc[closed, "queue_depth"]})
-        parts.append(f"in a closed loop of {' or '.join(map(str, depths))} outstanding requests")
+        noun = "request" if depths == [1] else "requests"
+        parts.append(f"in a closed loop of {' or '.join(map(str, depths))} outstanding {noun}")
     peaks = []
     for dev in ("flash", "disk"):
         col = f"{dev}_util_peak_1s"
