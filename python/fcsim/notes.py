@@ -60,8 +60,8 @@ def saturation(df: pd.DataFrame) -> pd.Series:
     out = pd.Series(None, index=df.index, dtype=object)
     if "saturated" in df.columns:
         s = df["saturated"]
-        out[s.eq(False)] = ""
-        out[s.eq(True)] = QUEUE
+        out[s.eq(False).fillna(False).astype(bool)] = ""  # (a nullable boolean column gives NA)
+        out[s.eq(True).fillna(False).astype(bool)] = QUEUE
     out[closed_loop(df)] = CLOSED
     return out
 
