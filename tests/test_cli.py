@@ -369,6 +369,16 @@ def test_mrc_minisim_takes_sizes() -> None:
     assert [int(row.split()[1].replace(",", "")) for row in rows] == list(api["size_pages"])
 
 
+def test_reproduce_only_takes_a_spec_with_commas_and_names_an_unknown_one(tmp_path: Path) -> None:
+    # The profile's spec is one name although it has a comma; the unknown name is the error, in
+    # one line, before anything runs.
+    spec = "synth:profile=lcr-web_0,scale=0.5"
+    r = run("reproduce", "lcr", "--out", str(tmp_path), "--traces", str(TRACES), "--only", f"{spec},nope.csv")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert r.stderr.startswith("fcsim: error: --only nope.csv: not a trace of lcr; its traces:"), r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
 def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     # 100,000 random 4 KiB writes through a 64-page buffer over gasa's 8 chips: each chip gets
     # 12,500 programs of 200 us, 2.5 s of work. Offered in one second, that is 2.5 times what a
@@ -385,6 +395,8 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     assert len(warning) == 1 and "iops=100000 lru 64 pages (flash 2.5" in warning[0]
     slow, err = row(1_000)
     assert slow["saturated"] is False and slow["flash_util_peak_1s"] < 0.05 and "saturated" not in err  # type: ignore[operator]
-    # A closed loop offers what completes: saturation does not apply.
-    closed, _ = row(100_000, "--set", "sim.queue_depth=8")
-    assert closed["saturated"] is None and closed["flash_util_peak_1s"] is not None
+    # A closed loop is saturated by construction (8 requests outstanding at every instant): the
+    # row says so, and stderr says it apart from the open loop's warning.
+    closed, err = row(100_000, "--set", "sim.queue_depth=8")
+    assert closed["saturated"] is True and closed["flash_util_peak_1s"] is not None
+    assert "warning" not in err and "1 closed-loop row(s) are saturated by construction" in err

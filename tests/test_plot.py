@@ -342,6 +342,52 @@ def test_report_figures_from_the_committed_table(
     assert sorted(seen) == sorted(p.name for p in root.glob("*.png"))
 
 
+def _saturated_rows() -> pd.DataFrame:
+    """Two traces of sizes_table with how loaded each run was: LRU at the traces' times saturated a disk
+    at 1% and 2.5%, FIFO-like CFLRU ran as a closed loop of 8, the others never saturated."""
+    d = sizes_table()[lambda d: d["trace"].isin(TRACES[:2])]
+    closed = d["policy"] == "cflru"
+    return d.assign(
+        saturated=(d["policy"] == "lru") & (d["size_pct"] < 5) | closed,
+        timing=closed.map({True: "closed-loop", False: "trace"}),
+        queue_depth=closed * 8,
+        time_scale=1.0,
+        disk_util_peak_1s=12.6,
+        flash_util_peak_1s=0.5,
+    )
+
+
+def test_saturated_points_are_drawn_apart_and_the_load_is_said() -> None:
+    # Lines of a response time: the saturated points hollow, the closed loop's half-filled, each
+    # named in the legend; no load column on an axis, so the title says the load.
+    fig = plot.figure(
+        _saturated_rows(), "size_pct", ["resp_mean_us", "hit_ratio"], by="policy", facet="trace"
+    )
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "saturated (response grows with the run)" in legend
+    assert "closed loop: saturated by construction" in legend
+    title = fig._suptitle.get_text()
+    assert "at the traces' times; in a closed loop of 8 outstanding requests" in title
+    assert "disk 13x" in title and "flash 0.5x" in title
+    hollow = [
+        ln
+        for ax in fig.axes
+        for ln in ax.get_lines()
+        if ln.get_markerfacecolor() == "white" and ln.get_linestyle() == "None"
+    ]
+    # One hollow set per response panel (2 traces), none on the hit-ratio panels.
+    assert len(hollow) == 2 and all(len(ln.get_xdata()) == 2 for ln in hollow)
+    assert not plot.outside(fig)
+    plt.close(fig)
+    # Bars (one size): the saturated bar hatched; over a load column the title says no load.
+    one = _saturated_rows()[lambda d: (d["size_pct"] == 1.0) & (d["trace"] == TRACES[0])]
+    fig = plot.figure(one.assign(load="as recorded"), "load", "resp_mean_us", by="policy")
+    hatched = [b for ax in fig.axes for b in ax.patches if b.get_hatch()]
+    assert [b.get_hatch() for b in hatched] == ["////", "xx"]
+    assert "response measured" not in fig._suptitle.get_text() and not plot.outside(fig)
+    plt.close(fig)
+
+
 def test_nothing_to_plot_is_said() -> None:
     empty = sizes_table().assign(hit_ratio=float("nan"))
     with pytest.raises(fcsim.ConfigError, match="nothing to plot: no row has a value of hit_ratio"):

@@ -63,7 +63,11 @@ def _lcr_rows() -> pd.DataFrame:
 
 
 def test_lcr_profile_part(tmp_path: Path) -> None:
-    text = "\n".join(lcr._profile_part(_lcr_rows(), tmp_path))
+    # The report of the profiles alone (`fcsim reproduce lcr --only <profile>`): no real trace's
+    # rows, so no window or cache-size sweep; it renders the profile part it has.
+    rows = _lcr_rows().assign(device_steady="0", param_window=None)
+    text = lcr.report(rows, tmp_path, "fcsim reproduce lcr --only ...").read_text()
+    assert "## Fig. 5-7 as the paper runs them" not in text and not (tmp_path / "window.png").exists()
     for part in (
         "# Part 2: workload profiles",
         "`scale=0.5` for every profile",

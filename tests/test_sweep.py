@@ -591,3 +591,13 @@ def test_a_policy_key_no_part_runs_is_refused(tmp_path: Path) -> None:
     ):
         sweep.load(exp).check()
     sweep.load(experiment(tmp_path, text + '[set]\n"cflru.window" = 0.5\n')).check()
+
+
+def test_reproduce_only_keeps_the_commas_of_a_spec() -> None:
+    # A synth: spec has commas of its own: --only splits only where a known name starts.
+    names = ["a.csv", "synth:profile=lcr-web_0,scale=0.5", "synth:profile=lcr-ts_0,scale=0.5"]
+    assert reports.split_only(["synth:profile=lcr-web_0,scale=0.5,a.csv"], names) == [names[1], "a.csv"]
+    assert reports.split_only(["a.csv", names[2]], names) == ["a.csv", names[2]]
+    # An unknown spec comes back whole (its key=value pieces), for the error; a file on its own.
+    got = reports.split_only(["synth:profile=x,scale=1,nope.csv,a.csv"], names)
+    assert got == ["synth:profile=x,scale=1", "nope.csv", "a.csv"]

@@ -928,7 +928,7 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
             jobs=a.jobs,
             scheduler=a.scheduler,
             progress=bar,
-            only=None if a.only is None else _split_list(a.only),
+            only=a.only,
             notify=say,
             keep_stale=a.keep_stale,
             seeds=a.seeds,
@@ -1118,7 +1118,10 @@ def parser() -> argparse.ArgumentParser:
     rep.add_argument("--jobs", type=int, help="worker processes (default: cores)")
     rep.add_argument("--scheduler", help=SCHEDULER_HELP)
     rep.add_argument(
-        "--only", help="run on these of the experiment's traces only (file names, comma-separated)"
+        "--only",
+        action="append",
+        help="run on these of the experiment's traces only (file names or synth: specs, comma-separated "
+        "or the option repeated; a spec's own commas are kept)",
     )
     rep.add_argument("--seeds", type=int, metavar="N", help=SEEDS_HELP + " (default: the experiment's)")
     rep.add_argument("--keep-stale", action="store_true", help=KEEP_STALE_HELP)

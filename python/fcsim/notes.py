@@ -1,6 +1,7 @@
 """What a table of result rows needs said beside it, one line each, for ``fcsim run``, ``sweep``
 and ``reproduce`` to print on stderr: rows timed without arrival times, rows whose devices were
-saturated (their response times are queueing, not service), and rows whose flash drive has more
+saturated (their response times are queueing, not service), closed-loop rows (saturated by
+construction, :func:`saturation`), and rows whose flash drive has more
 spare space than ``device.op`` asked for (a cache too small for its geometry's GC reserve)."""
 
 from __future__ import annotations
@@ -30,6 +31,41 @@ def _spare(r: object) -> str:
     return f" ({float(r.device_op_actual):.3g} for {r.device_op})"  # type: ignore[attr-defined]
 
 
+#: :func:`saturation`'s labels: an open loop's queue that grew with the run, and a closed loop.
+QUEUE = "queue"
+CLOSED = "closed-loop"
+
+
+def closed_loop(df: pd.DataFrame) -> pd.Series:
+    """Whether each row ran timed as a closed loop (``timing`` = ``closed-loop``, or
+    ``queue_depth`` > 0 in a table without ``timing``) with a device that timed it."""
+    if "timing" in df.columns:
+        closed = df["timing"].eq("closed-loop")
+    elif "queue_depth" in df.columns:
+        closed = pd.to_numeric(df["queue_depth"], errors="coerce").fillna(0) > 0
+    else:
+        return pd.Series(False, index=df.index)
+    timed = df["resp_mean_us"].notna() if "resp_mean_us" in df.columns else pd.Series(True, index=df.index)
+    return closed & timed
+
+
+def saturation(df: pd.DataFrame) -> pd.Series:
+    """Each row's saturation, as figures and notes say it: :data:`QUEUE` when it ran at the
+    trace's times and some server was offered more than a second's work in some second
+    (``saturated`` true: a queue, and the response, grew with the run); :data:`CLOSED` for a closed
+    loop, saturated by construction (``sim.queue_depth`` requests outstanding at every instant:
+    the response is the depth over the throughput and does not grow with the run; a closed-loop
+    row made before fcsim said so has ``saturated`` null, and is read the same); ``""`` when not
+    saturated; None when unknown (no ``saturated`` column, or null: no device, no times)."""
+    out = pd.Series(None, index=df.index, dtype=object)
+    if "saturated" in df.columns:
+        s = df["saturated"]
+        out[s.eq(False).fillna(False).astype(bool)] = ""  # (a nullable boolean column gives NA)
+        out[s.eq(True).fillna(False).astype(bool)] = QUEUE
+    out[closed_loop(df)] = CLOSED
+    return out
+
+
 def row_notes(df: pd.DataFrame) -> list[str]:
     """The lines to print beside ``df`` (empty when nothing needs saying)."""
     lines = []
@@ -41,14 +77,23 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
                 "outstanding requests"
             )
+    sat = saturation(df)
     if "saturated" in df.columns:
-        rows = df[df["saturated"].eq(True)]
+        rows = df[sat.eq(QUEUE)]
         if len(rows):
             lines.append(
                 f"fcsim: warning: {len(rows)} row(s) saturated: more work arrived at a flash chip or disk in "
                 "some second than it can do in a second (peak offered load per second in brackets), so their "
                 f"response times are mostly queueing (saturated=true): {_names(rows, _peaks)}"
             )
+    closed = df[sat.eq(CLOSED)]
+    if len(closed):
+        lines.append(
+            f"fcsim: note: {len(closed)} closed-loop row(s) are saturated by construction: "
+            "sim.queue_depth requests are outstanding at every instant, so the devices never run out of "
+            "work and the mean response is the depth over the throughput (Little's law); unlike an open "
+            "loop's, it does not grow with the run"
+        )
     if "device_op_actual" in df.columns and "device_op" in df.columns:
         op = pd.to_numeric(df["device_op"], errors="coerce")
         rows = df[(df["device_op_actual"] - op).abs() > 0.01]

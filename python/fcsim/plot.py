@@ -20,6 +20,21 @@ to trust a figure:
   profile included, as synthetic in every title and label made from a trace name.
 - **One x value is not a stack.** Lines over an x with a single value (one cache size) would put
   every ``by`` value on one x position; such a plot is drawn as bars, one per ``by`` value.
+- **Saturation is said, never hidden** (issue 30: no response time without the load it was
+  measured under). Where the table says how loaded its rows were (``saturated``, and ``timing``
+  or ``queue_depth``; :func:`fcsim.notes.saturation`), a point of a time metric
+  (:func:`timed_metric`: response times and queues) measured under saturation is drawn
+  apart: a hollow marker (a hatched bar) for a run at the trace's times that offered some server
+  more than a second's work in some second, so that its queue and response grew with the run,
+  legend "saturated (response grows with the run)"; a half-filled marker (dotted hatch) for a
+  closed loop, saturated by construction (its queue depth outstanding at every instant; the
+  response is the depth over the throughput), legend "closed loop: saturated by construction"
+  (a cross-hatched bar).
+  A point that is the mean of several rows is marked when one of them is. A reference line
+  (``ref``) of a saturated run gets the same marker at its right end. And a figure of a response
+  time with no load column among its x, ``by`` and ``facet`` (:func:`load_column`) says the load
+  in its title: at the traces' times, scaled, or a closed loop of what depth, and the busiest
+  second's offered load per device (:func:`load_line`).
 """
 
 from __future__ import annotations
@@ -34,6 +49,7 @@ from typing import Any
 
 import pandas as pd
 
+from fcsim import notes
 from fcsim.output import atomic, guard
 
 #: What a plot file can be, by its name's extension.
@@ -144,6 +160,86 @@ def plain_formatter() -> Any:
     return Plain()
 
 
+#: Legend names of saturated points (:func:`figure`), by :func:`fcsim.notes.saturation` label.
+SATURATED = {
+    notes.QUEUE: "saturated (response grows with the run)",
+    notes.CLOSED: "closed loop: saturated by construction",
+}
+#: Hatches of saturated bars, by :func:`fcsim.notes.saturation` label.
+HATCH = {notes.QUEUE: "////", notes.CLOSED: "xx"}
+
+
+def timed_metric(col: str) -> bool:
+    """Whether saturation changes a y column, so that its saturated points are marked: response
+    times (``resp_*``, ``split_resp_*``, any ``*_us`` or ``*response*``) and the queues behind
+    them (``*queue_mean``). Not the work done (GASA's ``runtime_s``, the chips' busy time), nor the
+    peak offered loads (``*_util_peak_*``), which are the measure of saturation itself."""
+    c = col.lower()
+    return (
+        c.startswith(("resp_", "split_resp"))
+        or c.endswith("_us")
+        or "response" in c
+        or c.endswith("queue_mean")
+    )
+
+
+def response_metric(col: str) -> bool:
+    """Whether a y column is a response time (its load is said with it; see :func:`figure`)."""
+    c = col.lower()
+    return c.startswith(("resp_", "split_resp")) or "response" in c
+
+
+def load_column(col: str | None) -> bool:
+    """Whether a column names the load a row ran under (``load``, ``time_scale``,
+    ``queue_depth``, ``timing``, a utilisation): a figure drawn over it shows the load."""
+    if not col:
+        return False
+    c = col.lower()
+    return c in ("time_scale", "queue_depth", "timing") or "load" in c or "util" in c
+
+
+def load_line(d: pd.DataFrame) -> str:
+    """The load rows were measured under, in one line: how their requests arrived (at the
+    traces' times, scaled by ``time_scale``, or a closed loop of ``queue_depth``) and the busiest
+    second's offered load per device (``flash_util_peak_1s``, ``disk_util_peak_1s``: the work
+    that arrived at the busiest server in its busiest second, over a second); empty when the
+    table says neither."""
+    timed = d[d["resp_mean_us"].notna()] if "resp_mean_us" in d.columns else d
+    if timed.empty:
+        return ""
+    parts = []
+    closed = notes.closed_loop(timed)
+    open_rows = timed[~closed]
+    if len(open_rows) and "time_scale" in open_rows.columns:
+        scales = sorted(set(pd.to_numeric(open_rows["time_scale"], errors="coerce").dropna()))
+        if scales == [1.0]:
+            parts.append("at the traces' times")
+        elif scales:
+            shown = ", ".join(f"x{v:g}" for v in scales[:4]) + ("…" if len(scales) > 4 else "")
+            parts.append(f"at the traces' times scaled {shown}")
+    if closed.any() and "queue_depth" in timed.columns:
+        depths = sorted({int(v) for v in timed.loc[closed, "queue_depth"]})
+        noun = "request" if depths == [1] else "requests"
+        parts.append(f"in a closed loop of {' or '.join(map(str, depths))} outstanding {noun}")
+    peaks = []
+    for dev in ("flash", "disk"):
+        col = f"{dev}_util_peak_1s"
+        if col in timed.columns and timed[col].notna().any():
+            lo, hi = float(timed[col].min()), float(timed[col].max())
+            span = f"{lo:.2g}x" if f"{lo:.2g}" == f"{hi:.2g}" else f"{lo:.2g}x to {hi:.3g}x"
+            peaks.append(f"{dev} {span}")
+    if peaks:
+        parts.append("busiest second's offered load " + ", ".join(peaks))
+    return "response measured " + "; ".join(parts) if parts else ""
+
+
+def _point_kind(kinds: pd.Series) -> str:
+    """A point's saturation from its rows' (:func:`fcsim.notes.saturation`): the open loop's
+    when one row has it, else the closed loop's, else none."""
+    values = set(kinds.dropna())
+    return notes.QUEUE if notes.QUEUE in values else notes.CLOSED if notes.CLOSED in values else ""
+
+
 def _colours(n: int) -> list[Any]:
     import matplotlib
 
@@ -184,6 +280,7 @@ def figure(
     hline: float | None = None,
     legend_title: str | None = None,
     mean_over: Sequence[str] = (),
+    saturation: bool | Iterable[str] | None = None,
 ) -> Any:
     """Draws ``y`` (a column, or several: one row of panels each) against ``x`` from ``table``,
     one line or bar per value of ``by``, one panel per value of ``facet``; writes it to ``path``
@@ -210,6 +307,12 @@ def figure(
       the title names the settings they differ in; ``mean_over`` names columns the caller
       averages over on purpose (``trace``: a mean over traces, said in its label), which the
       title then leaves unsaid.
+    - ``saturation``: the y columns whose saturated points are marked (see the module's rules;
+      None: those :func:`timed_metric` names; True: every y; False: none). The marks read the
+      table's ``saturated``, ``timing`` and ``queue_depth`` columns, so a caller that derives a
+      table (a ratio, a renamed metric) keeps them in it; a table without them marks nothing.
+      A response-time y with no load column among x, ``by`` and ``facet`` adds
+      :func:`load_line` to the title.
 
     An unknown column (named, with the closest the table has) or a table without rows raises
     ConfigError."""
@@ -220,6 +323,7 @@ def figure(
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+    from matplotlib.transforms import blended_transform_factory
 
     ys = [y] if isinstance(y, str) else list(y)
     check_columns(table, [x, *ys, *(c for c in (by, facet) if c)])
@@ -232,6 +336,21 @@ def figure(
         from fcsim._core import ConfigError
 
         raise ConfigError(f"nothing to plot: no row has a value of {', '.join(ys)}")
+    marked = (
+        {c for c in ys if timed_metric(c)}
+        if saturation is None
+        else set(ys)
+        if saturation is True
+        else set()
+        if saturation is False
+        else set(saturation) & set(ys)
+    )
+    d["_sat"] = notes.saturation(d)
+    ref_sat = notes.saturation(ref) if ref is not None else None
+    expect = {k for c in marked for k in d.loc[d[c].notna(), "_sat"].dropna() if k}
+    if ref is not None and ref_sat is not None:
+        expect |= {k for c in marked if c in ref.columns for k in ref_sat[ref[c].notna()].dropna() if k}
+    drawn: set[str] = set()
     if by is None:
         d["_by"], by = "", "_by"
     if facet is None:
@@ -281,7 +400,7 @@ def figure(
     fig, axes = plt.subplots(
         nrows,
         cols,
-        figsize=(width * cols + (1.9 if legend else 0.3), PANEL[1] * nrows + 0.5),
+        figsize=(width * cols + (1.9 if legend or expect else 0.3), PANEL[1] * nrows + 0.5),
         squeeze=False,
         layout="constrained",
     )
@@ -295,7 +414,10 @@ def figure(
             values: list[float] = []
             if bars and one_x:
                 heights = [f.loc[f[by] == g, col].mean() for g in groups]
-                ax.bar(range(len(groups)), heights, 0.7, color=[colour[g] for g in groups])
+                bar = ax.bar(range(len(groups)), heights, 0.7, color=[colour[g] for g in groups])
+                if col in marked:
+                    kinds = [_point_kind(f.loc[(f[by] == g) & f[col].notna(), "_sat"]) for g in groups]
+                    _hatch(bar.patches, kinds, drawn)
                 ax.set_xticks(range(len(groups)))
                 ax.set_xticklabels([_wrap(label_of[g]) for g in groups], fontsize=7)
                 values += [float(h) for h in heights if pd.notna(h)]
@@ -306,7 +428,11 @@ def figure(
                     s = f[f[by] == g].groupby(x, sort=False)[col].mean()
                     h = [s.get(c, float("nan")) for c in cats]
                     pos = [i + (gi - (len(groups) - 1) / 2) * w for i in range(len(cats))]
-                    ax.bar(pos, h, w, color=colour[g])
+                    bar = ax.bar(pos, h, w, color=colour[g])
+                    if col in marked:
+                        rows = f[(f[by] == g) & f[col].notna()]
+                        k = rows.groupby(x, sort=False)["_sat"].agg(_point_kind)
+                        _hatch(bar.patches, [k.get(c, "") for c in cats], drawn)
                     values += [float(v) for v in h if pd.notna(v)]
                 ax.set_xticks(range(len(cats)))
                 ax.set_xticklabels(
@@ -314,7 +440,8 @@ def figure(
                 )
             else:
                 for g in groups:
-                    s = f[(f[by] == g) & f[col].notna()].groupby(x)[col].mean().sort_index()
+                    rows = f[(f[by] == g) & f[col].notna()]
+                    s = rows.groupby(x)[col].mean().sort_index()
                     if s.empty:
                         continue
                     ax.plot(
@@ -326,12 +453,39 @@ def figure(
                         linewidth=1.3,
                     )
                     values += [float(v) for v in s.values]
+                    if col in marked:
+                        k = rows.groupby(x)["_sat"].agg(_point_kind).reindex(s.index)
+                        for kind in SATURATED:
+                            at = (k == kind).to_numpy()
+                            if at.any():
+                                drawn.add(kind)
+                                ax.plot(
+                                    s.index[at],
+                                    s.values[at],
+                                    linestyle="none",
+                                    marker=(markers or {}).get(g, "o"),
+                                    zorder=3,
+                                    **_mark_style(kind, colour[g]),
+                                )
             if fr is not None:
                 grey: dict[float, list[str]] = {}
                 for g, r in fr.groupby(by, sort=False):
-                    for v in r[col].dropna():
+                    for i, v in r[col].dropna().items():
                         ax.axhline(float(v), color=colour.get(g, "grey"), linestyle="--", linewidth=1)
                         values.append(float(v))
+                        kind = ref_sat.get(i) if ref_sat is not None and col in marked else None
+                        if kind:  # a saturated reference: its mark at the line's right end
+                            drawn.add(kind)
+                            ax.plot(
+                                [0.985],
+                                [float(v)],
+                                transform=blended_transform_factory(ax.transAxes, ax.transData),
+                                linestyle="none",
+                                marker="o",
+                                clip_on=False,
+                                zorder=3,
+                                **_mark_style(kind, colour.get(g, "grey")),
+                            )
                         if g not in colour:
                             grey.setdefault(float(v), []).append(str(g))
                 if len(grey) > 1 or any(len(n) > 1 for n in grey.values()):
@@ -381,6 +535,13 @@ def figure(
         fig.supxlabel(f"{legend_title or by}, at {xlabel or x} = {at}", fontsize=10)
     else:
         fig.supxlabel(xlabel or x, fontsize=10)
+    sat_handles = [
+        Patch(facecolor="dimgrey", edgecolor="white", hatch=HATCH[k], label=SATURATED[k])
+        if bars
+        else Line2D([], [], linestyle="none", marker="o", label=SATURATED[k], **_mark_style(k, "dimgrey"))
+        for k in SATURATED
+        if k in drawn
+    ]
     if legend:
         handles: list[Any] = [
             Patch(color=colour[g], label=label_of[g])
@@ -391,13 +552,19 @@ def figure(
         if ref is not None and ref_label:
             handles.append(Line2D([], [], color="grey", linestyle="--", label=ref_label))
         fig.legend(
-            handles=handles,
+            handles=handles + sat_handles,
             loc="outside right upper",
             fontsize=8,
             title=legend_title if legend_title is not None else by,
             title_fontsize=8,
         )
+    elif sat_handles:
+        fig.legend(handles=sat_handles, loc="outside right upper", fontsize=8)
     title = title if title is not None else _default_title(d, by, facet)
+    if any(response_metric(c) for c in ys) and not any(load_column(c) for c in (x, by, facet)):
+        line = load_line(pd.concat([d, ref]) if ref is not None else d)
+        if line:
+            title = (title + "\n" if title else "") + textwrap.fill(line, 110)
     mixed = _mixed(d, [facet, by, x, *mean_over], ys)
     if mixed:
         title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {mixed}"
@@ -407,6 +574,35 @@ def figure(
         return fig
     save(fig, path)
     return None
+
+
+def _mark_style(kind: str, colour: Any) -> dict[str, Any]:
+    """A saturated point's marker (:data:`SATURATED`): hollow for an open loop's, half-filled for
+    a closed loop's, a little larger than a line's markers so that it shows over them."""
+    if kind == notes.QUEUE:
+        return {
+            "markersize": 6.5,
+            "markerfacecolor": "white",
+            "markeredgecolor": colour,
+            "markeredgewidth": 1.4,
+        }
+    return {
+        "markersize": 6.5,
+        "fillstyle": "bottom",
+        "markerfacecolor": colour,
+        "markerfacecoloralt": "white",
+        "markeredgecolor": colour,
+        "markeredgewidth": 1.2,
+    }
+
+
+def _hatch(patches: Sequence[Any], kinds: Sequence[str], drawn: set[str]) -> None:
+    """Hatches each bar whose point is saturated (:data:`HATCH`), and notes the kinds drawn."""
+    for patch, kind in zip(patches, kinds, strict=True):
+        if kind and math.isfinite(patch.get_height()):
+            patch.set_hatch(HATCH[kind])
+            patch.set_edgecolor("white")
+            drawn.add(kind)
 
 
 def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:

@@ -8,7 +8,7 @@ verdict table each summary opens with."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -85,6 +85,7 @@ def reproduce(
     used, absent = sorted(t.given for t in exp.cached), exp.absent
     if only is not None:
         names = {Path(t.path).name for part in exp.parts for t in part.traces}
+        only = split_only(only, names)
         unknown = sorted(set(only) - names)
         if unknown or not only:
             what = f"{', '.join(unknown)}: not a trace of {paper}" if unknown else "names no trace"
@@ -139,6 +140,38 @@ def reproduce(
         REPORTS[paper](df[is_own], out / OWN, command, own=True, measures=measures)
     output.write_text(summary, summary.read_text() + _own_section(used, absent))
     return summary
+
+
+def split_only(given: Sequence[str], names: Iterable[str]) -> list[str]:
+    """The trace names in ``given`` (``--only`` values, each one name or several joined by
+    commas), split only at the commas that start a name of ``names``: a ``synth:`` spec such as
+    ``synth:profile=lcr-web_0,scale=0.5`` has commas of its own. Each value is read left to right,
+    taking the longest run of comma-separated pieces that is a known name; an unknown ``synth:``
+    spec keeps the ``key=value`` pieces after it, so that it comes back whole for the error."""
+    known = set(names)
+    out: list[str] = []
+    for value in given:
+        pieces = [p.strip() for p in value.split(",")]
+        i = 0
+        while i < len(pieces):
+            best = next(
+                (j for j in range(len(pieces), i, -1) if ",".join(pieces[i:j]) in known),
+                None,
+            )
+            if best is None:  # unknown; a spec with its own key=value pieces
+                best = i + 1
+                while (
+                    pieces[i].startswith("synth:")
+                    and best < len(pieces)
+                    and "=" in pieces[best]
+                    and not pieces[best].startswith("synth:")
+                ):
+                    best += 1
+            name = ",".join(pieces[i:best]).strip(",")
+            if name:
+                out.append(name)
+            i = best
+    return out
 
 
 def _traces(exp: sweep.Experiment) -> dict[str, tuple[str, dict[str, object]]]:

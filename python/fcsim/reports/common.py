@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fcsim import notes
 from fcsim.plot import figure
 from fcsim.reports import testable
 
@@ -135,15 +136,28 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
     can serve (`saturated`: some flash chip or disk was offered more than a second's work in some
     second), where, and that their response times are mostly queueing; empty when no row has the
     column."""
-    if "saturated" not in df.columns or df["saturated"].isna().all():
+    if "saturated" not in df.columns:
         return []
-    timed = df[df["saturated"].notna()]
-    sat = timed[timed["saturated"].eq(True)]
+    kind = notes.saturation(df)
+    if kind.isna().all():
+        return []
+    n_closed = int(kind.eq(notes.CLOSED).sum())
+    closed = (
+        f" The {n_closed} closed-loop points are saturated by construction and not counted here: their "
+        "`sim.queue_depth` requests are outstanding at every instant, so their response is the depth over "
+        "the throughput and does not grow with the run."
+        if n_closed
+        else ""
+    )
+    timed = df[kind.isin([notes.QUEUE, ""])]
+    sat = df[kind.eq(notes.QUEUE)]
+    if timed.empty:
+        return ["", f"**Load.**{closed}", ""]
     if sat.empty:
         return [
             "",
             f"**Load.** None of the {len(timed)} timed points saturates a flash chip or a disk "
-            "(`saturated`).",
+            f"(`saturated`).{closed}",
             "",
         ]
     where = []
@@ -161,6 +175,6 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
         f"second a server was offered more work than it can do in a second; {' and '.join(where)}), "
         f"on {traces}. "
         "Their response times are mostly queueing behind those bursts, not service: read them as such, "
-        "and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.",
+        f"and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.{closed}",
         "",
     ]

@@ -858,6 +858,9 @@ def _sat(r: Any) -> str:
     s = getattr(r, "saturated", None) if not isinstance(r, pd.Series) else r.get("saturated")
     if s is None or pd.isna(s):
         return "saturation n/a (`saturated` null: closed loop)"
+    depth = getattr(r, "queue_depth", 0) if not isinstance(r, pd.Series) else r.get("queue_depth", 0)
+    if bool(s) and depth:  # fcsim.notes.saturation
+        return "closed loop: saturated by construction"
     return "saturated" if bool(s) else "not saturated"
 
 

@@ -61,7 +61,11 @@ def _swept(rows: pd.DataFrame, varied: pd.Series) -> pd.DataFrame:
     """The rows of every (trace, load) in which an axis was swept (``varied``: rows off its main
     value), main value included."""
     keys = set(zip(rows.loc[varied, "trace"], rows.loc[varied, "load"], strict=True))
-    return rows[[k in keys for k in zip(rows["trace"], rows["load"], strict=True)]]
+    # A mask, not a list: an empty list would select no columns of rows without any.
+    keep = pd.Series(
+        [k in keys for k in zip(rows["trace"], rows["load"], strict=True)], index=rows.index, dtype=bool
+    )
+    return rows[keep]
 
 
 def _load(r: pd.Series) -> str:
@@ -185,6 +189,11 @@ def report(
     df["write_share"] = df["writes"] / df["accesses"]
     profiles = df["trace"].str.startswith(PROFILE)
     prof, df = df[profiles], df[~profiles]
+    if df.empty:  # a partial run (--only) of profiles alone: their part is all there is to say
+        head = ["# LCR: claims and what fcsim measures", "", f"Made by `{command}` (fcsim {version()}).", ""]
+        path = out / "summary.md"
+        output.write_text(path, "\n".join([*head, *table, *_profile_part(prof, out, gate)]))
+        return path
     fig5 = df[(df["size_pages"] == LCR_SIZE) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
     fig5 = fig5[fig5["policy"].isin(LCR_POLICIES)]
     paper = fig5[(fig5["drive"] == "filled") & (fig5["load"] == "as recorded")]
@@ -518,6 +527,7 @@ def _gain_plot(gain: pd.DataFrame, path: Path) -> None:
         hline=0.0,
         names={t: f"{t} (synthetic profile)" for t in g["trace"].unique()},
         title="",
+        saturation=["gain"],
     )
 
 
@@ -535,6 +545,12 @@ def _gain_vs_load(d: pd.DataFrame, out: Path) -> list[str]:
             "load": m.index.map(lambda k: _nominal(d, k[0], k[1])),
         }
     ).reset_index()
+    if "saturated" in d.columns:  # a gain point is saturated when LRU's or LCR's run was
+        two = d[d["policy"].isin(["lru", "lcr"])]
+        sat = two.groupby(["trace", "time_scale"], sort=False)["saturated"].agg(lambda s: s.eq(True).any())
+        gain["saturated"] = [
+            bool(sat.get((t, f), False)) for t, f in zip(gain["trace"], gain["time_scale"], strict=True)
+        ]
     _gain_plot(gain, out / "gain_vs_utilisation_profiles.png")
     loads = list(dict.fromkeys(gain.sort_values("time_scale", ascending=False)["load"]))
     lines = [
