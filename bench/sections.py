@@ -28,8 +28,14 @@ def kept(path: Path, heading: str) -> list[str]:
 
 def replace(path: Path, lines: list[str]) -> None:
     """Writes `lines` (a section: its heading first) in place of the section of `path` with the
-    same heading, or at the end."""
+    same heading, or at the end; one blank line between it and the next section."""
     old = path.read_text().splitlines() if path.exists() else []
     b = _bounds(old, lines[0])
-    new = ([*old, "", *lines] if old else lines) if b is None else [*old[: b[0]], *lines, *old[b[1] :]]
+    lines = list(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if b is None:
+        new = [*old, "", *lines] if old else lines
+    else:  # one blank line before the section that follows, as kept() gives
+        new = [*old[: b[0]], *lines, *([""] if b[1] < len(old) else []), *old[b[1] :]]
     path.write_text("\n".join(new).rstrip("\n") + "\n")
