@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from fcsim import output, plot
+from fcsim import notes, output, plot
 from fcsim.reports import testable
 from fcsim.reports.claims import Claim, Verdict, disagreements, evaluate
 from fcsim.reports.claims import table as verdict_table
@@ -390,11 +390,13 @@ def report(
 
 
 def _saturated(rows: pd.DataFrame) -> set[tuple[str, float]]:
-    """The (trace, SSD size) points where every run of ``rows`` saturated a device (`saturated`):
-    their mean responses measure a queue, so no response claim is judged on them."""
+    """The (trace, SSD size) points where every run of ``rows`` queued behind a saturated device
+    (:func:`fcsim.notes.saturation`; a closed loop, saturated by construction, is not such a
+    point): their mean responses measure a queue, so no response claim is judged on them."""
     if "saturated" not in rows.columns:
         return set()
-    sat = rows.groupby(["trace", "size_pct"])["saturated"].agg(lambda x: bool(x.eq(True).all()))
+    queued = notes.saturation(rows).eq(notes.QUEUE)
+    sat = queued.groupby([rows["trace"], rows["size_pct"]]).all()
     return {k for k, v in sat.items() if v}
 
 

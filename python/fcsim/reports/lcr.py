@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import output, plot
+from fcsim import notes, output, plot
 from fcsim.reports import testable
 from fcsim.reports.claims import Claim, Verdict, disagreements, evaluate
 from fcsim.reports.claims import table as verdict_table
@@ -545,9 +545,10 @@ def _gain_vs_load(d: pd.DataFrame, out: Path) -> list[str]:
             "load": m.index.map(lambda k: _nominal(d, k[0], k[1])),
         }
     ).reset_index()
-    if "saturated" in d.columns:  # a gain point is saturated when LRU's or LCR's run was
+    if "saturated" in d.columns:  # a gain point is saturated when LRU's or LCR's run queued
         two = d[d["policy"].isin(["lru", "lcr"])]
-        sat = two.groupby(["trace", "time_scale"], sort=False)["saturated"].agg(lambda s: s.eq(True).any())
+        queued = notes.saturation(two).eq(notes.QUEUE)
+        sat = queued.groupby([two["trace"], two["time_scale"]], sort=False).any()
         gain["saturated"] = [
             bool(sat.get((t, f), False)) for t, f in zip(gain["trace"], gain["time_scale"], strict=True)
         ]
