@@ -462,8 +462,8 @@ pub struct Generator {
 }
 
 /// GASA Table II's locality ("p% of total number of unique pages are accessed by a% of total
-/// number of accesses", per op), held per op: a page the op touches for the first time joins the op's hot set while the set holds fewer than p × the
-/// op's unique pages (so the hot pages are spread over the run and over the address space, and
+/// number of accesses", per op), held per op: a page the op touches for the first time joins
+/// the op's hot set while the set holds fewer than p × the op's unique pages (so the hot pages are spread over the run and over the address space, and
 /// the read and write hot sets are different pages); while the op's accesses to its hot set
 /// are fewer than a × its accesses, a reuse the stack draws on a page outside the set moves to
 /// the nearest hot page of the op on the clone's stack (within [`Locality::RADIUS`] words of
@@ -472,7 +472,8 @@ pub struct Generator {
 /// the op's cold accesses pile up on a few recent pages and outrank its own hot pages.
 /// The hot set's share is held to a goal that starts at a and is corrected every 1,024 of the
 /// op's accesses by half the gap between a and the measured share of the top p of its pages
-/// (a few cold pages the stack reuses often can outrank hot pages that joined late). See [`profile`] for the cost to the donor's reuse.
+/// (a few cold pages the stack reuses often can outrank hot pages that joined late). See
+/// [`profile`] for the cost to the donor's reuse.
 #[derive(Debug)]
 struct Locality {
     /// Per op: the table's p and a.
