@@ -33,7 +33,7 @@ pub fn trace_name(trace: &str) -> String {
 /// it short of this pass, and a wrong one sized `--size 50%` to 1 page where the trace has 207.
 pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<u64> {
     let mut reader = trace::open(trace, opts)?;
-    Ok(info::trace_info(reader.as_mut(), page_size, progress)?.unique_pages)
+    info::unique_pages(reader.as_mut(), page_size, progress)
 }
 
 /// Next-access index of every read or write page access, for offline policies: the `.fct`

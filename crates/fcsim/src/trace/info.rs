@@ -4,7 +4,7 @@ use super::{Progress, TraceReader};
 use crate::error::Result;
 use crate::mem;
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Counts of one volume.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -196,6 +196,25 @@ pub fn trace_info(reader: &mut dyn TraceReader, page_size: u32, mut progress: Op
     Ok(b.finish(reader.bad_lines(), reader.timed()))
 }
 
+/// The number of distinct pages `reader`'s requests touch (a trimmed page counts, as in
+/// [`TraceInfo::unique_pages`]): one pass that keeps the set of pages alone, for a percent
+/// size. A request the page splitter refuses fails here as in [`trace_info`].
+pub fn unique_pages(reader: &mut dyn TraceReader, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<u64> {
+    let splitter = PageSplitter::new(page_size, reader.key_unit());
+    let mut pages = FxHashSet::default();
+    let mut n = 0u64;
+    while let Some(r) = reader.next_request()? {
+        let (first, k) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+        for p in first..first + k {
+            mem::reserve_set(&mut pages, "the table of the trace's pages")?;
+            pages.insert(p);
+        }
+        n += 1;
+        super::report(n, reader, &mut progress)?;
+    }
+    Ok(pages.len() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,5 +229,17 @@ mod tests {
         let l = Locality::of([3; 8].into_iter()).unwrap();
         assert_eq!((l.pages, l.accesses), (0.5, 0.5));
         assert_eq!(Locality::of([0, 0].into_iter()), None);
+    }
+
+    #[test]
+    fn the_count_only_pass_finds_the_working_set_trace_info_finds() {
+        let opts = super::super::TraceOptions::default();
+        for spec in ["synth:zipf,alpha=0.8,requests=3000,pages=900,seed=5,iops=0", "synth:uniform,requests=500,pages=4000,seed=2,iops=0"] {
+            for page_size in [512, 4096, 65536] {
+                let full = trace_info(super::super::open(spec, &opts).unwrap().as_mut(), page_size, None).unwrap().unique_pages;
+                let count = unique_pages(super::super::open(spec, &opts).unwrap().as_mut(), page_size, None).unwrap();
+                assert_eq!(count, full, "{spec} at {page_size} B");
+            }
+        }
     }
 }
