@@ -394,10 +394,14 @@ impl Bag {
     #[inline]
     fn draw<R: Rng>(&mut self, rng: &mut R) -> Result<u64> {
         loop {
-            if let Some(i) = self.urn.as_mut().and_then(|u| u.draw(rng)) {
-                return Ok(self.values[i]);
+            match &mut self.urn {
+                Some(u) => match u.draw(rng) {
+                    Some(i) => return Ok(self.values[i]),
+                    // Spent: the same balls again, in the same tree (no allocation).
+                    None => u.refill(&self.counts)?,
+                },
+                None => self.urn = Some(Urn::new(&self.counts)?),
             }
-            self.urn = Some(Urn::new(&self.counts)?);
         }
     }
 }
@@ -1098,3 +1102,4 @@ mod tests {
         assert!(!c.timed());
     }
 }
+
