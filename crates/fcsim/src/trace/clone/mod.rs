@@ -952,18 +952,24 @@ impl TraceReader for Generator {
         self.next_offset = offset + len;
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
-        for p in first..=last {
-            let new = self.stack.touch(p as u32, o == 1, p == first, p == last);
-            let new = match &mut self.pages {
-                Some(pages) => pages.mark(p),
-                None => new,
-            };
-            self.cold[o] += u64::from(new);
-            if let Some(l) = &mut self.locality {
-                l.touch(o, p);
+        let new = self.stack.touch_range(first as u32, (last - first + 1) as usize, o == 1);
+        // A profile counts first touches on its page bitmap (the stack forgets deep pages).
+        let mut cold = new;
+        if self.pages.is_some() || self.locality.is_some() {
+            let mut marked = 0;
+            for p in first..=last {
+                if let Some(pages) = &mut self.pages {
+                    marked += u64::from(pages.mark(p));
+                }
+                if let Some(l) = &mut self.locality {
+                    l.touch(o, p);
+                }
+            }
+            if self.pages.is_some() {
+                cold = marked;
             }
         }
-        self.stack.done();
+        self.cold[o] += cold;
         self.fresh = self.fresh.max(last + 1);
         let time_ns = match &mut self.arrivals {
             Some(a) => {

@@ -155,6 +155,86 @@ impl Stack {
         old == NONE
     }
 
+    /// Touches the `k` pages `first..first + k` of one request in order, by a write (`write`)
+    /// or a read, and ends the request (as [`Stack::touch`] on each page, then
+    /// [`Stack::done`]). Returns how many of them were new. The request's new slots are
+    /// consecutive, so their bits are set a word at a time; its pages' old slots are cleared a
+    /// word at a time while they share one (a request touched together before).
+    #[inline]
+    pub fn touch_range(&mut self, first: u32, k: usize, write: bool) -> u64 {
+        let (f, s0) = (first as usize, self.next);
+        if k == 0 {
+            return 0;
+        }
+        if s0 + k > self.slot_page.len() {
+            // The slots run out within the request: page by page, compacting on the way.
+            let mut new = 0;
+            for i in 0..k {
+                new += u64::from(self.touch(first + i as u32, write, i == 0, i == k - 1));
+            }
+            self.done();
+            return new;
+        }
+        if f + k > self.page_slot.len() {
+            self.page_slot.resize(f + k, NONE);
+        }
+        let mut new = 0u64;
+        let (mut word, mut mask) = (usize::MAX, 0u64);
+        for i in 0..k {
+            let old = self.page_slot[f + i];
+            self.page_slot[f + i] = (s0 + i) as u32;
+            self.slot_page[s0 + i] = first + i as u32;
+            if old == NONE {
+                new += 1;
+                continue;
+            }
+            let w = old as usize / 64;
+            if w != word {
+                if word != usize::MAX {
+                    self.clear(word, mask);
+                }
+                (word, mask) = (w, 0);
+            }
+            mask |= 1 << (old % 64);
+        }
+        if word != usize::MAX {
+            self.clear(word, mask);
+        }
+        // The new slots, word by word: never used since the last compaction, so all clear.
+        let end = s0 + k;
+        let mut s = s0;
+        while s < end {
+            let (w, b) = (s / 64, s % 64);
+            let n = (64 - b).min(end - s);
+            let m = (u64::MAX >> (64 - n)) << b;
+            self.bits[w][LIVE] |= m;
+            if write {
+                self.bits[w][WRITTEN] |= m;
+            }
+            self.delta(1, w, n as i32, if write { n as i32 } else { 0 });
+            s += n;
+        }
+        self.bits[s0 / 64][HEAD] |= 1 << (s0 % 64);
+        self.bits[(end - 1) / 64][TAIL] |= 1 << ((end - 1) % 64);
+        self.next = end;
+        self.count += k;
+        self.writes += if write { k } else { 0 };
+        self.flush();
+        new
+    }
+
+    /// Clears the live slots `mask` of word `w` (pages touched again).
+    #[inline]
+    fn clear(&mut self, w: usize, mask: u64) {
+        let written = (self.bits[w][WRITTEN] & mask).count_ones();
+        let live = mask.count_ones();
+        self.bits[w][LIVE] &= !mask;
+        self.bits[w][WRITTEN] &= !mask;
+        self.count -= live as usize;
+        self.writes -= written as usize;
+        self.delta(0, w, -(live as i32), -(written as i32));
+    }
+
     /// Ends a request's touches (applies the pending counts).
     #[inline]
     pub fn done(&mut self) {
