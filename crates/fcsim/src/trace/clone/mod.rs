@@ -952,6 +952,25 @@ impl TraceReader for Generator {
         self.next_offset = offset + len;
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
+        // The request's first page's entry in the stack, read now: it is often out of cache,
+        // and the arrival time (no stack, and no random draw before the touch) is worked out
+        // while it comes in.
+        std::hint::black_box(self.stack.slot_of(first));
+        let time_ns = match &mut self.arrivals {
+            Some(a) => {
+                let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
+                if t >= HORIZON_NS {
+                    return Err(Error::config(format!(
+                        "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
+                        self.label,
+                        self.i + 1
+                    )));
+                }
+                self.last_ns = t;
+                t
+            }
+            None => self.i,
+        };
         let new = self.stack.touch_range(first as u32, (last - first + 1) as usize, o == 1);
         // A profile counts first touches on its page bitmap (the stack forgets deep pages).
         let mut cold = new;
@@ -971,21 +990,6 @@ impl TraceReader for Generator {
         }
         self.cold[o] += cold;
         self.fresh = self.fresh.max(last + 1);
-        let time_ns = match &mut self.arrivals {
-            Some(a) => {
-                let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
-                if t >= HORIZON_NS {
-                    return Err(Error::config(format!(
-                        "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
-                        self.label,
-                        self.i + 1
-                    )));
-                }
-                self.last_ns = t;
-                t
-            }
-            None => self.i,
-        };
         self.i += 1;
         self.writes += o as u64;
         let op = if o == 1 { Op::Write } else { Op::Read };

@@ -155,6 +155,12 @@ impl Stack {
         old == NONE
     }
 
+    /// The slot of page `p` (a read of its entry, to bring it into cache ahead of a touch).
+    #[inline]
+    pub fn slot_of(&self, p: u64) -> u32 {
+        self.page_slot.get(p as usize).copied().unwrap_or(NONE)
+    }
+
     /// Touches the `k` pages `first..first + k` of one request in order, by a write (`write`)
     /// or a read, and ends the request (as [`Stack::touch`] on each page, then
     /// [`Stack::done`]). Returns how many of them were new. The request's new slots are
