@@ -771,6 +771,7 @@ impl Generator {
         let words = (self.cap / 64 + 1) as usize;
         let bits = || Vec::with_capacity(words);
         let bits32 = || Vec::with_capacity(self.cap as usize + 1);
+        self.stack.keep_marks();
         self.locality = Some(Box::new(Locality {
             target,
             seen: [bits(), bits()],
@@ -874,7 +875,7 @@ impl Generator {
                     let hot = l.is_hot(o, u64::from(page));
                     if l.behind(o) {
                         if !hot && !l.list[o].is_empty() {
-                            let near = self.stack.nearest(d, Locality::RADIUS, |p| l.is_hot(o, u64::from(p)));
+                            let near = self.stack.nearest_marked(d, Locality::RADIUS, o);
                             let list = &l.list[o];
                             return u64::from(near.unwrap_or_else(|| list[self.rng.gen_range(0..list.len())]));
                         }
@@ -982,6 +983,12 @@ impl TraceReader for Generator {
                 }
                 if let Some(l) = &mut self.locality {
                     l.touch(o, p);
+                    // The stack marks each op's hot pages on their slots (for the nearest).
+                    for m in 0..2 {
+                        if l.is_hot(m, p) {
+                            self.stack.mark(p as u32, m);
+                        }
+                    }
                 }
             }
             if self.pages.is_some() {
