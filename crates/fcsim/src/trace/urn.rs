@@ -65,10 +65,11 @@ impl Urn {
         let mut step = Urn::first_step(n);
         while step > 0 {
             // Padding nodes (past n) hold u64::MAX, never at most u.
+            // All ones when the node is taken: a mask, so the compiler emits no branch.
             let t = self.tree[pos + step];
-            let take = t <= u;
-            u -= if take { t } else { 0 };
-            pos += if take { step } else { 0 };
+            let take = u64::from(t <= u).wrapping_neg();
+            u -= t & take;
+            pos += step & take as usize;
             step >>= 1;
         }
         // `pos` items have prefix sum <= u, so the ball is in item `pos` (0-based).
