@@ -112,8 +112,15 @@
 //!   is refused (too few to fit). Object-keyed traces (libCacheSim) are refused: the model is of
 //!   byte ranges.
 //! - Memory: the stack (about 20 bytes per page of the working set × K, plus 4 per page number
-//!   including gaps) and the model; none of it grows with `length`. Generation allocates only
-//!   when the stack compacts or a page number passes the table.
+//!   including gaps; a profile with locality adds 4 per page for its hot marks) and the model;
+//!   none of it grows with `length`. Generation allocates only when the stack doubles its
+//!   slots or a page number passes the table (the stack compacts in place, and the size and
+//!   run-length urns refill in place).
+//! - Speed: the generator's output for a seed is fixed (a faster implementation keeps it
+//!   draw for draw); `examples/clone_speed.rs --digest` prints a hash of a clone's requests to
+//!   check that. Generation is bound by the stack's random accesses (the page at a depth, its
+//!   entry, the entries of the pages a request touches); at 10x cloudphysics they are out of
+//!   cache (`bench/RESULTS.md`, "Trace clones").
 
 mod arrivals;
 mod model;
@@ -1119,4 +1126,3 @@ mod tests {
         assert!(!c.timed());
     }
 }
-

@@ -4,13 +4,16 @@
 //! As in [`crate::mrc::StackDistances`], each touch takes the next time slot and a page's live
 //! slot is its most recent touch; depth d is the d-th live slot from the newest. Two bitsets
 //! mark live slots and live slots whose page was last written; a Fenwick tree over blocks of
-//! eight 64-slot words counts both (popcount counts within a block). A request's pages were usually touched together before, so their old
-//! slots share words and their new slots are consecutive: the tree is updated once per word a
-//! request's touches change, not once per page. When the slots run out the live ones are
-//! renumbered in order (doubling the capacity when they fill half of it) and any page deeper
-//! than `limit` is forgotten (its next touch is a first access). Nothing allocates per touch,
-//! nor when compacting in place: only a doubled capacity and a page number past the table grow
-//! the arrays.
+//! eight 64-slot words counts both (popcount counts within a block). A request's pages are
+//! touched in one call ([`Stack::touch_range`]): they were usually touched together before,
+//! so their old slots share words and are cleared a word at a time, and their new slots are
+//! consecutive and set a word at a time; the tree is updated once per block the request
+//! changes, not once per page. When the slots run out the live ones are renumbered in order,
+//! in place (doubling the capacity when they fill half of it), and any page deeper than
+//! `limit` is forgotten (its next touch is a first access). A paper profile's hot pages are
+//! marked on their slots ([`Stack::mark`]), so the nearest hot page to a depth is found a word
+//! of slots at a time. Nothing allocates per touch: only a doubled capacity and a page number
+//! past the table grow the arrays.
 
 /// The bit sets of a word, by index.
 const LIVE: usize = 0;
@@ -633,7 +636,10 @@ mod tests {
                         for w in [w0.checked_sub(r), (r > 0).then_some(w0 + r)].into_iter().flatten().filter(|&w| w < s.bits.len()) {
                             for b in 0..64 {
                                 let t = w * 64 + b;
-                                if s.bits[w][LIVE] >> b & 1 == 1 && s.slot_page[t] % div == 0 && best.map_or(true, |(e, _)| t.abs_diff(slot) < e) {
+                                if s.bits[w][LIVE] >> b & 1 == 1
+                                    && s.slot_page[t] % div == 0
+                                    && best.map_or(true, |(e, _)| t.abs_diff(slot) < e)
+                                {
                                     best = Some((t.abs_diff(slot), s.slot_page[t]));
                                 }
                             }
