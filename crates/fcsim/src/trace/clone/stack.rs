@@ -523,8 +523,8 @@ impl Stack {
                     bits[k] |= (old[k] >> b & 1) << nb;
                 }
                 if marked {
-                    for m in 0..2 {
-                        self.marks[nw][m] |= (old_marks[m] >> b & 1) << nb;
+                    for (new, old) in self.marks[nw].iter_mut().zip(old_marks) {
+                        *new |= (old >> b & 1) << nb;
                     }
                 }
                 writes += (old[WRITTEN] >> b & 1) as usize;
