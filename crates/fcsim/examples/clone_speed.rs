@@ -2,7 +2,8 @@
 //! (default: cloudphysics at 10x length and working set; `profile=NAME,...` times a paper
 //! profile, issue 26). Prints requests/s of the generator
 //! alone (the model is fitted, or read, before the clock starts). Run it under
-//! `/usr/bin/time -v` for the peak memory.
+//! `/usr/bin/time -v` for the peak memory. `--digest` (after SPEC) also prints a hash of every
+//! request, to check that a change to the generator keeps its output.
 
 use fcsim::trace::clone::Generator;
 use fcsim::trace::TraceReader;
@@ -12,15 +13,21 @@ fn main() {
     let default = format!("clone={}/../../data/traces/cloudphysics_vscsi_2h.csv.gz,scale=10", env!("CARGO_MANIFEST_DIR"));
     let spec = std::env::args().nth(1).unwrap_or(default);
     let spec = spec.strip_prefix("synth:").unwrap_or(&spec).to_string();
+    let digest = std::env::args().nth(2).is_some_and(|a| a == "--digest");
     let fit = Instant::now();
     let opened = if spec.starts_with("profile=") { fcsim::trace::clone::profile::open(&spec) } else { Generator::from_spec(&spec) };
     let mut c = opened.unwrap_or_else(|e| panic!("{e}"));
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
-    let (mut n, mut bytes) = (0u64, 0u64);
+    let (mut n, mut bytes, mut hash) = (0u64, 0u64, 0u64);
     while let Some(r) = c.next_request().unwrap_or_else(|e| panic!("{e}")) {
         n += 1;
         bytes += u64::from(r.len);
+        if digest {
+            for x in [r.time_ns, r.offset, u64::from(r.len), r.op as u64] {
+                hash = (hash ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(29);
+            }
+        }
     }
     let s = start.elapsed().as_secs_f64();
     println!(
@@ -29,4 +36,7 @@ fn main() {
         n as f64 / s / 1e6,
         c.stack_bytes() as f64 / (1 << 20) as f64
     );
+    if digest {
+        println!("digest {hash:016x}");
+    }
 }

@@ -123,14 +123,25 @@ struct Node {
 /// Streams arrival times of a [`Cascade`]: its profile's steps in order, each split by the
 /// cascade's levels below it; after the last step the profile starts again, at a random step
 /// (seeded), one profile's span later.
+///
+/// The split goes down the first half of each interval at once and keeps only the second
+/// halves that hold arrivals on its stack: the same draws, in the same order, as splitting
+/// every interval and visiting both halves.
 #[derive(Debug)]
 pub struct Arrivals {
-    /// Per level and count class: the (level, class) of the quantiles to draw from.
-    table: Vec<Vec<Option<(usize, usize)>>>,
-    cascade: Cascade,
+    /// Per level × [`POOLED`] + count class: the index in `quantiles` to draw the share from,
+    /// or [`FAIR`] for a fair split.
+    table: Vec<u32>,
+    /// The quantile rows the table points at.
+    quantiles: Vec<[f32; QUANTILES]>,
+    /// An interval's length per level (ns).
+    len: Vec<f64>,
+    /// Arrivals per step of the profile.
+    profile: Vec<u64>,
+    root_ns: f64,
     stack: Vec<Node>,
-    /// The leaf being emitted: its start, length, arrivals left, and whether they share its start.
-    leaf: (f64, f64, u64, bool),
+    /// The leaf being emitted, all of its arrivals at its start: its start and the arrivals left.
+    tied: (f64, u64),
     /// The profile's level, how many steps of this pass are done, the pass's first step and
     /// start time.
     top: u32,
@@ -138,66 +149,101 @@ pub struct Arrivals {
     pass: (usize, f64),
 }
 
+/// A table entry without quantiles: the interval's arrivals split evenly (in expectation).
+const FAIR: u32 = u32::MAX;
+
 impl Arrivals {
     pub fn new(cascade: Cascade) -> Arrivals {
-        let table = (0..cascade.levels.len()).map(|l| (0..POOLED).map(|c| cascade.lookup(l, c)).collect()).collect();
+        let levels = cascade.levels.len();
+        let mut quantiles: Vec<[f32; QUANTILES]> = Vec::new();
+        let mut index: Vec<((usize, usize), u32)> = Vec::new();
+        let mut table = Vec::with_capacity(levels * POOLED);
+        for l in 0..levels {
+            for c in 0..POOLED {
+                table.push(match cascade.lookup(l, c) {
+                    Some(at) => match index.iter().find(|e| e.0 == at) {
+                        Some(e) => e.1,
+                        None => {
+                            let mut q = [0.0; QUANTILES];
+                            q.copy_from_slice(&cascade.levels[at.0][at.1]);
+                            quantiles.push(q);
+                            index.push((at, quantiles.len() as u32 - 1));
+                            quantiles.len() as u32 - 1
+                        }
+                    },
+                    None => FAIR,
+                });
+            }
+        }
+        let len = (0..levels.max(PROFILE_LEVEL) + 1).map(|l| cascade.root_ns / (1u64 << l) as f64).collect();
         let top = cascade.profile.len().trailing_zeros();
-        Arrivals { table, cascade, stack: Vec::with_capacity(64), leaf: (0.0, 0.0, 0, false), top, done: 0, pass: (0, 0.0) }
-    }
-
-    fn length(&self, level: u32) -> f64 {
-        self.cascade.root_ns / (1u64 << level) as f64
+        Arrivals {
+            table,
+            quantiles,
+            len,
+            profile: cascade.profile,
+            root_ns: cascade.root_ns,
+            stack: Vec::with_capacity(64),
+            tied: (0.0, 0),
+            top,
+            done: 0,
+            pass: (0, 0.0),
+        }
     }
 
     /// The next arrival time (ns), non-decreasing.
     #[inline]
     pub fn next<R: Rng>(&mut self, rng: &mut R) -> f64 {
+        if self.tied.1 > 0 {
+            self.tied.1 -= 1;
+            return self.tied.0;
+        }
+        let levels = (self.table.len() / POOLED) as u32;
         loop {
-            let (start, len, left, tied) = self.leaf;
-            if left > 0 {
-                self.leaf.2 -= 1;
-                if tied {
-                    return start;
+            let mut node = match self.stack.pop() {
+                Some(n) => n,
+                None => {
+                    let p = &self.profile;
+                    if self.done == p.len() {
+                        self.pass = (rng.gen_range(0..p.len()), self.pass.1 + self.root_ns);
+                        self.done = 0;
+                    }
+                    let k = (self.pass.0 + self.done) % p.len();
+                    self.done += 1;
+                    let step = self.len[self.top as usize];
+                    Node { start: self.pass.1 + (self.done - 1) as f64 * step, level: self.top, count: p[k] }
                 }
-                // Only a leaf of one arrival is untied: uniform in its interval.
-                return start + rng.gen::<f64>() * len;
-            }
-            let Some(node) = self.stack.pop() else {
-                let p = &self.cascade.profile;
-                if self.done == p.len() {
-                    self.pass = (rng.gen_range(0..p.len()), self.pass.1 + self.cascade.root_ns);
-                    self.done = 0;
-                }
-                let k = (self.pass.0 + self.done) % p.len();
-                self.done += 1;
-                let step = self.length(self.top);
-                self.stack.push(Node { start: self.pass.1 + (self.done - 1) as f64 * step, level: self.top, count: p[k] });
-                continue;
             };
-            if node.count == 0 {
-                continue;
-            }
-            let len = self.length(node.level);
-            if node.count == 1 || node.level as usize + 1 >= self.table.len() {
-                self.leaf = (node.start, len, node.count, node.count > 1);
-                continue;
-            }
-            let c = class(node.count).min(POOLED - 1);
-            let share = match self.table[node.level as usize][c] {
-                Some((l, k)) => {
-                    let q = &self.cascade.levels[l][k];
+            while node.count > 0 {
+                let len = self.len[node.level as usize];
+                if node.count == 1 {
+                    // A leaf of one arrival: uniform in its interval.
+                    return node.start + rng.gen::<f64>() * len;
+                }
+                if node.level + 1 >= levels {
+                    // The finest level: its arrivals share its start.
+                    self.tied = (node.start, node.count - 1);
+                    return node.start;
+                }
+                let c = class(node.count).min(POOLED - 1);
+                let t = self.table[node.level as usize * POOLED + c];
+                let share = if t == FAIR {
+                    0.5
+                } else {
+                    let q = &self.quantiles[t as usize];
                     let x = rng.gen::<f64>() * (QUANTILES - 1) as f64;
                     let i = x as usize;
                     let f = x - i as f64;
                     let hi = q[(i + 1).min(QUANTILES - 1)];
                     f64::from(q[i]) * (1.0 - f) + f64::from(hi) * f
+                };
+                let left = ((node.count as f64 * share + rng.gen::<f64>()) as u64).min(node.count);
+                let level = node.level + 1;
+                if left < node.count {
+                    self.stack.push(Node { start: node.start + len / 2.0, level, count: node.count - left });
                 }
-                None => 0.5,
-            };
-            let left = ((node.count as f64 * share + rng.gen::<f64>()) as u64).min(node.count);
-            let level = node.level + 1;
-            self.stack.push(Node { start: node.start + len / 2.0, level, count: node.count - left });
-            self.stack.push(Node { start: node.start, level, count: left });
+                node = Node { start: node.start, level, count: left };
+            }
         }
     }
 }

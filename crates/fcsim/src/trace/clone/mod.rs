@@ -112,8 +112,15 @@
 //!   is refused (too few to fit). Object-keyed traces (libCacheSim) are refused: the model is of
 //!   byte ranges.
 //! - Memory: the stack (about 20 bytes per page of the working set × K, plus 4 per page number
-//!   including gaps) and the model; none of it grows with `length`. Generation allocates only
-//!   when the stack compacts or a page number passes the table.
+//!   including gaps; a profile with locality adds 4 per page for its hot marks) and the model;
+//!   none of it grows with `length`. Generation allocates only when the stack doubles its
+//!   slots or a page number passes the table (the stack compacts in place, and the size and
+//!   run-length urns refill in place).
+//! - Speed: the generator's output for a seed is fixed (a faster implementation keeps it
+//!   draw for draw); `examples/clone_speed.rs --digest` prints a hash of a clone's requests to
+//!   check that. Generation is bound by the stack's random accesses (the page at a depth, its
+//!   entry, the entries of the pages a request touches); at 10x cloudphysics they are out of
+//!   cache (`bench/RESULTS.md`, "Trace clones").
 
 mod arrivals;
 mod model;
@@ -394,10 +401,14 @@ impl Bag {
     #[inline]
     fn draw<R: Rng>(&mut self, rng: &mut R) -> Result<u64> {
         loop {
-            if let Some(i) = self.urn.as_mut().and_then(|u| u.draw(rng)) {
-                return Ok(self.values[i]);
+            match &mut self.urn {
+                Some(u) => match u.draw(rng) {
+                    Some(i) => return Ok(self.values[i]),
+                    // Spent: the same balls again, in the same tree (no allocation).
+                    None => u.refill(&self.counts)?,
+                },
+                None => self.urn = Some(Urn::new(&self.counts)?),
             }
-            self.urn = Some(Urn::new(&self.counts)?);
         }
     }
 }
@@ -767,6 +778,7 @@ impl Generator {
         let words = (self.cap / 64 + 1) as usize;
         let bits = || Vec::with_capacity(words);
         let bits32 = || Vec::with_capacity(self.cap as usize + 1);
+        self.stack.keep_marks();
         self.locality = Some(Box::new(Locality {
             target,
             seen: [bits(), bits()],
@@ -870,7 +882,7 @@ impl Generator {
                     let hot = l.is_hot(o, u64::from(page));
                     if l.behind(o) {
                         if !hot && !l.list[o].is_empty() {
-                            let near = self.stack.nearest(d, Locality::RADIUS, |p| l.is_hot(o, u64::from(p)));
+                            let near = self.stack.nearest_marked(d, Locality::RADIUS, o);
                             let list = &l.list[o];
                             return u64::from(near.unwrap_or_else(|| list[self.rng.gen_range(0..list.len())]));
                         }
@@ -948,19 +960,10 @@ impl TraceReader for Generator {
         self.next_offset = offset + len;
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
-        for p in first..=last {
-            let new = self.stack.touch(p as u32, o == 1, p == first, p == last);
-            let new = match &mut self.pages {
-                Some(pages) => pages.mark(p),
-                None => new,
-            };
-            self.cold[o] += u64::from(new);
-            if let Some(l) = &mut self.locality {
-                l.touch(o, p);
-            }
-        }
-        self.stack.done();
-        self.fresh = self.fresh.max(last + 1);
+        // The request's first page's entry in the stack, read now: it is often out of cache,
+        // and the arrival time (no stack, and no random draw before the touch) is worked out
+        // while it comes in.
+        std::hint::black_box(self.stack.slot_of(first));
         let time_ns = match &mut self.arrivals {
             Some(a) => {
                 let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
@@ -976,6 +979,31 @@ impl TraceReader for Generator {
             }
             None => self.i,
         };
+        let new = self.stack.touch_range(first as u32, (last - first + 1) as usize, o == 1);
+        // A profile counts first touches on its page bitmap (the stack forgets deep pages).
+        let mut cold = new;
+        if self.pages.is_some() || self.locality.is_some() {
+            let mut marked = 0;
+            for p in first..=last {
+                if let Some(pages) = &mut self.pages {
+                    marked += u64::from(pages.mark(p));
+                }
+                if let Some(l) = &mut self.locality {
+                    l.touch(o, p);
+                    // The stack marks each op's hot pages on their slots (for the nearest).
+                    for m in 0..2 {
+                        if l.is_hot(m, p) {
+                            self.stack.mark(p as u32, m);
+                        }
+                    }
+                }
+            }
+            if self.pages.is_some() {
+                cold = marked;
+            }
+        }
+        self.cold[o] += cold;
+        self.fresh = self.fresh.max(last + 1);
         self.i += 1;
         self.writes += o as u64;
         let op = if o == 1 { Op::Write } else { Op::Read };

@@ -4,12 +4,16 @@
 //! As in [`crate::mrc::StackDistances`], each touch takes the next time slot and a page's live
 //! slot is its most recent touch; depth d is the d-th live slot from the newest. Two bitsets
 //! mark live slots and live slots whose page was last written; a Fenwick tree over blocks of
-//! eight 64-slot words counts both (popcount counts within a block). A request's pages were usually touched together before, so their old
-//! slots share words and their new slots are consecutive: the tree is updated once per word a
-//! request's touches change, not once per page. When the slots run out the live ones are
-//! renumbered in order (doubling the capacity when they fill half of it) and any page deeper
-//! than `limit` is forgotten (its next touch is a first access). Nothing allocates per touch:
-//! only compaction and a page number past the table grow the arrays.
+//! eight 64-slot words counts both (popcount counts within a block). A request's pages are
+//! touched in one call ([`Stack::touch_range`]): they were usually touched together before,
+//! so their old slots share words and are cleared a word at a time, and their new slots are
+//! consecutive and set a word at a time; the tree is updated once per block the request
+//! changes, not once per page. When the slots run out the live ones are renumbered in order,
+//! in place (doubling the capacity when they fill half of it), and any page deeper than
+//! `limit` is forgotten (its next touch is a first access). A paper profile's hot pages are
+//! marked on their slots ([`Stack::mark`]), so the nearest hot page to a depth is found a word
+//! of slots at a time. Nothing allocates per touch: only a doubled capacity and a page number
+//! past the table grow the arrays.
 
 /// The bit sets of a word, by index.
 const LIVE: usize = 0;
@@ -32,6 +36,9 @@ pub struct Stack {
     tree: Vec<[u32; 2]>,
     slot_page: Vec<u32>,
     page_slot: Vec<u32>,
+    /// Per 64-slot word, two marks per slot (a paper profile's per-op hot pages, set by the
+    /// caller with [`Stack::mark`] after each touch); empty unless [`Stack::keep_marks`].
+    marks: Vec<[u64; 2]>,
     next: usize,
     count: usize,
     writes: usize,
@@ -51,6 +58,7 @@ impl Stack {
             tree: vec![[0; 2]; words / BLOCK + 1],
             slot_page: vec![0; cap],
             page_slot: Vec::with_capacity(pages + pages / 8 + 64),
+            marks: Vec::new(),
             next: 0,
             count: 0,
             writes: 0,
@@ -66,7 +74,22 @@ impl Stack {
 
     /// Bytes held by the arrays (for the memory bound's test).
     pub fn bytes(&self) -> usize {
-        32 * self.bits.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
+        32 * self.bits.len() + 16 * self.marks.len() + 8 * self.tree.len() + 4 * self.slot_page.len() + 4 * self.page_slot.capacity()
+    }
+
+    /// Keeps two marks per slot ([`Stack::mark`], [`Stack::nearest_marked`]).
+    pub fn keep_marks(&mut self) {
+        self.marks = vec![[0; 2]; self.bits.len()];
+    }
+
+    /// Sets mark `m` (0 or 1) on page `page`'s slot, if the page is held: it stays on that
+    /// slot until the page is touched again (a new slot starts unmarked).
+    #[inline]
+    pub fn mark(&mut self, page: u32, m: usize) {
+        let s = self.slot_of(u64::from(page));
+        if s != NONE {
+            self.marks[s as usize / 64][m] |= 1 << (s % 64);
+        }
     }
 
     #[inline]
@@ -153,6 +176,92 @@ impl Stack {
         self.page_slot[p] = s as u32;
         self.delta(1, w, 1, i32::from(write));
         old == NONE
+    }
+
+    /// The slot of page `p` (a read of its entry, to bring it into cache ahead of a touch).
+    #[inline]
+    pub fn slot_of(&self, p: u64) -> u32 {
+        self.page_slot.get(p as usize).copied().unwrap_or(NONE)
+    }
+
+    /// Touches the `k` pages `first..first + k` of one request in order, by a write (`write`)
+    /// or a read, and ends the request (as [`Stack::touch`] on each page, then
+    /// [`Stack::done`]). Returns how many of them were new. The request's new slots are
+    /// consecutive, so their bits are set a word at a time; its pages' old slots are cleared a
+    /// word at a time while they share one (a request touched together before).
+    #[inline]
+    pub fn touch_range(&mut self, first: u32, k: usize, write: bool) -> u64 {
+        let (f, s0) = (first as usize, self.next);
+        if k == 0 {
+            return 0;
+        }
+        if s0 + k > self.slot_page.len() {
+            // The slots run out within the request: page by page, compacting on the way.
+            let mut new = 0;
+            for i in 0..k {
+                new += u64::from(self.touch(first + i as u32, write, i == 0, i == k - 1));
+            }
+            self.done();
+            return new;
+        }
+        if f + k > self.page_slot.len() {
+            self.page_slot.resize(f + k, NONE);
+        }
+        let mut new = 0u64;
+        let (mut word, mut mask) = (usize::MAX, 0u64);
+        for i in 0..k {
+            let old = self.page_slot[f + i];
+            self.page_slot[f + i] = (s0 + i) as u32;
+            self.slot_page[s0 + i] = first + i as u32;
+            if old == NONE {
+                new += 1;
+                continue;
+            }
+            let w = old as usize / 64;
+            if w != word {
+                if word != usize::MAX {
+                    self.clear(word, mask);
+                }
+                (word, mask) = (w, 0);
+            }
+            mask |= 1 << (old % 64);
+        }
+        if word != usize::MAX {
+            self.clear(word, mask);
+        }
+        // The new slots, word by word: never used since the last compaction, so all clear.
+        let end = s0 + k;
+        let mut s = s0;
+        while s < end {
+            let (w, b) = (s / 64, s % 64);
+            let n = (64 - b).min(end - s);
+            let m = (u64::MAX >> (64 - n)) << b;
+            self.bits[w][LIVE] |= m;
+            if write {
+                self.bits[w][WRITTEN] |= m;
+            }
+            self.delta(1, w, n as i32, if write { n as i32 } else { 0 });
+            s += n;
+        }
+        self.bits[s0 / 64][HEAD] |= 1 << (s0 % 64);
+        self.bits[(end - 1) / 64][TAIL] |= 1 << ((end - 1) % 64);
+        self.next = end;
+        self.count += k;
+        self.writes += if write { k } else { 0 };
+        self.flush();
+        new
+    }
+
+    /// Clears the live slots `mask` of word `w` (pages touched again).
+    #[inline]
+    fn clear(&mut self, w: usize, mask: u64) {
+        let written = (self.bits[w][WRITTEN] & mask).count_ones();
+        let live = mask.count_ones();
+        self.bits[w][LIVE] &= !mask;
+        self.bits[w][WRITTEN] &= !mask;
+        self.count -= live as usize;
+        self.writes -= written as usize;
+        self.delta(0, w, -(live as i32), -(written as i32));
     }
 
     /// Ends a request's touches (applies the pending counts).
@@ -255,29 +364,61 @@ impl Stack {
         })
     }
 
-    /// The page nearest to depth `d` (in slots, within `radius` words of 64 slots on either
-    /// side) for which `want` holds, if any; `None` also when the stack is shallower than `d`.
-    pub fn nearest(&self, d: u64, radius: usize, want: impl Fn(u32) -> bool) -> Option<u32> {
+    /// The page nearest to depth `d` whose slot has mark `m`, in slots, searched a word of 64
+    /// slots at a time outward: the word holding depth d, then the pair of words k words to
+    /// either side (k up to `radius`); the first word or pair that holds a marked page gives
+    /// its nearest one (the shallower one of two equally near in the first word, the one in
+    /// the deeper word of a pair unless the other is strictly nearer). `None` when none is
+    /// within the radius, or when the stack is shallower than `d`.
+    pub fn nearest_marked(&self, d: u64, radius: usize, m: usize) -> Option<u32> {
         if d == 0 || d > self.count as u64 {
             return None;
         }
         let s = self.select((self.count as u64 - d + 1) as u32, 0);
-        let w0 = s / 64;
-        let mut best: Option<(usize, u32)> = None;
-        for k in 0..=radius {
-            for w in [w0.checked_sub(k), (k > 0).then_some(w0 + k)].into_iter().flatten().filter(|&w| w < self.bits.len()) {
-                let mut live = self.bits[w][LIVE];
-                while live != 0 {
-                    let slot = w * 64 + live.trailing_zeros() as usize;
-                    live &= live - 1;
-                    let page = self.slot_page[slot];
-                    if want(page) && best.map_or(true, |(dist, _)| slot.abs_diff(s) < dist) {
-                        best = Some((slot.abs_diff(s), page));
+        let (w0, b) = (s / 64, s % 64);
+        let marked = |w: usize| self.bits[w][LIVE] & self.marks[w][m];
+        let c = marked(w0);
+        if c != 0 {
+            // The nearest set bit to b; the lower of two equally near.
+            let below = c & ((1u64 << b) - 1);
+            let above = c & !((1u64 << b) - 1);
+            let lo = (below != 0).then(|| 63 - below.leading_zeros() as usize);
+            let hi = (above != 0).then(|| above.trailing_zeros() as usize);
+            let bit = match (lo, hi) {
+                (Some(l), Some(h)) => {
+                    if b - l <= h - b {
+                        l
+                    } else {
+                        h
+                    }
+                }
+                (Some(l), None) => l,
+                (None, Some(h)) => h,
+                (None, None) => unreachable!("c != 0"),
+            };
+            return Some(self.slot_page[w0 * 64 + bit]);
+        }
+        for k in 1..=radius {
+            let mut best: Option<(usize, usize)> = None;
+            if let Some(w) = w0.checked_sub(k) {
+                let c = marked(w);
+                if c != 0 {
+                    let slot = w * 64 + 63 - c.leading_zeros() as usize;
+                    best = Some((s - slot, slot));
+                }
+            }
+            let w = w0 + k;
+            if w < self.bits.len() {
+                let c = marked(w);
+                if c != 0 {
+                    let slot = w * 64 + c.trailing_zeros() as usize;
+                    if best.map_or(true, |(dist, _)| slot - s < dist) {
+                        best = Some((slot - s, slot));
                     }
                 }
             }
-            if best.is_some() {
-                return best.map(|b| b.1);
+            if let Some((_, slot)) = best {
+                return Some(self.slot_page[slot]);
             }
         }
         None
@@ -358,11 +499,13 @@ impl Stack {
             cap *= 2;
         }
         let words = cap / 64;
-        let mut bits = vec![[0u64; 4]; words];
+        let marked = !self.marks.is_empty();
         let (mut j, mut seen, mut writes) = (0usize, 0usize, 0usize);
-        // In place for the pages: the new index j never passes the old index s.
+        // In place: the new slot j never passes the old slot, so a word is read (and cleared)
+        // before any slot is moved into it.
         for w in 0..self.bits.len() {
-            let old = self.bits[w];
+            let old = std::mem::take(&mut self.bits[w]);
+            let old_marks = if marked { std::mem::take(&mut self.marks[w]) } else { [0; 2] };
             let mut live = old[LIVE];
             while live != 0 {
                 let b = live.trailing_zeros() as usize;
@@ -373,23 +516,31 @@ impl Stack {
                     self.page_slot[page as usize] = NONE;
                     continue;
                 }
-                let nb = &mut bits[j / 64];
-                nb[LIVE] |= 1 << (j % 64);
+                let (nw, nb) = (j / 64, j % 64);
+                let bits = &mut self.bits[nw];
+                bits[LIVE] |= 1 << nb;
                 for k in [WRITTEN, HEAD, TAIL] {
-                    if old[k] & (1 << b) != 0 {
-                        nb[k] |= 1 << (j % 64);
+                    bits[k] |= (old[k] >> b & 1) << nb;
+                }
+                if marked {
+                    for (new, old) in self.marks[nw].iter_mut().zip(old_marks) {
+                        *new |= (old >> b & 1) << nb;
                     }
                 }
-                writes += usize::from(old[WRITTEN] & (1 << b) != 0);
+                writes += (old[WRITTEN] >> b & 1) as usize;
                 self.slot_page[j] = page;
                 self.page_slot[page as usize] = j as u32;
                 j += 1;
             }
         }
         self.slot_page.resize(cap, 0);
-        self.bits = bits;
+        self.bits.resize(words, [0; 4]);
+        if marked {
+            self.marks.resize(words, [0; 2]);
+        }
         let blocks = words / BLOCK;
-        self.tree = vec![[0; 2]; blocks + 1];
+        self.tree.clear();
+        self.tree.resize(blocks + 1, [0; 2]);
         for i in 1..=blocks {
             for b in &self.bits[(i - 1) * BLOCK..i * BLOCK] {
                 self.tree[i][0] += b[LIVE].count_ones();
@@ -450,6 +601,58 @@ mod tests {
             assert_eq!(s.find(d as u64, !w, false, 0), want, "depth {d}, other kind, shallower");
         }
         assert_eq!(s.find(list.len() as u64 + 1, false, true, 0), None);
+    }
+
+    #[test]
+    fn the_nearest_marked_page_is_the_nearest_wanted_page_of_a_scan() {
+        // Marks on pages divisible by 7 (mark 0) or 5 (mark 1), set after each touch as the
+        // generator does; compared with a scan of every live slot outward, word pair by word
+        // pair, through compactions.
+        let mut s = Stack::new(10, usize::MAX);
+        s.keep_marks();
+        let mut x = 11u64;
+        for i in 0..30_000u32 {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let first = ((x >> 33) % 2000) as u32;
+            let k = 1 + (x >> 20) as usize % 4;
+            s.touch_range(first, k, (x >> 40) & 1 == 1);
+            for p in first..first + k as u32 {
+                for (m, div) in [(0, 7), (1, 5)] {
+                    if p % div == 0 {
+                        s.mark(p, m);
+                    }
+                }
+            }
+            if i % 997 != 0 {
+                continue;
+            }
+            for d in (1..=s.len() as u64).step_by(37) {
+                for (m, div) in [(0usize, 7u32), (1, 5)] {
+                    let slot = s.select((s.count as u64 - d + 1) as u32, 0);
+                    let w0 = slot / 64;
+                    let mut want = None;
+                    'rings: for r in 0..=3usize {
+                        let mut best: Option<(usize, u32)> = None;
+                        for w in [w0.checked_sub(r), (r > 0).then_some(w0 + r)].into_iter().flatten().filter(|&w| w < s.bits.len()) {
+                            for b in 0..64 {
+                                let t = w * 64 + b;
+                                if s.bits[w][LIVE] >> b & 1 == 1
+                                    && s.slot_page[t] % div == 0
+                                    && best.map_or(true, |(e, _)| t.abs_diff(slot) < e)
+                                {
+                                    best = Some((t.abs_diff(slot), s.slot_page[t]));
+                                }
+                            }
+                        }
+                        if let Some(b) = best {
+                            want = Some(b.1);
+                            break 'rings;
+                        }
+                    }
+                    assert_eq!(s.nearest_marked(d, 3, m), want, "touch {i}, depth {d}, mark {m}");
+                }
+            }
+        }
     }
 
     #[test]
