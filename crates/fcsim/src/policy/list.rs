@@ -127,7 +127,7 @@ impl Index {
     }
 
     /// The slot holding `key`, or the empty slot where it would go.
-    #[inline]
+    #[inline(always)]
     fn probe(&self, key: u64, nodes: &[Node]) -> (usize, bool) {
         let h = hash32(key);
         let mut p = self.home_of(h);
@@ -240,7 +240,7 @@ impl Arena {
     /// returns `Err(node)`. The node is `reuse` if given (a node the caller is about to evict:
     /// its old key is still mapped and its fields unchanged, see [`Arena::retarget`]), else a
     /// fresh unlinked node.
-    #[inline]
+    #[inline(always)]
     pub fn claim(&mut self, key: u64, reuse: Option<u32>, tag: u8, dirty: bool) -> Result<u32, u32> {
         let (mut p, found) = self.index.probe(key, &self.nodes);
         if found {
@@ -261,7 +261,7 @@ impl Arena {
 
     /// Gives a claimed reused node its new key: unmaps the old key, resets the node's counter,
     /// tag and dirty flag (keeping its links), and returns the node as it was.
-    #[inline]
+    #[inline(always)]
     pub fn retarget(&mut self, i: u32, key: u64, tag: u8, dirty: bool) -> Node {
         let old = self.nodes[i as usize];
         let n = &mut self.nodes[i as usize];
