@@ -340,6 +340,10 @@ struct Meter {
     epochs: Vec<Epoch>,
 }
 
+/// Requests the loop reads from the trace at a time ([`TraceReader::next_batch`]): 16 KiB of
+/// them, which stay in the L1 cache while the loop takes them.
+const BATCH: usize = 512;
+
 /// Epochs a run may have at most (a row each, about 400 bytes in memory).
 pub const MAX_EPOCHS: u64 = 1_000_000;
 
@@ -623,49 +627,60 @@ impl Run {
         lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
         let mut index = 0u64;
-        while let Some(r) = reader.next_request()? {
-            let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
-            self.first_ns.get_or_insert(now);
-            self.last_ns = now;
-            dev.background(now)?;
-            dev.advance(now);
-            if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
-                self.mark(now, dev, lower)?;
-            }
-            let (first, n) = self.splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
-            let mut done = now;
-            for key in first..first + n {
-                let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
-                if r.op != Op::Trim {
-                    index += 1;
-                    if let Some(s) = self.split.as_mut() {
-                        s.access(key)?;
+        // The trace a batch at a time (one call per batch, not per request); a bad record ends
+        // the batch, and its error is returned after the requests before it are simulated.
+        let mut batch = Vec::with_capacity(BATCH);
+        loop {
+            let read = reader.next_batch(&mut batch);
+            let last = batch.len().wrapping_sub(1);
+            for (j, r) in batch.iter().enumerate() {
+                let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+                self.first_ns.get_or_insert(now);
+                self.last_ns = now;
+                dev.background(now)?;
+                dev.advance(now);
+                if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+                    self.mark(now, dev, lower)?;
+                }
+                let (first, n) = self.splitter.pages(r).map_err(|m| reader.error_in_batch(last - j, m.to_string()))?;
+                let mut done = now;
+                for key in first..first + n {
+                    let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                    done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
+                    if r.op != Op::Trim {
+                        index += 1;
+                        if let Some(s) = self.split.as_mut() {
+                            s.access(key)?;
+                        }
                     }
                 }
-            }
-            if B::TIMED && r.op != Op::Trim {
-                self.window.record(done - now);
-            }
-            // The controller's resize happens after the request: its write-backs occupy the
-            // devices, and the requests after it wait for them there.
-            if let Some(s) = self.split.as_mut() {
-                let probe = Probe {
-                    flash: dev.flash_stats().unwrap_or_default(),
-                    resident: self.tier.resident(),
-                    writebacks: self.tier.counters.backing_writes,
-                    now,
-                };
-                if let Some(cap) = s.after_request(done - now, probe) {
-                    // A shrink's dirty victims: written back in the disk's idle time, or at once.
-                    dev.defer_writebacks(s.background());
-                    self.tier.resize(cap, now, dev)?;
-                    dev.defer_writebacks(false);
+                if B::TIMED && r.op != Op::Trim {
+                    self.window.record(done - now);
                 }
+                // The controller's resize happens after the request: its write-backs occupy the
+                // devices, and the requests after it wait for them there.
+                if let Some(s) = self.split.as_mut() {
+                    let probe = Probe {
+                        flash: dev.flash_stats().unwrap_or_default(),
+                        resident: self.tier.resident(),
+                        writebacks: self.tier.counters.backing_writes,
+                        now,
+                    };
+                    if let Some(cap) = s.after_request(done - now, probe) {
+                        // A shrink's dirty victims: written back in the disk's idle time, or at once.
+                        dev.defer_writebacks(s.background());
+                        self.tier.resize(cap, now, dev)?;
+                        dev.defer_writebacks(false);
+                    }
+                }
+                self.arrivals.complete(done);
+                self.requests += 1;
+                trace::report(self.requests, reader, &mut progress)?;
             }
-            self.arrivals.complete(done);
-            self.requests += 1;
-            trace::report(self.requests, reader, &mut progress)?;
+            read?;
+            if batch.is_empty() {
+                break;
+            }
         }
         self.tier.flush(self.last_ns, dev)?;
         dev.flush_deferred(self.last_ns)?;

@@ -629,3 +629,37 @@ fn convert_never_replaces_a_pipe_and_names_its_target() {
         .to_string();
     assert!(e.contains("no-such-dir/out.fct: ") && !e.contains(".tmp-"), "{e}");
 }
+
+#[test]
+fn a_bad_record_inside_a_fct_batch_is_named_by_its_byte() {
+    // Three records read as one batch: the second is refused. Read by batches, the error comes
+    // after the first request and names the second's byte, as request by request.
+    let d = dir("batch");
+    let good = HostRequest { time_ns: 0, volume: 0, offset: 0, len: 4096, op: Op::Read };
+    let header =
+        fct::Header { requests: 3, reads: 3, page_accesses: 3, unique_pages: 2, page_size: 4096, volumes: 1, ..Default::default() };
+    let file = |name: &str, second: HostRequest| {
+        let out = d.join(name);
+        let mut w = fct::Writer::new(std::fs::File::create(&out).unwrap()).unwrap();
+        for r in [good, second, good] {
+            w.push(&r).unwrap();
+        }
+        w.finish(&header, None).unwrap();
+        out.to_string_lossy().into_owned()
+    };
+    // A page past the key space: the reader takes it, the loop's splitter refuses it.
+    let far = file("far.fct", HostRequest { offset: 1 << 60, ..good });
+    let cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(2));
+    let e = fcsim::simulate(&far, &TraceOptions::default(), &cfg, None, None).unwrap_err().to_string();
+    assert!(e.contains("at byte 160") && e.contains("2^48 pages"), "{e}");
+    // A time past the horizon: the reader refuses it; the batch before it holds the first.
+    let late = file("late.fct", HostRequest { time_ns: u64::MAX, ..good });
+    let mut r = trace::open(&late, &TraceOptions::default()).unwrap();
+    r.skip_count_checks();
+    let mut batch = Vec::with_capacity(8);
+    let e = r.next_batch(&mut batch).unwrap_err().to_string();
+    assert_eq!(batch, [good]);
+    assert!(e.contains("at byte 152"), "{e}");
+    let e = fcsim::simulate(&late, &TraceOptions::default(), &cfg, None, None).unwrap_err().to_string();
+    assert!(e.contains("at byte 152"), "{e}");
+}

@@ -444,7 +444,60 @@ impl TraceReader for FctReader {
     }
 
     fn error_at_last(&self, message: String) -> Error {
-        Error::trace(&self.src.path, Location::Byte(HEADER as u64 + self.read.saturating_sub(1) * RECORD as u64 + 8), message)
+        self.error_in_batch(0, message)
+    }
+
+    /// Decodes the records left in the buffer (up to `out`'s capacity) in one loop: one test per
+    /// record for every check [`FctReader::next_request`] makes, which decodes a record that
+    /// fails it to name the failure. Counted or volume-filtered passes go request by request.
+    fn next_batch(&mut self, out: &mut Vec<HostRequest>) -> Result<()> {
+        out.clear();
+        if self.counting || self.volume.is_some() {
+            if let Some(r) = self.next_request()? {
+                out.push(r);
+            }
+            return Ok(());
+        }
+        if self.pos == self.filled {
+            if self.read == self.header.requests {
+                return Ok(());
+            }
+            self.refill()?;
+        }
+        let take = ((self.filled - self.pos) / RECORD).min(out.capacity().max(1));
+        let unit = self.key_unit();
+        for r in self.buf[self.pos..self.pos + take * RECORD].chunks_exact(RECORD) {
+            let time_ns = u64::from_le_bytes(r[0..8].try_into().unwrap_or_default());
+            let offset = u64::from_le_bytes(r[8..16].try_into().unwrap_or_default());
+            let len = u32::from_le_bytes(r[16..20].try_into().unwrap_or_default());
+            let volume = u32::from(u16::from_le_bytes(r[20..22].try_into().unwrap_or_default()));
+            let op = match r[22] {
+                0 => Op::Read,
+                1 => Op::Write,
+                2 => Op::Trim,
+                _ => break,
+            };
+            if !HostRequest::range_ok(offset, len, unit) | (time_ns >= time::HORIZON_NS) {
+                break;
+            }
+            out.push(HostRequest { time_ns, offset, len, volume, op });
+        }
+        self.pos += out.len() * RECORD;
+        self.read += out.len() as u64;
+        if out.len() < take {
+            // A record failed a check: `next_request` says which (and returns it if not).
+            if let Some(r) = self.next_request()? {
+                out.push(r);
+            }
+        } else if self.read == self.header.requests {
+            self.check_end()?;
+        }
+        Ok(())
+    }
+
+    fn error_in_batch(&self, back: usize, message: String) -> Error {
+        let at = self.read.saturating_sub(1 + back as u64);
+        Error::trace(&self.src.path, Location::Byte(HEADER as u64 + at * RECORD as u64 + 8), message)
     }
 
     fn timed(&self) -> bool {

@@ -115,6 +115,25 @@ pub trait TraceReader: Send {
     /// An error about the request returned last (one the page splitter refuses), located as
     /// the reader's own errors are: file and line, or byte offset, or the generator's request.
     fn error_at_last(&self, message: String) -> Error;
+    /// The next requests in trace order, in `out` (cleared first): at least one unless the trace
+    /// has ended, at most `out`'s capacity (one if it has none), so that a pass over the trace
+    /// makes one call per batch rather than per request. `Err` for a bad record, with `out`
+    /// holding the requests before it, which the caller takes first (so a pass by batches fails
+    /// where one request at a time does, after the same requests). The default reads one
+    /// request; a reader that returns more overrides [`TraceReader::error_in_batch`] too.
+    fn next_batch(&mut self, out: &mut Vec<HostRequest>) -> Result<()> {
+        out.clear();
+        if let Some(r) = self.next_request()? {
+            out.push(r);
+        }
+        Ok(())
+    }
+    /// [`TraceReader::error_at_last`] about the request `back` places before the last one of
+    /// the batch [`TraceReader::next_batch`] returned last (0: its last request).
+    fn error_in_batch(&self, back: usize, message: String) -> Error {
+        debug_assert_eq!(back, 0, "a reader of batches of one request");
+        self.error_at_last(message)
+    }
     /// Next-access indices stored in the trace for page size `page_size`, if it has them.
     fn next_access_column(&mut self, _page_size: u32) -> Result<Option<Vec<u64>>> {
         Ok(None)
