@@ -15,11 +15,14 @@
 //! static plane, invalidates its old copy, and triggers greedy GC on that plane while fewer than
 //! the reserve's blocks are free; the chip is a serial server (program 200 µs, a copy a read
 //! and a program, an erase), one `max` and an add per op. Prints one JSON line: host writes,
-//! flash writes (host + GC copies), erasures, and the seconds of each run. The flash writes
+//! flash writes (host + GC copies), erasures, and per run its wall seconds (`seconds`), its CPU
+//! seconds (`cpu`) and the seconds it waited for a CPU (`wait`), the last two from
+//! `/proc/self/schedstat` (Linux; else the wall time and 0). The flash writes
 //! equal fcsim's on the same trace when both place, collect and tie-break alike (the script
 //! checks it: `bench/flash_speed.py`, device section).
 //!
-//! The structures, each the least the job needs:
+//! The structures, each the least the job needs (the two mapping tables in memory advised for
+//! huge pages, as fcsim's are on a preconditioned drive: [`Table`]):
 //! - `l2p[lpn]`: physical page + 1, 0 unmapped (4 bytes a logical page);
 //! - `p2l[ppn]`: logical page + 2, 0 free, 1 invalid (4 bytes a physical page);
 //! - `valid[block]`: valid pages of a closed block; `u32::MAX / 2` added while free or open, so
@@ -30,6 +33,7 @@
 //! Reads (if the trace has any) cost their chip a read on the page's static plane and nothing
 //! else; trims are skipped.
 
+use fcsim::device::table::Table;
 use fcsim::device::{DeviceConfig, Flash};
 use fcsim::request::{Op, PageSplitter};
 use fcsim::trace::{self, TraceOptions};
@@ -55,8 +59,8 @@ struct Ftl {
     reserve: u32,
     chips: u32,
     ppc: u32,
-    l2p: Vec<u32>,
-    p2l: Vec<u32>,
+    l2p: Table,
+    p2l: Table,
     valid: Vec<u32>,
     planes: Vec<Plane>,
     copies: u64,
@@ -73,8 +77,8 @@ impl Ftl {
             reserve: c.gc_reserve_blocks,
             chips: g.chips(),
             ppc: g.planes_per_chip(),
-            l2p: vec![0; c.user_pages as usize],
-            p2l: vec![0; g.physical_pages() as usize],
+            l2p: Table::zeroed(c.user_pages as usize, true),
+            p2l: Table::zeroed(g.physical_pages() as usize, true),
             valid: vec![NOT_CLOSED; g.total_blocks() as usize],
             planes: (0..planes).map(|p| Plane { free: (p * g.blocks..(p + 1) * g.blocks).rev().collect(), open: NIL, wp: g.pages_per_block }).collect(),
             copies: 0,
@@ -152,6 +156,13 @@ impl Ftl {
     }
 }
 
+/// This thread's (time on a CPU, time waiting for one), in seconds, if the kernel says.
+fn schedstat() -> Option<(f64, f64)> {
+    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let mut f = s.split_whitespace().map(|x| x.parse::<u64>().ok());
+    Some((f.next()?? as f64 / 1e9, f.next()?? as f64 / 1e9))
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let [trace_path, preset, rest @ ..] = args.as_slice() else {
@@ -201,11 +212,12 @@ fn main() {
     (aged.copies, aged.erases) = (0, 0);
 
     let (rd, wr, er) = (cfg.read_ns, cfg.write_ns, cfg.erase_ns);
-    let mut seconds = Vec::new();
+    let (mut seconds, mut cpu, mut wait) = (Vec::new(), Vec::new(), Vec::new());
     let (mut writes, mut flash, mut erases, mut last) = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..runs {
         let mut ftl = aged.clone();
         let mut free_at = vec![0u64; cfg.geometry.chips() as usize];
+        let s0 = schedstat();
         let t0 = Instant::now();
         writes = 0;
         for &(lpn, t, write) in &ops {
@@ -220,14 +232,23 @@ fn main() {
             }
             free_at[chip] = end;
         }
-        seconds.push(t0.elapsed().as_secs_f64());
+        let wall = t0.elapsed().as_secs_f64();
+        let (c, w) = match (s0, schedstat()) {
+            (Some((c0, w0)), Some((c1, w1))) => (c1 - c0, w1 - w0),
+            _ => (wall, 0.0),
+        };
+        seconds.push(wall);
+        cpu.push(c);
+        wait.push(w);
         flash = writes + ftl.copies;
         erases = ftl.erases;
         last = std::hint::black_box(free_at.iter().copied().max().unwrap_or(0));
     }
-    let secs: Vec<String> = seconds.iter().map(|s| format!("{s:.6}")).collect();
+    let list = |v: &[f64]| v.iter().map(|s| format!("{s:.6}")).collect::<Vec<_>>().join(", ");
     println!(
-        "{{\"host_writes\": {writes}, \"flash_writes\": {flash}, \"erasures\": {erases}, \"last_completion_ns\": {last}, \"seconds\": [{}]}}",
-        secs.join(", ")
+        "{{\"host_writes\": {writes}, \"flash_writes\": {flash}, \"erasures\": {erases}, \"last_completion_ns\": {last}, \"seconds\": [{}], \"cpu\": [{}], \"wait\": [{}]}}",
+        list(&seconds),
+        list(&cpu),
+        list(&wait)
     );
 }
