@@ -80,7 +80,9 @@ impl Ftl {
             l2p: Table::zeroed(c.user_pages as usize, true),
             p2l: Table::zeroed(g.physical_pages() as usize, true),
             valid: vec![NOT_CLOSED; g.total_blocks() as usize],
-            planes: (0..planes).map(|p| Plane { free: (p * g.blocks..(p + 1) * g.blocks).rev().collect(), open: NIL, wp: g.pages_per_block }).collect(),
+            planes: (0..planes)
+                .map(|p| Plane { free: (p * g.blocks..(p + 1) * g.blocks).rev().collect(), open: NIL, wp: g.pages_per_block })
+                .collect(),
             copies: 0,
             erases: 0,
         }
