@@ -65,7 +65,9 @@ impl Flash {
     pub fn new(cfg: DeviceConfig, progress: Option<Progress<'_>>) -> Result<Self> {
         let g = cfg.geometry;
         let mut f = Flash {
-            ftl: Ftl::new(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks),
+            // A preconditioned drive writes its tables whole: they go in huge pages (see
+            // [`super::table`]).
+            ftl: Ftl::with_tables(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks, cfg.fill > 0.0),
             timing: Timing::new(g.chips(), g.channels, cfg.read_ns, cfg.write_ns, cfg.xfer_ns),
             direct: vec![0; (cfg.user_pages as usize).div_ceil(64)],
             taken: vec![0; (cfg.user_pages as usize).div_ceil(64)],

@@ -48,14 +48,17 @@
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
+use super::table::Table;
 use crate::error::{Error, Result};
 use std::collections::VecDeque;
 
 /// `l2p` entry of a logical page that is not on flash (else the physical page + 1).
 const UNMAPPED: u32 = 0;
-/// `p2l` entries of free and invalid physical pages (else the logical page + 2).
+/// `p2l` entry of a free physical page (else the logical page + 2 it was last written with).
 const FREE: u32 = 0;
-const INVALID: u32 = 1;
+/// Below this a `p2l` entry names no logical page (1 is never written; it kept invalid pages
+/// apart when the invalidation marked them).
+const FIRST_LPN: u32 = 2;
 const NIL: u32 = u32::MAX;
 /// Added to the valid count of a free or open block, so that only closed blocks can be a
 /// greedy victim (a valid count is at most pages per block < 2^31).
@@ -96,9 +99,12 @@ pub struct Ftl {
     gc: GcPolicy,
     reserve: u32,
     /// Physical page + 1 of each logical page, or [`UNMAPPED`].
-    l2p: Vec<u32>,
-    /// Logical page + 2 of each physical page, or [`FREE`] or [`INVALID`].
-    p2l: Vec<u32>,
+    l2p: Table,
+    /// Logical page + 2 that each written physical page was last programmed with, or [`FREE`]
+    /// (erased, or never written). A written page is valid exactly when its logical page's
+    /// `l2p` entry names it back (`l2p[p2l[ppn] - 2] == ppn + 1`); an invalidation changes only
+    /// `l2p`, so an invalid page keeps its stale entry until its block is erased.
+    p2l: Table,
     /// Valid pages of each block, plus [`NOT_CLOSED`] while it is free or open.
     valid: Vec<u32>,
     erases: Vec<u32>,
@@ -115,6 +121,12 @@ impl Ftl {
     /// free list and fewer than `reserve` remain, and a victim with no invalid page (possible
     /// for FIFO) needs a whole block of room beyond the frontier it is copied into.
     pub fn new(geo: Geometry, user_pages: u64, gc: GcPolicy, reserve: u32) -> Self {
+        Self::with_tables(geo, user_pages, gc, reserve, false)
+    }
+
+    /// [`Ftl::new`], with the mapping tables in huge pages (see [`super::table`]) if `whole`:
+    /// the caller will write every logical page (it preconditions the drive).
+    pub fn with_tables(geo: Geometry, user_pages: u64, gc: GcPolicy, reserve: u32, whole: bool) -> Self {
         assert!(reserve >= 2 && reserve + 1 < geo.blocks, "the GC reserve and the open block must leave blocks for data");
         let ppb = geo.pages_per_block;
         let planes = (0..geo.total_planes())
@@ -131,8 +143,8 @@ impl Ftl {
             geo,
             gc,
             reserve,
-            l2p: vec![UNMAPPED; user_pages as usize],
-            p2l: vec![FREE; geo.physical_pages() as usize],
+            l2p: Table::zeroed(user_pages as usize, whole),
+            p2l: Table::zeroed(geo.physical_pages() as usize, whole),
             valid: vec![NOT_CLOSED; blocks],
             erases: vec![0; blocks],
             stamp: if gc == GcPolicy::CostBenefit { vec![0; blocks] } else { Vec::new() },
@@ -200,15 +212,16 @@ impl Ftl {
         self.erases.fill(0);
     }
 
-    #[inline]
+    /// Unmaps `lpn`; its old page, if any, becomes invalid by that alone (see `p2l`): one
+    /// random access to `l2p`, and the old block's count, with no second miss that depends on
+    /// the first.
+    #[inline(always)]
     fn invalidate(&mut self, lpn: u32) {
         let old = std::mem::replace(&mut self.l2p[lpn as usize], UNMAPPED);
         if old == UNMAPPED {
             return;
         }
-        let old = old - 1;
-        self.p2l[old as usize] = INVALID;
-        let b = self.geo.block_of_page(old) as usize;
+        let b = self.geo.block_of_page(old - 1) as usize;
         self.valid[b] -= 1;
         if self.gc == GcPolicy::CostBenefit {
             self.stamp[b] = self.clock;
@@ -291,28 +304,41 @@ impl Ftl {
             )));
         }
         // Valid pages go to the frontier in runs: a fresh block is opened only when it fills.
+        // 64 pages at a time: first which are valid (each page's `l2p` entry, loads independent
+        // of one another, so their misses overlap), then the copies (their `l2p` stores hit the
+        // lines just loaded).
         let first = victim * ppb;
         let mut copies = 0;
         let mut run = 0; // pages copied into the current frontier block
-        for ppn in first..first + ppb {
-            let entry = self.p2l[ppn as usize];
-            if entry <= INVALID {
-                continue;
+        for lo in (first..first + ppb).step_by(64) {
+            let hi = (lo + 64).min(first + ppb);
+            let (l2p, p2l) = (&*self.l2p, &*self.p2l);
+            let mut live = 0u64;
+            for ppn in lo..hi {
+                let entry = p2l[ppn as usize];
+                let lpn = entry.wrapping_sub(FIRST_LPN) as usize;
+                let valid = entry >= FIRST_LPN && l2p.get(lpn).is_some_and(|&e| e == ppn + 1);
+                live |= u64::from(valid) << (ppn - lo);
             }
-            let pl = &mut self.planes[plane as usize];
-            let dst = if pl.wp < ppb {
-                pl.wp += 1;
-                pl.open * ppb + pl.wp - 1
-            } else {
-                let open = pl.open;
-                self.valid[open as usize] += run;
-                run = 0;
-                self.allocate(plane)?
-            };
-            self.l2p[(entry - 2) as usize] = dst + 1;
-            self.p2l[dst as usize] = entry;
-            run += 1;
-            copies += 1;
+            while live != 0 {
+                let ppn = lo + live.trailing_zeros();
+                live &= live - 1;
+                let entry = self.p2l[ppn as usize];
+                let pl = &mut self.planes[plane as usize];
+                let dst = if pl.wp < ppb {
+                    pl.wp += 1;
+                    pl.open * ppb + pl.wp - 1
+                } else {
+                    let open = pl.open;
+                    self.valid[open as usize] += run;
+                    run = 0;
+                    self.allocate(plane)?
+                };
+                self.l2p[(entry - FIRST_LPN) as usize] = dst + 1;
+                self.p2l[dst as usize] = entry;
+                run += 1;
+                copies += 1;
+            }
         }
         let open = self.planes[plane as usize].open;
         self.valid[open as usize] += run;
@@ -337,20 +363,23 @@ impl Ftl {
         for (lpn, &entry) in self.l2p.iter().enumerate() {
             if entry != UNMAPPED {
                 mapped += 1;
-                assert_eq!(self.p2l[entry as usize - 1], lpn as u32 + 2, "l2p and p2l disagree on logical page {lpn}");
+                assert_eq!(self.p2l[entry as usize - 1], lpn as u32 + FIRST_LPN, "l2p and p2l disagree on logical page {lpn}");
             }
         }
         let (mut free, mut valid, mut invalid) = (0u64, 0u64, 0u64);
         let free_blocks: std::collections::HashSet<u32> = self.planes.iter().flat_map(|p| p.free.iter().copied()).collect();
         for (b, &count) in self.valid.iter().enumerate() {
             let pages = &self.p2l[b * ppb as usize..(b + 1) * ppb as usize];
-            let v = pages.iter().filter(|&&l| l > INVALID).count() as u32;
+            let first = b as u32 * ppb;
+            let live = |k: usize, l: u32| l >= FIRST_LPN && self.l2p[(l - FIRST_LPN) as usize] == first + k as u32 + 1;
+            let v = pages.iter().enumerate().filter(|&(k, &l)| live(k, l)).count() as u32;
             assert_eq!(v, count & !NOT_CLOSED, "block {b} valid count");
             for (k, &l) in pages.iter().enumerate() {
+                assert!(l == FREE || l >= FIRST_LPN, "block {b} page {k}: p2l entry {l} names no logical page");
                 match l {
                     FREE => free += 1,
-                    INVALID => invalid += 1,
-                    l => assert_eq!(self.l2p[l as usize - 2], b as u32 * ppb + k as u32 + 1, "p2l and l2p disagree on block {b}"),
+                    l if live(k, l) => {}
+                    _ => invalid += 1,
                 }
             }
             if free_blocks.contains(&(b as u32)) {

@@ -13,6 +13,7 @@ pub mod disk;
 mod flash;
 pub mod ftl;
 pub mod geometry;
+pub mod table;
 pub mod timing;
 
 pub use config::{DeviceConfig, Eviction, PRESETS};

@@ -215,7 +215,7 @@ impl Timing {
             c.holes.retain(|h| h.1 > clock);
         }
         c.drop_early(clock);
-        if x == 0 {
+        if x == 0 && !c.holes.is_empty() {
             let d = match kind {
                 OpKind::Read => self.read_ns,
                 OpKind::Write => self.write_ns,
