@@ -30,21 +30,18 @@
 //!
 //! **Where the time goes** (`perf` on `bench/flash_speed.py`'s device path, the aged `lcr` drive:
 //! 58 MiB `l2p`, 64 MiB `p2l`, write amplification 5.6, so ~5.6 `l2p` entries rewritten a host
-//! write, at random). Of the samples, ~34% are in an invalidation (the host page's `l2p` entry,
-//! then its old page's `p2l` entry, which depends on it), ~31% in GC (mostly the `l2p` stores of
-//! the copies and the victim's `p2l` entries; ~3% the victim scan), ~7% in the logical-page
-//! lookup ([`super::Flash`]'s bitmaps), ~5% in the chips' timing; the rest is the loop. The
-//! device path is bound by the latency of random accesses to tables larger than the cache,
-//! each also a TLB miss with 4 KiB pages: with transparent huge pages for malloc's mappings
-//! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`, no code change) the same build does ~1.3x the host
-//! writes per CPU second (`bench/RESULTS.md`, device path). Advising huge pages from fcsim
-//! needs `madvise`, an unsafe call the workspace forbids (`unsafe_code = "forbid"`).
+//! write, at random). The path is bound by the latency of random accesses to tables larger than
+//! the cache. Three things shorten it: the tables sit in transparent huge pages on a
+//! preconditioned drive ([`super::table`], safe `madvise` through memmap2), so they miss the TLB
+//! far less; an invalidation writes only `l2p` (a physical page is valid when the `l2p` entry
+//! of the page its `p2l` names points back at it), so no second miss depends on the first; and
+//! GC tests a victim's pages in one pass of independent loads before it copies. What is left:
+//! the `l2p` miss of each invalidation, GC's overlapped loads and stores, and the logical-page
+//! lookup ([`super::Flash`]'s bitmaps). `cargo bench --bench flash_limit`, a minimal FTL over the
+//! same writes, is the machine's limit for this path (`bench/RESULTS.md`, device path).
 //!
-//! A valid-page bitmap per block in place of the invalidation's `p2l` write was tried (commit
-//! 7cf8ae5, same results) and gave no gain: 0.94x the host writes per CPU second, 2 runs each,
-//! on a shared machine where this very code measured 0.8-1.0x itself. The profile says why: the
-//! bitmap word (2 MiB for the drive) is a second miss dependent on the `l2p` entry, as `p2l`
-//! is; the cache it would fit in is shared. So invalid pages stay marked in `p2l`.
+//! A valid-page bitmap per block was tried (commit 7cf8ae5, same results) and gave no gain
+//! (0.94x): the bitmap word is a second miss dependent on the `l2p` entry.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
