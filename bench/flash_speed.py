@@ -142,7 +142,8 @@ setup = time.process_time() - c
 w, c = waited(), time.process_time()
 r = fcsim.simulate(sys.argv[1], "none", device="lcr", set=aged)
 c, w = time.process_time() - c, waited() - w
-row = [r.host_page_writes, r.flash_page_writes, r.sim_seconds, c - setup, w, r.write_amplification, r.device_state]
+row = [r.host_page_writes, r.flash_page_writes, r.sim_seconds, c - setup, w]
+row += [r.write_amplification, r.device_state]
 print(json.dumps(row))
 """
 
@@ -168,12 +169,19 @@ def device_path(runs: int, before: str | None, huge: bool = False) -> list:
     out = []
     for _ in range(runs):
         r = subprocess.run(
-            [exe, DEVICE_TRACE, "lcr", "fill=1", "steady=1", "runs=1"], capture_output=True, text=True, check=True
+            [exe, DEVICE_TRACE, "lcr", "fill=1", "steady=1", "runs=1"],
+            capture_output=True,
+            text=True,
+            check=True,
         )
         got = json.loads(r.stdout)
-        host, flash, wall, cpu, wait = (got[k] for k in ("host_writes", "flash_writes", "seconds", "cpu", "wait"))
+        host, flash, wall, cpu, wait = (
+            got[k] for k in ("host_writes", "flash_writes", "seconds", "cpu", "wait")
+        )
         out.append((LIMIT, host, flash, wall[0], cpu[0], wait[0], flash / host, "aged as fcsim's"))
-        print(f"device limit: {host / cpu[0] / 1e6:.2f}M host page writes per CPU second, WA {flash / host:.2f}")
+        print(
+            f"device limit: {host / cpu[0] / 1e6:.2f}M host page writes per CPU second, WA {flash / host:.2f}"
+        )
         for name, path, hp in builds:
             env = dict(os.environ)
             if path:
@@ -191,7 +199,8 @@ def device_path(runs: int, before: str | None, huge: bool = False) -> list:
             out.append((name, host, flash, wall, cpu, wait, wa, state))
             print(
                 f"device path ({name}): {host / cpu / 1e6:.2f}M host page writes per CPU second "
-                f"({host / wall / 1e6:.2f}M/s wall, {wait:.2f} s of {wall:.2f} waiting for a CPU), WA {wa:.2f}"
+                f"({host / wall / 1e6:.2f}M/s wall, {wait:.2f} s of {wall:.2f} waiting for a CPU), "
+                f"WA {wa:.2f}"
             )
     return out
 
@@ -224,7 +233,8 @@ def device_lines(dev: list, runs: int) -> list[str]:
     for name, host, flash, wall, cpu, wait, wa, state in dev:
         n[name] = n.get(name, 0) + 1
         lines.append(
-            f"| {name} | {n[name]} | {host / cpu / 1e6:.2f}M | {flash / cpu / 1e6:.2f}M | {host / wall / 1e6:.2f}M "
+            f"| {name} | {n[name]} | {host / cpu / 1e6:.2f}M | {flash / cpu / 1e6:.2f}M "
+            f"| {host / wall / 1e6:.2f}M "
             f"| {wait:.2f} s of {wall:.2f} s | {wa:.2f} | {state} |"
         )
     med = {
@@ -238,7 +248,9 @@ def device_lines(dev: list, runs: int) -> list[str]:
     base, lim = med.get("before"), med[LIMIT]
     lines += ["", f"Medians of {runs} runs each (host page writes):", ""]
     for name, (c, w) in med.items():
-        ratio = f", {c / base[0]:.2f}x before's per CPU second" if base and name not in ("before", LIMIT) else ""
+        ratio = (
+            f", {c / base[0]:.2f}x before's per CPU second" if base and name not in ("before", LIMIT) else ""
+        )
         of = f", {c / lim[0]:.2f}x the limit" if name != LIMIT else ""
         lines.append(f"- {name}: {c / 1e6:.2f}M per CPU second{of}{ratio} ({w / 1e6:.2f}M/s wall)")
     c = med["after" if base else "this"][0]
@@ -248,7 +260,8 @@ def device_lines(dev: list, runs: int) -> list[str]:
         f"Against issue 29's 5M host page writes/s: fcsim {5e6 / c:.1f}x short per CPU second; the",
         f"minimal FTL on this machine does {lim[0] / 1e6:.2f}M"
         + (" (the target is out of reach of the tables themselves here)." if lim[0] < 5e6 else "."),
-        "Where the time goes: the FTL's module doc (`crates/fcsim/src/device/ftl.rs`, *Where the time goes*).",
+        "Where the time goes: the FTL's module doc (`crates/fcsim/src/device/ftl.rs`, "
+        "*Where the time goes*).",
     ]
     return lines
 
