@@ -51,6 +51,7 @@ impl Arc {
         Arc { arena: Arena::with_capacity(2 * c), lists: [List::default(); 4], c, p: 0.0 }
     }
 
+    #[inline]
     fn len(&self, tag: u8) -> usize {
         self.lists[tag as usize].len()
     }
@@ -65,11 +66,13 @@ impl Arc {
     }
 
     /// Moves node `i` (unlinked) to the MRU end of list `tag`.
+    #[inline]
     fn push(&mut self, i: u32, tag: u8) {
         self.arena.node_mut(i).tag = tag;
         self.lists[tag as usize].push_front(&mut self.arena, i);
     }
 
+    #[inline]
     fn unlink(&mut self, i: u32) {
         let tag = self.arena.node(i).tag;
         self.lists[tag as usize].unlink(&mut self.arena, i);
@@ -99,8 +102,12 @@ impl Policy for Arc {
         match self.arena.find(a.key) {
             Ok(i) if self.arena.node(i).tag <= T2 => {
                 // Case I: a hit in T1 or T2 moves the page to the MRU end of T2.
-                self.unlink(i);
-                self.push(i, T2);
+                if self.arena.node(i).tag == T2 {
+                    self.lists[T2 as usize].move_to_front(&mut self.arena, i);
+                } else {
+                    self.lists[T1 as usize].unlink(&mut self.arena, i);
+                    self.push(i, T2);
+                }
                 let was = touch(&mut self.arena, i, a.write);
                 Outcome::Hit { dirty: was }
             }
