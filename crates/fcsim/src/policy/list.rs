@@ -543,6 +543,11 @@ mod tests {
         assert_eq!(a.retarget(i, 7, 0, true).key, 1 << 20);
         assert_eq!((a.get(7), a.get(1 << 20)), (Some(i), None));
         assert_eq!(a.claim(7, None, 0, false), Ok(i));
+        // find + occupy: the slot found for a missing key maps it; a present key is found.
+        assert!(matches!(a.find(7), Ok(j) if j == i));
+        let Err(v) = a.find(11) else { panic!("key 11 is not mapped") };
+        let j = a.occupy(v, 11, None, 0, true);
+        assert_eq!((a.get(11), a.node(j).key, a.node(j).dirty), (Some(j), 11, true));
     }
 
     #[test]
