@@ -51,6 +51,7 @@ impl Arc {
         Arc { arena: Arena::with_capacity(2 * c), lists: [List::default(); 4], c, p: 0.0 }
     }
 
+    #[inline]
     fn len(&self, tag: u8) -> usize {
         self.lists[tag as usize].len()
     }
@@ -65,21 +66,16 @@ impl Arc {
     }
 
     /// Moves node `i` (unlinked) to the MRU end of list `tag`.
+    #[inline]
     fn push(&mut self, i: u32, tag: u8) {
         self.arena.node_mut(i).tag = tag;
         self.lists[tag as usize].push_front(&mut self.arena, i);
     }
 
+    #[inline]
     fn unlink(&mut self, i: u32) {
         let tag = self.arena.node(i).tag;
         self.lists[tag as usize].unlink(&mut self.arena, i);
-    }
-
-    /// Forgets the LRU id of a ghost list.
-    fn drop_lru_ghost(&mut self, tag: u8) {
-        if let Some(i) = self.lists[tag as usize].pop_back(&mut self.arena) {
-            self.arena.release(i);
-        }
     }
 
     /// REPLACE(x, p) of Fig. 4: demotes one cached page to its ghost list.
@@ -101,16 +97,21 @@ impl Arc {
 }
 
 impl Policy for Arc {
+    #[inline]
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        match self.arena.get(a.key) {
-            Some(i) if self.arena.node(i).tag <= T2 => {
+        match self.arena.find(a.key) {
+            Ok(i) if self.arena.node(i).tag <= T2 => {
                 // Case I: a hit in T1 or T2 moves the page to the MRU end of T2.
-                self.unlink(i);
-                self.push(i, T2);
+                if self.arena.node(i).tag == T2 {
+                    self.lists[T2 as usize].move_to_front(&mut self.arena, i);
+                } else {
+                    self.lists[T1 as usize].unlink(&mut self.arena, i);
+                    self.push(i, T2);
+                }
                 let was = touch(&mut self.arena, i, a.write);
                 Outcome::Hit { dirty: was }
             }
-            Some(i) => {
+            Ok(i) => {
                 // Cases II and III: a hit in B1 or B2 adapts p, then the page enters T2.
                 let in_b2 = self.arena.node(i).tag == B2;
                 let (b1, b2) = (self.len(B1), self.len(B2));
@@ -127,28 +128,35 @@ impl Policy for Arc {
                 self.push(i, T2);
                 Outcome::Miss { admitted: true }
             }
-            None => {
-                // Case IV: a page in no list.
+            Err(v) => {
+                // Case IV: a page in no list. The node the directory lets go of (B1's or B2's
+                // LRU id, or T1's LRU page) is reused for the new page; nothing here changes
+                // the index before `occupy`, so the slot found above stays valid.
                 let full = self.full();
+                let mut reuse = None;
                 if self.len(T1) + self.len(B1) >= self.c {
                     if self.len(B1) > 0 {
-                        self.drop_lru_ghost(B1);
+                        reuse = self.lists[B1 as usize].pop_back(&mut self.arena);
                         if full {
                             self.replace(false, evicted);
                         }
                     } else if let Some(i) = self.lists[T1 as usize].pop_back(&mut self.arena) {
-                        let n = self.arena.release(i);
+                        let n = self.arena.node(i);
                         evicted.push(Evicted { key: n.key, dirty: n.dirty });
+                        reuse = Some(i);
                     }
                 } else {
                     if self.len(T1) + self.len(T2) + self.len(B1) + self.len(B2) >= 2 * self.c {
-                        self.drop_lru_ghost(B2);
+                        reuse = self.lists[B2 as usize].pop_back(&mut self.arena);
                     }
                     if full {
                         self.replace(false, evicted);
                     }
                 }
-                let i = self.arena.alloc(a.key, T1, a.write);
+                let i = self.arena.occupy(v, a.key, reuse, T1, a.write);
+                if reuse.is_some() {
+                    self.arena.retarget(i, a.key, T1, a.write);
+                }
                 self.lists[T1 as usize].push_front(&mut self.arena, i);
                 Outcome::Miss { admitted: true }
             }

@@ -42,28 +42,35 @@ impl Clock {
 }
 
 impl Policy for Clock {
+    #[inline]
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        if let Some(i) = self.arena.get(a.key) {
-            let n = self.arena.node_mut(i);
-            n.count = (n.count + 1).min(self.max);
-            let was = n.dirty;
-            n.dirty |= a.write;
-            return Outcome::Hit { dirty: was };
-        }
+        let v = match self.arena.find(a.key) {
+            Ok(i) => {
+                let n = self.arena.node_mut(i);
+                n.count = (n.count + 1).min(self.max);
+                let was = n.dirty;
+                n.dirty |= a.write;
+                return Outcome::Hit { dirty: was };
+            }
+            Err(v) => v,
+        };
+        // The hand moves pages but not the index, so the slot found above stays valid; the
+        // victim's node is reused for the new page (one probe per miss, as in LRU).
         if self.queue.len() == self.capacity {
             while let Some(t) = self.queue.back() {
                 let n = self.arena.node_mut(t);
                 if n.count == 0 {
-                    self.queue.unlink(&mut self.arena, t);
-                    let n = self.arena.release(t);
-                    evicted.push(Evicted { key: n.key, dirty: n.dirty });
-                    break;
+                    let i = self.arena.occupy(v, a.key, Some(t), 0, a.write);
+                    let old = self.arena.retarget(i, a.key, 0, a.write);
+                    evicted.push(Evicted { key: old.key, dirty: old.dirty });
+                    self.queue.move_to_front(&mut self.arena, i);
+                    return Outcome::Miss { admitted: true };
                 }
                 n.count -= 1;
                 self.queue.move_to_front(&mut self.arena, t);
             }
         }
-        let i = self.arena.alloc(a.key, 0, a.write);
+        let i = self.arena.occupy(v, a.key, None, 0, a.write);
         self.queue.push_front(&mut self.arena, i);
         Outcome::Miss { admitted: true }
     }

@@ -202,6 +202,10 @@ impl Index {
     }
 }
 
+/// The index slot where a key [`Arena::find`] missed would go.
+#[derive(Debug, Clone, Copy)]
+pub struct Vacant(usize);
+
 /// Node storage with a free list, plus the key → node index.
 #[derive(Debug, Default)]
 pub struct Arena {
@@ -244,10 +248,31 @@ impl Arena {
     /// fresh unlinked node.
     #[inline(always)]
     pub fn claim(&mut self, key: u64, reuse: Option<u32>, tag: u8, dirty: bool) -> Result<u32, u32> {
-        let (mut p, found) = self.index.probe(key, &self.nodes);
-        if found {
-            return Ok(self.index.node_at(p));
+        match self.find(key) {
+            Ok(i) => Ok(i),
+            Err(v) => Err(self.occupy(v, key, reuse, tag, dirty)),
         }
+    }
+
+    /// One probe of the index: `Ok(node)` if `key` is present, else the empty slot where it
+    /// would go, for [`Arena::occupy`]. For a policy that must choose its victim only on a miss
+    /// (a hand that moves pages): the slot stays valid while the index is not changed.
+    #[inline(always)]
+    pub fn find(&self, key: u64) -> Result<u32, Vacant> {
+        let (p, found) = self.index.probe(key, &self.nodes);
+        if found {
+            Ok(self.index.node_at(p))
+        } else {
+            Err(Vacant(p))
+        }
+    }
+
+    /// Maps `key`, which [`Arena::find`] just missed at `v` (the index unchanged since), to a
+    /// node: `reuse` if given (as in [`Arena::claim`]; follow with [`Arena::retarget`]), else a
+    /// fresh unlinked node. Returns the node.
+    #[inline(always)]
+    pub fn occupy(&mut self, v: Vacant, key: u64, reuse: Option<u32>, tag: u8, dirty: bool) -> u32 {
+        let mut p = v.0;
         if 2 * (self.index.len + 1) > self.index.slots.len() {
             self.index.reserve_one();
             p = self.index.probe(key, &self.nodes).0;
@@ -258,7 +283,7 @@ impl Arena {
         };
         // A reused node still holds its old key until `retarget`; the slot has the new key's hash.
         self.index.fill(p, key, i);
-        Err(i)
+        i
     }
 
     /// Gives a claimed reused node its new key: unmaps the old key, resets the node's counter,
@@ -518,6 +543,11 @@ mod tests {
         assert_eq!(a.retarget(i, 7, 0, true).key, 1 << 20);
         assert_eq!((a.get(7), a.get(1 << 20)), (Some(i), None));
         assert_eq!(a.claim(7, None, 0, false), Ok(i));
+        // find + occupy: the slot found for a missing key maps it; a present key is found.
+        assert!(matches!(a.find(7), Ok(j) if j == i));
+        let Err(v) = a.find(11) else { panic!("key 11 is not mapped") };
+        let j = a.occupy(v, 11, None, 0, true);
+        assert_eq!((a.get(11), a.node(j).key, a.node(j).dirty), (Some(j), 11, true));
     }
 
     #[test]

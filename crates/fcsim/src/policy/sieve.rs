@@ -35,37 +35,48 @@ impl Sieve {
         Sieve { arena: Arena::with_capacity(capacity), queue: List::default(), capacity, hand: NIL }
     }
 
-    fn evict(&mut self, evicted: &mut Vec<Evicted>) {
+    /// Moves the hand to the page to evict (clearing the bits it passes) and returns it; the
+    /// hand then rests at its neighbour towards the head, or NIL.
+    #[inline]
+    fn victim(&mut self) -> Option<u32> {
         let mut cur = if self.hand == NIL { self.queue.back() } else { Some(self.hand) };
         while let Some(i) = cur {
             let n = self.arena.node_mut(i);
             if n.count == 0 {
                 self.hand = self.queue.prev(&self.arena, i).unwrap_or(NIL);
-                self.queue.unlink(&mut self.arena, i);
-                let n = self.arena.release(i);
-                evicted.push(Evicted { key: n.key, dirty: n.dirty });
-                return;
+                return Some(i);
             }
             n.count = 0;
             cur = self.queue.prev(&self.arena, i).or_else(|| self.queue.back());
         }
+        None
     }
 }
 
 impl Policy for Sieve {
+    #[inline]
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        if let Some(i) = self.arena.get(a.key) {
-            let n = self.arena.node_mut(i);
-            n.count = 1;
-            let was = n.dirty;
-            n.dirty |= a.write;
-            return Outcome::Hit { dirty: was };
+        let v = match self.arena.find(a.key) {
+            Ok(i) => {
+                let n = self.arena.node_mut(i);
+                n.count = 1;
+                let was = n.dirty;
+                n.dirty |= a.write;
+                return Outcome::Hit { dirty: was };
+            }
+            Err(v) => v,
+        };
+        // The hand clears bits but leaves the index alone, so the slot found above stays valid;
+        // the victim's node is reused for the new page, which goes to the head.
+        let victim = if self.queue.len() == self.capacity { self.victim() } else { None };
+        let i = self.arena.occupy(v, a.key, victim, 0, a.write);
+        if victim.is_some() {
+            let old = self.arena.retarget(i, a.key, 0, a.write);
+            evicted.push(Evicted { key: old.key, dirty: old.dirty });
+            self.queue.move_to_front(&mut self.arena, i);
+        } else {
+            self.queue.push_front(&mut self.arena, i);
         }
-        if self.queue.len() == self.capacity {
-            self.evict(evicted);
-        }
-        let i = self.arena.alloc(a.key, 0, a.write);
-        self.queue.push_front(&mut self.arena, i);
         Outcome::Miss { admitted: true }
     }
 

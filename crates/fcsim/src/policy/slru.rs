@@ -39,24 +39,29 @@ pub struct Slru {
     segs: Vec<List>,
     seg_cap: usize,
     capacity: usize,
+    /// Pages in all segments.
+    len: usize,
 }
 
 impl Slru {
     pub fn new(capacity: usize, n: usize) -> Self {
-        Slru { arena: Arena::with_capacity(capacity), segs: vec![List::default(); n], seg_cap: (capacity / n).max(1), capacity }
+        Slru { arena: Arena::with_capacity(capacity), segs: vec![List::default(); n], seg_cap: (capacity / n).max(1), capacity, len: 0 }
     }
 
-    fn len_all(&self) -> usize {
-        self.segs.iter().map(List::len).sum()
+    /// Unlinks the LRU page of the lowest non-empty segment (the next to evict) and returns it.
+    #[inline]
+    fn pop_victim(&mut self) -> Option<u32> {
+        let k = self.segs.iter().position(|s| !s.is_empty())?;
+        let v = self.segs[k].pop_back(&mut self.arena)?;
+        self.len -= 1;
+        Some(v)
     }
 
     /// Evicts the LRU page of the lowest non-empty segment.
     fn evict(&mut self, evicted: &mut Vec<Evicted>) {
-        if let Some(k) = self.segs.iter().position(|s| !s.is_empty()) {
-            if let Some(v) = self.segs[k].pop_back(&mut self.arena) {
-                let n = self.arena.release(v);
-                evicted.push(Evicted { key: n.key, dirty: n.dirty });
-            }
+        if let Some(v) = self.pop_victim() {
+            let n = self.arena.release(v);
+            evicted.push(Evicted { key: n.key, dirty: n.dirty });
         }
     }
 
@@ -77,44 +82,50 @@ impl Slru {
 }
 
 impl Policy for Slru {
+    #[inline]
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
-        if let Some(i) = self.arena.get(a.key) {
-            let was = touch(&mut self.arena, i, a.write);
-            let k = self.arena.node(i).tag as usize;
-            if k + 1 == self.segs.len() {
-                self.segs[k].move_to_front(&mut self.arena, i);
-            } else {
-                self.segs[k].unlink(&mut self.arena, i);
-                self.arena.node_mut(i).tag = (k + 1) as u8;
-                self.segs[k + 1].push_front(&mut self.arena, i);
-                self.cool(k + 1, evicted);
+        let v = match self.arena.find(a.key) {
+            Ok(i) => {
+                let was = touch(&mut self.arena, i, a.write);
+                let k = self.arena.node(i).tag as usize;
+                if k + 1 == self.segs.len() {
+                    self.segs[k].move_to_front(&mut self.arena, i);
+                } else {
+                    self.segs[k].unlink(&mut self.arena, i);
+                    self.arena.node_mut(i).tag = (k + 1) as u8;
+                    self.segs[k + 1].push_front(&mut self.arena, i);
+                    self.cool(k + 1, evicted);
+                }
+                return Outcome::Hit { dirty: was };
             }
-            return Outcome::Hit { dirty: was };
-        }
-        while self.len_all() >= self.capacity {
+            Err(v) => v,
+        };
+        // A full cache evicts one page (the LRU page of the lowest non-empty segment), whose
+        // node the new page takes: the index is untouched until then, so the slot found above
+        // is still where the new key goes.
+        while self.len > self.capacity {
             self.evict(evicted);
         }
-        let k = match self.segs.iter().position(|s| s.len() < self.seg_cap) {
-            Some(k) => k,
-            None => {
-                while self.len_all() >= self.capacity {
-                    self.evict(evicted);
-                }
-                0
-            }
-        };
-        let i = self.arena.alloc(a.key, k as u8, a.write);
+        let victim = if self.len == self.capacity { self.pop_victim() } else { None };
+        let k = self.segs.iter().position(|s| s.len() < self.seg_cap).unwrap_or(0);
+        let i = self.arena.occupy(v, a.key, victim, k as u8, a.write);
+        if victim.is_some() {
+            let old = self.arena.retarget(i, a.key, k as u8, a.write);
+            evicted.push(Evicted { key: old.key, dirty: old.dirty });
+        }
         self.segs[k].push_front(&mut self.arena, i);
+        self.len += 1;
         Outcome::Miss { admitted: true }
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
         let n = take(&mut self.arena, &mut self.segs, key)?;
+        self.len -= 1;
         Some(n.dirty)
     }
 
     fn len(&self) -> usize {
-        self.len_all()
+        self.len
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
