@@ -102,10 +102,9 @@ impl Policy for Slru {
         };
         // A full cache evicts one page (the LRU page of the lowest non-empty segment), whose
         // node the new page takes: the index is untouched until then, so the slot found above
-        // is still where the new key goes.
-        while self.len > self.capacity {
-            self.evict(evicted);
-        }
+        // is still where the new key goes. (The capacity is fixed, so the cache is never over
+        // it: a release here would move index entries and stale the slot.)
+        debug_assert!(self.len <= self.capacity);
         let victim = if self.len == self.capacity { self.pop_victim() } else { None };
         let k = self.segs.iter().position(|s| s.len() < self.seg_cap).unwrap_or(0);
         let i = self.arena.occupy(v, a.key, victim, k as u8, a.write);
