@@ -261,7 +261,9 @@ def device_lines(dev: list, runs: int) -> list[str]:
     lines += ["", f"Medians of {runs} runs each (host page writes):", ""]
     for name, (c, w) in med.items():
         ratio = (
-            f", {c / base[0]:.2f}x before's per CPU second" if base and name not in ("before", LIMIT) else ""
+            f", {c / base[0]:.2f}x before's per CPU second"
+            if base and name not in ("before", LIMIT, FTL_ALONE, FLASH_ALONE)
+            else ""
         )
         of = f", {c / lim[0]:.2f}x the limit" if name != LIMIT else ""
         lines.append(f"- {name}: {c / 1e6:.2f}M per CPU second{of}{ratio} ({w / 1e6:.2f}M/s wall)")
