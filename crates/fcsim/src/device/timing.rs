@@ -203,10 +203,10 @@ impl Timing {
 
     /// Whether the chips keep the ops pending at the clock, which [`Timing::load`] (the device
     /// view's chip load, LCR eq. 2) reads; on by default. A run whose tier never asks for a
-    /// chip's load (`--policy none`) turns it off: on a saturated drive the queue is what costs,
-    /// a push and a growing deque per op (most of the device's time around the FTL, measured by
-    /// `cargo bench --bench flash_limit`), and no completion time, busy time, epoch or load
-    /// figure reads it. Invariant: while on, each chip's `pending` holds exactly its ops
+    /// chip's load (`--policy none`) turns it off: on a saturated drive the queue costs a push
+    /// per op into a deque that keeps growing (and its reallocations), and no completion time,
+    /// busy time, epoch or load figure reads it (`bench/RESULTS.md`, device path: `before`
+    /// against `after`). Invariant: while on, each chip's `pending` holds exactly its ops
     /// submitted outside holes and not completed by the clock; while off, it is empty and
     /// [`Timing::load`] must not be called.
     pub fn keep_queue(&mut self, on: bool) {
