@@ -155,6 +155,9 @@ HUGE = "glibc.malloc.hugetlb=1"
 
 
 LIMIT = "limit (minimal FTL)"
+# fcsim's own parts, timed by the limit's binary on the same in-memory writes (its module doc).
+FTL_ALONE = "fcsim FTL alone (in memory)"
+FLASH_ALONE = "fcsim device alone (in memory)"
 
 
 def device_path(runs: int, before: str | None, huge: bool = False) -> list:
@@ -179,6 +182,10 @@ def device_path(runs: int, before: str | None, huge: bool = False) -> list:
             got[k] for k in ("host_writes", "flash_writes", "seconds", "cpu", "wait")
         )
         out.append((LIMIT, host, flash, wall[0], cpu[0], wait[0], flash / host, "aged as fcsim's"))
+        # CPU time only (no wall or wait figure): the wall column repeats it, the wait is 0.
+        for name, key in ((FTL_ALONE, "ftl_cpu"), (FLASH_ALONE, "flash_cpu")):
+            c = got[key][0]
+            out.append((name, host, flash, c, c, 0.0, flash / host, "aged as fcsim's; CPU time only"))
         print(
             f"device limit: {host / cpu[0] / 1e6:.2f}M host page writes per CPU second, WA {flash / host:.2f}"
         )
@@ -222,6 +229,11 @@ def device_lines(dev: list, runs: int) -> list[str]:
         "benchmark (flat l2p and p2l, per-block valid counts, greedy GC by a minimum over the plane's",
         "counts, a serial server per chip) on the same geometry, OP, GC reserve and preconditioning,",
         "over the same logical page writes held in memory; its flash writes must equal fcsim's.",
+        f"`{FTL_ALONE}` and `{FLASH_ALONE}`: the same binary, in the same run, times fcsim's own",
+        "`Ftl` (placement, invalidation, GC; no chip time) and its `Flash` device (the FTL with each",
+        "op on its chip's timing, loads and load-balance epochs, the clock advanced per arrival) over",
+        "the same writes in memory (CPU time only): with the limit and the end-to-end row they split",
+        "the gap into the FTL, the device around it and the simulation loop.",
         f"`huge pages`: the same build run with `GLIBC_TUNABLES={HUGE}`.",
         "Issue 29's target: ≥ 5M host page writes/s.",
         "",
@@ -249,7 +261,9 @@ def device_lines(dev: list, runs: int) -> list[str]:
     lines += ["", f"Medians of {runs} runs each (host page writes):", ""]
     for name, (c, w) in med.items():
         ratio = (
-            f", {c / base[0]:.2f}x before's per CPU second" if base and name not in ("before", LIMIT) else ""
+            f", {c / base[0]:.2f}x before's per CPU second"
+            if base and name not in ("before", LIMIT, FTL_ALONE, FLASH_ALONE)
+            else ""
         )
         of = f", {c / lim[0]:.2f}x the limit" if name != LIMIT else ""
         lines.append(f"- {name}: {c / 1e6:.2f}M per CPU second{of}{ratio} ({w / 1e6:.2f}M/s wall)")
@@ -263,6 +277,16 @@ def device_lines(dev: list, runs: int) -> list[str]:
         "Where the time goes: the FTL's module doc (`crates/fcsim/src/device/ftl.rs`, "
         "*Where the time goes*).",
     ]
+    if FTL_ALONE in med and FLASH_ALONE in med:
+        ns = {k: 1e9 / med[k][0] for k in (LIMIT, FTL_ALONE, FLASH_ALONE)}
+        end = 1e9 / c
+        lines += [
+            "",
+            f"Per host write (CPU ns, medians): the limit {ns[LIMIT]:.0f}; fcsim's FTL alone "
+            f"{ns[FTL_ALONE]:.0f} ({ns[FTL_ALONE] - ns[LIMIT]:+.0f}); its device alone "
+            f"{ns[FLASH_ALONE]:.0f} (chip timing and accounting {ns[FLASH_ALONE] - ns[FTL_ALONE]:+.0f}); "
+            f"end to end {end:.0f} (the simulation loop around the device {end - ns[FLASH_ALONE]:+.0f}).",
+        ]
     return lines
 
 

@@ -32,6 +32,16 @@
 //!
 //! Reads (if the trace has any) cost their chip a read on the page's static plane and nothing
 //! else; trims are skipped.
+//!
+//! **Where fcsim's time goes.** Each run also times, on a copy of the same aged state and the
+//! same in-memory operations, two parts of fcsim itself: its FTL alone
+//! ([`fcsim::device::ftl::Ftl`]: each write placed on its static plane, invalidated and
+//! collected, no chip time; `ftl_cpu`), and its whole flash device ([`Flash`]: the FTL, each
+//! op on its chip's timing with the load and load-balance accounting, the clock advanced at each
+//! arrival, as the simulation loop does with `--policy none`; `flash_cpu`). Their flash writes must equal the
+//! limit's. The limit, the FTL alone, the device alone and `--policy none` end to end (the
+//! script's row) split fcsim's gap into the FTL, the device around it and the simulation loop
+//! (trace generation, key assignment, the tier, response times).
 
 use fcsim::device::table::Table;
 use fcsim::device::{DeviceConfig, Flash};
@@ -212,9 +222,28 @@ fn main() {
         }
     }
     (aged.copies, aged.erases) = (0, 0);
+    // fcsim's own FTL, preconditioned alike (the device preconditions through it the same way).
+    let g = cfg.geometry;
+    let mut fc_aged = fcsim::device::ftl::Ftl::with_tables(g, cfg.user_pages, cfg.gc, cfg.gc_reserve_blocks, n > 0);
+    let mut rng = StdRng::seed_from_u64(cfg.seed);
+    for l in 0..n {
+        fc_aged.write(l, g.static_plane(l)).expect("a write");
+    }
+    if n > 0 {
+        for _ in 0..(cfg.steady * f64::from(user)).round() as u64 {
+            let l = rng.gen_range(0..n);
+            fc_aged.write(l, g.static_plane(l)).expect("a write");
+        }
+    }
+    fc_aged.reset_stats();
 
     let (rd, wr, er) = (cfg.read_ns, cfg.write_ns, cfg.erase_ns);
     let (mut seconds, mut cpu, mut wait) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut ftl_cpu, mut flash_cpu) = (Vec::new(), Vec::new());
+    let cpu_since = |s0: Option<(f64, f64)>, t0: Instant| match (s0, schedstat()) {
+        (Some((c0, _)), Some((c1, _))) => c1 - c0,
+        _ => t0.elapsed().as_secs_f64(),
+    };
     let (mut writes, mut flash, mut erases, mut last) = (0u64, 0u64, 0u64, 0u64);
     for _ in 0..runs {
         let mut ftl = aged.clone();
@@ -245,12 +274,41 @@ fn main() {
         flash = writes + ftl.copies;
         erases = ftl.erases;
         last = std::hint::black_box(free_at.iter().copied().max().unwrap_or(0));
+
+        // fcsim's FTL alone.
+        let mut ftl = fc_aged.clone();
+        let (s0, t0) = (schedstat(), Instant::now());
+        for &(lpn, _, write) in &ops {
+            if write {
+                ftl.write(lpn, g.static_plane(lpn)).expect("a write");
+            }
+        }
+        ftl_cpu.push(cpu_since(s0, t0));
+        assert_eq!(ftl.stats.host_writes + ftl.stats.gc_copies, flash, "fcsim's FTL and the limit disagree on flash writes");
+        drop(ftl);
+
+        // fcsim's flash device (FTL and chip timing), preconditioned from the process's cache.
+        let mut dev = Flash::new(cfg.clone(), None).expect("the device");
+        dev.keep_queue(false); // as `--policy none` runs it: no policy asks for a chip's load
+        let (s0, t0) = (schedstat(), Instant::now());
+        let mut end = 0;
+        for &(lpn, t, write) in &ops {
+            dev.timing_mut().advance(t);
+            let done = if write { dev.write(lpn, t) } else { dev.read(lpn, t) };
+            end = end.max(done.expect("below the horizon"));
+        }
+        flash_cpu.push(cpu_since(s0, t0));
+        let st = dev.stats();
+        assert_eq!(st.host_writes + st.gc_copies, flash, "fcsim's device and the limit disagree on flash writes");
+        std::hint::black_box(end);
     }
     let list = |v: &[f64]| v.iter().map(|s| format!("{s:.6}")).collect::<Vec<_>>().join(", ");
     println!(
-        "{{\"host_writes\": {writes}, \"flash_writes\": {flash}, \"erasures\": {erases}, \"last_completion_ns\": {last}, \"seconds\": [{}], \"cpu\": [{}], \"wait\": [{}]}}",
+        "{{\"host_writes\": {writes}, \"flash_writes\": {flash}, \"erasures\": {erases}, \"last_completion_ns\": {last}, \"seconds\": [{}], \"cpu\": [{}], \"wait\": [{}], \"ftl_cpu\": [{}], \"flash_cpu\": [{}]}}",
         list(&seconds),
         list(&cpu),
-        list(&wait)
+        list(&wait),
+        list(&ftl_cpu),
+        list(&flash_cpu)
     );
 }

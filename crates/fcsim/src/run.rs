@@ -203,7 +203,9 @@ pub fn simulate(
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
     let device = match (flash, device) {
-        (Some(flash), Some((dc, used))) if !ssd => {
+        (Some(mut flash), Some((dc, used))) if !ssd => {
+            // `none` never asks the device view for a chip's load: the chips keep no queue.
+            flash.keep_queue(info.name != "none");
             let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, eviction: dc.eviction };
             run.drive(reader.as_mut(), &mut b, progress)?;
             Some(device_row(&mut run, &b.store, used, setup_seconds, None))

@@ -272,6 +272,12 @@ impl Flash {
         &mut self.timing
     }
 
+    /// See [`Timing::keep_queue`]: off only for a run that never asks the view for a chip's
+    /// load.
+    pub fn keep_queue(&mut self, on: bool) {
+        self.timing.keep_queue(on);
+    }
+
     /// Records every chip op as (chip, start, end), for tests.
     pub fn log_ops(&mut self) {
         self.timing.log = Some(Vec::new());

@@ -42,6 +42,23 @@
 //!
 //! A valid-page bitmap per block was tried (commit 7cf8ae5, same results) and gave no gain
 //! (0.94x): the bitmap word is a second miss dependent on the `l2p` entry.
+//!
+//! **Against the limit** (`flash_limit` times this FTL alone and the whole [`super::Flash`]
+//! device on the limit's in-memory writes, in the same run: `bench/RESULTS.md`, device path).
+//! This FTL alone is within about 10% of the minimal one (they touch the same number of random
+//! lines a write: the `l2p` entry, ~5.6 GC copies' `l2p` entries; the limit also marks `p2l` on
+//! invalidation and scans a plane's counts scalar). The rest of the gap is around it: the chips'
+//! timing and accounting (per op: a load-window record with a division per window, the
+//! load-balance epoch, the hole and early-op checks) and the simulation loop (trace generation,
+//! the key-to-logical-page assignment, the tier, the response-time histogram). The chips' pending
+//! queue, which only the view's chip load reads and which grows on a saturated drive, is no
+//! longer kept under `--policy none` ([`super::timing::Timing::keep_queue`]).
+//! Tried and dropped (same results, no gain measured here, each within this shared machine's
+//! spread): invalid pages marked in `p2l` as the limit does, with GC reading `p2l` alone (0.9x);
+//! the key-assignment bitmap folded into a flag bit of `l2p`, so assigning a key and writing its
+//! page share one miss (1.0x: the two misses already overlapped); and a pass over each trace
+//! batch loading its pages' `l2p` entries ahead (1.0x: the misses moved into the pass and cost
+//! the same there, as if bounded by the machine's random-access throughput, not by latency).
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;
