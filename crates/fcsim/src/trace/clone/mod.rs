@@ -713,7 +713,7 @@ impl Generator {
         let limit = (m.max_distance() as f64 * scale).ceil() as usize + 64;
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
-        let arrivals = m.arrivals.clone().map(Arrivals::new);
+        let arrivals = m.arrivals.clone().map(|c| Arrivals::new(c, seed));
         Ok(Generator {
             label,
             rng: StdRng::seed_from_u64(seed),
@@ -966,7 +966,7 @@ impl TraceReader for Generator {
         std::hint::black_box(self.stack.slot_of(first));
         let time_ns = match &mut self.arrivals {
             Some(a) => {
-                let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
+                let t = ((a.next() * self.time_factor) as u64).max(self.last_ns);
                 if t >= HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
