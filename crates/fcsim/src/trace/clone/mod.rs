@@ -311,7 +311,7 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
 /// as many (seeds 1, 2, ...) as make 2^18 page accesses, so that a small trace's calibration
 /// follows its model, not one clone's noise.
 fn measure(m: &Model) -> Result<Vec<u64>> {
-    let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(1, 64);
+    let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(2, 64);
     let mut sum: Vec<u64> = Vec::new();
     for seed in 1..=clones {
         let mut c = Generator::new(m, 1.0, None, seed, "calibration".into())?;
