@@ -7,6 +7,7 @@
 
 use rand::rngs::SmallRng;
 use rand::{Rng, RngCore, SeedableRng};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Quantiles kept per (level, count class).
 pub const QUANTILES: usize = 16;
@@ -262,6 +263,81 @@ impl Arrivals {
     }
 }
 
+/// Arrival times per block passed between the threads.
+const BLOCK: usize = 4096;
+/// Blocks in flight: filled and waiting, plus the one being filled.
+const BLOCKS: usize = 4;
+
+/// The arrival times of an [`Arrivals`], produced in blocks of [`BLOCK`] on a thread of their
+/// own while the clone's thread works out pages: the same times, in the same order, as calling
+/// [`Arrivals::next`] inline (the arrivals draw from their own generator). Two bounded
+/// channels carry the blocks: filled ones to the clone, spent ones back to be filled again, so
+/// nothing is allocated after the first [`BLOCKS`] + 1. The thread starts at the first time
+/// asked for (a generator only read for its pages starts none) and stops after `count` times,
+/// or when the clone is dropped (its channels close).
+#[derive(Debug)]
+pub struct Stream {
+    /// The process and the count, until the thread starts with them.
+    pending: Option<(Arrivals, u64)>,
+    full: Option<Receiver<Vec<f64>>>,
+    spent: Option<SyncSender<Vec<f64>>>,
+    block: Vec<f64>,
+    at: usize,
+}
+
+impl Stream {
+    /// A stream of the first `count` times of `arrivals`.
+    pub fn new(arrivals: Arrivals, count: u64) -> Stream {
+        Stream { pending: Some((arrivals, count)), full: None, spent: None, block: Vec::new(), at: 0 }
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        let Some((mut arrivals, count)) = self.pending.take() else { return Ok(()) };
+        let (fill, full) = sync_channel::<Vec<f64>>(BLOCKS);
+        let (spent, empty) = sync_channel::<Vec<f64>>(BLOCKS + 2);
+        for _ in 0..=BLOCKS {
+            // Never blocks: the channel holds more than the buffers that exist.
+            let _ = spent.send(Vec::with_capacity(BLOCK));
+        }
+        std::thread::Builder::new()
+            .name("fcsim-clone-arrivals".into())
+            .spawn(move || {
+                let mut left = count;
+                while left > 0 {
+                    let Ok(mut b) = empty.recv() else { return };
+                    let n = left.min(BLOCK as u64) as usize;
+                    b.clear();
+                    b.extend((0..n).map(|_| arrivals.next()));
+                    left -= n as u64;
+                    if fill.send(b).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the thread that draws arrival times: {e}"))?;
+        (self.full, self.spent) = (Some(full), Some(spent));
+        Ok(())
+    }
+
+    /// The next arrival time (ns); an error past the `count` the stream was made with, or when
+    /// its thread cannot start.
+    #[inline]
+    pub fn next(&mut self) -> Result<f64, String> {
+        if self.at == self.block.len() {
+            self.start()?;
+            let done = std::mem::take(&mut self.block);
+            if let (true, Some(s)) = (done.capacity() > 0, &self.spent) {
+                let _ = s.send(done);
+            }
+            let next = self.full.as_ref().and_then(|f| f.recv().ok());
+            self.block = next.ok_or("no arrival time left (past the clone's length)")?;
+            self.at = 0;
+        }
+        self.at += 1;
+        Ok(self.block[self.at - 1])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,5 +357,12 @@ mod tests {
             bins[(*t / 1e9) as usize] += 1;
         }
         assert!(bins.iter().filter(|&&b| b == 0).count() > 70, "{bins:?}");
+        // The threaded stream gives the same times, and stops after its count.
+        let c = Cascade::fit(&mut times).unwrap();
+        let mut s = Stream::new(Arrivals::new(c, 1), 5000);
+        let w: Vec<f64> = (0..1000).map(|_| s.next().unwrap()).collect();
+        assert_eq!(v, w);
+        assert_eq!((1000..5000).filter_map(|_| s.next().ok()).count(), 4000);
+        assert!(s.next().is_err());
     }
 }

@@ -135,7 +135,7 @@ mod stack;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 
-use self::arrivals::Arrivals;
+use self::arrivals::{Arrivals, Stream};
 use self::stack::Stack;
 use super::urn::Urn;
 use super::{TraceOptions, TraceReader};
@@ -323,6 +323,9 @@ fn measure(m: &Model) -> Result<Vec<u64>> {
     let mut sum: Vec<u64> = Vec::new();
     for seed in 1..=clones {
         let mut c = Generator::new(m, 1.0, None, seed, "calibration".into())?;
+        // Only pages are measured: no arrival thread (the arrivals draw from a stream of
+        // their own, so the pages are the same without them).
+        c.arrivals = None;
         let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
         while let Some(r) = c.next_request()? {
             let first = r.offset / PAGE;
@@ -465,7 +468,8 @@ pub struct Generator {
     op: usize,
     left: u64,
     next_offset: u64,
-    arrivals: Option<Arrivals>,
+    /// Arrival times, worked out on a thread of their own ([`Stream`]).
+    arrivals: Option<Stream>,
     last_ns: u64,
     /// A paper profile's write share ([`profile`]): a run's op drawn from the transitions is
     /// turned to the other op while the writes emitted so far are more than 0.2 points off it.
@@ -721,7 +725,7 @@ impl Generator {
         let limit = (m.max_distance() as f64 * scale).ceil() as usize + 64;
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
-        let arrivals = m.arrivals.clone().map(|c| Arrivals::new(c, seed));
+        let arrivals = m.arrivals.clone().map(|c| Stream::new(Arrivals::new(c, seed), length));
         Ok(Generator {
             label,
             rng: StdRng::seed_from_u64(seed),
@@ -969,12 +973,13 @@ impl TraceReader for Generator {
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
         // The request's first page's entry in the stack, read now: it is often out of cache,
-        // and the arrival time (no stack, and no random draw before the touch) is worked out
-        // while it comes in.
+        // and the arrival time (read from the arrival thread's block) is taken while it comes
+        // in.
         std::hint::black_box(self.stack.slot_of(first));
         let time_ns = match &mut self.arrivals {
             Some(a) => {
-                let t = ((a.next() * self.time_factor) as u64).max(self.last_ns);
+                let next = a.next().map_err(|e| Error::config(format!("{}: request {}: {e}", self.label, self.i + 1)))?;
+                let t = ((next * self.time_factor) as u64).max(self.last_ns);
                 if t >= HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
