@@ -124,9 +124,15 @@
 //!   run-length urns refill in place).
 //! - Speed: the generator's output for a seed is fixed (a faster implementation keeps it
 //!   draw for draw); `examples/clone_speed.rs --digest` prints a hash of a clone's requests to
-//!   check that. Generation is bound by the stack's random accesses (the page at a depth, its
-//!   entry, the entries of the pages a request touches); at 10x cloudphysics they are out of
-//!   cache (`bench/RESULTS.md`, "Trace clones").
+//!   check that. Generator version 2 (issue 26) changed it once: the arrivals took a stream of
+//!   their own and one draw per split (above), calibration two clones a round, and a profile's
+//!   sizes a feedback on their mean ([`Generator::with_mean_size`]). Arrival times are drawn
+//!   on a second thread in blocks ([`arrivals::Stream`]; about 15% of the work at 10x
+//!   cloudphysics), so on an idle core they overlap the stack's work; per CPU second it is
+//!   the same work. Generation is bound by the stack's random accesses (the page at a depth,
+//!   its entry, the entries of the pages a request touches); at 10x cloudphysics they are out
+//!   of cache (`bench/RESULTS.md`, "Trace clones": about 3.4 M requests per CPU second at
+//!   100x length, short of issue 26's 5 M).
 
 mod arrivals;
 mod model;
