@@ -5,7 +5,9 @@
 //! first half. Generation splits a count the same way, depth first, so arrivals come out in
 //! time order with a stack of one node per level.
 
-use rand::Rng;
+use rand::rngs::SmallRng;
+use rand::{Rng, RngCore, SeedableRng};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Quantiles kept per (level, count class).
 pub const QUANTILES: usize = 16;
@@ -127,13 +129,23 @@ struct Node {
 /// The split goes down the first half of each interval at once and keeps only the second
 /// halves that hold arrivals on its stack: the same draws, in the same order, as splitting
 /// every interval and visiting both halves.
+///
+/// Arrivals draw from their own generator ([`SmallRng`], rand's xoshiro256++), seeded from the
+/// clone's seed, not from the stream the pages draw from: a split is one 64-bit draw (its top
+/// bits pick the share from the level's table, its low 32 bits round the count), where the
+/// clone's ChaCha stream took two (the share interpolated between quantiles per split).
 #[derive(Debug)]
 pub struct Arrivals {
-    /// Per level × [`POOLED`] + count class: the index in `quantiles` to draw the share from,
-    /// or [`FAIR`] for a fair split.
+    rng: SmallRng,
+    /// Per level × [`POOLED`] + count class: the row of `shares` to draw the share from (row 0
+    /// is a fair split, every entry 1/2).
     table: Vec<u32>,
-    /// The quantile rows the table points at.
-    quantiles: Vec<[f32; QUANTILES]>,
+    /// The quantile rows the table points at, precomputed: entry k is the share interpolated
+    /// between the 16 quantiles at (k + 1/2) / [`SHARES`] of the way (the midpoint of the k-th
+    /// of [`SHARES`] equal slices of the draw).
+    shares: Vec<[f32; SHARES]>,
+    /// Levels fitted.
+    levels: u32,
     /// An interval's length per level (ns).
     len: Vec<f64>,
     /// Arrivals per step of the profile.
@@ -149,13 +161,17 @@ pub struct Arrivals {
     pass: (usize, f64),
 }
 
-/// A table entry without quantiles: the interval's arrivals split evenly (in expectation).
-const FAIR: u32 = u32::MAX;
+/// Entries of a precomputed share row (a power of two: a draw's top bits index it).
+pub const SHARES: usize = 64;
+/// Mixed into the clone's seed for the arrivals' generator, so that its stream is not the
+/// pages' (the two generators would otherwise start from the same expanded seed).
+const SALT: u64 = 0x6172_7269_7661_6c73;
 
 impl Arrivals {
-    pub fn new(cascade: Cascade) -> Arrivals {
+    /// The arrival process of `cascade`, its draws seeded from `seed` (the clone's).
+    pub fn new(cascade: Cascade, seed: u64) -> Arrivals {
         let levels = cascade.levels.len();
-        let mut quantiles: Vec<[f32; QUANTILES]> = Vec::new();
+        let mut shares: Vec<[f32; SHARES]> = vec![[0.5; SHARES]];
         let mut index: Vec<((usize, usize), u32)> = Vec::new();
         let mut table = Vec::with_capacity(levels * POOLED);
         for l in 0..levels {
@@ -164,22 +180,29 @@ impl Arrivals {
                     Some(at) => match index.iter().find(|e| e.0 == at) {
                         Some(e) => e.1,
                         None => {
-                            let mut q = [0.0; QUANTILES];
-                            q.copy_from_slice(&cascade.levels[at.0][at.1]);
-                            quantiles.push(q);
-                            index.push((at, quantiles.len() as u32 - 1));
-                            quantiles.len() as u32 - 1
+                            let q = &cascade.levels[at.0][at.1];
+                            let row = std::array::from_fn(|k| {
+                                let x = (k as f64 + 0.5) / SHARES as f64 * (QUANTILES - 1) as f64;
+                                let (i, f) = (x as usize, x.fract());
+                                let hi = q[(i + 1).min(QUANTILES - 1)];
+                                (f64::from(q[i]) * (1.0 - f) + f64::from(hi) * f) as f32
+                            });
+                            shares.push(row);
+                            index.push((at, shares.len() as u32 - 1));
+                            shares.len() as u32 - 1
                         }
                     },
-                    None => FAIR,
+                    None => 0,
                 });
             }
         }
         let len = (0..levels.max(PROFILE_LEVEL) + 1).map(|l| cascade.root_ns / (1u64 << l) as f64).collect();
         let top = cascade.profile.len().trailing_zeros();
         Arrivals {
+            rng: SmallRng::seed_from_u64(seed ^ SALT),
             table,
-            quantiles,
+            shares,
+            levels: levels as u32,
             len,
             profile: cascade.profile,
             root_ns: cascade.root_ns,
@@ -193,19 +216,18 @@ impl Arrivals {
 
     /// The next arrival time (ns), non-decreasing.
     #[inline]
-    pub fn next<R: Rng>(&mut self, rng: &mut R) -> f64 {
+    pub fn next(&mut self) -> f64 {
         if self.tied.1 > 0 {
             self.tied.1 -= 1;
             return self.tied.0;
         }
-        let levels = (self.table.len() / POOLED) as u32;
         loop {
             let mut node = match self.stack.pop() {
                 Some(n) => n,
                 None => {
                     let p = &self.profile;
                     if self.done == p.len() {
-                        self.pass = (rng.gen_range(0..p.len()), self.pass.1 + self.root_ns);
+                        self.pass = (self.rng.gen_range(0..p.len()), self.pass.1 + self.root_ns);
                         self.done = 0;
                     }
                     let k = (self.pass.0 + self.done) % p.len();
@@ -218,26 +240,19 @@ impl Arrivals {
                 let len = self.len[node.level as usize];
                 if node.count == 1 {
                     // A leaf of one arrival: uniform in its interval.
-                    return node.start + rng.gen::<f64>() * len;
+                    return node.start + self.rng.gen::<f64>() * len;
                 }
-                if node.level + 1 >= levels {
+                if node.level + 1 >= self.levels {
                     // The finest level: its arrivals share its start.
                     self.tied = (node.start, node.count - 1);
                     return node.start;
                 }
                 let c = class(node.count).min(POOLED - 1);
-                let t = self.table[node.level as usize * POOLED + c];
-                let share = if t == FAIR {
-                    0.5
-                } else {
-                    let q = &self.quantiles[t as usize];
-                    let x = rng.gen::<f64>() * (QUANTILES - 1) as f64;
-                    let i = x as usize;
-                    let f = x - i as f64;
-                    let hi = q[(i + 1).min(QUANTILES - 1)];
-                    f64::from(q[i]) * (1.0 - f) + f64::from(hi) * f
-                };
-                let left = ((node.count as f64 * share + rng.gen::<f64>()) as u64).min(node.count);
+                let row = self.table[node.level as usize * POOLED + c] as usize;
+                let r = self.rng.next_u64();
+                let share = f64::from(self.shares[row][(r >> (64 - SHARES.trailing_zeros())) as usize]);
+                let u = (r & 0xffff_ffff) as f64 * (1.0 / 4_294_967_296.0);
+                let left = ((node.count as f64 * share + u) as u64).min(node.count);
                 let level = node.level + 1;
                 if left < node.count {
                     self.stack.push(Node { start: node.start + len / 2.0, level, count: node.count - left });
@@ -248,20 +263,92 @@ impl Arrivals {
     }
 }
 
+/// Arrival times per block passed between the threads.
+const BLOCK: usize = 4096;
+/// Blocks in flight: filled and waiting, plus the one being filled.
+const BLOCKS: usize = 4;
+
+/// The arrival times of an [`Arrivals`], produced in blocks of [`BLOCK`] on a thread of their
+/// own while the clone's thread works out pages: the same times, in the same order, as calling
+/// [`Arrivals::next`] inline (the arrivals draw from their own generator). Two bounded
+/// channels carry the blocks: filled ones to the clone, spent ones back to be filled again, so
+/// nothing is allocated after the first [`BLOCKS`] + 1. The thread starts at the first time
+/// asked for (a generator only read for its pages starts none) and stops after `count` times,
+/// or when the clone is dropped (its channels close).
+#[derive(Debug)]
+pub struct Stream {
+    /// The process and the count, until the thread starts with them.
+    pending: Option<(Arrivals, u64)>,
+    full: Option<Receiver<Vec<f64>>>,
+    spent: Option<SyncSender<Vec<f64>>>,
+    block: Vec<f64>,
+    at: usize,
+}
+
+impl Stream {
+    /// A stream of the first `count` times of `arrivals`.
+    pub fn new(arrivals: Arrivals, count: u64) -> Stream {
+        Stream { pending: Some((arrivals, count)), full: None, spent: None, block: Vec::new(), at: 0 }
+    }
+
+    fn start(&mut self) -> Result<(), String> {
+        let Some((mut arrivals, count)) = self.pending.take() else { return Ok(()) };
+        let (fill, full) = sync_channel::<Vec<f64>>(BLOCKS);
+        let (spent, empty) = sync_channel::<Vec<f64>>(BLOCKS + 2);
+        for _ in 0..=BLOCKS {
+            // Never blocks: the channel holds more than the buffers that exist.
+            let _ = spent.send(Vec::with_capacity(BLOCK));
+        }
+        std::thread::Builder::new()
+            .name("fcsim-clone-arrivals".into())
+            .spawn(move || {
+                let mut left = count;
+                while left > 0 {
+                    let Ok(mut b) = empty.recv() else { return };
+                    let n = left.min(BLOCK as u64) as usize;
+                    b.clear();
+                    b.extend((0..n).map(|_| arrivals.next()));
+                    left -= n as u64;
+                    if fill.send(b).is_err() {
+                        return;
+                    }
+                }
+            })
+            .map_err(|e| format!("cannot start the thread that draws arrival times: {e}"))?;
+        (self.full, self.spent) = (Some(full), Some(spent));
+        Ok(())
+    }
+
+    /// The next arrival time (ns); an error past the `count` the stream was made with, or when
+    /// its thread cannot start.
+    #[inline]
+    pub fn next(&mut self) -> Result<f64, String> {
+        if self.at == self.block.len() {
+            self.start()?;
+            let done = std::mem::take(&mut self.block);
+            if let (true, Some(s)) = (done.capacity() > 0, &self.spent) {
+                let _ = s.send(done);
+            }
+            let next = self.full.as_ref().and_then(|f| f.recv().ok());
+            self.block = next.ok_or("no arrival time left (past the clone's length)")?;
+            self.at = 0;
+        }
+        self.at += 1;
+        Ok(self.block[self.at - 1])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::rngs::StdRng;
-    use rand::SeedableRng;
 
     #[test]
     fn a_fitted_cascade_keeps_the_count_order_and_span() {
         // Bursts: 100 arrivals within 1 ms every 10 s, for 100 s.
         let mut times: Vec<u64> = (0..10u64).flat_map(|b| (0..100u64).map(move |k| b * 10_000_000_000 + k * 10_000)).collect();
         let c = Cascade::fit(&mut times).unwrap();
-        let mut a = Arrivals::new(c);
-        let mut rng = StdRng::seed_from_u64(1);
-        let v: Vec<f64> = (0..1000).map(|_| a.next(&mut rng)).collect();
+        let mut a = Arrivals::new(c, 1);
+        let v: Vec<f64> = (0..1000).map(|_| a.next()).collect();
         assert_eq!(v.len(), 1000);
         assert!(v.windows(2).all(|w| w[0] <= w[1]));
         // Still bursty: most 1 s bins are empty.
@@ -270,5 +357,12 @@ mod tests {
             bins[(*t / 1e9) as usize] += 1;
         }
         assert!(bins.iter().filter(|&&b| b == 0).count() > 70, "{bins:?}");
+        // The threaded stream gives the same times, and stops after its count.
+        let c = Cascade::fit(&mut times).unwrap();
+        let mut s = Stream::new(Arrivals::new(c, 1), 5000);
+        let w: Vec<f64> = (0..1000).map(|_| s.next().unwrap()).collect();
+        assert_eq!(v, w);
+        assert_eq!((1000..5000).filter_map(|_| s.next().ok()).count(), 4000);
+        assert!(s.next().is_err());
     }
 }

@@ -73,8 +73,8 @@
 //!   and in the requests that follow on) take whatever distances the clone's layout gives them:
 //!   the pages numbered next. That is the model's main error (the cloudphysics clone's LRU curve
 //!   is 0.04-0.06 off in mean absolute error; `tests/clone.rs`), and why it is calibrated: a
-//!   fitted model generates clones of the original's length (seeds 1, 2, ... up to 2^18 page
-//!   accesses) and compares their page-level distances with the original's, 10 rounds; each
+//!   fitted model generates clones of the original's length (seeds 1, 2, ...: at least two, and
+//!   as many as make 2^18 page accesses) and compares their page-level distances with the original's, 10 rounds; each
 //!   round reweights the run starts' distance bins by (original / clone)^0.75 (capped to 1/4..4)
 //!   and halves the gap (from 64 pages) while the clone touches over 2% more pages than the
 //!   original; the round whose LRU curve is closest (1%..50% of the working set) is kept.
@@ -95,11 +95,17 @@
 //!   scale 1 the clone's rate over time is the original's at 2^-12 of its span (cloudphysics:
 //!   1.8 s steps). A cascade split of a count n is ⌊n·share + u⌋ (u uniform), the share
 //!   interpolated between the 16 quantiles; a class with fewer than 8 samples draws from its
-//!   level's pooled quantiles, a level without samples from the nearest level's. An interval
+//!   level's pooled quantiles, a level without samples from the nearest level's. The
+//!   interpolation is precomputed: each quantile row is read as 64 shares, the k-th the
+//!   interpolated quantile at (k + 1/2)/64 of the way, and a split takes one 64-bit draw (its
+//!   top 6 bits pick the share, its low 32 bits are u). Arrivals draw from their own generator
+//!   (rand's `SmallRng`, xoshiro256++, seeded from the clone's seed), not from the stream the
+//!   pages, ops and sizes draw from: the two are independent, as the model says they are. An interval
 //!   shorter than 1 µs puts all its arrivals at its start (ties kept, as traces with coarse
 //!   clocks have them); a single arrival is placed uniformly in its interval. The splits are
 //!   independent across levels, which the trace's are not: cloudphysics' clone clusters more
-//!   at 10 ms than the trace (Fano 43.6 against 13.0), while 1 s and 60 s match to 4%.
+//!   at 10 ms than the trace (seed 7: Fano 18.1 against 13.0), while 1 s and 60 s match to 6%
+//!   (435 against 463, 10,876 against 10,887).
 //! - The stack keeps at most the largest modelled distance × K pages (+64); a page pushed
 //!   deeper is forgotten (its next touch is a first access); a drawn distance deeper than the
 //!   stack is drawn again (4 times), then gives a new page. Page numbers stay below 1.5 × K ×
@@ -118,9 +124,15 @@
 //!   run-length urns refill in place).
 //! - Speed: the generator's output for a seed is fixed (a faster implementation keeps it
 //!   draw for draw); `examples/clone_speed.rs --digest` prints a hash of a clone's requests to
-//!   check that. Generation is bound by the stack's random accesses (the page at a depth, its
-//!   entry, the entries of the pages a request touches); at 10x cloudphysics they are out of
-//!   cache (`bench/RESULTS.md`, "Trace clones").
+//!   check that. Generator version 2 (issue 26) changed it once: the arrivals took a stream of
+//!   their own and one draw per split (above), calibration two clones a round, and a profile's
+//!   sizes a feedback on their mean ([`Generator::with_mean_size`]). Arrival times are drawn
+//!   on a second thread in blocks ([`arrivals::Stream`]; about 15% of the work at 10x
+//!   cloudphysics), so on an idle core they overlap the stack's work; per CPU second it is
+//!   the same work. Generation is bound by the stack's random accesses (the page at a depth,
+//!   its entry, the entries of the pages a request touches); at 10x cloudphysics they are out
+//!   of cache (`bench/RESULTS.md`, "Trace clones": about 3.4 M requests per CPU second at
+//!   100x length, short of issue 26's 5 M).
 
 mod arrivals;
 mod model;
@@ -129,7 +141,7 @@ mod stack;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 
-use self::arrivals::Arrivals;
+use self::arrivals::{Arrivals, Stream};
 use self::stack::Stack;
 use super::urn::Urn;
 use super::{TraceOptions, TraceReader};
@@ -232,8 +244,8 @@ const ROUNDS: usize = 10;
 
 /// Calibrates a fitted model to its own original: a run start's first page is the only page
 /// whose distance the generator chooses; the others follow from the layout (the pages after it
-/// in the clone's numbering). So the fit generates a clone of the original's length (seed 1),
-/// measures its page-level stack distances, and reweights the run starts' distance bins by the
+/// in the clone's numbering). So the fit generates clones of the original's length (at least
+/// two, seeds 1, 2, ...: [`measure`]), measures their page-level stack distances, and reweights the run starts' distance bins by the
 /// ratio of the original's page-level count to the clone's in each bin (to the power 0.75, capped to
 /// 1/4..4), and halves the gap while the clone touches over 2% more pages than the original;
 /// `ROUNDS` times, keeping the round whose LRU curve is closest (mean absolute error of the
@@ -308,13 +320,18 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
 }
 
 /// The page-level stack distances (by bin, bin 0 first accesses) of clones of `m` at scale 1:
-/// as many (seeds 1, 2, ...) as make 2^18 page accesses, so that a small trace's calibration
-/// follows its model, not one clone's noise.
+/// as many (seeds 1, 2, ...) as make 2^18 page accesses and at least two, so that the round
+/// calibration keeps is the best for its model, not for one clone's noise (with one clone,
+/// cloudphysics' kept model gave clones 0.057-0.066 off the original's curve by seed, with
+/// two, 0.050 at seed 7).
 fn measure(m: &Model) -> Result<Vec<u64>> {
-    let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(1, 64);
+    let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(2, 64);
     let mut sum: Vec<u64> = Vec::new();
     for seed in 1..=clones {
         let mut c = Generator::new(m, 1.0, None, seed, "calibration".into())?;
+        // Only pages are measured: no arrival thread (the arrivals draw from a stream of
+        // their own, so the pages are the same without them).
+        c.arrivals = None;
         let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
         while let Some(r) = c.next_request()? {
             let first = r.offset / PAGE;
@@ -457,12 +474,17 @@ pub struct Generator {
     op: usize,
     left: u64,
     next_offset: u64,
-    arrivals: Option<Arrivals>,
+    /// Arrival times, worked out on a thread of their own ([`Stream`]).
+    arrivals: Option<Stream>,
     last_ns: u64,
     /// A paper profile's write share ([`profile`]): a run's op drawn from the transitions is
     /// turned to the other op while the writes emitted so far are more than 0.2 points off it.
     write_target: Option<f64>,
     writes: u64,
+    /// A paper profile's mean request size (bytes, [`Generator::with_mean_size`]) and the
+    /// bytes emitted so far.
+    size_target: Option<f64>,
+    bytes: u64,
     /// Multiplies every arrival time (a profile's mean rate; 1 for a clone).
     time_factor: f64,
     /// A paper profile's working set, held exactly ([`Generator::with_pages`]).
@@ -713,7 +735,7 @@ impl Generator {
         let limit = (m.max_distance() as f64 * scale).ceil() as usize + 64;
         let stack = Stack::new((pages * 1.05) as usize + 64, limit);
 
-        let arrivals = m.arrivals.clone().map(Arrivals::new);
+        let arrivals = m.arrivals.clone().map(|c| Stream::new(Arrivals::new(c, seed), length));
         Ok(Generator {
             label,
             rng: StdRng::seed_from_u64(seed),
@@ -744,6 +766,8 @@ impl Generator {
             last_ns: 0,
             write_target: None,
             writes: 0,
+            size_target: None,
+            bytes: 0,
             time_factor: 1.0,
             pages: None,
             locality: None,
@@ -802,6 +826,32 @@ impl Generator {
         self.write_target = write;
         self.time_factor = time_factor;
         self
+    }
+
+    /// Holds the mean request size to `bytes`, a paper profile's (within about 1% once 64
+    /// requests are out): while the mean so far is more than 1% off, a request's size is the
+    /// better of two draws from its bag (the smaller above the mean, the larger below). The
+    /// profile's sizes are already scaled to that mean in expectation ([`profile`]); the
+    /// feedback takes out what the draws leave (a few long runs of large followers moved
+    /// dynamic-msnfs' mean 2.8% off at 1% scale, seed 42).
+    pub fn with_mean_size(mut self, bytes: f64) -> Generator {
+        self.size_target = Some(bytes);
+        self
+    }
+
+    /// A request's size and page offset (packed) of op `o`: from the run starts' sizes, or
+    /// the followers' (`follow`, when the op has any), held to a profile's mean size.
+    #[inline]
+    fn size(&mut self, o: usize, follow: bool) -> Result<u64> {
+        let bag = if follow && !self.follow[o].is_empty() { &mut self.follow[o] } else { &mut self.sizes[o] };
+        let a = bag.draw(&mut self.rng)?;
+        let Some(t) = self.size_target else { return Ok(a) };
+        let mean = self.bytes as f64 / self.i.max(1) as f64;
+        if self.i < 64 || (mean / t - 1.0).abs() <= 0.01 {
+            return Ok(a);
+        }
+        let b = bag.draw(&mut self.rng)?;
+        Ok(if (mean > t) == (a >> 12 < b >> 12) { a } else { b })
     }
 
     /// The mean arrival rate of the original, requests per second (`None` when untimed).
@@ -920,12 +970,12 @@ impl TraceReader for Generator {
             }
             self.op = o;
             self.left = if self.runs[o].is_empty() { 1 } else { self.runs[o].draw(&mut self.rng)? };
-            packed = self.sizes[o].draw(&mut self.rng)?;
+            packed = self.size(o, false)?;
             let page = self.start_page(o);
             offset = page * PAGE + (packed & 0xfff);
         } else {
             let o = self.op;
-            packed = if self.follow[o].is_empty() { self.sizes[o].draw(&mut self.rng)? } else { self.follow[o].draw(&mut self.rng)? };
+            packed = self.size(o, true)?;
             offset = self.next_offset;
         }
         let o = self.op;
@@ -961,12 +1011,13 @@ impl TraceReader for Generator {
         let first = offset / PAGE;
         let last = (offset + len.max(1) - 1) / PAGE;
         // The request's first page's entry in the stack, read now: it is often out of cache,
-        // and the arrival time (no stack, and no random draw before the touch) is worked out
-        // while it comes in.
+        // and the arrival time (read from the arrival thread's block) is taken while it comes
+        // in.
         std::hint::black_box(self.stack.slot_of(first));
         let time_ns = match &mut self.arrivals {
             Some(a) => {
-                let t = ((a.next(&mut self.rng) * self.time_factor) as u64).max(self.last_ns);
+                let next = a.next().map_err(|e| Error::config(format!("{}: request {}: {e}", self.label, self.i + 1)))?;
+                let t = ((next * self.time_factor) as u64).max(self.last_ns);
                 if t >= HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({HORIZON}); shorten the clone (length=)",
@@ -1006,6 +1057,7 @@ impl TraceReader for Generator {
         self.fresh = self.fresh.max(last + 1);
         self.i += 1;
         self.writes += o as u64;
+        self.bytes += len;
         let op = if o == 1 { Op::Write } else { Op::Read };
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len: len as u32, op }))
     }

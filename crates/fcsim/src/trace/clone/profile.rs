@@ -25,7 +25,9 @@
 //!   followers' means, weighted by its mean run length) is the table's (a size x·c between two
 //!   sector counts becomes the lower or the upper in proportion, so the mean is exact at any c);
 //!   reads stay larger than
-//!   writes where the donor's are. A table that gives no size but a page buffer (GASA) makes
+//!   writes where the donor's are. The draws are then held to that mean by feedback
+//!   ([`super::Generator::with_mean_size`]: the better of two draws while the mean so far is
+//!   over 1% off). A table that gives no size but a page buffer (GASA) makes
 //!   every request one aligned 4 KiB page.
 //!
 //! - *Locality p%/a%* (GASA Table II, per op): held by feedback on per-op hot sets
@@ -340,6 +342,10 @@ pub fn open(spec: &str) -> Result<Generator> {
     let g = Generator::new(&shaped, k, Some(t.requests), s.seed, format!("synth:{}", spec.trim()))?
         .with_targets(Some(t.write), factor)
         .with_pages(t.pages, start_pages)?;
+    let g = match t.size {
+        Size::Mean(b) => g.with_mean_size(b),
+        Size::Page => g,
+    };
     Ok(match s.profile.locality {
         Some(l) => g.with_locality(l),
         None => g,
