@@ -3,7 +3,9 @@ script owns the sections it writes; side_by_side.py keeps them):
 
 - Limit: fcsim's LRU end to end from `.fct` (one Python call, trace reading included) against
   a minimal LRU written for the benchmark (`cargo bench -p fcsim --bench limit`: open
-  addressing + index-linked list) over the same page sequence held in memory, interleaved.
+  addressing + index-linked list) over the same page sequence held in memory, interleaved,
+  and libCacheSim's LRU (its sized table, as in side_by_side.py) on the same sequence, so that
+  issue 29's "2x libCacheSim" reads as a share of what the machine can do.
 - Flash-aware policies: requests/s of the simulation loop (`sim_seconds`) of every registered
   online policy as the DRAM buffer of the `gasa` and `lcr` SSDs, over cloudphysics at 1% and
   10% of its working set, as a ratio to LRU's in the same configuration; the windowed
@@ -69,14 +71,17 @@ def limit_binary(name: str = "limit") -> Path:
 
 
 def limit(runs: int, tmp: Path) -> list:
+    from side_by_side import hashpower, peer_run  # libCacheSim, timed as side_by_side.py does
+
     exe = limit_binary()
-    fct = tmp / "zipf.fct"
+    fct, og = tmp / "zipf.fct", tmp / "zipf.oracleGeneral.bin"
     ws = fcsim.convert(ZIPF, fct)["unique_pages"]
+    fcsim.convert(ZIPF, og)
     rows = []
     for size in SIZES:
-        ours, lim = [], []
+        ours, lim, peer = [], [], []
         row = None
-        for _ in range(runs):  # interleaved, so both see the same machine load
+        for _ in range(runs):  # interleaved, so all three see the same machine load
             t = time.perf_counter()
             row = fcsim.simulate(fct, "lru", size, working_set=ws)
             ours.append(time.perf_counter() - t)
@@ -85,12 +90,15 @@ def limit(runs: int, tmp: Path) -> list:
             )
             got = json.loads(r.stdout)
             lim.append(got["seconds"][0])
+            dt, miss_ratio = peer_run(og, "lru", row.size_pages, hashpower(row.size_pages))
+            peer.append(dt)
         n = row.accesses
-        same = got["misses"] == n - row.hits
-        f, m = statistics.median(ours), statistics.median(lim)
-        rows.append((size, row.size_pages, n, n / m, n / f, m / f, same))
+        same = got["misses"] == n - row.hits and round(miss_ratio * n) == n - row.hits
+        f, m, p = statistics.median(ours), statistics.median(lim), statistics.median(peer)
+        rows.append((size, row.size_pages, n, n / m, n / f, m / f, n / p, same))
         print(
-            f"limit {size}: {n / m / 1e6:.2f}M/s, fcsim lru {n / f / 1e6:.2f}M/s, {m / f:.2f}x, same {same}"
+            f"limit {size}: {n / m / 1e6:.2f}M/s, fcsim lru {n / f / 1e6:.2f}M/s, {m / f:.2f}x, "
+            f"libCacheSim lru {n / p / 1e6:.2f}M/s, same {same}"
         )
     return rows
 
@@ -299,18 +307,22 @@ def limit_lines(lim: list, runs: int) -> list[str]:
         "to end from `.fct` (one Python call, trace reading included) against",
         "`cargo bench -p fcsim --bench limit`,",
         "a minimal LRU written for the benchmark (open addressing, index-linked list) over the same",
-        f"page sequence held in memory (reading it untimed), on `{ZIPF}`. Medians of {runs} interleaved",
-        "runs; issue 29's target: fcsim ≥ 0.6x the limit.",
+        f"page sequence held in memory (reading it untimed), on `{ZIPF}`; and libCacheSim's LRU",
+        "(its hash table sized to the cache, as in the side-by-side section) on the same sequence from",
+        f"its own oracleGeneral file. Medians of {runs} interleaved runs; issue 29's targets: fcsim ≥ 0.6x",
+        "the limit, and ≥ 2x libCacheSim (the last column: what 2x libCacheSim asks, as a share of",
+        "the limit; at 1x or above it asks more than the minimal LRU itself does).",
         "",
-        "| size | pages | requests | limit req/s | fcsim LRU req/s | fcsim / limit | same misses |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| size | pages | requests | limit req/s | fcsim LRU req/s | fcsim / limit "
+        "| libCacheSim LRU req/s | 2x libCacheSim / limit | same misses |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for size, pg, n, m, f, ratio, same in lim:
+    for size, pg, n, m, f, ratio, p, same in lim:
         lines.append(
             f"| {size} | {pg:,} | {n:,} | {m / 1e6:.2f}M | {f / 1e6:.2f}M | {ratio:.2f}x "
-            f"| {'yes' if same else 'NO'} |"
+            f"| {p / 1e6:.2f}M | {2 * p / m:.2f}x | {'yes' if same else 'NO'} |"
         )
-    missed = [f"{size} ({ratio:.2f}x, {0.6 - ratio:.2f} short)" for size, *_, ratio, _ in lim if ratio < 0.6]
+    missed = [f"{r[0]} ({r[5]:.2f}x, {0.6 - r[5]:.2f} short)" for r in lim if r[5] < 0.6]
     lines += ["", "Target ≥ 0.6x " + (f"missed at {', '.join(missed)}." if missed else "met at every size.")]
     return lines
 
