@@ -199,6 +199,9 @@ def device(runs: int, tmp: Path) -> list:
 
 def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: list, runs: int) -> None:
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
+    # The other scripts' sections come from `path`, or from the repository's file when `path` is
+    # new (so that `--out` elsewhere drops none of them).
+    other = path if path.exists() else ROOT / "bench/RESULTS.md"
     ws, pages, per_page = mem
     lines = [
         "# Benchmarks",
@@ -276,12 +279,12 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         "",
         *criterion_section(),
         *criterion_device_section(),
-        *sections.kept(path, "## MRC sampling"),
-        *sections.kept(path, "## Offline bounds"),
-        *sections.kept(path, "## Trace clones"),
-        *sections.kept(path, "## The machine's limit"),
-        *sections.kept(path, "## Flash-aware policies against LRU"),
-        *sections.kept(path, "## Device path"),
+        *sections.kept(other, "## MRC sampling"),
+        *sections.kept(other, "## Offline bounds"),
+        *sections.kept(other, "## Trace clones"),
+        *sections.kept(other, "## The machine's limit"),
+        *sections.kept(other, "## Flash-aware policies against LRU"),
+        *sections.kept(other, "## Device path"),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
@@ -342,7 +345,7 @@ def criterion_device_section() -> list[str]:
         ns = criterion_estimate(est)
         name = f"device-zipf5m/{est.parents[1].name}"
         out.append(f"| {name} | {ns / 1e6:.1f} ms | {5_000_000 / (ns / 1e9) / 1e6:.2f}M requests/s |")
-    return [*out, ""]
+    return out  # the blank line before the next section comes with it (sections.kept)
 
 
 if __name__ == "__main__":
