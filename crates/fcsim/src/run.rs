@@ -204,8 +204,9 @@ pub fn simulate(
     let start = Instant::now();
     let device = match (flash, device) {
         (Some(mut flash), Some((dc, used))) if !ssd => {
-            // `none` never asks the device view for a chip's load: the chips keep no queue.
-            flash.keep_queue(info.name != "none");
+            // Only a policy that declares the device view reads a chip's load (the windowed rules
+            // of GCaR and LCR); for every other the chips keep no queue.
+            flash.keep_queue(info.needs_view);
             let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, eviction: dc.eviction };
             run.drive(reader.as_mut(), &mut b, progress)?;
             Some(device_row(&mut run, &b.store, used, setup_seconds, None))

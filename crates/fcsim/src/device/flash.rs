@@ -272,8 +272,7 @@ impl Flash {
         &mut self.timing
     }
 
-    /// See [`Timing::keep_queue`]: off only for a run that never asks the view for a chip's
-    /// load.
+    /// See [`Timing::keep_queue`]: off for a run whose policy does not declare the device view.
     pub fn keep_queue(&mut self, on: bool) {
         self.timing.keep_queue(on);
     }

@@ -52,7 +52,8 @@
 //! load-balance epoch, the hole and early-op checks) and the simulation loop (trace generation,
 //! the key-to-logical-page assignment, the tier, the response-time histogram). The chips' pending
 //! queue, which only the view's chip load reads and which grows on a saturated drive, is no
-//! longer kept under `--policy none` ([`super::timing::Timing::keep_queue`]).
+//! longer kept unless the policy declares the device view
+//! ([`super::timing::Timing::keep_queue`]).
 //! Tried and dropped (same results, no gain measured here, each within this shared machine's
 //! spread): invalid pages marked in `p2l` as the limit does, with GC reading `p2l` alone (0.9x);
 //! the key-assignment bitmap folded into a flag bit of `l2p`, so assigning a key and writing its

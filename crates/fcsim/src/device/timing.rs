@@ -202,8 +202,9 @@ impl Timing {
     }
 
     /// Whether the chips keep the ops pending at the clock, which [`Timing::load`] (the device
-    /// view's chip load, LCR eq. 2) reads; on by default. A run whose tier never asks for a
-    /// chip's load (`--policy none`) turns it off: on a saturated drive the queue costs a push
+    /// view's chip load, LCR eq. 2) reads; on by default. A run whose policy does not declare
+    /// the device view ([`crate::policy::PolicyInfo::needs_view`]: all but GCaR-CFLRU and LCR,
+    /// whose windowed rules read chip loads) turns it off: on a saturated drive the queue costs a push
     /// per op into a deque that keeps growing (and its reallocations), and no completion time,
     /// busy time, epoch or load figure reads it (`bench/RESULTS.md`, device path: `before`
     /// against `after`). Invariant: while on, each chip's `pending` holds exactly its ops
