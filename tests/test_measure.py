@@ -142,9 +142,12 @@ def test_cli_writes_the_epochs_beside_the_rows_and_plots_them(tmp_path: Path) ->
     )
     assert r.returncode == 0, r.stderr
     assert len(pd.read_csv(tmp_path / "R.epochs.csv")) == 2
-    r = cli("run", MSR, "--policy", "lru", "--size", "10%", "--epoch", "500")
+    r = cli("run", MSR, "--policy", "lru", "--size", "10%", "--device", "gasa", "--epoch", "500")
     assert r.returncode == 0, r.stderr
     assert "start_s" in r.stdout and r.stdout.count("\n") >= 6
+    # A response is printed beside the load it was measured under.
+    header = next(line for line in r.stdout.splitlines() if "resp_mean_us" in line and "epoch" in line)
+    assert "flash_offered_load" in header and "flash_queue_mean" in header
     # The table's path passes the guard before any work: the trace itself is refused.
     victim = tmp_path / "T.epochs.csv"
     victim.write_text(MSR.read_text())

@@ -130,6 +130,8 @@ def _epochs() -> pd.DataFrame:
                     "erasures": 300 + e,
                     "resp_mean_us": 120.0 + e,
                     "resp_p99_us": 900.0 + e,
+                    "flash_offered_load": 0.05 * e,
+                    "flash_queue_mean": 0.3 * e,
                 }
             )
     return pd.DataFrame(rows)
@@ -394,3 +396,15 @@ def test_nothing_to_plot_is_said() -> None:
         plot.figure(empty, "size_pct", "hit_ratio", by="policy")
     with pytest.raises(fcsim.ConfigError, match="no column 'nope'"):
         plot.figure(empty, "size_pct", "nope")
+
+
+def test_the_epoch_plot_draws_the_load_beside_the_response() -> None:
+    fig = plot.epoch_plot(_epochs(), None)
+    try:
+        labels = [ax.get_ylabel() for ax in fig.axes]
+        assert any(label.startswith("response") for label in labels)
+        load = next(ax for ax in fig.axes if ax.get_ylabel().startswith("offered load"))
+        assert load.get_ylim()[1] >= 1.0  # the saturation line is in view
+        assert any(ax.get_ylabel().startswith("ops in device") for ax in fig.axes)
+    finally:
+        plt.close(fig)

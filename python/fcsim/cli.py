@@ -416,11 +416,16 @@ EPOCH_TABLE_COLUMNS = [
     "erasures",
     "resp_mean_us",
     "resp_p99_us",
+    "flash_offered_load",
+    "flash_queue_mean",
+    "disk_offered_load",
+    "disk_queue_mean",
 ]
 
 
 def format_epochs(epochs: pd.DataFrame) -> str:
-    """The per-epoch table in short, as printed without ``--out``."""
+    """The per-epoch table in short, as printed without ``--out``: a response beside the load it
+    was measured under (each device's offered load and mean ops in it)."""
     if epochs.empty:
         return "(no epochs)"
     cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
@@ -430,6 +435,10 @@ def format_epochs(epochs: pd.DataFrame) -> str:
         ("resp_mean_us", "{:.1f}"),
         ("resp_p99_us", "{:.1f}"),
         ("start_s", "{:g}"),
+        ("flash_offered_load", "{:.3g}"),
+        ("flash_queue_mean", "{:.3g}"),
+        ("disk_offered_load", "{:.3g}"),
+        ("disk_queue_mean", "{:.3g}"),
     ):
         if c in t:
             t[c] = t[c].map(lambda v, f=f: "" if pd.isna(v) else f.format(v))

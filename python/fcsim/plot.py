@@ -863,8 +863,10 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
 def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
     """Writes a per-epoch table (``--epoch``; ``row.epochs``) as time series, a PNG, SVG or PDF by
     ``path``'s extension (atomically; with ``path`` None, returns the figure): hit ratio
-    (:func:`hit_metric`), flash page writes and erasures, and mean and p99 response per epoch,
-    one line per run (policy, size, device). The x axis is the epoch's start in simulated
+    (:func:`hit_metric`), flash page writes and erasures, mean and p99 response per epoch, and
+    beside the response the load it was measured under (the offered load of the device's mean
+    server, with a line at saturation, and the mean ops in the device), one line per run
+    (policy, size, device). The x axis is the epoch's start in simulated
     seconds, or its index when the run has no times. A panel with no values (no device, an
     untimed trace) is left out."""
     if path is not None:
@@ -892,6 +894,15 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title:
         panels.append(("flash_page_writes", "flash page writes\n(dashed: erasures)", "erasures"))
     if "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any():
         panels.append(("resp_mean_us", "response (µs)\n(mean; dashed: p99)", "resp_p99_us"))
+        # A response is read with the load it was measured under: the work offered to the
+        # device's mean server in the epoch (1 = saturated) and the ops waiting or in service,
+        # which also shows a backlog carried over from earlier epochs.
+        for col in ("flash_offered_load", "flash_queue_mean", "disk_offered_load", "disk_queue_mean"):
+            if col not in d.columns:
+                d[col] = float("nan")
+        both = "(flash; dashed: disk)" if d["disk_offered_load"].notna().any() else "(flash)"
+        panels.append(("flash_offered_load", "offered load, mean server\n" + both, "disk_offered_load"))
+        panels.append(("flash_queue_mean", "ops in device, mean\n" + both, "disk_queue_mean"))
     fig, axes = plt.subplots(
         len(panels),
         1,
@@ -922,6 +933,11 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title:
         _y_axis(ax, values, col == "resp_mean_us", True)
         if col == hit:
             ax.set_ylim(0, 1.02)
+        if col == "flash_offered_load":
+            ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle=":")
+            at = ax.get_yaxis_transform()
+            ax.text(0.005, 1.0, "saturated", transform=at, fontsize=7, va="bottom", color="0.3")
+            ax.set_ylim(0, max(1.1, max((v for v in values if math.isfinite(v)), default=0) * 1.06))
         ax.set_ylabel(name, fontsize=8)
         ax.tick_params(which="both", labelsize=8)
         ax.grid(True, which="both", alpha=0.3)
