@@ -325,8 +325,8 @@ def test_report_figures_from_the_committed_table(
     paper: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A report redrawn from its committed results (no simulation) draws every figure through
-    fcsim.plot with every label inside and no offset notation; lcr's bar groups (once 3465 px
-    wide) are small multiples of a readable size."""
+    fcsim.plot with every label inside, no offset notation and no two x tick labels touching;
+    lcr's bar groups (once 3465 px wide) are small multiples of a readable size."""
     from fcsim.reports import REPORTS
 
     root = Path(__file__).resolve().parents[1] / "results" / paper
@@ -335,7 +335,12 @@ def test_report_figures_from_the_committed_table(
 
     def checked(fig: Any, path: Any, **kw: Any) -> None:
         big = max(fig.get_size_inches() * plot.DPI) > 2000
-        seen[Path(path).name] = plot.outside(fig) + plot.offset_texts(fig) + (["too large"] if big else [])
+        seen[Path(path).name] = (
+            plot.outside(fig)
+            + plot.offset_texts(fig)
+            + plot.overlapping(fig)
+            + (["too large"] if big else [])
+        )
         save(fig, path, **kw)
 
     monkeypatch.setattr(plot, "save", checked)
@@ -406,5 +411,33 @@ def test_the_epoch_plot_draws_the_load_beside_the_response() -> None:
         load = next(ax for ax in fig.axes if ax.get_ylabel().startswith("offered load"))
         assert load.get_ylim()[1] >= 1.0  # the saturation line is in view
         assert any(ax.get_ylabel().startswith("ops in device") for ax in fig.axes)
+    finally:
+        plt.close(fig)
+
+
+def test_the_overlap_check_sees_touching_labels() -> None:
+    """overlapping() is not vacuous: long category labels on a narrow panel are reported, and
+    the bar charts wrap them to their category's width."""
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.bar(range(3), [1, 2, 3])
+    ax.set_xticks(range(3))
+    ax.set_xticklabels(["a long category label"] * 3)
+    try:
+        assert plot.overlapping(fig)
+    finally:
+        plt.close(fig)
+    loads = ["as recorded", "time x0.000277", "time x9.24e-05", "aged 1x, time x0.000277", "aged 1x, QD 32"]
+    d = pd.DataFrame(
+        [
+            {"t": t, "load": ld, "p": p, "v": 1.0}
+            for t in "abcdefg"
+            for ld in loads
+            for p in ("lru", "lcr", "cflru", "closed loop: saturated by construction")
+        ]
+    )
+    # LCR's figure: labels wrapped at 16 characters touched on its panels, which its legend narrows.
+    fig = plot.figure(d, "load", "v", by="p", facet="t", kind="bar")
+    try:
+        assert plot.overlapping(fig) == []
     finally:
         plt.close(fig)
