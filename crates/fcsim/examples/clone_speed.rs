@@ -46,7 +46,7 @@ fn main() {
         n as f64 / s / 1e6,
         c.stack_bytes() as f64 / (1 << 20) as f64,
         first * 1e3,
-        (n - half) as f64 / (s - mid).max(1e-9) / 1e6
+        n.saturating_sub(half) as f64 / (s - mid).max(1e-9) / 1e6
     );
     if digest {
         println!("digest {hash:016x}");
