@@ -20,8 +20,17 @@ fn main() {
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
     let (mut n, mut bytes, mut hash) = (0u64, 0u64, 0u64);
+    // The fixed part (the first request: the arrival thread's start and first block) and the
+    // steady rate (over the second half of the requests).
+    let half = c.progress().1 / 2;
+    let (mut first, mut mid) = (0.0, 0.0);
     while let Some(r) = c.next_request().unwrap_or_else(|e| panic!("{e}")) {
         n += 1;
+        if n == 1 {
+            first = start.elapsed().as_secs_f64();
+        } else if n == half {
+            mid = start.elapsed().as_secs_f64();
+        }
         bytes += u64::from(r.len);
         if digest {
             for x in [r.time_ns, r.offset, u64::from(r.len), r.op as u64] {
@@ -31,10 +40,13 @@ fn main() {
     }
     let s = start.elapsed().as_secs_f64();
     println!(
-        "{n} requests ({:.1} GiB) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB",
+        "{n} requests ({:.1} GiB) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB; \
+         first request {:.1} ms; second half {:.2} M requests/s",
         bytes as f64 / (1u64 << 30) as f64,
         n as f64 / s / 1e6,
-        c.stack_bytes() as f64 / (1 << 20) as f64
+        c.stack_bytes() as f64 / (1 << 20) as f64,
+        first * 1e3,
+        n.saturating_sub(half) as f64 / (s - mid).max(1e-9) / 1e6
     );
     if digest {
         println!("digest {hash:016x}");

@@ -129,10 +129,20 @@
 //!   sizes a feedback on their mean ([`Generator::with_mean_size`]). Arrival times are drawn
 //!   on a second thread in blocks ([`arrivals::Stream`]; about 15% of the work at 10x
 //!   cloudphysics), so on an idle core they overlap the stack's work; per CPU second it is
-//!   the same work. Generation is bound by the stack's random accesses (the page at a depth,
-//!   its entry, the entries of the pages a request touches); at 10x cloudphysics they are out
-//!   of cache (`bench/RESULTS.md`, "Trace clones": about 3.4 M requests per CPU second at
-//!   100x length, short of issue 26's 5 M).
+//!   the same work. At 10x cloudphysics (`bench/RESULTS.md`, "Trace clones": about 3.4 M
+//!   requests per CPU second at 100x length, short of issue 26's 5 M) the rate is the steady
+//!   state's: the first request comes about 1 ms after the generator is built, and the
+//!   second half of a 10x run is no faster than the whole. The stack's random accesses (the
+//!   page at a depth, its entry, the entries of the pages a request touches) are out of cache
+//!   there, but they are not most of the time: the same requests at scale=1 (a 7 MiB stack)
+//!   take 11% (100x length) to 32% (10x) less CPU time, about 4.1-4.4 M per CPU second. The
+//!   rest is spread over the draws (the urns' searches about 10%, the stack's select and
+//!   find 20%, the arrival thread 12%, ChaCha's refills 3%; `perf record -e cpu-clock`,
+//!   2026-11-27). Tried and left out, all output-identical: conditional moves in the urn's
+//!   and the stack's tree searches (7-10% slower: a branch lets the next node's load start
+//!   early), popcnt as a target feature (about 3%, not worth a build-wide flag), transparent
+//!   huge pages for the stack (about 3%, within the shared machine's noise), and reading a
+//!   follower's entries at the end of the request before it (no change: they are in cache).
 
 mod arrivals;
 mod model;
