@@ -101,6 +101,19 @@ pub trait Policy: Send {
         let _ = (capacity, evicted);
         false
     }
+    /// A hint that `key` is accessed soon: the policy may read (never change) what that access
+    /// will read first, so its memory loads overlap the accesses before it. No decision depends
+    /// on it. The default does nothing.
+    #[inline]
+    fn preload(&self, key: u64) {
+        let _ = key;
+    }
+    /// Whether [`Policy::preload`] does anything (the loop then calls it; else never). Policies
+    /// whose hits are cheap enough that the extra loads only cost (CLOCK, SIEVE and FIFO
+    /// measured 2-9% slower with them at 10% of the zipf trace) leave it false.
+    fn preloads(&self) -> bool {
+        false
+    }
 }
 
 /// One row of the registry.
