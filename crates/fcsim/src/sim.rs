@@ -351,7 +351,8 @@ const AHEAD: usize = 4;
 /// The smallest cache (pages) whose policy the loop preloads. Below it a list policy's index and
 /// nodes (under 1.4 MB) stay in a core's L2 cache (2 MiB on the machine measured) and preloading
 /// only costs: on the zipf and arc_P12 traces of bench/policy_ratios.py, LRU at 1% (5,720 and
-/// 4,016 pages) was 0-7% slower with it, at 10% (57,204 and 40,160 pages) 0-10% faster.
+/// 4,016 pages) was 1.00x and 0.93x as fast with it, at 10% (57,204 and 40,160 pages) 1.12x and
+/// 1.03x (CPU time, medians of 9 interleaved runs).
 const PRELOAD_FROM: usize = 1 << 14;
 
 /// Epochs a run may have at most (a row each, about 400 bytes in memory).
