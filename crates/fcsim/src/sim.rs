@@ -772,4 +772,32 @@ mod tests {
         assert!(epochs.iter().all(|e| e.loads.flash.is_none() && e.flash.is_none()));
         assert_eq!(run.response.count(), 900);
     }
+
+    #[test]
+    fn preloading_changes_no_result() {
+        // An LRU large enough that the loop preloads it, against the same LRU fed the trace's
+        // pages directly: the same hits and evictions.
+        let (src, cap) = ("synth:zipf,alpha=0.8,requests=40000,pages=60000,seed=5,iops=0", PRELOAD_FROM + 100);
+        let opts = TraceOptions::default();
+        let mut reader = trace::open(src, &opts).unwrap();
+        let policy = crate::policy::build("lru", cap, Default::default()).unwrap().0;
+        assert!(policy.preloads());
+        let mut run = Run::new(Tier::new(policy, cap), PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
+        run.drive(reader.as_mut(), &mut crate::device::no_device(), None).unwrap();
+        let mut reader = trace::open(src, &opts).unwrap();
+        let split = PageSplitter::new(4096, reader.key_unit());
+        let mut lru = crate::policy::build("lru", cap, Default::default()).unwrap().0;
+        let (mut hits, mut evicted, mut i) = (0, Vec::new(), 0);
+        while let Some(r) = reader.next_request().unwrap() {
+            let (first, n) = split.pages(&r).unwrap();
+            for key in first..first + n {
+                let a = crate::policy::Access { key, write: r.op == Op::Write, index: i, next: NEVER, time: 0 };
+                hits += u64::from(matches!(lru.access(&a, &mut evicted), crate::policy::Outcome::Hit { .. }));
+                i += 1;
+            }
+        }
+        let c = run.tier.counters;
+        assert_eq!((c.hits, c.evictions, c.accesses), (hits, evicted.len() as u64, i));
+        assert!(hits > 0 && !evicted.is_empty());
+    }
 }
