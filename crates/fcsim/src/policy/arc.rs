@@ -168,6 +168,15 @@ impl Policy for Arc {
         (n.tag <= T2).then_some(n.dirty)
     }
 
+    #[inline]
+    fn preload(&self, key: u64) {
+        self.arena.preload(key);
+    }
+
+    fn preloads(&self) -> bool {
+        true
+    }
+
     fn len(&self) -> usize {
         self.len(T1) + self.len(T2)
     }

@@ -101,6 +101,20 @@ pub trait Policy: Send {
         let _ = (capacity, evicted);
         false
     }
+    /// A hint that `key` is accessed soon: the policy may read (never change) what that access
+    /// will read first, so its memory loads overlap the accesses before it. No decision depends
+    /// on it. The default does nothing.
+    #[inline]
+    fn preload(&self, key: u64) {
+        let _ = key;
+    }
+    /// Whether [`Policy::preload`] does anything (the loop then calls it; else never). Policies
+    /// for which the extra loads did not pay leave it false: at 10% of the zipf trace CLOCK
+    /// and SIEVE were 4% and 9% slower with them, FIFO no faster (LRU 1.12x, ARC 1.08x and
+    /// SLRU 1.04x faster).
+    fn preloads(&self) -> bool {
+        false
+    }
 }
 
 /// One row of the registry.

@@ -123,6 +123,15 @@ impl Policy for Slru {
         Some(n.dirty)
     }
 
+    #[inline]
+    fn preload(&self, key: u64) {
+        self.arena.preload(key);
+    }
+
+    fn preloads(&self) -> bool {
+        true
+    }
+
     fn len(&self) -> usize {
         self.len
     }

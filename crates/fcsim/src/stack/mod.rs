@@ -123,6 +123,17 @@ impl Tier {
         self.policy.len()
     }
 
+    /// [`Policy::preload`]: `key` is accessed soon.
+    #[inline(always)]
+    pub fn preload(&self, key: u64) {
+        self.policy.preload(key);
+    }
+
+    /// [`Policy::preloads`].
+    pub fn preloads(&self) -> bool {
+        self.policy.preloads()
+    }
+
     /// Processes one page access of a request that arrived at `time` (ns); returns when the
     /// access completes on `dev` (with no device, `time`).
     #[inline(always)]
