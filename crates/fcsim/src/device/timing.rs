@@ -488,9 +488,10 @@ pub struct Epochs {
     last: Vec<(u64, u64)>,
     /// Work of each chip in open epochs past the dense rows, by epoch.
     sparse: BTreeMap<u64, Box<[u64]>>,
-    /// Whole epochs of a chip's time: from its key on, each (chip, true) covers the chip for
-    /// whole epochs and each (chip, false) ends such a cover.
-    edges: BTreeMap<u64, Vec<(u32, bool)>>,
+    /// Whole epochs of a chip's time: at epoch `e`, the covers of chip `c` that start there
+    /// less those that end there, keyed `(e, c)` (one entry, no list to allocate: a GC job
+    /// longer than an epoch adds two, once per ~11 host writes on an aged drive).
+    edges: BTreeMap<(u64, u32), i64>,
     /// How many covers each chip is under at `swept` (one at most: a chip serves one op at a
     /// time).
     covered: Vec<u64>,
@@ -550,8 +551,8 @@ impl Epochs {
         }
         self.add_work(first, chip, (first + 1) * epoch - start);
         if last > first + 1 {
-            self.edges.entry(first + 1).or_default().push((chip, true));
-            self.edges.entry(last).or_default().push((chip, false));
+            *self.edges.entry((first + 1, chip)).or_insert(0) += 1;
+            *self.edges.entry((last, chip)).or_insert(0) -= 1;
         }
         self.add_work(last, chip, end - last * epoch);
     }
@@ -592,11 +593,10 @@ impl Epochs {
                 self.swept = until;
                 break;
             }
-            if let Some(changes) = self.edges.remove(&s) {
-                for (chip, starts) in changes {
-                    let c = &mut self.covered[chip as usize];
-                    *c = if starts { *c + 1 } else { *c - 1 };
-                }
+            while let Some(e) = self.edges.first_entry().filter(|e| e.key().0 == s) {
+                let ((_, chip), d) = e.remove_entry();
+                let c = &mut self.covered[chip as usize];
+                *c = c.wrapping_add_signed(d);
             }
             for (w, c) in work.iter_mut().zip(&self.covered) {
                 *w = c * self.epoch_ns;
@@ -617,7 +617,7 @@ impl Epochs {
                 }
             }
             if !dense && !own {
-                let next = [self.sparse.keys().next(), self.edges.keys().next()].into_iter().flatten().copied().fold(until, u64::min);
+                let next = [self.sparse.keys().next(), self.edges.keys().next().map(|k| &k.0)].into_iter().flatten().copied().fold(until, u64::min);
                 n = next - s;
             }
             let (sum, max) = work.iter().fold((0u64, 0u64), |(s, m), &w| (s + w, m.max(w)));
