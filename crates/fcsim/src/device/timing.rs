@@ -617,7 +617,11 @@ impl Epochs {
                 }
             }
             if !dense && !own {
-                let next = [self.sparse.keys().next(), self.edges.keys().next().map(|k| &k.0)].into_iter().flatten().copied().fold(until, u64::min);
+                let next = [self.sparse.keys().next(), self.edges.keys().next().map(|k| &k.0)]
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .fold(until, u64::min);
                 n = next - s;
             }
             let (sum, max) = work.iter().fold((0u64, 0u64), |(s, m), &w| (s + w, m.max(w)));
