@@ -62,21 +62,27 @@
 //! current one. Every instruction between two writes narrows that, most of all a branch that
 //! mispredicts on a value a miss delivers (a GC job's length is its copies, so its end and the
 //! epoch split of it wait for GC's loads; every later op on that chip starts at that end).
-//! Removed, each with every output identical (`make golden`): the common op takes a plain path
-//! ([`super::timing::Timing::submit`]: no queue, no transfer, no hole; the per-kind counts that
-//! only the queue reads are not kept); the load-balance epochs remember the open epoch per chip,
-//! not one for the device (on the saturated aged drive each chip's queue ends at its own time,
-//! epochs apart, so the shared one missed on most ops, each a division and a second row lookup:
-//! 25 ns a host write by ablation); a load window takes an op with no division
-//! ([`crate::load::Load::record`]); and a GC job longer than an epoch adds two map entries, no
-//! allocated list. Left per host write: the clock's advance, then the write's and (once per ~11
-//! writes) the GC job's completion, busy time, sojourn and epoch work.
+//! Changed, each with every output identical (`make golden`), measured together at 1.0x (the
+//! device alone against the build before, interleaved; end to end, `bench/RESULTS.md`): the
+//! common op takes a plain path ([`super::timing::Timing::submit`]: no queue, no transfer, no
+//! hole; the per-kind counts only the queue reads are not kept); the load-balance epochs
+//! remember the open epoch per chip, not one for the device (each chip's queue on the saturated
+//! aged drive ends at its own time, epochs apart); a load window takes an op with no division
+//! ([`crate::load::Load::record`]); a GC job longer than an epoch (most, at ~53 copies a job)
+//! adds two map entries, where it allocated two lists. By ablation (outputs wrong, not kept),
+//! skipping the epochs altogether saved ~25 ns a host write and skipping the chips' timing
+//! altogether ~90 ns: what is left is the per-op work itself (the clock's advance; each op's
+//! completion, busy time, sojourn and epoch work), not a slow case in it.
 //! Tried and dropped (same results, no gain measured here, each within this shared machine's
 //! spread): invalid pages marked in `p2l` as the limit does, with GC reading `p2l` alone (0.9x);
 //! the key-assignment bitmap folded into a flag bit of `l2p`, so assigning a key and writing its
 //! page share one miss (1.0x: the two misses already overlapped); and a pass over each trace
 //! batch loading its pages' `l2p` entries ahead (1.0x: the misses moved into the pass and cost
-//! the same there, as if bounded by the machine's random-access throughput, not by latency).
+//! the same there, as if bounded by the machine's random-access throughput, not by latency);
+//! the program's chip time submitted before the FTL write rather than after (0.97x-1.0x, within
+//! the spread; not kept, as it would change which error a run that fails both reports). A
+//! prefetch hint for the next write's `l2p` entry is not possible here: `_mm_prefetch` is a
+//! target-feature function, callable only in `unsafe`, which the workspace forbids.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;

@@ -484,7 +484,7 @@ pub struct Epochs {
     /// Per chip, the start time and number of the dense row's epoch its latest op ended in
     /// (start `u64::MAX`: none). Per chip, not one for the device: on a saturated drive each
     /// chip's queue ends at its own time, epochs apart, so successive ops of different chips
-    /// fall in different epochs while each chip's own ops stay in one for ~50 ops.
+    /// fall in different epochs while a chip's own programs share one until its next GC job.
     last: Vec<(u64, u64)>,
     /// Work of each chip in open epochs past the dense rows, by epoch.
     sparse: BTreeMap<u64, Box<[u64]>>,
