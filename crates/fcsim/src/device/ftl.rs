@@ -47,19 +47,42 @@
 //! device on the limit's in-memory writes, in the same run: `bench/RESULTS.md`, device path).
 //! This FTL alone is within about 10% of the minimal one (they touch the same number of random
 //! lines a write: the `l2p` entry, ~5.6 GC copies' `l2p` entries; the limit also marks `p2l` on
-//! invalidation and scans a plane's counts scalar). The rest of the gap is around it: the chips'
-//! timing and accounting (per op: a load-window record with a division per window, the
-//! load-balance epoch, the hole and early-op checks) and the simulation loop (trace generation,
-//! the key-to-logical-page assignment, the tier, the response-time histogram). The chips' pending
-//! queue, which only the view's chip load reads and which grows on a saturated drive, is no
-//! longer kept unless the policy declares the device view
-//! ([`super::timing::Timing::keep_queue`]).
+//! invalidation and scans a plane's counts scalar). The rest of the gap is around it: the
+//! chips' timing and accounting, and the simulation loop (trace generation, the key-to-logical-
+//! page assignment, the tier, the response-time histogram). The chips' pending queue, which only
+//! the view's chip load reads and which grows on a saturated drive, is not kept unless the
+//! policy declares the device view ([`super::timing::Timing::keep_queue`]).
+//!
+//! **The chips' timing costs more than its instructions** (issue 29). In `perf` the timing's
+//! own functions (`Timing::submit`, `Load::record`, `Epochs::add`) are under 1% of the device
+//! path's samples, yet the device alone was ~+90 ns a host write over this FTL alone, and with
+//! the chips' timing skipped (a measurement, not kept) the two ran alike. The time shows up as
+//! slower FTL code: the path is bound by how many table misses are in flight at once, and the
+//! misses of successive writes overlap only as far as the CPU's reorder window reaches past the
+//! current one. Every instruction between two writes narrows that, most of all a branch that
+//! mispredicts on a value a miss delivers (a GC job's length is its copies, so its end and the
+//! epoch split of it wait for GC's loads; every later op on that chip starts at that end).
+//! Changed, each with every output identical (`make golden`), measured together at 1.0x (the
+//! device alone against the build before, interleaved; end to end, `bench/RESULTS.md`): the
+//! common op takes a plain path ([`super::timing::Timing::submit`]: no queue, no transfer, no
+//! hole; the per-kind counts only the queue reads are not kept); the load-balance epochs
+//! remember the open epoch per chip, not one for the device (each chip's queue on the saturated
+//! aged drive ends at its own time, epochs apart); a load window takes an op with no division
+//! ([`crate::load::Load::record`]); a GC job longer than an epoch (most, at ~53 copies a job)
+//! adds two map entries, where it allocated two lists. By ablation (outputs wrong, not kept),
+//! skipping the epochs altogether saved ~25 ns a host write and skipping the chips' timing
+//! altogether ~90 ns: what is left is the per-op work itself (the clock's advance; each op's
+//! completion, busy time, sojourn and epoch work), not a slow case in it.
 //! Tried and dropped (same results, no gain measured here, each within this shared machine's
 //! spread): invalid pages marked in `p2l` as the limit does, with GC reading `p2l` alone (0.9x);
 //! the key-assignment bitmap folded into a flag bit of `l2p`, so assigning a key and writing its
 //! page share one miss (1.0x: the two misses already overlapped); and a pass over each trace
 //! batch loading its pages' `l2p` entries ahead (1.0x: the misses moved into the pass and cost
-//! the same there, as if bounded by the machine's random-access throughput, not by latency).
+//! the same there, as if bounded by the machine's random-access throughput, not by latency);
+//! the program's chip time submitted before the FTL write rather than after (0.97x-1.0x, within
+//! the spread; not kept, as it would change which error a run that fails both reports). A
+//! prefetch hint for the next write's `l2p` entry is not possible here: `_mm_prefetch` is a
+//! target-feature function, callable only in `unsafe`, which the workspace forbids.
 
 use super::config::GcPolicy;
 use super::geometry::Geometry;

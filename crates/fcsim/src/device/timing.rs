@@ -223,6 +223,11 @@ impl Timing {
     /// an error if that would reach the horizon (then nothing is submitted).
     #[inline]
     pub fn submit(&mut self, chip: u32, t: u64, kind: OpKind) -> Result<u64> {
+        // The common case on its own (see [`Timing::submit_plain`]): no channel transfer, no
+        // pending queue, no hole on the chip nor op placed in one anywhere, no log.
+        if !self.queue && self.xfer_ns == 0 && self.early == 0 && self.chips[chip as usize].holes.is_empty() && self.log.is_none() {
+            return self.submit_plain(chip, t, kind);
+        }
         let x = self.xfer_ns;
         let ch = super::geometry::rem(chip, self.channels) as usize;
         let c = &mut self.chips[chip as usize];
@@ -307,6 +312,37 @@ impl Timing {
         if let Some(log) = self.log.as_mut() {
             log.push((chip, start, end));
         }
+        Ok(end)
+    }
+
+    /// [`Timing::submit`] with no pending queue and no channel transfer time, when no op sits
+    /// in a hole on any chip and `chip` has no hole, with no log: the op starts at
+    /// `max(t, chip free)`, as the general path computes it, with nothing to drop or fill. The
+    /// per-kind counts are not kept: only the pending queue's entries (none without it) and
+    /// [`Timing::load`] (not called without it) read them, and their differences stay exact
+    /// when the queue is turned on later. A read submitted ahead of the clock still leaves its
+    /// hole. Fewer instructions per op matter on this path beyond their own cost: the FTL's table
+    /// misses of successive writes overlap only as far as the CPU's reorder window reaches.
+    #[inline]
+    fn submit_plain(&mut self, chip: u32, t: u64, kind: OpKind) -> Result<u64> {
+        let d = match kind {
+            OpKind::Read => self.read_ns,
+            OpKind::Write => self.write_ns,
+            OpKind::Gc(d) => d,
+        };
+        let clock = self.clock;
+        let c = &mut self.chips[chip as usize];
+        let start = t.max(c.free_at);
+        let end = after(start, d)?;
+        if let OpKind::Gc(d) = kind {
+            c.last_gc = d;
+        }
+        if kind == OpKind::Read && t > clock && t > c.free_at {
+            c.holes.push((c.free_at.max(clock), t));
+        }
+        c.free_at = end;
+        c.load.record(t, start, end);
+        self.epochs.add(chip, start, end);
         Ok(end)
     }
 
@@ -445,13 +481,17 @@ pub struct Epochs {
     /// Work of each chip in the epochs from `swept` on, epoch-major (empty, or a row per epoch
     /// up to the latest one given work here).
     open: VecDeque<u64>,
-    /// Start time and number of the open epoch the latest op ended in (start `u64::MAX`: none).
-    last: (u64, u64),
+    /// Per chip, the start time and number of the dense row's epoch its latest op ended in
+    /// (start `u64::MAX`: none). Per chip, not one for the device: on a saturated drive each
+    /// chip's queue ends at its own time, epochs apart, so successive ops of different chips
+    /// fall in different epochs while a chip's own programs share one until its next GC job.
+    last: Vec<(u64, u64)>,
     /// Work of each chip in open epochs past the dense rows, by epoch.
     sparse: BTreeMap<u64, Box<[u64]>>,
-    /// Whole epochs of a chip's time: from its key on, each (chip, true) covers the chip for
-    /// whole epochs and each (chip, false) ends such a cover.
-    edges: BTreeMap<u64, Vec<(u32, bool)>>,
+    /// Whole epochs of a chip's time: at epoch `e`, the covers of chip `c` that start there
+    /// less those that end there, keyed `(e, c)` (one entry, no list to allocate: a GC job
+    /// longer than an epoch adds two, once per ~11 host writes on an aged drive).
+    edges: BTreeMap<(u64, u32), i64>,
     /// How many covers each chip is under at `swept` (one at most: a chip serves one op at a
     /// time).
     covered: Vec<u64>,
@@ -473,7 +513,7 @@ impl Epochs {
             chips: chips as usize,
             swept: 0,
             open: VecDeque::new(),
-            last: (u64::MAX, 0),
+            last: vec![(u64::MAX, 0); chips as usize],
             sparse: BTreeMap::new(),
             edges: BTreeMap::new(),
             covered: vec![0; chips as usize],
@@ -491,10 +531,11 @@ impl Epochs {
         if self.epoch_ns == 0 {
             return;
         }
-        // Most ops fall in the epoch of the op before them: no division then. (`lo` is a time
+        // Most ops fall in the epoch of their chip's op before them: no division then. (`lo` is a time
         // below the horizon when `start >= lo` holds, so `lo + epoch_ns` cannot overflow.)
-        let (lo, e) = self.last;
-        if start >= lo && end <= lo + self.epoch_ns {
+        // An entry of an epoch closed since (`e < swept`) is stale: its row is gone.
+        let (lo, e) = self.last[chip as usize];
+        if start >= lo && end <= lo + self.epoch_ns && e >= self.swept {
             self.open[(e - self.swept) as usize * self.chips + chip as usize] += end - start;
             return;
         }
@@ -510,8 +551,8 @@ impl Epochs {
         }
         self.add_work(first, chip, (first + 1) * epoch - start);
         if last > first + 1 {
-            self.edges.entry(first + 1).or_default().push((chip, true));
-            self.edges.entry(last).or_default().push((chip, false));
+            *self.edges.entry((first + 1, chip)).or_insert(0) += 1;
+            *self.edges.entry((last, chip)).or_insert(0) -= 1;
         }
         self.add_work(last, chip, end - last * epoch);
     }
@@ -525,7 +566,7 @@ impl Epochs {
                 self.open.resize((row + 1) * self.chips, 0);
             }
             self.open[row * self.chips + chip as usize] += w;
-            self.last = (e * self.epoch_ns, e);
+            self.last[chip as usize] = (e * self.epoch_ns, e);
         } else {
             self.sparse.entry(e).or_insert_with(|| vec![0; self.chips].into_boxed_slice())[chip as usize] += w;
         }
@@ -552,11 +593,10 @@ impl Epochs {
                 self.swept = until;
                 break;
             }
-            if let Some(changes) = self.edges.remove(&s) {
-                for (chip, starts) in changes {
-                    let c = &mut self.covered[chip as usize];
-                    *c = if starts { *c + 1 } else { *c - 1 };
-                }
+            while let Some(e) = self.edges.first_entry().filter(|e| e.key().0 == s) {
+                let ((_, chip), d) = e.remove_entry();
+                let c = &mut self.covered[chip as usize];
+                *c = c.wrapping_add_signed(d);
             }
             for (w, c) in work.iter_mut().zip(&self.covered) {
                 *w = c * self.epoch_ns;
@@ -565,9 +605,6 @@ impl Epochs {
             let mut n = 1;
             let dense = !self.open.is_empty();
             if dense {
-                if self.last.1 == s {
-                    self.last = (u64::MAX, 0);
-                }
                 for (w, x) in work.iter_mut().zip(self.open.drain(..self.chips)) {
                     *w += x;
                 }
@@ -580,7 +617,11 @@ impl Epochs {
                 }
             }
             if !dense && !own {
-                let next = [self.sparse.keys().next(), self.edges.keys().next()].into_iter().flatten().copied().fold(until, u64::min);
+                let next = [self.sparse.keys().next(), self.edges.keys().next().map(|k| &k.0)]
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .fold(until, u64::min);
                 n = next - s;
             }
             let (sum, max) = work.iter().fold((0u64, 0u64), |(s, m), &w| (s + w, m.max(w)));
