@@ -197,11 +197,14 @@ def report(
     fig5 = df[(df["size_pages"] == LCR_SIZE) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
     fig5 = fig5[fig5["policy"].isin(LCR_POLICIES)]
     paper = fig5[(fig5["drive"] == "filled") & (fig5["load"] == "as recorded")]
-    # Each trace's loads lightest first (the least compressed time, the shallowest queue), so
-    # that the order of the bars does not hang on the order of the table's rows.
-    lightest = {"by": ["queue_depth", "time_scale"], "ascending": [True, False], "kind": "stable"}
-    loaded = fig5[(fig5["drive"] == "filled") & (fig5["load"] != "as recorded")].sort_values(**lightest)
-    aged = fig5[fig5["drive"] != "filled"].sort_values(**lightest)
+    # Each trace's loads lightest first (the least compressed time, the shallowest queue), the
+    # traces in the table's order, so that the bars' order does not hang on the rows' order.
+    rank = {t: i for i, t in enumerate(dict.fromkeys(fig5["trace"]))}
+    fig5 = fig5.assign(_rank=fig5["trace"].map(rank)).sort_values(
+        ["_rank", "queue_depth", "time_scale"], ascending=[True, True, False], kind="stable"
+    )
+    loaded = fig5[(fig5["drive"] == "filled") & (fig5["load"] != "as recorded")]
+    aged = fig5[fig5["drive"] != "filled"]
     # The aged runs' load label names the drive, in tables and plots beside the filled ones.
     aged_labelled = aged.assign(load=aged["drive"] + ", " + aged["load"])
     labelled = pd.concat([paper, loaded, aged_labelled])
