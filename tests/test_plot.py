@@ -441,3 +441,33 @@ def test_the_overlap_check_sees_touching_labels() -> None:
         assert plot.overlapping(fig) == []
     finally:
         plt.close(fig)
+
+
+def test_the_epoch_plot_says_which_runs_saturated() -> None:
+    """An epoch's mean load can stay under 1 while one server, in one second, got more than it can
+    do: the runs' rows say so in the title, with the busiest second's load."""
+    rows = pd.DataFrame(
+        {
+            "trace": ["synth:zipf,pages=2000"] * 2,
+            "policy": ["lru", "fifo"],
+            "size_pages": [100, 100],
+            "saturated": [True, False],
+            "timing": ["trace", "trace"],
+            "queue_depth": [0, 0],
+            "resp_mean_us": [120.0, 130.0],
+            "flash_util_peak_1s": [0.4, 0.3],
+            "disk_util_peak_1s": [1.26, 0.5],
+        }
+    )
+    fig = plot.epoch_plot(_epochs(), None, rows=rows)
+    try:
+        title = fig._suptitle.get_text().replace("\n", " ")
+        assert "lru 100p (disk 1.26x)" in title and "fifo" not in title
+        assert not plot.outside(fig)
+    finally:
+        plt.close(fig)
+    fig = plot.epoch_plot(_epochs(), None, rows=rows.assign(saturated=False))
+    try:
+        assert "no run saturated" in fig._suptitle.get_text()
+    finally:
+        plt.close(fig)

@@ -269,7 +269,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
         plot.run_plot(summary if seeded else df, a.plot)
         if epochs is not None:
-            plot.epoch_plot(epochs, output.beside(a.plot, "epochs"))
+            plot.epoch_plot(epochs, output.beside(a.plot, "epochs"), rows=df)
     if a.json:
         for line in output.rows_json(df):
             print(line)

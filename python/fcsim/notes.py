@@ -18,7 +18,8 @@ def _names(rows: pd.DataFrame, detail: object) -> str:
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
-def _peaks(r: object) -> str:
+def peaks(r: object) -> str:
+    """A row's busiest second on each saturated device, `` (disk 1.26x)``; empty if none."""
     parts = []
     for device in ("flash", "disk"):
         peak = getattr(r, f"{device}_util_peak_1s", None)
@@ -84,7 +85,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
             lines.append(
                 f"fcsim: warning: {len(rows)} row(s) saturated: more work arrived at a flash chip or disk in "
                 "some second than it can do in a second (peak offered load per second in brackets), so their "
-                f"response times are mostly queueing (saturated=true): {_names(rows, _peaks)}"
+                f"response times are mostly queueing (saturated=true): {_names(rows, peaks)}"
             )
     closed = df[sat.eq(CLOSED)]
     if len(closed):

@@ -897,7 +897,31 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
     )
 
 
-def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
+def _saturation_line(rows: pd.DataFrame) -> str:
+    """What the runs' rows say of saturation, for an epoch plot's title: each saturated run with
+    its busiest second's offered load per device, or that none was; empty when unknown."""
+    sat = notes.saturation(rows)
+    if sat.isna().all():
+        return ""
+    several = rows["trace"].nunique() > 1
+    parts = []
+    for r, s in zip(rows.itertuples(), sat, strict=True):
+        name = (workload_label(r.trace) + ": " if several else "") + f"{r.policy} {r.size_pages}p"
+        if s == notes.QUEUE:
+            parts.append(name + notes.peaks(r))
+        elif s == notes.CLOSED:
+            parts.append(name + " (closed loop)")
+    if not parts:
+        return "no run saturated (no flash chip or disk was offered more than a second's work in any second)"
+    return "saturated, so responses are mostly queueing (busiest second's offered load): " + "; ".join(parts)
+
+
+def epoch_plot(
+    epochs: pd.DataFrame,
+    path: str | os.PathLike[str] | None,
+    title: str | None = None,
+    rows: pd.DataFrame | None = None,
+) -> Any:
     """Writes a per-epoch table (``--epoch``; ``row.epochs``) as time series, a PNG, SVG or PDF by
     ``path``'s extension (atomically; with ``path`` None, returns the figure): hit ratio
     (:func:`hit_metric`), flash page writes and erasures, mean and p99 response per epoch, and
@@ -905,7 +929,9 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title:
     server, with a line at saturation, and the mean ops in the device), one line per run
     (policy, size, device). The x axis is the epoch's start in simulated
     seconds, or its index when the run has no times. A panel with no values (no device, an
-    untimed trace) is left out."""
+    untimed trace) is left out. With the runs' result ``rows``, the title says which runs were
+    saturated and their busiest second's load: an epoch's mean load over its servers can stay
+    below 1 while one of them, in one second, was offered more than it can do."""
     if path is not None:
         check_path(path)
     import matplotlib
@@ -985,7 +1011,11 @@ def epoch_plot(epochs: pd.DataFrame, path: str | os.PathLike[str] | None, title:
     axes[-1][0].xaxis.set_major_formatter(plain_formatter())
     axes[-1][0].set_xlabel("simulated time (s)" if timed else "epoch")
     traces = ", ".join(workload_label(t) for t in dict.fromkeys(d["trace"]))
-    fig.suptitle(title or traces + " per epoch", fontsize=10)
+    head = title or traces + " per epoch"
+    responses = "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any()
+    if rows is not None and responses and (said := _saturation_line(rows)):
+        head += "\n" + textwrap.fill(said, 78)
+    fig.suptitle(head, fontsize=10)
     if path is None:
         return fig
     save(fig, path)
