@@ -42,6 +42,8 @@ def assert_adds_up(row: fcsim.Result) -> pd.DataFrame:
             assert e[f"{dev}_busy_s"].sum() == pytest.approx(row[f"{dev}_busy_s"], rel=1e-9)
         weighted = (e[f"{dev}_queue_mean"] * (e["end_s"] - e["start_s"])).sum()
         assert weighted / row["duration_s"] == pytest.approx(row[f"{dev}_queue_mean"], rel=1e-9), (dev, span)
+        # Each epoch's busiest second, of its busiest server: the most of them is the row's.
+        assert e[f"{dev}_util_peak_1s"].max() == pytest.approx(row[f"{dev}_util_peak_1s"], rel=1e-12), dev
     return e
 
 
@@ -147,7 +149,7 @@ def test_cli_writes_the_epochs_beside_the_rows_and_plots_them(tmp_path: Path) ->
     assert "start_s" in r.stdout and r.stdout.count("\n") >= 6
     # A response is printed beside the load it was measured under.
     header = next(line for line in r.stdout.splitlines() if "resp_mean_us" in line and "epoch" in line)
-    assert "flash_offered_load" in header and "flash_queue_mean" in header
+    assert "flash_util_peak_1s" in header and "flash_queue_mean" in header
     # The table's path passes the guard before any work: the trace itself is refused.
     victim = tmp_path / "T.epochs.csv"
     victim.write_text(MSR.read_text())

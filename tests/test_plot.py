@@ -130,7 +130,7 @@ def _epochs() -> pd.DataFrame:
                     "erasures": 300 + e,
                     "resp_mean_us": 120.0 + e,
                     "resp_p99_us": 900.0 + e,
-                    "flash_offered_load": 0.05 * e,
+                    "flash_util_peak_1s": 0.05 * e,
                     "flash_queue_mean": 0.3 * e,
                 }
             )

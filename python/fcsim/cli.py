@@ -416,16 +416,16 @@ EPOCH_TABLE_COLUMNS = [
     "erasures",
     "resp_mean_us",
     "resp_p99_us",
-    "flash_offered_load",
+    "flash_util_peak_1s",
     "flash_queue_mean",
-    "disk_offered_load",
+    "disk_util_peak_1s",
     "disk_queue_mean",
 ]
 
 
 def format_epochs(epochs: pd.DataFrame) -> str:
     """The per-epoch table in short, as printed without ``--out``: a response beside the load it
-    was measured under (each device's offered load and mean ops in it)."""
+    was measured under (each device's busiest second on its busiest server, and its mean ops)."""
     if epochs.empty:
         return "(no epochs)"
     cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
@@ -435,9 +435,9 @@ def format_epochs(epochs: pd.DataFrame) -> str:
         ("resp_mean_us", "{:.1f}"),
         ("resp_p99_us", "{:.1f}"),
         ("start_s", "{:g}"),
-        ("flash_offered_load", "{:.3g}"),
+        ("flash_util_peak_1s", "{:.3g}"),
         ("flash_queue_mean", "{:.3g}"),
-        ("disk_offered_load", "{:.3g}"),
+        ("disk_util_peak_1s", "{:.3g}"),
         ("disk_queue_mean", "{:.3g}"),
     ):
         if c in t:

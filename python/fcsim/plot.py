@@ -925,13 +925,13 @@ def epoch_plot(
     """Writes a per-epoch table (``--epoch``; ``row.epochs``) as time series, a PNG, SVG or PDF by
     ``path``'s extension (atomically; with ``path`` None, returns the figure): hit ratio
     (:func:`hit_metric`), flash page writes and erasures, mean and p99 response per epoch, and
-    beside the response the load it was measured under (the offered load of the device's mean
-    server, with a line at saturation, and the mean ops in the device), one line per run
+    beside the response the load it was measured under (the work offered to the device's
+    busiest server in the epoch's busiest second, with a line at saturation, and the mean ops
+    in the device), one line per run
     (policy, size, device). The x axis is the epoch's start in simulated
     seconds, or its index when the run has no times. A panel with no values (no device, an
     untimed trace) is left out. With the runs' result ``rows``, the title says which runs were
-    saturated and their busiest second's load: an epoch's mean load over its servers can stay
-    below 1 while one of them, in one second, was offered more than it can do."""
+    saturated and their busiest second's load."""
     if path is not None:
         check_path(path)
     import matplotlib
@@ -958,13 +958,14 @@ def epoch_plot(
     if "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any():
         panels.append(("resp_mean_us", "response (µs)\n(mean; dashed: p99)", "resp_p99_us"))
         # A response is read with the load it was measured under: the work offered to the
-        # device's mean server in the epoch (1 = saturated) and the ops waiting or in service,
-        # which also shows a backlog carried over from earlier epochs.
-        for col in ("flash_offered_load", "flash_queue_mean", "disk_offered_load", "disk_queue_mean"):
+        # busiest server in the epoch's busiest second (above 1: saturated) and the ops waiting
+        # or in service, which also shows a backlog carried over from earlier epochs.
+        for col in ("flash_util_peak_1s", "flash_queue_mean", "disk_util_peak_1s", "disk_queue_mean"):
             if col not in d.columns:
                 d[col] = float("nan")
-        both = "(flash; dashed: disk)" if d["disk_offered_load"].notna().any() else "(flash)"
-        panels.append(("flash_offered_load", "offered load, mean server\n" + both, "disk_offered_load"))
+        both = "(flash; dashed: disk)" if d["disk_util_peak_1s"].notna().any() else "(flash)"
+        busiest = "offered load, busiest\nserver and second " + both
+        panels.append(("flash_util_peak_1s", busiest, "disk_util_peak_1s"))
         panels.append(("flash_queue_mean", "ops in device, mean\n" + both, "disk_queue_mean"))
     fig, axes = plt.subplots(
         len(panels),
@@ -996,7 +997,7 @@ def epoch_plot(
         _y_axis(ax, values, col == "resp_mean_us", True)
         if col == hit:
             ax.set_ylim(0, 1.02)
-        if col == "flash_offered_load":
+        if col == "flash_util_peak_1s":
             ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle=":")
             at = ax.get_yaxis_transform()
             ax.text(0.005, 1.0, "saturated", transform=at, fontsize=7, va="bottom", color="0.3")

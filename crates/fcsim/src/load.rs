@@ -42,6 +42,8 @@ struct Window {
     later: BTreeMap<u64, u64>,
     /// The most work that arrived in any finished window, ns.
     peak: u64,
+    /// The most work that arrived in a window finished since the last [`Load::mark_epoch`], ns.
+    epoch_peak: u64,
 }
 
 /// The load on one server since it was created or last [`Load::reset`].
@@ -104,13 +106,14 @@ impl Load {
             if c <= w.index {
                 continue;
             }
-            w.peak = w.peak.max(w.work);
+            w.epoch_peak = w.epoch_peak.max(w.work);
             while let Some(e) = w.later.first_entry() {
                 if *e.key() >= c {
                     break;
                 }
-                w.peak = w.peak.max(e.remove());
+                w.epoch_peak = w.epoch_peak.max(e.remove());
             }
+            w.peak = w.peak.max(w.epoch_peak);
             w.work = w.later.remove(&c).unwrap_or(0);
             w.index = c;
         }
@@ -130,6 +133,23 @@ impl Load {
         self.peak(0) > 1.0
     }
 
+    /// [`Load::peak`] over the windows finished since the last [`Load::mark_epoch`] and those
+    /// still open (the clock's, and any that work was submitted ahead into): an epoch's busiest
+    /// window. A window open across an epoch's end counts in both epochs, so the most of the
+    /// epochs' peaks is the run's [`Load::peak`].
+    pub fn epoch_peak(&self, i: usize) -> f64 {
+        let w = &self.windows[i];
+        let later = w.later.values().copied().max().unwrap_or(0);
+        w.epoch_peak.max(w.work).max(later) as f64 / WINDOWS_NS[i] as f64
+    }
+
+    /// An epoch ends: [`Load::epoch_peak`] starts again from the windows still open.
+    pub fn mark_epoch(&mut self) {
+        for w in &mut self.windows {
+            w.epoch_peak = 0;
+        }
+    }
+
     /// Forgets everything (after a warm-up).
     pub fn reset(&mut self) {
         *self = Load::default();
@@ -147,6 +167,9 @@ impl Load {
             for (p, i) in s.peak.iter_mut().zip(0..) {
                 *p = p.max(l.peak(i));
             }
+            for (p, i) in s.epoch_peak.iter_mut().zip(0..) {
+                *p = p.max(l.epoch_peak(i));
+            }
         }
         s
     }
@@ -161,6 +184,8 @@ pub struct Summary {
     pub sojourn_ns: u128,
     /// The busiest server's peak offered load per window of [`WINDOWS_NS`].
     pub peak: [f64; WINDOWS_NS.len()],
+    /// The same since the last epoch mark ([`Load::epoch_peak`]).
+    pub epoch_peak: [f64; WINDOWS_NS.len()],
 }
 
 impl Summary {
@@ -205,6 +230,29 @@ mod tests {
         l.reset();
         assert_eq!(l, Load::default());
         assert!(!l.saturated());
+    }
+
+    #[test]
+    fn an_epochs_peak_is_its_own_busiest_window() {
+        let mut l = Load::default();
+        // Epoch 1 (seconds 0-1): 1.5 s of work arrives in second 0.
+        l.record(0, 0, 1500 * MS);
+        l.advance(S);
+        l.record(S, 1500 * MS, 1800 * MS);
+        assert_eq!(l.epoch_peak(0), 1.5);
+        l.mark_epoch();
+        // Epoch 2 (from second 1): the open second's 0.3 s counts in it too, then 0.5 s in second 2.
+        assert_eq!(l.epoch_peak(0), 0.3);
+        l.advance(2 * S);
+        l.record(2 * S, 2 * S, 2 * S + 500 * MS);
+        l.advance(3 * S);
+        assert_eq!((l.epoch_peak(0), l.peak(0)), (0.5, 1.5));
+        // Work submitted ahead counts in the epoch that sees it, until its window finishes.
+        l.mark_epoch();
+        l.record(10 * S, 10 * S, 10 * S + 700 * MS);
+        assert_eq!(l.epoch_peak(0), 0.7);
+        let s = Load::combine([&l]);
+        assert_eq!((s.epoch_peak[0], s.peak[0]), (0.7, 1.5));
     }
 
     #[test]

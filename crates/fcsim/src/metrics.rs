@@ -158,8 +158,18 @@ pub const UNTIMED_NULL: &[&str] = &[
 ];
 
 /// Columns of the per-epoch table that rest on arrival times: null when the run has none.
-pub const EPOCH_UNTIMED_NULL: &[&str] =
-    &["start_s", "end_s", "resp_mean_us", "resp_p99_us", "flash_queue_mean", "disk_queue_mean", "flash_offered_load", "disk_offered_load"];
+pub const EPOCH_UNTIMED_NULL: &[&str] = &[
+    "start_s",
+    "end_s",
+    "resp_mean_us",
+    "resp_p99_us",
+    "flash_queue_mean",
+    "disk_queue_mean",
+    "flash_offered_load",
+    "disk_offered_load",
+    "flash_util_peak_1s",
+    "disk_util_peak_1s",
+];
 
 /// One result row.
 #[derive(Debug, Clone)]
@@ -639,6 +649,10 @@ impl ResultRow {
                     ("disk_busy_s".into(), e.loads.disk.map_or(Value::Null, |l| Value::Float(l.busy_ns as f64 / 1e9))),
                     ("flash_offered_load".into(), flash_load),
                     ("disk_offered_load".into(), disk_load),
+                    // The busiest server's busiest second of the epoch (a second open across the
+                    // epoch's end counts in both): above 1, the epoch saw a saturated server.
+                    ("flash_util_peak_1s".into(), e.loads.flash.map_or(Value::Null, |l| Value::Float(l.epoch_peak[0]))),
+                    ("disk_util_peak_1s".into(), e.loads.disk.map_or(Value::Null, |l| Value::Float(l.epoch_peak[0]))),
                 ];
                 if self.timing == Timing::UntimedTrace {
                     for (name, x) in &mut v {
@@ -661,7 +675,7 @@ mod tests {
     fn epoch_queue_and_offered_load() {
         // Two servers over a 2 s epoch: 3 s of sojourns is 1.5 ops in the system on average
         // (Little's law); 1 s of work submitted is a quarter of what the two could do.
-        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, peak: [0.0; 2] };
+        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, peak: [0.0; 2], epoch_peak: [0.0; 2] };
         assert_eq!(queue_and_load(Some(l), 2_000_000_000), (Value::Float(1.5), Value::Float(0.25)));
         // No load reported, or an epoch of no length: null.
         assert_eq!(queue_and_load(None, 2_000_000_000), (Value::Null, Value::Null));

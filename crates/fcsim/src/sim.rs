@@ -307,8 +307,9 @@ pub struct Epoch {
     pub counters: Counters,
     /// The flash's counters over the epoch, with flash below the tier.
     pub flash: Option<FtlStats>,
-    /// Loads over the epoch (ops, busy time and sojourns; the peaks are not differenced and
-    /// are left as the run's so far).
+    /// Loads over the epoch (ops, busy time and sojourns; `epoch_peak` the busiest server's
+    /// busiest window of the epoch, a window open across its end counted in both; `peak` is
+    /// the run's so far).
     pub loads: DeviceLoads,
     pub resp_mean_ns: Option<f64>,
     pub resp_p99_ns: Option<f64>,
@@ -383,6 +384,7 @@ fn load_since(now: Option<Summary>, before: Option<Summary>) -> Option<Summary> 
         busy_ns: n.busy_ns - b.busy_ns,
         sojourn_ns: n.sojourn_ns - b.sojourn_ns,
         peak: n.peak,
+        epoch_peak: n.epoch_peak,
     })
 }
 
@@ -462,8 +464,9 @@ impl Run {
 
     /// Closes the current epoch at `end` (ns): its counts are the counters' growth since the
     /// previous boundary; its response times are merged into the run's and cleared.
-    fn close_epoch<B: Backing>(&mut self, m: &mut Meter, end: u64, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+    fn close_epoch<B: Backing>(&mut self, m: &mut Meter, end: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
         let now = self.snapshot(dev, lower);
+        dev.mark_epoch();
         let p = m.prev;
         let index = m.epochs.len() as u64;
         if index >= MAX_EPOCHS {
@@ -569,7 +572,7 @@ impl Run {
 
     /// The end of the loop, after the flush: a warm-up still running is an error (nothing was
     /// measured); the last epoch closes (with the flush in it); the response times are merged.
-    fn finish<B: Backing>(&mut self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+    fn finish<B: Backing>(&mut self, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
         if let Some(mut m) = self.meter.take() {
             if let Some(w) = m.warmup {
                 let what = match w {
@@ -744,10 +747,17 @@ mod tests {
             None
         }
         fn loads(&self) -> DeviceLoads {
-            let s =
-                Summary { servers: 1, ops: self.ops, busy_ns: self.ops * 1_000, sojourn_ns: u128::from(self.ops) * 3_000, peak: [0.0; 2] };
+            let s = Summary {
+                servers: 1,
+                ops: self.ops,
+                busy_ns: self.ops * 1_000,
+                sojourn_ns: u128::from(self.ops) * 3_000,
+                peak: [0.0; 2],
+                epoch_peak: [0.0; 2],
+            };
             DeviceLoads { flash: None, disk: Some(s) }
         }
+        fn mark_epoch(&mut self) {}
         fn reset_stats(&mut self) {
             self.ops = 0;
         }

@@ -86,6 +86,9 @@ pub trait Backing {
     fn loads(&self) -> DeviceLoads {
         DeviceLoads::default()
     }
+    /// An epoch of the per-epoch table ends: the loads' epoch peaks start again
+    /// ([`crate::load::Load::mark_epoch`]). No default: a new device with loads must mark them.
+    fn mark_epoch(&mut self);
     /// The end of a warm-up: forgets every statistic below the tier (flash FTL counters and
     /// erase counts, chip busy times, load-balance epochs, loads, a flash cache's and a disk's
     /// counters, a lower tier's counters) and keeps every state (cached pages, mappings, blocks,
@@ -126,6 +129,8 @@ pub trait Store {
     fn loads(&self) -> DeviceLoads {
         DeviceLoads::default()
     }
+    /// See [`Backing::mark_epoch`].
+    fn mark_epoch(&mut self);
     /// See [`Backing::reset_stats`].
     fn reset_stats(&mut self);
 }
@@ -201,6 +206,9 @@ impl<S: Store> Backing for Buffer<S> {
     fn loads(&self) -> DeviceLoads {
         self.store.loads()
     }
+    fn mark_epoch(&mut self) {
+        self.store.mark_epoch();
+    }
     fn reset_stats(&mut self) {
         self.store.reset_stats();
     }
@@ -229,6 +237,7 @@ impl Store for NoDevice {
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
+    fn mark_epoch(&mut self) {}
     fn reset_stats(&mut self) {}
 }
 
@@ -270,6 +279,9 @@ impl Store for Flash {
     }
     fn loads(&self) -> DeviceLoads {
         DeviceLoads { flash: Some(self.timing().load_summary()), disk: None }
+    }
+    fn mark_epoch(&mut self) {
+        self.timing_mut().mark_epoch();
     }
     fn reset_stats(&mut self) {
         Flash::reset_stats(self);

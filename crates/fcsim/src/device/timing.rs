@@ -425,6 +425,13 @@ impl Timing {
         self.epochs.rates()
     }
 
+    /// An epoch of the per-epoch table ends ([`crate::load::Load::mark_epoch`] on every chip).
+    pub fn mark_epoch(&mut self) {
+        for c in &mut self.chips {
+            c.load.mark_epoch();
+        }
+    }
+
     /// Zeroes the chips' loads (busy times, sojourns, peaks) and restarts the load-balance epochs at the clock (the end
     /// of a warm-up); the queues stay, so ops in flight still hold their chips. Work already
     /// counted (at submission) is not counted again.

@@ -282,6 +282,9 @@ impl<B: Backing> Store for Below<B> {
     fn loads(&self) -> DeviceLoads {
         self.dev.loads()
     }
+    fn mark_epoch(&mut self) {
+        self.dev.mark_epoch();
+    }
     /// The tier's counters and everything below it.
     fn reset_stats(&mut self) {
         self.tier.counters = Counters::default();

@@ -233,6 +233,11 @@ impl Backing for SsdCache {
         DeviceLoads { flash: Some(self.flash.timing().load_summary()), disk: Some(self.disk.load()) }
     }
 
+    fn mark_epoch(&mut self) {
+        self.flash.timing_mut().mark_epoch();
+        self.disk.mark_epoch();
+    }
+
     fn reset_stats(&mut self) {
         self.flash.reset_stats();
         self.disk.reset_stats();

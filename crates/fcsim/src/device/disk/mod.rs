@@ -256,6 +256,13 @@ impl Disk {
         self.spindles.iter().map(Spindle::load)
     }
 
+    /// An epoch of the per-epoch table ends ([`crate::load::Load::mark_epoch`] on every spindle).
+    pub fn mark_epoch(&mut self) {
+        for s in &mut self.spindles {
+            s.load.mark_epoch();
+        }
+    }
+
     /// Forgets the pages read and written and every spindle's load (the end of a warm-up); the
     /// heads, queues and an access still open stay, so the timing is as without the reset. An
     /// access open at the reset (its next pages may still continue it) counts wholly after it.
