@@ -46,6 +46,14 @@ struct Window {
     epoch_peak: u64,
 }
 
+impl Window {
+    /// The most work in a window still open: the clock's, or one that work was submitted ahead
+    /// into.
+    fn open_work(&self) -> u64 {
+        self.work.max(self.later.values().copied().max().unwrap_or(0))
+    }
+}
+
 /// The load on one server since it was created or last [`Load::reset`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Load {
@@ -124,8 +132,7 @@ impl Load {
     /// window over its length (above 1: more than the server could do in it).
     pub fn peak(&self, i: usize) -> f64 {
         let w = &self.windows[i];
-        let later = w.later.values().copied().max().unwrap_or(0);
-        w.peak.max(w.work).max(later) as f64 / WINDOWS_NS[i] as f64
+        w.peak.max(w.open_work()) as f64 / WINDOWS_NS[i] as f64
     }
 
     /// Whether more work arrived in some second than the server can do in a second.
@@ -139,8 +146,7 @@ impl Load {
     /// epochs' peaks is the run's [`Load::peak`].
     pub fn epoch_peak(&self, i: usize) -> f64 {
         let w = &self.windows[i];
-        let later = w.later.values().copied().max().unwrap_or(0);
-        w.epoch_peak.max(w.work).max(later) as f64 / WINDOWS_NS[i] as f64
+        w.epoch_peak.max(w.open_work()) as f64 / WINDOWS_NS[i] as f64
     }
 
     /// An epoch ends: [`Load::epoch_peak`] starts again from the windows still open.
