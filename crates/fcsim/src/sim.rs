@@ -14,7 +14,7 @@ use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Counters, Probe, Split, Tier};
 use crate::time::{self as simtime, HORIZON, HORIZON_NS};
-use crate::trace::{self, info, TraceOptions, TraceReader};
+use crate::trace::{self, info, Batch, Feed, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -341,10 +341,6 @@ struct Meter {
     epochs: Vec<Epoch>,
 }
 
-/// Requests the loop reads from the trace at a time ([`TraceReader::next_batch`]): 16 KiB of
-/// them, which stay in the L1 cache while the loop takes them.
-const BATCH: usize = 512;
-
 /// How many requests ahead of the one simulated the loop preloads the policy's memory for
 /// ([`crate::policy::Policy::preload`]).
 const AHEAD: usize = 4;
@@ -632,7 +628,8 @@ impl Run {
         }
     }
 
-    /// The loop; with `MEASURE`, one predictable branch per request for the marks.
+    /// The loop; with `MEASURE`, one predictable branch per request for the marks. The trace
+    /// is read, and its requests split into pages, on a second thread ([`trace::read_ahead`]).
     fn drive_loop<B: Backing, const MEASURE: bool>(
         &mut self,
         reader: &mut dyn TraceReader,
@@ -640,70 +637,76 @@ impl Run {
         mut progress: Option<Progress<'_>>,
         lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
-        let mut index = 0u64;
-        // The trace a batch at a time (one call per batch, not per request); a bad record ends
-        // the batch, and its error is returned after the requests before it are simulated.
-        let mut batch = Vec::with_capacity(BATCH);
         let preload = self.tier.capacity() >= PRELOAD_FROM && self.tier.preloads();
-        loop {
-            let read = reader.next_batch(&mut batch);
-            let last = batch.len().wrapping_sub(1);
-            for (j, r) in batch.iter().enumerate() {
-                // The first page of a request a few ahead: its index slot and node are read now,
-                // so those loads overlap this request's (the policy's `preload`, decisions unchanged).
-                if preload {
-                    if let Some(Ok((ahead, _))) = batch.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
-                        self.tier.preload(ahead);
-                    }
-                }
-                let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
-                self.first_ns.get_or_insert(now);
-                self.last_ns = now;
-                dev.background(now)?;
-                dev.advance(now);
-                if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
-                    self.mark(now, dev, lower)?;
-                }
-                let (first, n) = self.splitter.pages(r).map_err(|m| reader.error_in_batch(last - j, m.to_string()))?;
-                let mut done = now;
-                for key in first..first + n {
-                    let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                    done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
-                    if r.op != Op::Trim {
-                        index += 1;
-                        if let Some(s) = self.split.as_mut() {
-                            s.access(key)?;
+        trace::read_ahead(reader, self.splitter, |feed| {
+            let mut index = 0u64;
+            let mut batch = Batch::default();
+            loop {
+                feed.next(&mut batch);
+                for j in 0..batch.requests.len() {
+                    let r = batch.requests[j];
+                    // The first page of a request a few ahead: its index slot and node are read
+                    // now, so those loads overlap this request's (the policy's `preload`,
+                    // decisions unchanged).
+                    if preload {
+                        if let Some(Ok((ahead, _))) = batch.requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
+                            self.tier.preload(ahead);
                         }
                     }
-                }
-                if B::TIMED && r.op != Op::Trim {
-                    self.window.record(done - now);
-                }
-                // The controller's resize happens after the request: its write-backs occupy the
-                // devices, and the requests after it wait for them there.
-                if let Some(s) = self.split.as_mut() {
-                    let probe = Probe {
-                        flash: dev.flash_stats().unwrap_or_default(),
-                        resident: self.tier.resident(),
-                        writebacks: self.tier.counters.backing_writes,
-                        now,
-                    };
-                    if let Some(cap) = s.after_request(done - now, probe) {
-                        // A shrink's dirty victims: written back in the disk's idle time, or at once.
-                        dev.defer_writebacks(s.background());
-                        self.tier.resize(cap, now, dev)?;
-                        dev.defer_writebacks(false);
+                    let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+                    self.first_ns.get_or_insert(now);
+                    self.last_ns = now;
+                    dev.background(now)?;
+                    dev.advance(now);
+                    if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+                        self.mark(now, dev, lower)?;
                     }
+                    // A request the page splitter refuses ends the batch, and the trace, with the
+                    // reader's location of it.
+                    let Ok((first, n)) = self.splitter.pages(&r) else { return Err(batch.take_error()) };
+                    let mut done = now;
+                    for key in first..first + n {
+                        let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                        done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
+                        if r.op != Op::Trim {
+                            index += 1;
+                            if let Some(s) = self.split.as_mut() {
+                                s.access(key)?;
+                            }
+                        }
+                    }
+                    if B::TIMED && r.op != Op::Trim {
+                        self.window.record(done - now);
+                    }
+                    // The controller's resize happens after the request: its write-backs occupy
+                    // the devices, and the requests after it wait for them there.
+                    if let Some(s) = self.split.as_mut() {
+                        let probe = Probe {
+                            flash: dev.flash_stats().unwrap_or_default(),
+                            resident: self.tier.resident(),
+                            writebacks: self.tier.counters.backing_writes,
+                            now,
+                        };
+                        if let Some(cap) = s.after_request(done - now, probe) {
+                            // A shrink's dirty victims: written back in the disk's idle time, or at once.
+                            dev.defer_writebacks(s.background());
+                            self.tier.resize(cap, now, dev)?;
+                            dev.defer_writebacks(false);
+                        }
+                    }
+                    self.arrivals.complete(done);
+                    self.requests += 1;
+                    Feed::report(self.requests, &batch, &mut progress)?;
                 }
-                self.arrivals.complete(done);
-                self.requests += 1;
-                trace::report(self.requests, reader, &mut progress)?;
+                // A bad record after the batch's requests ends the trace.
+                if let Some(e) = batch.error.take() {
+                    return Err(e);
+                }
+                if batch.requests.is_empty() {
+                    return Ok(());
+                }
             }
-            read?;
-            if batch.is_empty() {
-                break;
-            }
-        }
+        })?;
         self.tier.flush(self.last_ns, dev)?;
         dev.flush_deferred(self.last_ns)?;
         self.finish(dev, lower)

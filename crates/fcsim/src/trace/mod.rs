@@ -10,6 +10,7 @@
 //! A trace "path" of the form `synth:KIND,key=value,...` is a seeded synthetic generator
 //! ([`synth`]); `synth:clone=PATH,...` is a clone of a real trace ([`clone`]).
 
+mod ahead;
 mod arc;
 mod blkparse;
 pub mod clone;
@@ -33,6 +34,7 @@ pub mod text;
 mod urn;
 mod vscsi;
 
+pub use ahead::{read_ahead, Batch, Feed};
 use text::{parse_u64, LineFormat, TextReader};
 
 use std::collections::BTreeMap;
