@@ -30,21 +30,18 @@ pub fn feed(
     access: &mut dyn FnMut(u64) -> Result<()>,
 ) -> Result<()> {
     let splitter = PageSplitter::new(page_size, reader.key_unit());
-    let mut n = 0u64;
-    while let Some(r) = reader.next_request()? {
-        if r.op != Op::Trim {
-            let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
-            (first..first + count).try_for_each(&mut *access)?;
-        }
-        n += 1;
-        if n % (1 << 16) == 0 {
-            let (done, total) = reader.progress();
-            if !progress(done, total) {
-                return Err(Error::Interrupted);
+    let mut progress = Some(progress);
+    trace::read_ahead(reader, splitter, |feed| {
+        let mut n = 0u64;
+        while let Some((r, (first, count))) = feed.next_request()? {
+            if r.op != Op::Trim {
+                (first..first + count).try_for_each(&mut *access)?;
             }
+            n += 1;
+            feed.report(n, &mut progress)?;
         }
-    }
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The exact LRU MRC of a trace.
@@ -183,41 +180,40 @@ pub fn minisim(
     let splitter = PageSplitter::new(page_size, reader.key_unit());
     let mut evicted: Vec<Evicted> = Vec::with_capacity(16);
     let mut seen: FxHashSet<u64> = FxHashSet::default();
-    let (mut accesses, mut samples, mut n) = (0u64, 0u64, 0u64);
-    while let Some(r) = reader.next_request()? {
-        let (first, count) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
-        for key in first..first + count {
-            if r.op != Op::Trim {
-                accesses += 1;
-            }
-            if shards::hash(key, seed) > limit {
-                continue;
-            }
-            if r.op == Op::Trim {
-                for (p, _) in &mut caches {
-                    p.remove(key);
+    let (mut accesses, mut samples) = (0u64, 0u64);
+    let mut progress = Some(progress);
+    trace::read_ahead(reader.as_mut(), splitter, |feed| {
+        let mut n = 0u64;
+        while let Some((r, (first, count))) = feed.next_request()? {
+            for key in first..first + count {
+                if r.op != Op::Trim {
+                    accesses += 1;
                 }
-                continue;
-            }
-            let a = Access { key, write: r.op == Op::Write, index: samples, next: crate::request::NEVER, time: r.time_ns };
-            samples += 1;
-            crate::mem::reserve_set(&mut seen, "the sampled pages")?;
-            seen.insert(key);
-            for (p, hits) in &mut caches {
-                evicted.clear();
-                if let Outcome::Hit { .. } = p.access(&a, &mut evicted) {
-                    *hits += 1;
+                if shards::hash(key, seed) > limit {
+                    continue;
+                }
+                if r.op == Op::Trim {
+                    for (p, _) in &mut caches {
+                        p.remove(key);
+                    }
+                    continue;
+                }
+                let a = Access { key, write: r.op == Op::Write, index: samples, next: crate::request::NEVER, time: r.time_ns };
+                samples += 1;
+                crate::mem::reserve_set(&mut seen, "the sampled pages")?;
+                seen.insert(key);
+                for (p, hits) in &mut caches {
+                    evicted.clear();
+                    if let Outcome::Hit { .. } = p.access(&a, &mut evicted) {
+                        *hits += 1;
+                    }
                 }
             }
+            n += 1;
+            feed.report(n, &mut progress)?;
         }
-        n += 1;
-        if n % (1 << 16) == 0 {
-            let (done, total) = reader.progress();
-            if !progress(done, total) {
-                return Err(Error::Interrupted);
-            }
-        }
-    }
+        Ok(())
+    })?;
     for (point, (_, hits)) in points.iter_mut().zip(&caches) {
         point.hits = *hits;
     }

@@ -14,7 +14,7 @@ use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
 use crate::stack::{Counters, Probe, Split, Tier};
 use crate::time::{self as simtime, HORIZON, HORIZON_NS};
-use crate::trace::{self, info, Batch, Feed, TraceOptions, TraceReader};
+use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -640,72 +640,58 @@ impl Run {
         let preload = self.tier.capacity() >= PRELOAD_FROM && self.tier.preloads();
         trace::read_ahead(reader, self.splitter, |feed| {
             let mut index = 0u64;
-            let mut batch = Batch::default();
-            loop {
-                feed.next(&mut batch);
-                for j in 0..batch.requests.len() {
-                    let r = batch.requests[j];
-                    // The first page of a request a few ahead: its index slot and node are read
-                    // now, so those loads overlap this request's (the policy's `preload`,
-                    // decisions unchanged).
-                    if preload {
-                        if let Some(Ok((ahead, _))) = batch.requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
-                            self.tier.preload(ahead);
+            while let Some((r, (first, n))) = feed.next_request()? {
+                // The first page of a request a few ahead: its index slot and node are read now,
+                // so those loads overlap this request's (the policy's `preload`, decisions
+                // unchanged).
+                if preload {
+                    if let Some(Ok((ahead, _))) = feed.ahead(AHEAD).map(|a| self.splitter.pages(a)) {
+                        self.tier.preload(ahead);
+                    }
+                }
+                let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+                self.first_ns.get_or_insert(now);
+                self.last_ns = now;
+                dev.background(now)?;
+                dev.advance(now);
+                if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+                    self.mark(now, dev, lower)?;
+                }
+                let mut done = now;
+                for key in first..first + n {
+                    let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                    done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
+                    if r.op != Op::Trim {
+                        index += 1;
+                        if let Some(s) = self.split.as_mut() {
+                            s.access(key)?;
                         }
                     }
-                    let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
-                    self.first_ns.get_or_insert(now);
-                    self.last_ns = now;
-                    dev.background(now)?;
-                    dev.advance(now);
-                    if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
-                        self.mark(now, dev, lower)?;
-                    }
-                    // A request the page splitter refuses ends the batch, and the trace, with the
-                    // reader's location of it.
-                    let Ok((first, n)) = self.splitter.pages(&r) else { return Err(batch.take_error()) };
-                    let mut done = now;
-                    for key in first..first + n {
-                        let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                        done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
-                        if r.op != Op::Trim {
-                            index += 1;
-                            if let Some(s) = self.split.as_mut() {
-                                s.access(key)?;
-                            }
-                        }
-                    }
-                    if B::TIMED && r.op != Op::Trim {
-                        self.window.record(done - now);
-                    }
-                    // The controller's resize happens after the request: its write-backs occupy
-                    // the devices, and the requests after it wait for them there.
-                    if let Some(s) = self.split.as_mut() {
-                        let probe = Probe {
-                            flash: dev.flash_stats().unwrap_or_default(),
-                            resident: self.tier.resident(),
-                            writebacks: self.tier.counters.backing_writes,
-                            now,
-                        };
-                        if let Some(cap) = s.after_request(done - now, probe) {
-                            // A shrink's dirty victims: written back in the disk's idle time, or at once.
-                            dev.defer_writebacks(s.background());
-                            self.tier.resize(cap, now, dev)?;
-                            dev.defer_writebacks(false);
-                        }
-                    }
-                    self.arrivals.complete(done);
-                    self.requests += 1;
-                    Feed::report(self.requests, &batch, &mut progress)?;
                 }
-                // A bad record after the batch's requests ends the trace.
-                if let Some(e) = batch.error.take() {
-                    return Err(e);
+                if B::TIMED && r.op != Op::Trim {
+                    self.window.record(done - now);
                 }
-                if batch.requests.is_empty() {
-                    return Ok(());
+                // The controller's resize happens after the request: its write-backs occupy
+                // the devices, and the requests after it wait for them there.
+                if let Some(s) = self.split.as_mut() {
+                    let probe = Probe {
+                        flash: dev.flash_stats().unwrap_or_default(),
+                        resident: self.tier.resident(),
+                        writebacks: self.tier.counters.backing_writes,
+                        now,
+                    };
+                    if let Some(cap) = s.after_request(done - now, probe) {
+                        // A shrink's dirty victims: written back in the disk's idle time, or at once.
+                        dev.defer_writebacks(s.background());
+                        self.tier.resize(cap, now, dev)?;
+                        dev.defer_writebacks(false);
+                    }
                 }
+                self.arrivals.complete(done);
+                self.requests += 1;
+                feed.report(self.requests, &mut progress)?;
             }
+            Ok(())
         })?;
         self.tier.flush(self.last_ns, dev)?;
         dev.flush_deferred(self.last_ns)?;

@@ -1,6 +1,8 @@
 //! Reading ahead: a pass reads its trace, and splits each request into pages, on a second
 //! thread a few batches ahead of the thread that simulates, so that reading (decompression,
-//! text parsing, a file's copy from the kernel) overlaps the simulation instead of adding to it.
+//! text parsing, generating) overlaps the simulation instead of adding to it. A reader whose
+//! requests cost less to read than to hand from one core to another (an uncompressed `.fct`
+//! file: [`TraceReader::read_ahead`]) is read on the simulating thread, by the same batches.
 //!
 //! The reader thread hands over batches of [`BATCH`] requests with its progress after the
 //! batch and what ended the trace early, if anything; it checks each request against the page
@@ -10,12 +12,12 @@
 //! ahead and nothing is allocated per batch once they have grown.
 //!
 //! **Same results, same errors.** The requests come in trace order, unchanged. A bad record
-//! and a request the splitter refuses are located by the reader right after the `next_batch`
-//! that returned them (file and line, or byte, as without the thread), and the error reaches the
-//! simulating thread after the requests before it: the loop returns it where it would have
-//! failed by itself (a refused request after its arrival, a bad record after the batch). When the
-//! simulation stops early (an error, or `progress` saying stop), the reader thread stops at its
-//! next hand-over, and the pass returns once it has.
+//! and a request the splitter refuses are located by the reader as it reads them (file and
+//! line, or byte, as without the thread), and the error reaches the simulating thread after the
+//! requests before it: the loop returns it where it would have failed by itself (a refused
+//! request after its arrival, a bad record after the requests before it). When the simulation
+//! stops early (an error, or `progress` saying stop), the reader thread stops at its next
+//! hand-over, and the pass returns once it has.
 
 use super::{Progress, TraceReader, PROGRESS_EVERY};
 use crate::error::{Error, Result};
@@ -31,64 +33,134 @@ pub const BATCH: usize = 4096;
 /// Batches in flight between the two threads.
 const IN_FLIGHT: usize = 3;
 
+/// Requests per batch read on the simulating thread: 16 KiB of them, which stay in the L1
+/// cache while the loop takes them.
+const INLINE_BATCH: usize = 512;
+
 /// Requests read ahead.
 #[derive(Debug, Default)]
-pub struct Batch {
+struct Batch {
     /// The requests; when the splitter refuses one, it is the last, and `error` says where.
-    pub requests: Vec<HostRequest>,
+    requests: Vec<HostRequest>,
     /// The reader's progress ([`TraceReader::progress`]) once this batch was read.
-    pub progress: (u64, u64),
+    progress: (u64, u64),
     /// What ended the trace: the splitter's refusal of the last request (located), or a bad
     /// record after the batch's requests. `None` with no requests: the trace's end.
-    pub error: Option<Error>,
+    error: Option<Error>,
 }
 
-impl Batch {
-    /// The error of a batch whose last request the splitter refused (its location in the
-    /// trace). Any other batch has none, and gets [`Error::Interrupted`].
-    pub fn take_error(&mut self) -> Error {
-        self.error.take().unwrap_or(Error::Interrupted)
+/// The simulating thread's end of a pass: the requests in trace order, each with its page
+/// range.
+#[derive(Debug)]
+pub struct Feed<'r> {
+    supply: Supply<'r>,
+    batch: Batch,
+    /// The next request's index in `batch`.
+    at: usize,
+    splitter: PageSplitter,
+}
+
+/// Where a [`Feed`]'s batches come from.
+enum Supply<'r> {
+    /// The reader thread.
+    Thread { full: Receiver<Batch>, free: SyncSender<Batch> },
+    /// The reader itself, on this thread, by batches of [`INLINE_BATCH`] requests; `ended`
+    /// once it has said the trace ended.
+    Inline { reader: &'r mut dyn TraceReader, ended: bool },
+}
+
+impl std::fmt::Debug for Supply<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Supply::Thread { .. } => "Thread",
+            Supply::Inline { .. } => "Inline",
+        })
     }
 }
 
-/// The simulating thread's end: [`Feed::next`] gives the next batch.
-#[derive(Debug)]
-pub struct Feed {
-    full: Receiver<Batch>,
-    free: SyncSender<Batch>,
-}
-
-impl Feed {
-    /// Replaces `batch` (done with) by the next one read. At the end of the trace (or once the
-    /// reader thread has stopped) `batch` comes back empty.
-    pub fn next(&mut self, batch: &mut Batch) {
-        let done = std::mem::take(batch);
-        // The reader thread may have stopped (after its last batch); the buffer is then dropped.
-        let _ = self.free.send(done);
-        if let Ok(b) = self.full.recv() {
-            *batch = b;
+impl Feed<'_> {
+    /// The next request and its page range (`(first page key, pages)`, [`PageSplitter::pages`]),
+    /// `Ok(None)` at the end of the trace; `Err` for a bad record (after the requests before
+    /// it) or a request the splitter refuses (located by the reader). Inlined into the loops
+    /// that call it (as a call it cost `--policy none` about 10%).
+    #[inline(always)]
+    pub fn next_request(&mut self) -> Result<Option<(HostRequest, (u64, u64))>> {
+        if self.at == self.batch.requests.len() && !self.refill()? {
+            return Ok(None);
+        }
+        let r = self.batch.requests[self.at];
+        self.at += 1;
+        match self.splitter.pages(&r) {
+            Ok(p) => Ok(Some((r, p))),
+            // Refused when it was read too, which ended the batch with its location.
+            Err(_) => Err(self.batch.error.take().unwrap_or(Error::Interrupted)),
         }
     }
 
+    /// The request `k` ≥ 1 places after the one [`Feed::next_request`] gave last, if it is in
+    /// the batch at hand (a look ahead that never waits for the reader).
+    #[inline]
+    pub fn ahead(&self, k: usize) -> Option<&HostRequest> {
+        self.batch.requests.get(self.at + k - 1)
+    }
+
     /// After the `n`th request: every [`PROGRESS_EVERY`] requests, calls `progress` with the
-    /// reader's progress as of `batch`; [`Error::Interrupted`] when it says stop (as
+    /// reader's progress as of the batch at hand; [`Error::Interrupted`] when it says stop (as
     /// [`super::report`]).
     #[inline]
-    pub fn report(n: u64, batch: &Batch, progress: &mut Option<Progress<'_>>) -> Result<()> {
+    pub fn report(&self, n: u64, progress: &mut Option<Progress<'_>>) -> Result<()> {
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {
-                if !p(batch.progress.0, batch.progress.1) {
+                if !p(self.batch.progress.0, self.batch.progress.1) {
                     return Err(Error::Interrupted);
                 }
             }
         }
         Ok(())
     }
+
+    /// The batch at hand is done: its bad record's error if it ended in one, else the next
+    /// batch (false when there is none: the trace's end, or the reader thread has stopped).
+    #[cold]
+    fn refill(&mut self) -> Result<bool> {
+        if let Some(e) = self.batch.error.take() {
+            return Err(e);
+        }
+        match &mut self.supply {
+            Supply::Thread { full, free } => {
+                let done = std::mem::take(&mut self.batch);
+                // The reader thread may have stopped (after its last batch); the buffer is then dropped.
+                let _ = free.send(done);
+                if let Ok(b) = full.recv() {
+                    self.batch = b;
+                }
+            }
+            Supply::Inline { reader, ended } => {
+                self.batch.requests.clear();
+                if !*ended {
+                    *ended = fill(&mut **reader, self.splitter, &mut self.batch, INLINE_BATCH);
+                    self.batch.progress = reader.progress();
+                }
+            }
+        }
+        self.at = 0;
+        if self.batch.requests.is_empty() {
+            // A bad record before any request of the batch, or the end.
+            return self.batch.error.take().map_or(Ok(false), Err);
+        }
+        Ok(true)
+    }
 }
 
-/// Runs `simulate` with a [`Feed`] of `reader`'s requests split by `splitter`, read on a
-/// second thread; returns what `simulate` returns once the reader thread has stopped.
+/// Runs `simulate` with a [`Feed`] of `reader`'s requests split by `splitter`: read on a
+/// second thread if the reader says it is worth it ([`TraceReader::read_ahead`]), else on this
+/// one, by the same batches. Returns what `simulate` returns, once the reader thread (if any)
+/// has stopped.
 pub fn read_ahead<T>(reader: &mut dyn TraceReader, splitter: PageSplitter, simulate: impl FnOnce(&mut Feed) -> Result<T>) -> Result<T> {
+    if !reader.read_ahead() {
+        let batch = Batch { requests: Vec::with_capacity(INLINE_BATCH), ..Batch::default() };
+        return simulate(&mut Feed { supply: Supply::Inline { reader, ended: false }, batch, at: 0, splitter });
+    }
     let (free_tx, free_rx) = sync_channel::<Batch>(IN_FLIGHT);
     let (full_tx, full_rx) = sync_channel::<Batch>(IN_FLIGHT);
     for _ in 0..IN_FLIGHT - 1 {
@@ -99,19 +171,18 @@ pub fn read_ahead<T>(reader: &mut dyn TraceReader, splitter: PageSplitter, simul
             .name("fcsim-read".into())
             .spawn_scoped(s, move || read(reader, splitter, &free_rx, &full_tx))
             .map_err(|e| Error::config(format!("could not start the thread that reads the trace: {e}")))?;
-        let mut feed = Feed { full: full_rx, free: free_tx };
-        simulate(&mut feed)
-        // `feed` is dropped here: a reader thread still reading stops at its next hand-over.
+        let supply = Supply::Thread { full: full_rx, free: free_tx };
+        simulate(&mut Feed { supply, batch: Batch::default(), at: 0, splitter })
+        // The feed is dropped here: a reader thread still reading stops at its next hand-over.
     })
 }
 
 /// The reader thread: fills the batches it is given until the trace ends, fails, or the
 /// simulating thread stops taking them.
 fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Batch>, full: &SyncSender<Batch>) {
-    let mut more = Vec::new();
     while let Ok(mut b) = free.recv() {
         b.error = None;
-        let end = fill(reader, splitter, &mut b, &mut more);
+        let end = fill(reader, splitter, &mut b, BATCH);
         b.progress = reader.progress();
         if full.send(b).is_err() || end {
             return;
@@ -119,41 +190,43 @@ fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Ba
     }
 }
 
-/// Reads into `b` until it holds [`BATCH`] requests or the trace ends or fails (then true): a
+/// Reads into `b` until it holds `size` requests or the trace ends or fails (then true): a
 /// reader of batches fills it in one call, a reader of one request at a time a request a call.
-fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, more: &mut Vec<HostRequest>) -> bool {
-    b.requests.reserve(BATCH);
+/// Each request is checked against the splitter as it is read, so that a refused one is
+/// located while the reader is still at it.
+fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, size: usize) -> bool {
+    b.requests.reserve(size);
     let read = reader.next_batch(&mut b.requests);
-    if let Some(end) = check(reader, splitter, b, 0, read) {
-        return end;
-    }
-    while b.requests.len() < BATCH {
-        let read = reader.next_batch(more);
-        let from = b.requests.len();
-        b.requests.extend_from_slice(more);
-        if let Some(end) = check(reader, splitter, b, from, read) {
-            return end;
-        }
-    }
-    false
-}
-
-/// Checks the requests `b.requests[from..]` that one `next_batch` returned (`read` its result):
-/// `Some(true)` if the trace ends with them (its end, a bad record, or a request the splitter
-/// refuses, the requests after which are dropped), else `None`.
-fn check(reader: &dyn TraceReader, splitter: PageSplitter, b: &mut Batch, from: usize, read: Result<()>) -> Option<bool> {
     let last = b.requests.len().wrapping_sub(1);
-    let refused = b.requests[from..].iter().enumerate().find_map(|(k, r)| splitter.pages(r).err().map(|m| (from + k, m)));
-    if let Some((j, m)) = refused {
+    if let Some((j, m)) = b.requests.iter().enumerate().find_map(|(j, r)| splitter.pages(r).err().map(|m| (j, m))) {
         b.error = Some(reader.error_in_batch(last - j, m.to_string()));
         b.requests.truncate(j + 1);
-        return Some(true);
+        return true;
     }
     if let Err(e) = read {
         b.error = Some(e);
-        return Some(true);
+        return true;
     }
-    (b.requests.len() == from).then_some(true)
+    if b.requests.len() != 1 {
+        return b.requests.is_empty();
+    }
+    while b.requests.len() < size {
+        match reader.next_request() {
+            Ok(Some(r)) => {
+                b.requests.push(r);
+                if let Err(m) = splitter.pages(&r) {
+                    b.error = Some(reader.error_at_last(m.to_string()));
+                    return true;
+                }
+            }
+            Ok(None) => return true,
+            Err(e) => {
+                b.error = Some(e);
+                return true;
+            }
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -162,13 +235,15 @@ mod tests {
     use crate::request::{KeyUnit, Op};
 
     /// Requests 0, 1, ... (time = index); the one at `refuse` addresses a volume the splitter
-    /// refuses, the one at `bad` is a bad record. Batches of `batch` requests, or one a call.
+    /// refuses, the one at `bad` is a bad record. Batches of `batch` requests, or one a call;
+    /// read on a second thread if `thread`.
     struct Numbered {
         n: u64,
         total: u64,
         refuse: u64,
         bad: u64,
         batch: bool,
+        thread: bool,
     }
 
     impl TraceReader for Numbered {
@@ -206,46 +281,38 @@ mod tests {
         fn error_in_batch(&self, back: usize, message: String) -> Error {
             Error::config(format!("request {}: {message}", self.n - 1 - back as u64))
         }
+        fn read_ahead(&self) -> bool {
+            self.thread
+        }
     }
 
-    /// Every request's time, and the error that ended the pass, as the loop sees them.
+    /// Every request's time, and the error that ended the pass, as the loop sees them; and how
+    /// many requests the reader read.
     fn pass(mut reader: Numbered, stop_after: Option<usize>) -> (Vec<u64>, Option<String>, u64) {
-        let splitter = PageSplitter::new(4096, KeyUnit::Bytes);
         let mut seen = Vec::new();
-        let r = read_ahead(&mut reader, splitter, |feed| {
-            let mut b = Batch::default();
-            loop {
-                feed.next(&mut b);
-                for j in 0..b.requests.len() {
-                    if splitter.pages(&b.requests[j]).is_err() {
-                        return Err(b.take_error());
-                    }
-                    seen.push(b.requests[j].time_ns);
-                    if stop_after == Some(seen.len()) {
-                        return Err(Error::Interrupted);
-                    }
-                }
-                if let Some(e) = b.error.take() {
-                    return Err(e);
-                }
-                if b.requests.is_empty() {
-                    return Ok(());
+        let r = read_ahead(&mut reader, PageSplitter::new(4096, KeyUnit::Bytes), |feed| {
+            while let Some((r, (first, n))) = feed.next_request()? {
+                assert_eq!((first, n), (r.time_ns, 1));
+                seen.push(r.time_ns);
+                if stop_after == Some(seen.len()) {
+                    return Err(Error::Interrupted);
                 }
             }
+            Ok(())
         });
         (seen, r.err().map(|e| e.to_string()), reader.n)
     }
 
     #[test]
     fn requests_and_errors_arrive_as_without_the_thread() {
-        for batch in [true, false] {
-            let n = |refuse, bad| Numbered { n: 0, total: 3 * BATCH as u64 + 17, refuse, bad, batch };
+        for (batch, thread) in [(true, true), (false, true), (true, false), (false, false)] {
+            let n = |refuse, bad| Numbered { n: 0, total: 3 * BATCH as u64 + 17, refuse, bad, batch, thread };
             let all: Vec<u64> = (0..3 * BATCH as u64 + 17).collect();
             assert_eq!(pass(n(u64::MAX, u64::MAX), None), (all.clone(), None, all.len() as u64));
             // A refused request: the ones before it, then its own location.
             let (seen, err, _) = pass(n(BATCH as u64 + 5, u64::MAX), None);
             assert_eq!(seen, all[..BATCH + 5]);
-            assert!(err.is_some_and(|e| e.contains(&format!("request {}: volume", BATCH + 5))), "batch {batch}");
+            assert!(err.as_ref().is_some_and(|e| e.contains(&format!("request {}: volume", BATCH + 5))), "{batch} {thread}: {err:?}");
             // A bad record: the requests before it, then its error.
             let (seen, err, _) = pass(n(u64::MAX, 2 * BATCH as u64 + 1), None);
             assert_eq!(seen, all[..2 * BATCH + 1]);
@@ -256,7 +323,7 @@ mod tests {
     #[test]
     fn a_pass_that_stops_early_stops_the_reader() {
         // The reader is at most the batches in flight ahead of the request the pass stopped at.
-        let long = Numbered { n: 0, total: 1 << 40, refuse: u64::MAX, bad: u64::MAX, batch: true };
+        let long = Numbered { n: 0, total: 1 << 40, refuse: u64::MAX, bad: u64::MAX, batch: true, thread: true };
         let (seen, err, read) = pass(long, Some(10));
         assert_eq!((seen.len(), err.as_deref()), (10, Some(Error::Interrupted.to_string().as_str())));
         assert!(read <= 2 * (IN_FLIGHT * BATCH) as u64, "read {read}");

@@ -508,6 +508,10 @@ impl TraceReader for FctReader {
         self.counting = false;
     }
 
+    fn read_ahead(&self) -> bool {
+        self.src.compressed
+    }
+
     fn next_access_column(&mut self, page_size: u32) -> Result<Option<Vec<u64>>> {
         if !self.header.has_next || self.volume.is_some() || (self.header.page_size != page_size && !self.header.object_keys) {
             return Ok(None);
