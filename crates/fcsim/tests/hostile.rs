@@ -254,6 +254,9 @@ fn fct_header_lies_are_errors_naming_the_field() {
         let path = write(&d, &format!("{name}.fct"), &b);
         let e = fct_err(&path);
         assert!(e.starts_with(&path) && e.contains(expected), "{name}: {e}");
+        // The same from a pass that reads by batches (an MRC's).
+        let e = fcsim::curves::exact(&path, &TraceOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
+        assert!(e.starts_with(&path) && e.contains(expected), "{name} (by batches): {e}");
         // The same lie inside a gzip file, whose length says nothing.
         let gz = d.join(format!("{name}.fct.gz"));
         let mut enc = flate2::write::GzEncoder::new(std::fs::File::create(&gz).unwrap(), flate2::Compression::fast());

@@ -285,13 +285,13 @@ impl FctReader {
         Ok(())
     }
 
-    /// Counts a record for the checks at the end.
+    /// Counts a record for the checks at the end; `first`: the file's first record.
     #[inline]
-    fn count(&mut self, r: &HostRequest) {
+    fn count(&mut self, r: &HostRequest, first: bool) {
         let c = &mut self.counts;
         // A record outside the key space (refused where it is split) counts no pages.
         let pages = self.splitter.pages(r).map_or(0, |(_, n)| n);
-        if self.read == 1 {
+        if first {
             c.time_first = r.time_ns;
         }
         c.time_last = r.time_ns;
@@ -415,7 +415,7 @@ impl TraceReader for FctReader {
                 return Err(self.past_horizon(at, time_ns));
             }
             if self.counting {
-                self.count(&HostRequest { time_ns, offset, len, volume, op });
+                self.count(&HostRequest { time_ns, offset, len, volume, op }, self.read == 1);
             }
             if self.read == self.header.requests {
                 self.check_end()?;
@@ -449,10 +449,12 @@ impl TraceReader for FctReader {
 
     /// Decodes the records left in the buffer (up to `out`'s capacity) in one loop: one test per
     /// record for every check [`FctReader::next_request`] makes, which decodes a record that
-    /// fails it to name the failure. Counted or volume-filtered passes go request by request.
+    /// fails it to name the failure. A volume-filtered pass returns one request a call.
     fn next_batch(&mut self, out: &mut Vec<HostRequest>) -> Result<()> {
         out.clear();
-        if self.counting || self.volume.is_some() {
+        if self.volume.is_some() {
+            // Records of other volumes are skipped: one request a call, so that
+            // `error_in_batch` counts back in records.
             if let Some(r) = self.next_request()? {
                 out.push(r);
             }
@@ -481,6 +483,10 @@ impl TraceReader for FctReader {
                 break;
             }
             out.push(HostRequest { time_ns, offset, len, volume, op });
+        }
+        if self.counting {
+            let first = self.read == 0;
+            out.iter().enumerate().for_each(|(k, r)| self.count(r, first && k == 0));
         }
         self.pos += out.len() * RECORD;
         self.read += out.len() as u64;
