@@ -112,6 +112,29 @@ def test_run_grid_order_and_threads() -> None:
     assert lru == sorted(lru)
 
 
+def test_reading_ahead_changes_no_result() -> None:
+    # A compressed text trace and a generator are read on a second thread unless
+    # sim.read_ahead is false: every column but the timing ones is the same.
+    timing = {"sim_seconds", "requests_per_s", "device_setup_s"}
+    for trace in (
+        TRACES / "cloudphysics_vscsi_2h.csv.gz",
+        "synth:zipf,requests=20000,pages=3000,seed=2,write=0.3",
+    ):
+        rows = [
+            {
+                k: v
+                for k, v in fcsim.simulate(
+                    trace, "arc", "2%", device="lcr", set={"sim.read_ahead": ra}
+                ).items()
+                if k not in timing
+            }
+            for ra in (True, "false")
+        ]
+        assert rows[0] == rows[1]
+    with pytest.raises(fcsim.ConfigError, match=r"sim.read_ahead=no': expected true or false"):
+        fcsim.simulate(TRACES / "cloudphysics_vscsi_2h.csv.gz", set={"sim.read_ahead": "no"})
+
+
 def test_synthetic_traces() -> None:
     spec = "synth:zipf,alpha=0.9,requests=200000,pages=20000,write=0.3,seed=3"
     a = fcsim.simulate(spec, policy="lru", size="5%")

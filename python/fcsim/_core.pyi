@@ -26,6 +26,7 @@ def simulate(
     queue_depth: int = 0,
     warmup: str | None = None,
     epoch: str | None = None,
+    read_ahead: bool = True,
     working_set: int | None = None,
     progress: ProgressFn | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]: ...
@@ -47,6 +48,7 @@ def check(
     queue_depth: int = 0,
     warmup: str | None = None,
     epoch: str | None = None,
+    read_ahead: bool = True,
     working_set: int | None = None,
 ) -> None: ...
 def trace_info(

@@ -195,12 +195,20 @@ class Sets:
             except ValueError:
                 raise ConfigError(f"option '{key}={value}': expected a whole number") from None
             return integer(key, depth)
+        if name == "read_ahead":
+            # True, False, or their names (a --set value is text).
+            named = {"true": True, "false": False}.get(value.lower()) if isinstance(value, str) else value
+            if not isinstance(named, bool):
+                raise ConfigError(f"option '{key}={value}': expected true or false")
+            return named
         if name == "epoch":
             raise ConfigError(
                 f"option '{key}': the per-epoch table is asked for with epoch= (the API) or --epoch "
                 "(fcsim run), not a sim key"
             )
-        raise ConfigError(f"option '{key}': unknown; sim takes time_scale, queue_depth and warmup")
+        raise ConfigError(
+            f"option '{key}': unknown; sim takes time_scale, queue_depth, warmup and read_ahead"
+        )
 
 
 def check_policy(name: str) -> None:

@@ -199,7 +199,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
         "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
         "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop), "
-        "sim.warmup=N|60s|full (statistics reset after N requests, a time, or once the cache is full) "
+        "sim.warmup=N|60s|full (statistics reset after N requests, a time, or once the cache is full), "
+        "sim.read_ahead=false (read the trace on the simulating thread, not a second one) "
         "or POLICY.KEY (see 'fcsim policies'); repeatable; in 'fcsim run', KEY=V1,V2,... makes an axis "
         "(a run at each value; a comma inside a value is written \\,)",
     )

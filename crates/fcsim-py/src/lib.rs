@@ -131,6 +131,7 @@ fn sim_config(
     queue_depth: u32,
     warmup: Option<String>,
     epoch: Option<String>,
+    read_ahead: bool,
 ) -> PyResult<SimConfig> {
     let warmup = warmup.map(|w| fcsim::sim::Warmup::parse(&w)).transpose().map_err(|e| to_py(e, None))?.flatten();
     let epoch = epoch.map(|e| fcsim::sim::Every::parse(&e)).transpose().map_err(|e| to_py(e, None))?;
@@ -146,13 +147,14 @@ fn sim_config(
         queue_depth,
         warmup,
         epoch,
+        read_ahead,
     })
 }
 
 /// Simulates one policy at one size over a trace; returns the result row as a dict and the
 /// per-epoch table as a list of dicts (empty without `epoch`).
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, working_set=None, progress=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, read_ahead=true, working_set=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -172,11 +174,24 @@ fn simulate<'py>(
     queue_depth: u32,
     warmup: Option<String>,
     epoch: Option<String>,
+    read_ahead: bool,
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
-    let cfg =
-        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
+    let cfg = sim_config(
+        policy,
+        size,
+        page_size,
+        policy_params,
+        device,
+        device_params,
+        stack_params,
+        time_scale,
+        queue_depth,
+        warmup,
+        epoch,
+        read_ahead,
+    )?;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
@@ -197,7 +212,7 @@ fn simulate<'py>(
 /// Checks what `simulate` with the same arguments checks before its first request, without
 /// simulating; raises the error it would raise.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, working_set=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, read_ahead=true, working_set=None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     py: Python<'_>,
@@ -217,10 +232,23 @@ fn check(
     queue_depth: u32,
     warmup: Option<String>,
     epoch: Option<String>,
+    read_ahead: bool,
     working_set: Option<u64>,
 ) -> PyResult<()> {
-    let cfg =
-        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
+    let cfg = sim_config(
+        policy,
+        size,
+        page_size,
+        policy_params,
+        device,
+        device_params,
+        stack_params,
+        time_scale,
+        queue_depth,
+        warmup,
+        epoch,
+        read_ahead,
+    )?;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     run(py, None, |_| fcsim::check(&trace, &opts, &cfg, working_set))
 }

@@ -28,6 +28,10 @@ pub struct SimConfig {
     pub warmup: Option<Warmup>,
     /// The length of the per-epoch table's epochs (`--epoch`; [`Every::parse`]), or none.
     pub epoch: Option<Every>,
+    /// Read the trace on a second thread where that pays (`sim.read_ahead`, default true;
+    /// [`crate::trace::read_ahead`]). The results are the same either way; false keeps a run
+    /// on one core (sweeps that already occupy every core).
+    pub read_ahead: bool,
 }
 
 impl SimConfig {
@@ -44,6 +48,7 @@ impl SimConfig {
             queue_depth: 0,
             warmup: None,
             epoch: None,
+            read_ahead: true,
         }
     }
 

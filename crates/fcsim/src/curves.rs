@@ -31,7 +31,7 @@ pub fn feed(
 ) -> Result<()> {
     let splitter = PageSplitter::new(page_size, reader.key_unit());
     let mut progress = Some(progress);
-    trace::read_ahead(reader, splitter, |feed| {
+    trace::read_ahead(reader, splitter, true, |feed| {
         let mut n = 0u64;
         while let Some((r, (first, count))) = feed.next_request()? {
             if r.op != Op::Trim {
@@ -182,7 +182,7 @@ pub fn minisim(
     let mut seen: FxHashSet<u64> = FxHashSet::default();
     let (mut accesses, mut samples) = (0u64, 0u64);
     let mut progress = Some(progress);
-    trace::read_ahead(reader.as_mut(), splitter, |feed| {
+    trace::read_ahead(reader.as_mut(), splitter, true, |feed| {
         let mut n = 0u64;
         while let Some((r, (first, count))) = feed.next_request()? {
             for key in first..first + count {

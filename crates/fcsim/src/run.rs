@@ -186,6 +186,7 @@ pub fn simulate(
     let mut tier = Tier::with_mode(policy, capacity, stack.write);
     tier.read_bypass = stack.read_bypass;
     let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
+    run.read_ahead = cfg.read_ahead;
     run.measure(cfg.warmup, cfg.epoch);
     let split = split.map(|(physical, model, _, ctl)| {
         run.split = ctl;

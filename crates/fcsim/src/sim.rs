@@ -148,6 +148,8 @@ pub struct Run {
     pub split: Option<Split>,
     /// Warm-up and epochs, if asked for ([`Run::measure`]).
     meter: Option<Box<Meter>>,
+    /// Whether the trace may be read on a second thread ([`trace::read_ahead`]).
+    pub read_ahead: bool,
     /// The loop calls [`Run::mark`] before a request once this many requests are done or one
     /// arrives at or after `mark_ns` (`u64::MAX`: never): the one branch a warm-up or epochs add
     /// to the loop, which without them is compiled without it.
@@ -402,6 +404,7 @@ impl Run {
             window: Histogram::default(),
             split: None,
             meter: None,
+            read_ahead: true,
             mark_requests: u64::MAX,
             mark_ns: u64::MAX,
         }
@@ -638,7 +641,7 @@ impl Run {
         lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
         let preload = self.tier.capacity() >= PRELOAD_FROM && self.tier.preloads();
-        trace::read_ahead(reader, self.splitter, |feed| {
+        trace::read_ahead(reader, self.splitter, self.read_ahead, |feed| {
             let mut index = 0u64;
             while let Some((r, (first, n))) = feed.next_request()? {
                 // The first page of a request a few ahead: its index slot and node are read now,

@@ -153,11 +153,16 @@ impl Feed<'_> {
 }
 
 /// Runs `simulate` with a [`Feed`] of `reader`'s requests split by `splitter`: read on a
-/// second thread if the reader says it is worth it ([`TraceReader::read_ahead`]), else on this
-/// one, by the same batches. Returns what `simulate` returns, once the reader thread (if any)
-/// has stopped.
-pub fn read_ahead<T>(reader: &mut dyn TraceReader, splitter: PageSplitter, simulate: impl FnOnce(&mut Feed) -> Result<T>) -> Result<T> {
-    if !reader.read_ahead() {
+/// second thread if `thread` and the reader says it is worth it ([`TraceReader::read_ahead`]),
+/// else on this one, by the same batches. Returns what `simulate` returns, once the reader
+/// thread (if any) has stopped.
+pub fn read_ahead<T>(
+    reader: &mut dyn TraceReader,
+    splitter: PageSplitter,
+    thread: bool,
+    simulate: impl FnOnce(&mut Feed) -> Result<T>,
+) -> Result<T> {
+    if !(thread && reader.read_ahead()) {
         let batch = Batch { requests: Vec::with_capacity(INLINE_BATCH), ..Batch::default() };
         return simulate(&mut Feed { supply: Supply::Inline { reader, ended: false }, batch, at: 0, splitter });
     }
@@ -290,7 +295,7 @@ mod tests {
     /// many requests the reader read.
     fn pass(mut reader: Numbered, stop_after: Option<usize>) -> (Vec<u64>, Option<String>, u64) {
         let mut seen = Vec::new();
-        let r = read_ahead(&mut reader, PageSplitter::new(4096, KeyUnit::Bytes), |feed| {
+        let r = read_ahead(&mut reader, PageSplitter::new(4096, KeyUnit::Bytes), true, |feed| {
             while let Some((r, (first, n))) = feed.next_request()? {
                 assert_eq!((first, n), (r.time_ns, 1));
                 seen.push(r.time_ns);
