@@ -27,7 +27,8 @@ SECTION = "## Reading ahead: the trace read on a second thread"
 TRACES = {
     "arc_P12 (.lis, zstd)": str(ROOT / "data/traces/arc_P12.lis.zst"),
     "cloudphysics (CSV, gzip)": str(ROOT / "data/traces/cloudphysics_vscsi_2h.csv.gz"),
-    "synth zipf 2M (generated)": "synth:zipf,alpha=1.0,requests=2000000,pages=500000,seed=1,iops=1000,write=0.3",
+    "synth zipf 2M (generated)": "synth:zipf,alpha=1.0,requests=2000000,pages=500000,seed=1,iops=1000,"
+    "write=0.3",
     "profile lcr-ts_0 (a clone)": "synth:profile=lcr-ts_0",
 }
 POLICIES = ["lru", "arc"]
@@ -110,7 +111,8 @@ def main() -> None:
     for label, policy, size, requests, wall, cpu in rows:
         lines.append(
             f"| {label} | {policy} | {size} | {requests:,} | {wall[True]:.3f} | {wall[False]:.3f} "
-            f"| {wall[False] / wall[True]:.2f}x | {cpu[True]:.3f} | {cpu[False]:.3f} | {cpu[True] / cpu[False]:.2f} |"
+            f"| {wall[False] / wall[True]:.2f}x | {cpu[True]:.3f} | {cpu[False]:.3f} "
+            f"| {cpu[True] / cpu[False]:.2f} |"
         )
     lines += [
         "",

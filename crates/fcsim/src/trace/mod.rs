@@ -145,8 +145,8 @@ pub trait TraceReader: Send {
     /// core to the other (decompression, text parsing, a generator; true unless overridden).
     /// An uncompressed `.fct` file's fixed records cost less to decode than to hand over: on the
     /// 5M-request zipf trace LRU at 1% ran 1.12x faster by the clock with the thread but took
-    /// 1.24x the CPU time, where on the zstd-compressed arc_P12 it ran 1.85x faster and took
-    /// 7% less CPU time (medians of 4 interleaved runs).
+    /// 1.24x the CPU time (medians of 4 interleaved runs), where on the zstd-compressed arc_P12
+    /// it runs 1.7-1.9x faster in 0.93-1.04x the CPU time (`bench/read_ahead.py`).
     fn read_ahead(&self) -> bool {
         true
     }
