@@ -33,12 +33,15 @@ pub fn feed(
     let mut progress = Some(progress);
     trace::read_ahead(reader, splitter, true, |feed| {
         let mut n = 0u64;
-        while let Some((r, (first, count))) = feed.next_request()? {
-            if r.op != Op::Trim {
-                (first..first + count).try_for_each(&mut *access)?;
+        while let Some(mut batch) = feed.next_batch()? {
+            for r in batch.requests {
+                let Ok((first, count)) = splitter.pages(r) else { return Err(batch.refused()) };
+                if r.op != Op::Trim {
+                    (first..first + count).try_for_each(&mut *access)?;
+                }
+                n += 1;
+                batch.report(n, &mut progress)?;
             }
-            n += 1;
-            feed.report(n, &mut progress)?;
         }
         Ok(())
     })
@@ -184,33 +187,36 @@ pub fn minisim(
     let mut progress = Some(progress);
     trace::read_ahead(reader.as_mut(), splitter, true, |feed| {
         let mut n = 0u64;
-        while let Some((r, (first, count))) = feed.next_request()? {
-            for key in first..first + count {
-                if r.op != Op::Trim {
-                    accesses += 1;
-                }
-                if shards::hash(key, seed) > limit {
-                    continue;
-                }
-                if r.op == Op::Trim {
-                    for (p, _) in &mut caches {
-                        p.remove(key);
+        while let Some(mut batch) = feed.next_batch()? {
+            for r in batch.requests {
+                let Ok((first, count)) = splitter.pages(r) else { return Err(batch.refused()) };
+                for key in first..first + count {
+                    if r.op != Op::Trim {
+                        accesses += 1;
                     }
-                    continue;
-                }
-                let a = Access { key, write: r.op == Op::Write, index: samples, next: crate::request::NEVER, time: r.time_ns };
-                samples += 1;
-                crate::mem::reserve_set(&mut seen, "the sampled pages")?;
-                seen.insert(key);
-                for (p, hits) in &mut caches {
-                    evicted.clear();
-                    if let Outcome::Hit { .. } = p.access(&a, &mut evicted) {
-                        *hits += 1;
+                    if shards::hash(key, seed) > limit {
+                        continue;
+                    }
+                    if r.op == Op::Trim {
+                        for (p, _) in &mut caches {
+                            p.remove(key);
+                        }
+                        continue;
+                    }
+                    let a = Access { key, write: r.op == Op::Write, index: samples, next: crate::request::NEVER, time: r.time_ns };
+                    samples += 1;
+                    crate::mem::reserve_set(&mut seen, "the sampled pages")?;
+                    seen.insert(key);
+                    for (p, hits) in &mut caches {
+                        evicted.clear();
+                        if let Outcome::Hit { .. } = p.access(&a, &mut evicted) {
+                            *hits += 1;
+                        }
                     }
                 }
+                n += 1;
+                batch.report(n, &mut progress)?;
             }
-            n += 1;
-            feed.report(n, &mut progress)?;
         }
         Ok(())
     })?;

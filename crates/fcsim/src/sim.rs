@@ -643,56 +643,61 @@ impl Run {
         let preload = self.tier.capacity() >= PRELOAD_FROM && self.tier.preloads();
         trace::read_ahead(reader, self.splitter, self.read_ahead, |feed| {
             let mut index = 0u64;
-            while let Some((r, (first, n))) = feed.next_request()? {
-                // The first page of a request a few ahead: its index slot and node are read now,
-                // so those loads overlap this request's (the policy's `preload`, decisions
-                // unchanged).
-                if preload {
-                    if let Some(Ok((ahead, _))) = feed.ahead(AHEAD).map(|a| self.splitter.pages(a)) {
-                        self.tier.preload(ahead);
-                    }
-                }
-                let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
-                self.first_ns.get_or_insert(now);
-                self.last_ns = now;
-                dev.background(now)?;
-                dev.advance(now);
-                if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
-                    self.mark(now, dev, lower)?;
-                }
-                let mut done = now;
-                for key in first..first + n {
-                    let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                    done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
-                    if r.op != Op::Trim {
-                        index += 1;
-                        if let Some(s) = self.split.as_mut() {
-                            s.access(key)?;
+            while let Some(mut batch) = feed.next_batch()? {
+                let requests = batch.requests;
+                for (j, r) in requests.iter().enumerate() {
+                    // The first page of a request a few ahead: its index slot and node are read now,
+                    // so those loads overlap this request's (the policy's `preload`, decisions
+                    // unchanged).
+                    if preload {
+                        if let Some(Ok((ahead, _))) = requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
+                            self.tier.preload(ahead);
                         }
                     }
-                }
-                if B::TIMED && r.op != Op::Trim {
-                    self.window.record(done - now);
-                }
-                // The controller's resize happens after the request: its write-backs occupy
-                // the devices, and the requests after it wait for them there.
-                if let Some(s) = self.split.as_mut() {
-                    let probe = Probe {
-                        flash: dev.flash_stats().unwrap_or_default(),
-                        resident: self.tier.resident(),
-                        writebacks: self.tier.counters.backing_writes,
-                        now,
-                    };
-                    if let Some(cap) = s.after_request(done - now, probe) {
-                        // A shrink's dirty victims: written back in the disk's idle time, or at once.
-                        dev.defer_writebacks(s.background());
-                        self.tier.resize(cap, now, dev)?;
-                        dev.defer_writebacks(false);
+                    let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+                    self.first_ns.get_or_insert(now);
+                    self.last_ns = now;
+                    dev.background(now)?;
+                    dev.advance(now);
+                    if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+                        self.mark(now, dev, lower)?;
                     }
+                    // A request the page splitter refuses ends the trace, located by the reader.
+                    let Ok((first, n)) = self.splitter.pages(r) else { return Err(batch.refused()) };
+                    let mut done = now;
+                    for key in first..first + n {
+                        let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                        done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
+                        if r.op != Op::Trim {
+                            index += 1;
+                            if let Some(s) = self.split.as_mut() {
+                                s.access(key)?;
+                            }
+                        }
+                    }
+                    if B::TIMED && r.op != Op::Trim {
+                        self.window.record(done - now);
+                    }
+                    // The controller's resize happens after the request: its write-backs occupy
+                    // the devices, and the requests after it wait for them there.
+                    if let Some(s) = self.split.as_mut() {
+                        let probe = Probe {
+                            flash: dev.flash_stats().unwrap_or_default(),
+                            resident: self.tier.resident(),
+                            writebacks: self.tier.counters.backing_writes,
+                            now,
+                        };
+                        if let Some(cap) = s.after_request(done - now, probe) {
+                            // A shrink's dirty victims: written back in the disk's idle time, or at once.
+                            dev.defer_writebacks(s.background());
+                            self.tier.resize(cap, now, dev)?;
+                            dev.defer_writebacks(false);
+                        }
+                    }
+                    self.arrivals.complete(done);
+                    self.requests += 1;
+                    batch.report(self.requests, &mut progress)?;
                 }
-                self.arrivals.complete(done);
-                self.requests += 1;
-                feed.report(self.requests, &mut progress)?;
             }
             Ok(())
         })?;

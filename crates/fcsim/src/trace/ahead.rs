@@ -49,14 +49,11 @@ struct Batch {
     error: Option<Error>,
 }
 
-/// The simulating thread's end of a pass: the requests in trace order, each with its page
-/// range.
+/// The simulating thread's end of a pass: the requests in trace order, by batches.
 #[derive(Debug)]
 pub struct Feed<'r> {
     supply: Supply<'r>,
     batch: Batch,
-    /// The next request's index in `batch`.
-    at: usize,
     splitter: PageSplitter,
 }
 
@@ -78,50 +75,54 @@ impl std::fmt::Debug for Supply<'_> {
     }
 }
 
-impl Feed<'_> {
-    /// The next request and its page range (`(first page key, pages)`, [`PageSplitter::pages`]),
-    /// `Ok(None)` at the end of the trace; `Err` for a bad record (after the requests before
-    /// it) or a request the splitter refuses (located by the reader). Inlined into the loops
-    /// that call it (as a call it cost `--policy none` about 10%).
-    #[inline(always)]
-    pub fn next_request(&mut self) -> Result<Option<(HostRequest, (u64, u64))>> {
-        if self.at == self.batch.requests.len() && !self.refill()? {
-            return Ok(None);
-        }
-        let r = self.batch.requests[self.at];
-        self.at += 1;
-        match self.splitter.pages(&r) {
-            Ok(p) => Ok(Some((r, p))),
-            // Refused when it was read too, which ended the batch with its location.
-            Err(_) => Err(self.batch.error.take().unwrap_or(Error::Interrupted)),
-        }
+/// A batch of requests from [`Feed::next_batch`], in trace order.
+#[derive(Debug)]
+pub struct Requests<'a> {
+    pub requests: &'a [HostRequest],
+    error: &'a mut Option<Error>,
+    progress: (u64, u64),
+}
+
+impl Requests<'_> {
+    /// The error for the request of this batch that the page splitter refuses (it is the last):
+    /// its location in the trace, found when the request was read.
+    #[cold]
+    pub fn refused(&mut self) -> Error {
+        self.error.take().unwrap_or(Error::Interrupted)
     }
 
-    /// The request `k` ≥ 1 places after the one [`Feed::next_request`] gave last, if it is in
-    /// the batch at hand (a look ahead that never waits for the reader).
-    #[inline]
-    pub fn ahead(&self, k: usize) -> Option<&HostRequest> {
-        self.batch.requests.get(self.at + k - 1)
-    }
-
-    /// After the `n`th request: every [`PROGRESS_EVERY`] requests, calls `progress` with the
-    /// reader's progress as of the batch at hand; [`Error::Interrupted`] when it says stop (as
-    /// [`super::report`]).
+    /// After the `n`th request of the pass: every [`PROGRESS_EVERY`] requests, calls `progress`
+    /// with the reader's progress as of this batch; [`Error::Interrupted`] when it says stop
+    /// (as [`super::report`]).
     #[inline]
     pub fn report(&self, n: u64, progress: &mut Option<Progress<'_>>) -> Result<()> {
         if n % PROGRESS_EVERY == 0 {
             if let Some(p) = progress.as_mut() {
-                if !p(self.batch.progress.0, self.batch.progress.1) {
+                if !p(self.progress.0, self.progress.1) {
                     return Err(Error::Interrupted);
                 }
             }
         }
         Ok(())
     }
+}
+
+impl Feed<'_> {
+    /// The next batch of requests, `Ok(None)` at the end of the trace; `Err` for a bad record
+    /// after the requests before it (which came in the batch before). A request the page
+    /// splitter refuses ends its batch: the caller splits each request
+    /// ([`PageSplitter::pages`]) and returns [`Requests::refused`] for the one refused.
+    #[inline]
+    pub fn next_batch(&mut self) -> Result<Option<Requests<'_>>> {
+        if !self.refill()? {
+            return Ok(None);
+        }
+        let Batch { requests, progress, error } = &mut self.batch;
+        Ok(Some(Requests { requests, error, progress: *progress }))
+    }
 
     /// The batch at hand is done: its bad record's error if it ended in one, else the next
     /// batch (false when there is none: the trace's end, or the reader thread has stopped).
-    #[cold]
     fn refill(&mut self) -> Result<bool> {
         if let Some(e) = self.batch.error.take() {
             return Err(e);
@@ -143,7 +144,6 @@ impl Feed<'_> {
                 }
             }
         }
-        self.at = 0;
         if self.batch.requests.is_empty() {
             // A bad record before any request of the batch, or the end.
             return self.batch.error.take().map_or(Ok(false), Err);
@@ -164,7 +164,7 @@ pub fn read_ahead<T>(
 ) -> Result<T> {
     if !(thread && reader.read_ahead()) {
         let batch = Batch { requests: Vec::with_capacity(INLINE_BATCH), ..Batch::default() };
-        return simulate(&mut Feed { supply: Supply::Inline { reader, ended: false }, batch, at: 0, splitter });
+        return simulate(&mut Feed { supply: Supply::Inline { reader, ended: false }, batch, splitter });
     }
     let (free_tx, free_rx) = sync_channel::<Batch>(IN_FLIGHT);
     let (full_tx, full_rx) = sync_channel::<Batch>(IN_FLIGHT);
@@ -177,7 +177,7 @@ pub fn read_ahead<T>(
             .spawn_scoped(s, move || read(reader, splitter, &free_rx, &full_tx))
             .map_err(|e| Error::config(format!("could not start the thread that reads the trace: {e}")))?;
         let supply = Supply::Thread { full: full_rx, free: free_tx };
-        simulate(&mut Feed { supply, batch: Batch::default(), at: 0, splitter })
+        simulate(&mut Feed { supply, batch: Batch::default(), splitter })
         // The feed is dropped here: a reader thread still reading stops at its next hand-over.
     })
 }
@@ -295,12 +295,16 @@ mod tests {
     /// many requests the reader read.
     fn pass(mut reader: Numbered, stop_after: Option<usize>) -> (Vec<u64>, Option<String>, u64) {
         let mut seen = Vec::new();
-        let r = read_ahead(&mut reader, PageSplitter::new(4096, KeyUnit::Bytes), true, |feed| {
-            while let Some((r, (first, n))) = feed.next_request()? {
-                assert_eq!((first, n), (r.time_ns, 1));
-                seen.push(r.time_ns);
-                if stop_after == Some(seen.len()) {
-                    return Err(Error::Interrupted);
+        let splitter = PageSplitter::new(4096, KeyUnit::Bytes);
+        let r = read_ahead(&mut reader, splitter, true, |feed| {
+            while let Some(mut batch) = feed.next_batch()? {
+                for r in batch.requests {
+                    let Ok((first, n)) = splitter.pages(r) else { return Err(batch.refused()) };
+                    assert_eq!((first, n), (r.time_ns, 1));
+                    seen.push(r.time_ns);
+                    if stop_after == Some(seen.len()) {
+                        return Err(Error::Interrupted);
+                    }
                 }
             }
             Ok(())
