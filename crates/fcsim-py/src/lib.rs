@@ -131,7 +131,6 @@ fn sim_config(
     queue_depth: u32,
     warmup: Option<String>,
     epoch: Option<String>,
-    read_ahead: bool,
 ) -> PyResult<SimConfig> {
     let warmup = warmup.map(|w| fcsim::sim::Warmup::parse(&w)).transpose().map_err(|e| to_py(e, None))?.flatten();
     let epoch = epoch.map(|e| fcsim::sim::Every::parse(&e)).transpose().map_err(|e| to_py(e, None))?;
@@ -147,7 +146,7 @@ fn sim_config(
         queue_depth,
         warmup,
         epoch,
-        read_ahead,
+        read_ahead: true,
     })
 }
 
@@ -178,20 +177,9 @@ fn simulate<'py>(
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
-    let cfg = sim_config(
-        policy,
-        size,
-        page_size,
-        policy_params,
-        device,
-        device_params,
-        stack_params,
-        time_scale,
-        queue_depth,
-        warmup,
-        epoch,
-        read_ahead,
-    )?;
+    let mut cfg =
+        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
+    cfg.read_ahead = read_ahead;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
@@ -235,20 +223,9 @@ fn check(
     read_ahead: bool,
     working_set: Option<u64>,
 ) -> PyResult<()> {
-    let cfg = sim_config(
-        policy,
-        size,
-        page_size,
-        policy_params,
-        device,
-        device_params,
-        stack_params,
-        time_scale,
-        queue_depth,
-        warmup,
-        epoch,
-        read_ahead,
-    )?;
+    let mut cfg =
+        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
+    cfg.read_ahead = read_ahead;
     let opts = options(format, volume, skip_bad_lines, trace_params);
     run(py, None, |_| fcsim::check(&trace, &opts, &cfg, working_set))
 }
