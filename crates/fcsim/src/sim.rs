@@ -632,7 +632,7 @@ impl Run {
     }
 
     /// The loop; with `MEASURE`, one predictable branch per request for the marks. The trace
-    /// is read, and its requests split into pages, on a second thread ([`trace::read_ahead`]).
+    /// is read a batch at a time, on a second thread where that pays ([`trace::read_ahead`]).
     fn drive_loop<B: Backing, const MEASURE: bool>(
         &mut self,
         reader: &mut dyn TraceReader,
