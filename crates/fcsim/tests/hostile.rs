@@ -274,6 +274,23 @@ fn fct_header_lies_are_errors_naming_the_field() {
 }
 
 #[test]
+fn a_refused_request_before_a_bad_record_of_its_batch_is_located_at_itself() {
+    // Record 3's page is outside the key space (2^60 bytes: page 2^48 at 4 KiB), record 12
+    // has a bad op code: a pass by batches stops at record 3, named at its own offset.
+    let d = dir("fct-refused");
+    let mut b = fct_bytes(&d);
+    put_u64(&mut b, fct::HEADER + 3 * fct::RECORD + 8, 1 << 60);
+    b[fct::HEADER + 12 * fct::RECORD + 22] = 9;
+    let path = write(&d, "refused.fct", &b);
+    let at = format!("at byte {}:", fct::HEADER + 3 * fct::RECORD + 8);
+    let e = fcsim::curves::exact(&path, &TraceOptions::default(), 4096, &mut |_, _| true).unwrap_err().to_string();
+    assert!(e.contains(&at) && e.contains("page"), "{e}");
+    let lru = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(64));
+    let e = fcsim::simulate(&path, &TraceOptions::default(), &lru, None, None).unwrap_err().to_string();
+    assert!(e.contains(&at), "{e}");
+}
+
+#[test]
 fn offline_runs_and_curves_refuse_a_lying_fct() {
     let d = dir("fct-use");
     let mut b = fct_bytes(&d);

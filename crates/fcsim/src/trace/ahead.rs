@@ -22,6 +22,7 @@
 use super::{Progress, TraceReader, PROGRESS_EVERY};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, PageSplitter};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Requests per batch handed over (128 KiB of them). A hand-over costs the simulating thread a
@@ -59,11 +60,22 @@ pub struct Feed<'r> {
 
 /// Where a [`Feed`]'s batches come from.
 enum Supply<'r> {
-    /// The reader thread.
-    Thread { full: Receiver<Batch>, free: SyncSender<Batch> },
+    /// The reader thread, which stops reading when `stop` is set (the feed dropped).
+    Thread { full: Receiver<Batch>, free: SyncSender<Batch>, stop: &'r AtomicBool },
     /// The reader itself, on this thread, by batches of [`INLINE_BATCH`] requests; `ended`
     /// once it has said the trace ended.
     Inline { reader: &'r mut dyn TraceReader, ended: bool },
+}
+
+impl Drop for Feed<'_> {
+    /// A pass that ends early (an error, or progress saying stop) stops the reader thread
+    /// between two requests, rather than after a batch of them (which a reader of one volume
+    /// of a trace, or of many bad lines, may take long to fill).
+    fn drop(&mut self) {
+        if let Supply::Thread { stop, .. } = &self.supply {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 impl std::fmt::Debug for Supply<'_> {
@@ -128,7 +140,7 @@ impl Feed<'_> {
             return Err(e);
         }
         match &mut self.supply {
-            Supply::Thread { full, free } => {
+            Supply::Thread { full, free, .. } => {
                 let done = std::mem::take(&mut self.batch);
                 // The reader thread may have stopped (after its last batch); the buffer is then dropped.
                 let _ = free.send(done);
@@ -139,7 +151,7 @@ impl Feed<'_> {
             Supply::Inline { reader, ended } => {
                 self.batch.requests.clear();
                 if !*ended {
-                    *ended = fill(&mut **reader, self.splitter, &mut self.batch, INLINE_BATCH);
+                    *ended = fill(&mut **reader, self.splitter, &mut self.batch, INLINE_BATCH, &AtomicBool::new(false));
                     self.batch.progress = reader.progress();
                 }
             }
@@ -171,12 +183,14 @@ pub fn read_ahead<T>(
     for _ in 0..IN_FLIGHT - 1 {
         let _ = free_tx.send(Batch { requests: Vec::with_capacity(BATCH), ..Batch::default() });
     }
+    let stop = AtomicBool::new(false);
     std::thread::scope(|s| {
+        let stopped = &stop;
         std::thread::Builder::new()
             .name("fcsim-read".into())
-            .spawn_scoped(s, move || read(reader, splitter, &free_rx, &full_tx))
+            .spawn_scoped(s, move || read(reader, splitter, &free_rx, &full_tx, stopped))
             .map_err(|e| Error::config(format!("could not start the thread that reads the trace: {e}")))?;
-        let supply = Supply::Thread { full: full_rx, free: free_tx };
+        let supply = Supply::Thread { full: full_rx, free: free_tx, stop: stopped };
         simulate(&mut Feed { supply, batch: Batch::default(), splitter })
         // The feed is dropped here: a reader thread still reading stops at its next hand-over.
     })
@@ -184,10 +198,10 @@ pub fn read_ahead<T>(
 
 /// The reader thread: fills the batches it is given until the trace ends, fails, or the
 /// simulating thread stops taking them.
-fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Batch>, full: &SyncSender<Batch>) {
+fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Batch>, full: &SyncSender<Batch>, stop: &AtomicBool) {
     while let Ok(mut b) = free.recv() {
         b.error = None;
-        let end = fill(reader, splitter, &mut b, BATCH);
+        let end = fill(reader, splitter, &mut b, BATCH, stop);
         b.progress = reader.progress();
         if full.send(b).is_err() || end {
             return;
@@ -195,11 +209,13 @@ fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Ba
     }
 }
 
-/// Reads into `b` until it holds `size` requests or the trace ends or fails (then true): a
-/// reader of batches fills it in one call, a reader of one request at a time a request a call.
-/// Each request is checked against the splitter as it is read, so that a refused one is
-/// located while the reader is still at it.
-fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, size: usize) -> bool {
+/// Reads into `b` (emptied first) until it holds `size` requests or the trace ends or fails
+/// (then true), or `stop` is set: a reader of batches fills it in one call (at most its
+/// capacity, `size`), a reader of one request at a time a request a call. Each request is
+/// checked against the splitter as it is read, so that a refused one is located while the
+/// reader is still at it.
+fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, size: usize, stop: &AtomicBool) -> bool {
+    b.requests.clear();
     b.requests.reserve(size);
     let read = reader.next_batch(&mut b.requests);
     let last = b.requests.len().wrapping_sub(1);
@@ -215,7 +231,7 @@ fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, siz
     if b.requests.len() != 1 {
         return b.requests.is_empty();
     }
-    while b.requests.len() < size {
+    while b.requests.len() < size && !stop.load(Ordering::Relaxed) {
         match reader.next_request() {
             Ok(Some(r)) => {
                 b.requests.push(r);

@@ -250,6 +250,9 @@ struct FctReader {
     filled: usize,
     /// Records read so far.
     read: u64,
+    /// Records up to the last one returned (`read` less a record that failed its checks): where
+    /// [`TraceReader::error_in_batch`] counts back from.
+    returned: u64,
     volume: Option<u32>,
 }
 
@@ -259,7 +262,19 @@ impl FctReader {
         let unit = if header.object_keys { KeyUnit::Object } else { KeyUnit::Bytes };
         let splitter = PageSplitter::new(header.page_size.max(1), unit);
         let buf = vec![0; CHUNK * RECORD];
-        Ok(FctReader { src, header, splitter, counts: Counts::default(), counting: true, buf, pos: 0, filled: 0, read: 0, volume })
+        Ok(FctReader {
+            src,
+            header,
+            splitter,
+            counts: Counts::default(),
+            counting: true,
+            buf,
+            pos: 0,
+            filled: 0,
+            read: 0,
+            returned: 0,
+            volume,
+        })
     }
 
     /// The record at byte `at` is stamped `time_ns`, past the horizon.
@@ -423,6 +438,7 @@ impl TraceReader for FctReader {
             if self.volume.is_some_and(|v| v != volume) {
                 continue;
             }
+            self.returned = self.read;
             return Ok(Some(HostRequest { time_ns, offset, len, volume, op }));
         }
     }
@@ -490,19 +506,25 @@ impl TraceReader for FctReader {
         }
         self.pos += out.len() * RECORD;
         self.read += out.len() as u64;
+        self.returned = self.read;
         if out.len() < take {
             // A record failed a check: `next_request` says which (and returns it if not).
             if let Some(r) = self.next_request()? {
                 out.push(r);
             }
         } else if self.read == self.header.requests {
-            self.check_end()?;
+            if let Err(e) = self.check_end() {
+                // As `next_request`: the error in place of the last record.
+                out.pop();
+                self.returned -= 1;
+                return Err(e);
+            }
         }
         Ok(())
     }
 
     fn error_in_batch(&self, back: usize, message: String) -> Error {
-        let at = self.read.saturating_sub(1 + back as u64);
+        let at = self.returned.saturating_sub(1 + back as u64);
         Error::trace(&self.src.path, Location::Byte(HEADER as u64 + at * RECORD as u64 + 8), message)
     }
 
