@@ -16,8 +16,8 @@
 //! line, or byte, as without the thread), and the error reaches the simulating thread after the
 //! requests before it: the loop returns it where it would have failed by itself (a refused
 //! request after its arrival, a bad record after the requests before it). When the simulation
-//! stops early (an error, or `progress` saying stop), the reader thread stops at its next
-//! hand-over, and the pass returns once it has.
+//! stops early (an error, or `progress` saying stop), the reader thread stops before its next
+//! request, and the pass returns once it has.
 
 use super::{Progress, TraceReader, PROGRESS_EVERY};
 use crate::error::{Error, Result};
