@@ -55,16 +55,15 @@ struct Batch {
 pub struct Feed<'r> {
     supply: Supply<'r>,
     batch: Batch,
-    splitter: PageSplitter,
 }
 
 /// Where a [`Feed`]'s batches come from.
 enum Supply<'r> {
     /// The reader thread, which stops reading when `stop` is set (the feed dropped).
     Thread { full: Receiver<Batch>, free: SyncSender<Batch>, stop: &'r AtomicBool },
-    /// The reader itself, on this thread, by batches of [`INLINE_BATCH`] requests; `ended`
-    /// once it has said the trace ended.
-    Inline { reader: &'r mut dyn TraceReader, ended: bool },
+    /// The reader itself, on this thread, by batches of [`INLINE_BATCH`] requests checked
+    /// against `splitter`; `ended` once it has said the trace ended.
+    Inline { reader: &'r mut dyn TraceReader, splitter: PageSplitter, ended: bool },
 }
 
 impl Drop for Feed<'_> {
@@ -148,10 +147,10 @@ impl Feed<'_> {
                     self.batch = b;
                 }
             }
-            Supply::Inline { reader, ended } => {
+            Supply::Inline { reader, splitter, ended } => {
                 self.batch.requests.clear();
                 if !*ended {
-                    *ended = fill(&mut **reader, self.splitter, &mut self.batch, INLINE_BATCH, &AtomicBool::new(false));
+                    *ended = fill(&mut **reader, *splitter, &mut self.batch, INLINE_BATCH, &AtomicBool::new(false));
                     self.batch.progress = reader.progress();
                 }
             }
@@ -176,7 +175,7 @@ pub fn read_ahead<T>(
 ) -> Result<T> {
     if !(thread && reader.read_ahead()) {
         let batch = Batch { requests: Vec::with_capacity(INLINE_BATCH), ..Batch::default() };
-        return simulate(&mut Feed { supply: Supply::Inline { reader, ended: false }, batch, splitter });
+        return simulate(&mut Feed { supply: Supply::Inline { reader, splitter, ended: false }, batch });
     }
     let (free_tx, free_rx) = sync_channel::<Batch>(IN_FLIGHT);
     let (full_tx, full_rx) = sync_channel::<Batch>(IN_FLIGHT);
@@ -191,7 +190,7 @@ pub fn read_ahead<T>(
             .spawn_scoped(s, move || read(reader, splitter, &free_rx, &full_tx, stopped))
             .map_err(|e| Error::config(format!("could not start the thread that reads the trace: {e}")))?;
         let supply = Supply::Thread { full: full_rx, free: free_tx, stop: stopped };
-        simulate(&mut Feed { supply, batch: Batch::default(), splitter })
+        simulate(&mut Feed { supply, batch: Batch::default() })
         // The feed is dropped here: a reader thread still reading stops at its next hand-over.
     })
 }
