@@ -145,6 +145,7 @@
 //!   follower's entries at the end of the request before it (no change: they are in cache).
 
 mod arrivals;
+pub mod cache;
 mod model;
 pub mod profile;
 mod stack;
@@ -210,8 +211,9 @@ impl CloneSpec {
     }
 }
 
-/// Models fitted in this process, by file, size and modification time: a run opens its trace
-/// several times (checks, working set, the run), and a fit reads the whole original.
+/// Models fitted or read from the disk cache ([`cache`]) in this process, by file, size and
+/// modification time: a run opens its trace several times (checks, working set, the run), and
+/// the disk cache's key reads the whole original.
 type Fitted = Vec<((PathBuf, Option<String>, u64, Option<std::time::SystemTime>), Arc<Model>)>;
 static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
@@ -234,10 +236,7 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
             return Ok(m);
         }
     }
-    let mut reader = super::open(&path.to_string_lossy(), opts)?;
-    let mut model = Model::fit(reader.as_mut(), path)?;
-    calibrate(&mut model)?;
-    let model = Arc::new(model);
+    let model = Arc::new(fit_cached(path, opts, cache::dir().as_deref())?);
     if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
         if let Ok(mut c) = cache.lock() {
             if c.len() >= 8 {
@@ -245,6 +244,26 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
             }
             c.push((key, model.clone()));
         }
+    }
+    Ok(model)
+}
+
+/// The model of the trace at `path`: from the on-disk cache in `dir` ([`cache`]) when it holds
+/// one for this content, fitter and options, else fitted, calibrated and stored there.
+fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Model> {
+    let key = dir.and_then(|_| cache::key(path, opts));
+    if let (Some(d), Some(k)) = (dir, &key) {
+        if let Some(mut m) = cache::get(d, k) {
+            // The same content may have been fitted under another name.
+            m.source = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
+            return Ok(m);
+        }
+    }
+    let mut reader = super::open(&path.to_string_lossy(), opts)?;
+    let mut model = Model::fit(reader.as_mut(), path)?;
+    calibrate(&mut model)?;
+    if let (Some(d), Some(k)) = (dir, &key) {
+        cache::put(d, k, &model);
     }
     Ok(model)
 }
@@ -1142,6 +1161,45 @@ mod tests {
         // length and scale.
         let b = requests(&format!("clone={},length=5000,scale=2", saved.display()));
         assert_eq!(b.len(), 5000);
+    }
+
+    #[test]
+    fn a_cached_model_is_used_only_for_the_same_content_fitter_and_options() {
+        let dir = std::env::temp_dir().join(format!("fcsim-model-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let orig = std::fs::read_to_string(data("msr_hm_0_excerpt1000.csv")).unwrap();
+        let trace = tmp("cached.csv", &orig);
+        let opts = TraceOptions::default();
+        let fitted = fit_cached(&trace, &opts, Some(&dir)).unwrap();
+        let key = cache::key(&trace, &opts).unwrap();
+        assert!(key.contains('-') && dir.join(format!("{key}.model")).exists());
+        // A hit: the stored model, read back exactly (as its text: the arrival quantiles are
+        // saved to the precision they are drawn with).
+        assert_eq!(cache::get(&dir, &key).unwrap().to_text(), fitted.to_text());
+        assert_eq!(fit_cached(&trace, &opts, Some(&dir)).unwrap().to_text(), fitted.to_text());
+        // Other options are another key.
+        let other = TraceOptions { format: Some("msr".into()), ..TraceOptions::default() };
+        assert_ne!(cache::key(&trace, &other).unwrap(), key);
+        // The same file name and size but other content (the last request's offset one sector
+        // further: a 9 for an 8 in its last digit): another key and a fresh fit.
+        let line = orig.trim_end().rsplit('\n').next().unwrap();
+        let fields: Vec<&str> = line.split(',').collect();
+        let offset: u64 = fields[4].parse().unwrap();
+        assert_eq!(offset % 10, 8, "the excerpt's last offset ends in 8");
+        let moved = line.replace(fields[4], &(offset + 1).to_string());
+        let changed = orig.replacen(line, &moved, 1);
+        assert_eq!(changed.len(), orig.len());
+        std::fs::write(&trace, &changed).unwrap();
+        let key2 = cache::key(&trace, &opts).unwrap();
+        assert_ne!(key2, key);
+        let refit = fit_cached(&trace, &opts, Some(&dir)).unwrap();
+        assert_ne!(refit.to_text(), fitted.to_text());
+        assert_eq!(refit.to_text(), fit_cached(&trace, &opts, None).unwrap().to_text());
+        // A corrupt cached file is a miss: fitted again and rewritten.
+        std::fs::write(dir.join(format!("{key2}.model")), "fcsim-clone-model 1\nrequests x\n").unwrap();
+        assert_eq!(fit_cached(&trace, &opts, Some(&dir)).unwrap().to_text(), refit.to_text());
+        assert_eq!(cache::get(&dir, &key2).unwrap().to_text(), refit.to_text());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

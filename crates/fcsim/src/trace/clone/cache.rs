@@ -1,0 +1,92 @@
+//! Fitted models kept on disk by content (issue 40): fitting the cloudphysics trace costs about
+//! 14 s of CPU, and every `synth:clone=TRACE` in a new process would fit it again.
+//!
+//! A model is stored under a key made of two SHA-256 digests:
+//!
+//! - the trace's **content**: every byte of the file as stored (compressed or not), so a trace
+//!   rewritten in place, even with the same size and modification time, gets a new key;
+//! - the **fit**: the fitter's revision ([`revision`], a digest of the core's source, so any
+//!   change to the code that reads, fits or calibrates gives new keys) and the
+//!   options that change what is fitted (format, volume, whether bad lines are skipped, the
+//!   `trace.*` parameters).
+//!
+//! A stale model is never used: a different trace or a different fitter is a different key. A
+//! cached file that cannot be read or parsed is a miss (the model is fitted and the file
+//! written again). Files are written atomically ([`Model::save`]); a cache that cannot be
+//! written (read-only home, full disk) costs a refit next time, never a failed run.
+//!
+//! The folder: `$FCSIM_MODEL_DIR` (an empty value turns the cache off), else `models` in the
+//! user's cache folder, beside the trace cache of `fcsim trace fetch`
+//! (`$XDG_CACHE_HOME/fcsim/models` or `~/.cache/fcsim/models`; `~/Library/Caches/fcsim/models`
+//! on macOS).
+
+use super::model::Model;
+use crate::trace::TraceOptions;
+use sha2::{Digest, Sha256};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The fitter's revision: the digest of the core's whole source (`build.rs`), so that any change
+/// to the code that reads a trace, fits or calibrates a model gives new keys. Conservative (a
+/// change elsewhere refits too), never stale.
+pub fn revision() -> &'static str {
+    env!("FCSIM_SOURCE_DIGEST")
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The cache folder, `None` when turned off (`FCSIM_MODEL_DIR=""`) or no home is known.
+pub fn dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("FCSIM_MODEL_DIR") {
+        return (!d.is_empty()).then(|| PathBuf::from(d));
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let base = if cfg!(target_os = "macos") {
+        home?.join("Library/Caches/fcsim")
+    } else {
+        match std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+            Some(d) => PathBuf::from(d).join("fcsim"),
+            None => home?.join(".cache/fcsim"),
+        }
+    };
+    Some(base.join("models"))
+}
+
+/// The key of the model of the trace at `path` read with `opts`: its content digest, then the
+/// fit's (revision and options). An unreadable file has no key (the fit reports the error).
+pub fn key(path: &Path, opts: &TraceOptions) -> Option<String> {
+    let mut f = std::fs::File::open(path).ok()?;
+    let mut content = Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => content.update(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    let mut fit = Sha256::new();
+    fit.update(revision());
+    let options =
+        format!("format={:?};volume={:?};skip_bad_lines={};params={:?}", opts.format, opts.volume, opts.skip_bad_lines, opts.params);
+    fit.update(options.as_bytes());
+    Some(format!("{}-{}", hex(&content.finalize()[..16]), hex(&fit.finalize()[..8])))
+}
+
+/// The model cached under `key` in `dir`, if there is one that parses.
+pub fn get(dir: &Path, key: &str) -> Option<Model> {
+    let file = dir.join(format!("{key}.model"));
+    let text = std::fs::read_to_string(&file).ok()?;
+    Model::parse(&text, &file).ok()
+}
+
+/// Stores `m` under `key` in `dir` (creating it); a failure is left unsaid (the cache is only
+/// a shortcut).
+pub fn put(dir: &Path, key: &str, m: &Model) {
+    if std::fs::create_dir_all(dir).is_ok() {
+        let _ = m.save(&dir.join(format!("{key}.model")));
+    }
+}
