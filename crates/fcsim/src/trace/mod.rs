@@ -455,7 +455,7 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
             return Err(Error::config("a synth: trace has no --format"));
         }
         if spec.trim_start().starts_with("clone=") {
-            return Ok(Box::new(clone::Generator::from_spec(spec.trim_start())?));
+            return clone::open(spec.trim_start());
         }
         if spec.trim_start().starts_with("profile=") {
             return Ok(Box::new(clone::profile::open(spec.trim_start())?));

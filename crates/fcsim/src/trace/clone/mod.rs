@@ -148,6 +148,7 @@ mod arrivals;
 pub mod cache;
 mod model;
 pub mod profile;
+pub mod renewal;
 mod stack;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
@@ -176,6 +177,10 @@ pub struct CloneSpec {
     pub scale: f64,
     pub length: Option<u64>,
     pub seed: u64,
+    /// `model=renewal` ([`renewal`]) or `model=stack` (the stack-distance generator).
+    pub renewal: bool,
+    /// `ablate=...`: parts of the renewal model turned off.
+    pub ablate: renewal::Ablate,
 }
 
 impl CloneSpec {
@@ -186,7 +191,15 @@ impl CloneSpec {
         if path.is_empty() {
             return Err(Error::config("synth:clone=PATH: expected the path of a trace or of a model saved by 'fcsim trace clone'"));
         }
-        let mut s = CloneSpec { path: PathBuf::from(path), format: None, scale: 1.0, length: None, seed: 42 };
+        let mut s = CloneSpec {
+            path: PathBuf::from(path),
+            format: None,
+            scale: 1.0,
+            length: None,
+            seed: 42,
+            renewal: false,
+            ablate: renewal::Ablate::default(),
+        };
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth:clone: expected key=value, found '{part}'")))?;
             let bad = |what: &str| Error::config(format!("synth:clone: {k}={v}: expected {what}"));
@@ -204,11 +217,38 @@ impl CloneSpec {
                     s.length = Some(n.ok_or_else(|| bad("a positive integer (1000000, 1e6)"))? as u64);
                 }
                 "seed" => s.seed = v.parse().map_err(|_| bad("an unsigned integer"))?,
-                _ => return Err(Error::config(format!("synth:clone: unknown key '{k}'; expected format, scale, length or seed"))),
+                "model" => {
+                    s.renewal = match v {
+                        "renewal" => true,
+                        "stack" => false,
+                        _ => return Err(bad("renewal or stack")),
+                    }
+                }
+                "ablate" => s.ablate = renewal::Ablate::parse(v).map_err(|e| Error::config(format!("synth:clone: ablate={v}: {e}")))?,
+                _ => {
+                    return Err(Error::config(format!(
+                        "synth:clone: unknown key '{k}'; expected format, scale, length, seed, model or ablate"
+                    )))
+                }
             }
+        }
+        if s.ablate != renewal::Ablate::default() && !s.renewal {
+            return Err(Error::config("synth:clone: ablate= applies to model=renewal only"));
         }
         Ok(s)
     }
+}
+
+/// Opens a clone spec (the text after `synth:`): the renewal clone with `model=renewal`, else the
+/// stack-distance clone.
+pub fn open(spec: &str) -> Result<Box<dyn TraceReader>> {
+    let s = CloneSpec::parse(spec)?;
+    if !s.renewal {
+        return Ok(Box::new(Generator::from_spec(spec)?));
+    }
+    let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
+    let model = load(&s.path, &opts)?;
+    Ok(Box::new(renewal::Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, format!("synth:{spec}"))?))
 }
 
 /// Models fitted or read from the disk cache ([`cache`]) in this process, by file, size and
@@ -262,6 +302,8 @@ fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Mo
     let mut reader = super::open(&path.to_string_lossy(), opts)?;
     let mut model = Model::fit(reader.as_mut(), path)?;
     calibrate(&mut model)?;
+    let mut reader = super::open(&path.to_string_lossy(), opts)?;
+    model.renewal = Some(renewal::Counts::fit(reader.as_mut())?);
     if let (Some(d), Some(k)) = (dir, &key) {
         cache::put(d, k, &model);
     }

@@ -106,6 +106,8 @@ pub struct Model {
     pub gap: u64,
     /// The arrival cascade, `None` for an untimed trace.
     pub arrivals: Option<Cascade>,
+    /// The renewal clone's counts ([`super::renewal`]); `None` in a model saved before them.
+    pub renewal: Option<super::renewal::Counts>,
 }
 
 impl Model {
@@ -236,6 +238,7 @@ impl Model {
             heads,
             tails,
             arrivals,
+            renewal: None,
         })
     }
 
@@ -306,6 +309,9 @@ impl Model {
                 let _ = writeln!(s, "level {l} {}", classes.join(" "));
             }
         }
+        if let Some(r) = &self.renewal {
+            r.write(&mut s);
+        }
         let _ = writeln!(s, "end");
         s
     }
@@ -351,6 +357,7 @@ impl Model {
             target: Vec::new(),
             gap: 64,
             arrivals: None,
+            renewal: None,
         };
         let mut seen: Vec<&str> = Vec::new();
         let mut levels_left = 0usize;
@@ -548,8 +555,9 @@ impl Model {
                     c.levels.push(row);
                     levels_left -= 1;
                 }
+                "renewal" => m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?,
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level or end"))),
+                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
             }
             if key != "level" && key != "end" {
                 seen.push(key);
@@ -577,6 +585,9 @@ impl Model {
             if !seen.contains(&key) {
                 return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
             }
+        }
+        if let Some(r) = &m.renewal {
+            r.check().map_err(|e| Error::trace(path, Location::File, e))?;
         }
         if m.requests == 0 || m.pages == 0 {
             return Err(Error::trace(path, Location::File, "requests and pages must be positive"));

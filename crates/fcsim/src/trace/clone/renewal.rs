@@ -1,0 +1,926 @@
+//! The renewal clone (`synth:clone=PATH,model=renewal`, issue 40): each page's references are a
+//! Markov renewal process whose state is the page's long-term popularity so far (how many times
+//! it has been referenced) jointly with its recency (the gap before its last reference), so that
+//! a clone keeps what separates policies, not only LRU's curve.
+//!
+//! **Why.** The stack-distance clone ([`super`]) draws each reuse from one distance distribution
+//! and takes whatever page sits at that depth: every page at a depth is as likely to be reused,
+//! whatever its history. Real traces are not like that: a page referenced once is seldom
+//! referenced again, a page referenced many times soon is referenced again soon. That is what
+//! frequency-aware policies (2Q, ARC, LIRS, S3-FIFO, SLRU, LARC) exploit and what the stack clone
+//! loses (`bench/RESULTS.md`, "Trace clones: policy ranking": cloudphysics' clone keeps 66% of the
+//! policy pairs' order at 10% of the working set, arc_P12's 34%). 2DIO (Y. Wang, I. Khor, P.
+//! Desnoyers, "2DIO: Configurable and Cache-Accurate Trace Generation for Storage Benchmarking",
+//! EuroSys '26) keeps both by mixing an inter-reference-distance process with an independent
+//! reference model; this model keeps both in one process per page, fitted rather than mixed.
+//!
+//! **Time** is the original's page accesses (a tick is one page access): gaps are counted in
+//! ticks, and a clone's ticks run at the original's pace.
+//!
+//! **The model** (counts, saved and read back exactly, in the `renewal` lines of a model file):
+//!
+//! - *Reuse.* Every page access is in a state: the page's references so far (1, 2, 3-4, 5-8, ...,
+//!   65 and more: 8 bins) × the octave of the gap since its previous reference (none, 1, 2-3,
+//!   4-7, ...) × the access's op. Per state, the gaps to the page's next reference, by bin (exact
+//!   below 8, then 4 bins per power of two), and the pages whose last reference was in that state,
+//!   by the bin of the ticks left to the end of the trace: a page not referenced again before the
+//!   end is *censored*, not "never referenced again", so the gap distribution is the Kaplan-Meier
+//!   estimate (E. L. Kaplan, P. Meier, "Nonparametric Estimation from Incomplete Observations",
+//!   JASA 53(282), 1958), with a censored page at risk for half of its bin; what survives the
+//!   last bin is the probability that the page is never referenced again.
+//! - *Op.* Per references-so-far bin and op of the previous reference, the ops of the next
+//!   (read-after-write, write-after-write, ... at page level, as often as in the original).
+//! - *New pages.* Per window (64 of the trace's ticks), the pages first referenced; per window
+//!   and op, the requests whose first page is new; per op, the sizes (bytes, offset in the page)
+//!   of those requests, and how many of them start where the previous request ended.
+//!
+//! **Generation.** A clock of ticks, a calendar of the pages due (a binary heap), a budget of new
+//! pages. At each tick the pages due are taken in page order and joined into requests: pages in
+//! a row with the same op, and the pages that follow in the row if they are due within as many
+//! ticks as the request has pages so far (a request's pages take one tick each in the
+//! original), up to the original's largest request. Then the budget grows by the window's new
+//! pages per tick, and while it covers the next new request (op and size drawn from the
+//! window's and the op's requests whose first page is new, sizes without replacement) that
+//! request is issued on pages never used before: right after the last new pages with the
+//! original's share of such requests that follow on from the previous request, else after
+//! [`GAP`] unused page numbers. Every page a request touches takes its next state and draws
+//! its gap to its next reference from that state's distribution, and the op of that reference.
+//! A request's pages draw with *the same* random numbers (common random numbers), and so do the
+//! new requests of one sequential run: pages with the same history stay together and come
+//! back as one request, as a file written in pieces is read back whole, while pages whose
+//! histories differ drift apart. A request that covers exactly the pages of the new request
+//! that first touched them keeps its byte length and offset; another is page-aligned. Ticks
+//! with nothing to do are skipped in one step.
+//!
+//! **Scale and length.** `scale=K`: gaps above [`super::UNSCALED`] ticks are multiplied by K,
+//! and the clone runs K times the original's ticks, so it touches K times its pages with the
+//! same reuse structure at K times the distances. Without `length=`, the clone runs the
+//! original's ticks × K: its page accesses are about the original's × K, and its request count
+//! is whatever the calendar forms (see below). `length=N` gives N requests: the windows are
+//! stretched over N × the original's pages per request, and the new pages per tick are
+//! multiplied by K × the original's ticks / those, so the working set stays about K times the
+//! original's.
+//!
+//! **Choices the sources leave open**, and what fcsim does:
+//!
+//! - A state with fewer than [`MIN_SEEN`] observations (gaps and censored pages) takes the
+//!   distribution of its references-so-far bin and op over every gap octave, then of its op,
+//!   then of every state.
+//! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
+//! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
+//!   op and address, the rate profile replayed with the cascade below it.
+//! - Request boundaries other than those of new requests are not modelled: a reused request is
+//!   whatever run of due pages the calendar brings together. Real traces grow files by
+//!   requests that start on known pages and run on into new ones (cloudphysics: 4,902 of its
+//!   113,872 requests start on a new page, yet 269,210 pages are new), which a clone cannot
+//!   join to a reuse (its new pages are numbered apart): its requests are smaller and more
+//!   numerous than the original's (cloudphysics: 16.6 KiB mean against 36.9 KiB at the same
+//!   page accesses). Arrivals follow the original's request rate, so the clone's span is
+//!   longer by the same ratio.
+//! - Memory: a 24-byte entry per page number (the working set × K and the gaps between new
+//!   requests) and the calendar (at most one entry per page); neither grows with `length`.
+//!
+//! Each part can be turned off for an ablation (`fcsim trace clone`, `synth:clone=...,model=
+//! renewal,ablate=...`): `frequency` drops the references-so-far bin (every page in bin 1,
+//! recency alone), `recency` drops the previous gap's octave, `together` draws each page's gap
+//! with its own random numbers (no requests re-formed), `ops` draws every op from the window's
+//! share of writes.
+
+use super::model::{Values, PAGE, WINDOWS};
+use super::{Bag, UNSCALED};
+use crate::error::{Error, Result};
+use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
+use crate::trace::TraceReader;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use rustc_hash::FxHashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::fmt::Write as _;
+
+/// References-so-far bins: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65 and more.
+pub const JBINS: usize = 8;
+/// Octaves of the previous gap: 0 none (a first reference), k for gaps in [2^(k-1), 2^k).
+pub const OCTAVES: usize = 48;
+/// States: references-so-far bin × previous gap octave × op.
+pub const STATES: usize = JBINS * OCTAVES * 2;
+/// Fewest observations a state's own distribution needs.
+pub const MIN_SEEN: u64 = 16;
+/// Unused page numbers before a new request that does not follow on from the previous one.
+pub const GAP: u64 = 64;
+/// Ticks per chunk of the fit's count of new pages (rebinned into [`WINDOWS`] at the end).
+const CHUNK: u64 = 1024;
+
+/// The references-so-far bin of a page referenced `j` ≥ 1 times.
+#[inline]
+pub fn jbin(j: u64) -> usize {
+    if j <= 1 {
+        0
+    } else {
+        ((64 - (j - 1).leading_zeros()) as usize).min(JBINS - 1)
+    }
+}
+
+/// The octave of a gap `g` (0 for none).
+#[inline]
+pub fn octave(g: u64) -> usize {
+    ((64 - g.leading_zeros()) as usize).min(OCTAVES - 1)
+}
+
+/// The index of a state.
+#[inline]
+pub fn state(j: usize, o: usize, op: usize) -> usize {
+    (j * OCTAVES + o) * 2 + op
+}
+
+/// The bin of a gap `g` ≥ 1: exact below 8, then 4 bins per power of two.
+#[inline]
+pub fn gbin(g: u64) -> usize {
+    if g < 8 {
+        return g as usize;
+    }
+    let e = 63 - g.leading_zeros() as usize;
+    8 + (e - 3) * 4 + ((g >> (e - 2)) & 3) as usize
+}
+
+/// The gaps a bin holds: (first, how many).
+#[inline]
+pub fn gbin_range(b: usize) -> (u64, u64) {
+    if b < 8 {
+        return (b as u64, 1);
+    }
+    let e = (b - 8) / 4 + 3;
+    let sub = ((b - 8) % 4) as u64;
+    ((4 + sub) << (e - 2), 1 << (e - 2))
+}
+
+/// What the renewal clone is fitted to (see the module docs).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Counts {
+    /// Ticks (page accesses of reads and writes) of the original.
+    pub ticks: u64,
+    /// Per state, by gap bin: gaps to the page's next reference.
+    pub events: Vec<Vec<u64>>,
+    /// Per state, by bin of the ticks left: pages last referenced in that state.
+    pub censored: Vec<Vec<u64>>,
+    /// `[references-so-far bin × 2 + previous op]`: next references that are reads, writes.
+    pub next_op: Vec<[u64; 2]>,
+    /// Per window: pages first referenced.
+    pub new_pages: Vec<u64>,
+    /// Per window: requests whose first page is new, reads and writes.
+    pub new_requests: Vec<[u64; 2]>,
+    /// Per op: `len << 12 | offset within the page` of requests whose first page is new.
+    pub sizes: [Values; 2],
+    /// Per op: of those requests, how many start where the previous request ended.
+    pub sequential: [u64; 2],
+}
+
+impl Counts {
+    /// Fits the counts to every read and write of `reader` (4 KiB pages, volumes apart).
+    pub fn fit(reader: &mut dyn TraceReader) -> Result<Counts> {
+        let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
+        // Per page: last tick, references so far, state of its last reference.
+        let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
+        let mut c = Counts {
+            events: vec![Vec::new(); STATES],
+            censored: vec![Vec::new(); STATES],
+            next_op: vec![[0; 2]; JBINS * 2],
+            ..Counts::default()
+        };
+        let mut chunks: Vec<u64> = Vec::new();
+        // (tick, op) of each request whose first page is new.
+        let mut starts: Vec<(u64, u8)> = Vec::new();
+        let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut last_end: Option<(u32, u64)> = None;
+        let mut t = 0u64;
+        let add = |v: &mut Vec<u64>, b: usize| {
+            if v.len() <= b {
+                v.resize(b + 1, 0);
+            }
+            v[b] += 1;
+        };
+        while let Some(r) = reader.next_request()? {
+            let o = match r.op {
+                Op::Read => 0,
+                Op::Write => 1,
+                Op::Trim => continue,
+            };
+            let seq = last_end == Some((r.volume, r.offset));
+            last_end = Some((r.volume, r.offset.saturating_add(u64::from(r.len))));
+            let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+            for key in first..first + n {
+                let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
+                let gap = if e.0 == u64::MAX {
+                    if (t / CHUNK) as usize >= chunks.len() {
+                        chunks.resize((t / CHUNK) as usize + 1, 0);
+                    }
+                    chunks[(t / CHUNK) as usize] += 1;
+                    if key == first {
+                        starts.push((t, o as u8));
+                        *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
+                        c.sequential[o] += u64::from(seq);
+                    }
+                    0
+                } else {
+                    let g = t - e.0;
+                    add(&mut c.events[e.2 as usize], gbin(g));
+                    c.next_op[jbin(e.1) * 2 + (e.2 as usize & 1)][o] += 1;
+                    g
+                };
+                e.1 += 1;
+                e.0 = t;
+                e.2 = state(jbin(e.1), octave(gap), o) as u32;
+                t += 1;
+            }
+        }
+        c.ticks = t;
+        for &(last, _, s) in pages.values() {
+            add(&mut c.censored[s as usize], gbin(t - last));
+        }
+        let window = |tick: u64| ((u128::from(tick) * WINDOWS as u128) / u128::from(t.max(1))) as usize;
+        c.new_pages = vec![0; WINDOWS];
+        for (k, &n) in chunks.iter().enumerate() {
+            c.new_pages[window(k as u64 * CHUNK).min(WINDOWS - 1)] += n;
+        }
+        c.new_requests = vec![[0; 2]; WINDOWS];
+        for (tick, o) in starts {
+            c.new_requests[window(tick).min(WINDOWS - 1)][usize::from(o)] += 1;
+        }
+        c.sizes = sizes.map(|m| {
+            let mut v: Values = m.into_iter().collect();
+            v.sort_unstable();
+            v
+        });
+        Ok(c)
+    }
+
+    /// The counts as the `renewal` lines of a model file.
+    pub fn write(&self, s: &mut String) {
+        let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
+        let _ = writeln!(s, "renewal ticks {}", self.ticks);
+        let _ = writeln!(s, "renewal new-pages {}", join(&mut self.new_pages.iter().map(u64::to_string)));
+        let _ = writeln!(s, "renewal new-requests {}", join(&mut self.new_requests.iter().map(|x| format!("{}:{}", x[0], x[1]))));
+        let _ = writeln!(s, "renewal next-op {}", join(&mut self.next_op.iter().map(|x| format!("{}:{}", x[0], x[1]))));
+        let _ = writeln!(s, "renewal sequential {} {}", self.sequential[0], self.sequential[1]);
+        for (o, name) in ["read", "write"].iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "renewal sizes {name} {}",
+                join(&mut self.sizes[o].iter().map(|&(x, c)| format!("{}+{}:{c}", x >> 12, x & 0xfff)))
+            );
+        }
+        for (i, (e, c)) in self.events.iter().zip(&self.censored).enumerate() {
+            if e.iter().chain(c).all(|&x| x == 0) {
+                continue;
+            }
+            let bins = |v: &Vec<u64>| join(&mut v.iter().enumerate().filter(|(_, &x)| x > 0).map(|(b, x)| format!("{b}:{x}")));
+            let _ = writeln!(s, "renewal state {i} {} | {}", bins(e), bins(c));
+        }
+    }
+
+    /// Parses one `renewal` line's words after `renewal`; the error says what was expected.
+    pub fn parse_line(&mut self, words: &[&str]) -> std::result::Result<(), String> {
+        let count = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("renewal {what}: expected a count, found '{w}'"));
+        let pair = |w: &str, what: &str| -> std::result::Result<[u64; 2], String> {
+            let (a, b) = w.split_once(':').ok_or_else(|| format!("renewal {what}: expected READS:WRITES, found '{w}'"))?;
+            Ok([count(a, what)?, count(b, what)?])
+        };
+        if self.events.is_empty() {
+            self.events = vec![Vec::new(); STATES];
+            self.censored = vec![Vec::new(); STATES];
+        }
+        let (key, rest) =
+            words.split_first().ok_or("renewal: expected a key (ticks, new-pages, new-requests, next-op, sequential, sizes or state)")?;
+        match *key {
+            "ticks" => {
+                let [v] = rest else { return Err("renewal ticks: expected one count".into()) };
+                self.ticks = count(v, "ticks")?;
+            }
+            "new-pages" => {
+                if rest.len() != WINDOWS {
+                    return Err(format!("renewal new-pages: expected {WINDOWS} counts, found {}", rest.len()));
+                }
+                self.new_pages = rest.iter().map(|w| count(w, "new-pages")).collect::<std::result::Result<_, _>>()?;
+            }
+            "new-requests" => {
+                if rest.len() != WINDOWS {
+                    return Err(format!("renewal new-requests: expected {WINDOWS} READS:WRITES pairs, found {}", rest.len()));
+                }
+                self.new_requests = rest.iter().map(|w| pair(w, "new-requests")).collect::<std::result::Result<_, _>>()?;
+            }
+            "next-op" => {
+                if rest.len() != JBINS * 2 {
+                    return Err(format!("renewal next-op: expected {} READS:WRITES pairs, found {}", JBINS * 2, rest.len()));
+                }
+                self.next_op = rest.iter().map(|w| pair(w, "next-op")).collect::<std::result::Result<_, _>>()?;
+            }
+            "sequential" => {
+                let [r, w] = rest else { return Err("renewal sequential: expected two counts".into()) };
+                self.sequential = [count(r, "sequential")?, count(w, "sequential")?];
+            }
+            "sizes" => {
+                let o = match rest.first() {
+                    Some(&"read") => 0,
+                    Some(&"write") => 1,
+                    _ => return Err("renewal sizes: expected read or write".into()),
+                };
+                let mut v = Values::new();
+                for w in &rest[1..] {
+                    let bad = || format!("renewal sizes: expected LEN+OFFSET:COUNT, found '{w}'");
+                    let (size, c) = w.split_once(':').ok_or_else(bad)?;
+                    let (len, off) = size.split_once('+').ok_or_else(bad)?;
+                    let (len, off, c) = (count(len, "sizes")?, count(off, "sizes")?, count(c, "sizes")?);
+                    if off >= PAGE || len >= 1 << 40 {
+                        return Err(bad());
+                    }
+                    v.push(((len << 12) | off, c));
+                }
+                self.sizes[o] = v;
+            }
+            "state" => {
+                let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
+                let i = i.ok_or_else(|| format!("renewal state: expected a state below {STATES}"))? as usize;
+                let bar = rest.iter().position(|w| *w == "|").ok_or("renewal state: expected GAPS | CENSORED")?;
+                let bins = |ws: &[&str]| -> std::result::Result<Vec<u64>, String> {
+                    let mut v = Vec::new();
+                    for w in ws {
+                        let (b, c) = w.split_once(':').ok_or_else(|| format!("renewal state: expected BIN:COUNT, found '{w}'"))?;
+                        let b = count(b, "state")? as usize;
+                        if b == 0 || b > gbin(u64::MAX) {
+                            return Err(format!("renewal state: bin {b} is not a gap bin (1..={})", gbin(u64::MAX)));
+                        }
+                        if v.len() <= b {
+                            v.resize(b + 1, 0);
+                        }
+                        v[b] = count(c, "state")?;
+                    }
+                    Ok(v)
+                };
+                self.events[i] = bins(&rest[1..bar])?;
+                self.censored[i] = bins(&rest[bar + 1..])?;
+            }
+            k => {
+                return Err(format!(
+                    "renewal: unknown key '{k}'; expected ticks, new-pages, new-requests, next-op, sequential, sizes or state"
+                ))
+            }
+        }
+        Ok(())
+    }
+
+    /// What a complete set of counts must hold; the error says what is missing.
+    pub fn check(&self) -> std::result::Result<(), String> {
+        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.new_requests.len() != WINDOWS || self.next_op.len() != JBINS * 2 {
+            return Err("renewal: expected ticks, new-pages, new-requests and next-op lines".into());
+        }
+        if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
+            return Err("renewal: no sizes of new requests".into());
+        }
+        Ok(())
+    }
+}
+
+/// What the ablations turn off (`ablate=frequency+recency+together+ops`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Ablate {
+    pub frequency: bool,
+    pub recency: bool,
+    pub together: bool,
+    pub ops: bool,
+}
+
+impl Ablate {
+    /// Parses `a+b+...` of frequency, recency, together and ops.
+    pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
+        let mut a = Ablate::default();
+        for part in v.split('+').filter(|p| !p.is_empty()) {
+            match part {
+                "frequency" => a.frequency = true,
+                "recency" => a.recency = true,
+                "together" => a.together = true,
+                "ops" => a.ops = true,
+                _ => return Err(format!("unknown part '{part}'; expected frequency, recency, together or ops (joined with +)")),
+            }
+        }
+        Ok(a)
+    }
+}
+
+/// A state's gap distribution: cumulative probabilities by gap bin; what is left above the last
+/// is the probability of no further reference.
+#[derive(Debug, Clone, Default)]
+struct Gaps {
+    cum: Vec<f64>,
+}
+
+impl Gaps {
+    /// The Kaplan-Meier estimate from gap and censoring counts by bin.
+    fn new(events: &[u64], censored: &[u64]) -> Gaps {
+        let n = events.len().max(censored.len());
+        let at = |v: &[u64], b: usize| v.get(b).copied().unwrap_or(0) as f64;
+        let mut risk: f64 = (0..n).map(|b| at(events, b) + at(censored, b)).sum();
+        let (mut survive, mut cum, mut total) = (1.0, Vec::with_capacity(n), 0.0);
+        for b in 0..n {
+            let (e, c) = (at(events, b), at(censored, b));
+            let r = risk - 0.5 * c;
+            let h = if r > 0.0 { (e / r).min(1.0) } else { 0.0 };
+            total += survive * h;
+            survive *= 1.0 - h;
+            cum.push(total);
+            risk -= e + c;
+        }
+        Gaps { cum }
+    }
+
+    /// The gap for uniforms `u` (which bin) and `v` (where in it), or `None` (no further
+    /// reference).
+    #[inline]
+    fn draw(&self, u: f64, v: f64) -> Option<u64> {
+        let b = self.cum.partition_point(|&c| c <= u);
+        (b < self.cum.len()).then(|| {
+            let (lo, n) = gbin_range(b);
+            lo + ((v * n as f64) as u64).min(n - 1)
+        })
+    }
+}
+
+/// The random numbers a request's pages share: which gap bin, where in it, which next op.
+type Draws = (f64, f64, f64);
+
+/// No reference due.
+const NEVER: u64 = u64::MAX;
+
+/// A page number's entry.
+#[derive(Debug, Clone, Copy)]
+struct Page {
+    /// Tick of its last reference.
+    last: u64,
+    /// Tick of its next reference, `NEVER` when none is due (the calendar may still hold a
+    /// stale entry for it: an entry counts only while it matches).
+    due: u64,
+    /// References so far.
+    refs: u32,
+    /// The op of its next reference (when due).
+    op: u8,
+    /// The pages, bytes and offset in its page of the new request that first touched it (on that
+    /// request's first page only; 0 pages elsewhere).
+    span: u32,
+    len: u32,
+    offset: u16,
+}
+
+impl Default for Page {
+    fn default() -> Page {
+        Page { last: 0, due: NEVER, refs: 0, op: 0, span: 0, len: 0, offset: 0 }
+    }
+}
+
+/// Streams a renewal clone of [`Counts`].
+#[derive(Debug)]
+pub struct Renewal {
+    label: String,
+    rng: StdRng,
+    /// `length=N`: N requests; without it, the ticks of the original × K (`span`).
+    length: Option<u64>,
+    i: u64,
+    scale: f64,
+    ablate: Ablate,
+    gaps: Vec<Gaps>,
+    /// `[references-so-far bin × 2 + previous op]`: P(the next reference is a write).
+    next_write: Vec<f64>,
+    /// Per window: new pages per tick, and P(a new request is a write).
+    new_rate: Vec<f64>,
+    new_write: Vec<f64>,
+    sizes: [Bag; 2],
+    sequential: [f64; 2],
+    /// Ticks of the clone's windows (all of them).
+    span: f64,
+    max_pages: u64,
+    t: u64,
+    credit: f64,
+    /// The next new request: op, `len << 12 | offset`, pages.
+    next_new: Option<(usize, u64, u64)>,
+    calendar: BinaryHeap<Reverse<(u64, u32)>>,
+    pages: Vec<Page>,
+    fresh: u64,
+    due: Vec<u32>,
+    /// Requests of the current tick: first page, pages, op, random numbers.
+    out: VecDeque<(u64, u32, usize, Draws)>,
+    /// The random numbers of the current run of new requests.
+    run_rn: Draws,
+    arrivals: Option<super::arrivals::Stream>,
+    time_factor: f64,
+    last_ns: u64,
+}
+
+impl Renewal {
+    /// A renewal clone of `m` (its `renewal` counts) at `scale`, `length` requests.
+    pub fn new(m: &super::Model, scale: f64, length: Option<u64>, seed: u64, ablate: Ablate, label: String) -> Result<Renewal> {
+        let c = m.renewal.as_ref().ok_or_else(|| {
+            Error::config(format!(
+                "{label}: the model of {} has no renewal counts (fitted by an older fcsim): fit it again with 'fcsim trace clone TRACE -o MODEL'",
+                m.source
+            ))
+        })?;
+        // Back-off: a state seen fewer than MIN_SEEN times takes its bin and op over every
+        // octave, then its op, then everything.
+        let fold = |keep: &dyn Fn(usize) -> bool| -> (Vec<u64>, Vec<u64>, u64) {
+            let (mut e, mut k) = (Vec::new(), Vec::new());
+            for s in (0..STATES).filter(|&s| keep(s)) {
+                for (dst, src) in [(&mut e, &c.events[s]), (&mut k, &c.censored[s])] {
+                    if dst.len() < src.len() {
+                        dst.resize(src.len(), 0);
+                    }
+                    for (d, x) in dst.iter_mut().zip(src) {
+                        *d += x;
+                    }
+                }
+            }
+            let seen = e.iter().chain(&k).sum();
+            (e, k, seen)
+        };
+        let all = fold(&|_| true);
+        let by_op: Vec<_> = (0..2).map(|op| fold(&|s| s % 2 == op)).collect();
+        let by_bin: Vec<_> = (0..JBINS * 2).map(|jo| fold(&|s| s / (OCTAVES * 2) == jo / 2 && s % 2 == jo % 2)).collect();
+        let gaps = (0..STATES)
+            .map(|s| {
+                let own = (&c.events[s], &c.censored[s], c.events[s].iter().chain(&c.censored[s]).sum::<u64>());
+                let (j, op) = (s / (OCTAVES * 2), s % 2);
+                let bin = &by_bin[j * 2 + op];
+                let (e, k) = [(own.0, own.1, own.2), (&bin.0, &bin.1, bin.2), (&by_op[op].0, &by_op[op].1, by_op[op].2)]
+                    .into_iter()
+                    .find(|x| x.2 >= MIN_SEEN)
+                    .map_or((&all.0, &all.1), |x| (x.0, x.1));
+                Gaps::new(e, k)
+            })
+            .collect();
+        let share = |x: [u64; 2]| if x[0] + x[1] > 0 { x[1] as f64 / (x[0] + x[1]) as f64 } else { f64::NAN };
+        let writes = c.new_requests.iter().fold([0, 0], |a, x| [a[0] + x[0], a[1] + x[1]]);
+        let overall = {
+            let s = share(writes);
+            if s.is_nan() {
+                0.0
+            } else {
+                s
+            }
+        };
+        let next_write = c.next_op.iter().map(|&x| if ablate.ops || x[0] + x[1] == 0 { overall } else { share(x) }).collect();
+        let new_write = c.new_requests.iter().map(|&x| if ablate.ops || x[0] + x[1] == 0 { overall } else { share(x) }).collect();
+        let per_request = c.ticks as f64 / m.requests.max(1) as f64;
+        let span = length.map_or(c.ticks as f64 * scale, |n| n as f64 * per_request);
+        let boost = scale * c.ticks as f64 / span;
+        let new_rate = c.new_pages.iter().map(|&n| n as f64 / (c.ticks as f64 / WINDOWS as f64) * boost).collect::<Vec<_>>();
+        let starts = |o: usize| c.sizes[o].iter().map(|x| x.1).sum::<u64>();
+        let sequential = [0, 1].map(|o| if starts(o) > 0 { c.sequential[o] as f64 / starts(o) as f64 } else { 0.0 });
+        let sizes = [0, 1].map(|o| Bag::new(if starts(o) > 0 { &c.sizes[o] } else { &c.sizes[1 - o] }));
+        let max_pages = c
+            .sizes
+            .iter()
+            .flatten()
+            .chain(m.sizes.iter().flatten())
+            .chain(m.follow.iter().flatten())
+            .map(|&(x, _)| ((x & 0xfff) + (x >> 12).max(1)).div_ceil(PAGE))
+            .max()
+            .unwrap_or(1);
+        let arrivals =
+            m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, seed), length.unwrap_or(u64::MAX)));
+        Ok(Renewal {
+            label,
+            rng: StdRng::seed_from_u64(seed),
+            length,
+            i: 0,
+            scale,
+            ablate,
+            gaps,
+            next_write,
+            new_rate,
+            new_write,
+            sizes,
+            sequential,
+            span,
+            max_pages,
+            t: 0,
+            credit: 0.0,
+            next_new: None,
+            calendar: BinaryHeap::new(),
+            pages: Vec::new(),
+            fresh: 0,
+            due: Vec::new(),
+            out: VecDeque::new(),
+            run_rn: (0.5, 0.5, 0.5),
+            arrivals,
+            time_factor: 1.0,
+            last_ns: 0,
+        })
+    }
+
+    #[inline]
+    fn window(&self, t: u64) -> usize {
+        ((t as f64 / self.span * WINDOWS as f64) as usize).min(WINDOWS - 1)
+    }
+
+    /// The next new request's op, size and pages, drawn once and kept until it is issued.
+    fn next_new(&mut self, w: usize) -> Result<(usize, u64, u64)> {
+        if let Some(n) = self.next_new {
+            return Ok(n);
+        }
+        let o = usize::from(self.rng.gen::<f64>() < self.new_write[w]);
+        let packed = self.sizes[o].draw(&mut self.rng)?;
+        let pages = ((packed & 0xfff) + (packed >> 12).max(1)).div_ceil(PAGE);
+        self.next_new = Some((o, packed, pages));
+        Ok((o, packed, pages))
+    }
+
+    /// References pages `first..first + n` with op `o` at the current tick with the random
+    /// numbers `rn` (shared by the request's pages): each takes its next state and is put in
+    /// the calendar at its next reference, if any.
+    fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
+        for p in first..first + n {
+            let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
+            let t = self.t;
+            let e = &mut self.pages[p as usize];
+            let gap = if e.refs == 0 { 0 } else { t - e.last };
+            e.refs = e.refs.saturating_add(1);
+            e.last = t;
+            e.due = NEVER;
+            let j = if self.ablate.frequency { 0 } else { jbin(u64::from(e.refs)) };
+            let oc = if self.ablate.recency { usize::from(gap > 0) } else { octave(gap) };
+            let Some(g) = self.gaps[state(j, oc, o)].draw(u, v) else { continue };
+            let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
+            e.op = u8::from(x < self.next_write[jbin(u64::from(e.refs)) * 2 + o]);
+            e.due = t + g.max(1);
+            self.calendar.push(Reverse((e.due, p as u32)));
+        }
+    }
+
+    /// Whether page `p` is due within `ahead` ticks with op `o` (to join a request before it).
+    #[inline]
+    fn due_soon(&self, p: u64, ahead: u64, o: usize) -> bool {
+        self.pages.get(p as usize).is_some_and(|e| e.due != NEVER && e.due <= self.t + ahead && e.op as usize == o)
+    }
+
+    /// Advances the clock until at least one request is queued; false when the clone's ticks
+    /// are spent (without `length=`).
+    fn step(&mut self) -> Result<bool> {
+        while self.out.is_empty() {
+            if self.length.is_none() && self.t as f64 >= self.span {
+                return Ok(false);
+            }
+            let w = self.window(self.t);
+            // The pages due, in page order, joined into requests: pages in a row with the same
+            // op, and the next pages in the row due within as many ticks as the request has
+            // pages so far (a request's pages take one tick each in the original).
+            self.due.clear();
+            while let Some(&Reverse((d, p))) = self.calendar.peek() {
+                if d > self.t {
+                    break;
+                }
+                self.calendar.pop();
+                let e = &mut self.pages[p as usize];
+                if e.due == d {
+                    e.due = NEVER;
+                    self.due.push(p);
+                }
+            }
+            self.due.sort_unstable();
+            let mut k = 0;
+            while k < self.due.len() {
+                let first = u64::from(self.due[k]);
+                let o = self.pages[first as usize].op as usize;
+                let (mut n, mut at) = (1u64, k + 1);
+                while n < self.max_pages {
+                    let next = first + n;
+                    if at < self.due.len() && u64::from(self.due[at]) == next && self.pages[next as usize].op as usize == o {
+                        at += 1;
+                    } else if self.due_soon(next, n, o) {
+                        self.pages[next as usize].due = NEVER;
+                    } else {
+                        break;
+                    }
+                    n += 1;
+                }
+                let rn = (self.rng.gen(), self.rng.gen(), self.rng.gen());
+                self.out.push_back((first, n as u32, o, rn));
+                k = at;
+            }
+            // New requests, while the budget covers them.
+            self.credit += self.new_rate[w];
+            loop {
+                let (o, packed, n) = self.next_new(w)?;
+                if self.credit < n as f64 {
+                    break;
+                }
+                self.credit -= n as f64;
+                self.next_new = None;
+                // A new request that follows on from the last one shares its random numbers,
+                // so that the run comes back together (a file written in pieces, read whole).
+                if self.fresh > 0 && self.rng.gen::<f64>() >= self.sequential[o] {
+                    self.fresh += GAP;
+                    self.run_rn = (self.rng.gen(), self.rng.gen(), self.rng.gen());
+                }
+                let first = self.fresh;
+                self.fresh += n;
+                if self.fresh > u64::from(u32::MAX) - 1 {
+                    return Err(Error::config(format!(
+                        "{}: the clone's page numbers pass 2^32 (scale or length too large for one clone)",
+                        self.label
+                    )));
+                }
+                if self.pages.len() < self.fresh as usize {
+                    self.pages.resize((self.fresh as usize).next_power_of_two(), Page::default());
+                }
+                let e = &mut self.pages[first as usize];
+                (e.span, e.len, e.offset) = (n as u32, (packed >> 12) as u32, (packed & 0xfff) as u16);
+                for p in first..first + n {
+                    self.pages[p as usize].op = o as u8;
+                }
+                self.out.push_back((first, n as u32, o, self.run_rn));
+            }
+            // The requests queued this tick are referenced now (their pages' next references
+            // drawn); then the clock moves on, past ticks with nothing to do.
+            for q in 0..self.out.len() {
+                let (first, n, o, rn) = self.out[q];
+                self.touch(first, u64::from(n), o, rn);
+            }
+            let mut next = self.t + 1;
+            if self.out.is_empty() {
+                let due = self.calendar.peek().map_or(u64::MAX, |r| r.0 .0);
+                let rate = self.new_rate[w];
+                let need = self.next_new(w)?.2 as f64 - self.credit;
+                if due == u64::MAX && rate <= 0.0 && w == WINDOWS - 1 {
+                    // Nothing due and no new pages left: the next new request, at the next tick.
+                    self.credit += need.max(0.0);
+                } else {
+                    let budget = if rate > 0.0 { self.t.saturating_add((need / rate).ceil().max(1.0) as u64) } else { u64::MAX };
+                    let window_end = ((w + 1) as f64 * self.span / WINDOWS as f64).ceil() as u64;
+                    next = due.min(budget).min(window_end).max(self.t + 1);
+                    self.credit += rate * (next - self.t - 1) as f64;
+                }
+            }
+            self.t = next;
+        }
+        Ok(true)
+    }
+}
+
+impl TraceReader for Renewal {
+    fn next_request(&mut self) -> Result<Option<HostRequest>> {
+        if Some(self.i) == self.length || !self.step()? {
+            return Ok(None);
+        }
+        let (first, n, o, _) = self.out.pop_front().expect("step queues a request");
+        let e = self.pages[first as usize];
+        let (offset, len) =
+            if e.span == n && n > 0 { (first * PAGE + u64::from(e.offset), e.len) } else { (first * PAGE, n * PAGE as u32) };
+        let time_ns = match &mut self.arrivals {
+            Some(a) => {
+                let next = a.next().map_err(|e| Error::config(format!("{}: request {}: {e}", self.label, self.i + 1)))?;
+                let t = ((next * self.time_factor) as u64).max(self.last_ns);
+                if t >= crate::time::HORIZON_NS {
+                    return Err(Error::config(format!(
+                        "{}: request {} would arrive past the latest time fcsim simulates ({}); shorten the clone (length=)",
+                        self.label,
+                        self.i + 1,
+                        crate::time::HORIZON
+                    )));
+                }
+                self.last_ns = t;
+                t
+            }
+            None => self.i,
+        };
+        self.i += 1;
+        let op = if o == 1 { Op::Write } else { Op::Read };
+        Ok(Some(HostRequest { time_ns, volume: 0, offset, len, op }))
+    }
+
+    fn format(&self) -> &'static str {
+        "synth"
+    }
+
+    fn timed(&self) -> bool {
+        self.arrivals.is_some()
+    }
+
+    fn progress(&self) -> (u64, u64) {
+        match self.length {
+            Some(n) => (self.i, n),
+            None => (self.t, self.span as u64),
+        }
+    }
+
+    fn error_at_last(&self, message: String) -> Error {
+        Error::config(format!("{}: request {}: {message}", self.label, self.i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gap_bins_cover_every_gap_once() {
+        let mut next = 1;
+        for b in 1..gbin(1 << 40) {
+            let (lo, n) = gbin_range(b);
+            assert_eq!(lo, next, "bin {b}");
+            assert_eq!(gbin(lo), b);
+            assert_eq!(gbin(lo + n - 1), b);
+            next = lo + n;
+        }
+        assert_eq!((jbin(1), jbin(2), jbin(3), jbin(4), jbin(5), jbin(65), jbin(66)), (0, 1, 2, 2, 3, 7, 7));
+        assert_eq!((octave(0), octave(1), octave(2), octave(3), octave(4)), (0, 1, 2, 2, 3));
+    }
+
+    fn data(name: &str) -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces").join(name)
+    }
+
+    fn requests(spec: &str) -> Vec<HostRequest> {
+        let mut c = super::super::open(spec).unwrap();
+        let mut v = Vec::new();
+        while let Some(r) = c.next_request().unwrap() {
+            v.push(r);
+        }
+        v
+    }
+
+    #[test]
+    fn a_saved_model_reads_back_and_clones_the_same() {
+        let orig = data("msr_hm_0_excerpt1000.csv");
+        let m = super::super::load(&orig, &Default::default()).unwrap();
+        let c = m.renewal.as_ref().unwrap();
+        // Every page access is a gap or a censored page, every page first touched once.
+        let sum = |v: &Vec<Vec<u64>>| v.iter().flatten().sum::<u64>();
+        assert_eq!(sum(&c.events) + sum(&c.censored), c.ticks);
+        assert_eq!(sum(&c.censored), c.new_pages.iter().sum::<u64>());
+        assert_eq!(c.ticks, m.accesses);
+        let text = m.to_text();
+        let dir = std::env::temp_dir().join(format!("fcsim-renewal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let saved = dir.join("hm0.model");
+        std::fs::write(&saved, &text).unwrap();
+        let back = super::super::Model::parse(&text, &saved).unwrap();
+        assert_eq!(back.renewal.as_ref(), Some(c));
+        let a = requests(&format!("clone={},model=renewal,seed=3", orig.display()));
+        assert_eq!(a, requests(&format!("clone={},model=renewal,seed=3", saved.display())));
+        assert_ne!(a, requests(&format!("clone={},model=renewal,seed=4", saved.display())));
+        assert!(a.windows(2).all(|w| w[0].time_ns <= w[1].time_ns));
+        // Without length=, the original's page accesses (ticks), about; with it, N requests.
+        let pages: u64 = a.iter().map(|r| (r.offset % PAGE + u64::from(r.len).max(1)).div_ceil(PAGE)).sum();
+        assert!((pages as f64) > 0.5 * c.ticks as f64 && (pages as f64) < 1.5 * c.ticks as f64, "{pages} pages for {} ticks", c.ticks);
+        assert_eq!(requests(&format!("clone={},model=renewal,length=5000,scale=2", saved.display())).len(), 5000);
+        // A model saved without the renewal counts is refused with the command that refits it.
+        let old: String = text.lines().filter(|l| !l.starts_with("renewal")).map(|l| format!("{l}\n")).collect();
+        let stale = dir.join("old.model");
+        std::fs::write(&stale, old).unwrap();
+        let err = super::super::open(&format!("clone={},model=renewal", stale.display())).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("no renewal counts") && err.contains("fcsim trace clone"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn bad_renewal_specs_and_lines_say_what_was_expected() {
+        let orig = data("msr_hm_0_excerpt1000.csv");
+        let err = |spec: String| super::super::open(&spec).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
+        assert!(err(format!("clone={},model=renewal,ablate=size", orig.display())).contains("expected frequency, recency, together or ops"));
+        assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
+        let mut c = Counts::default();
+        assert!(c.parse_line(&["state", "99999", "|"]).unwrap_err().contains("expected a state below"));
+        assert!(c.parse_line(&["state", "3", "1:2"]).unwrap_err().contains("GAPS | CENSORED"));
+        assert!(c.parse_line(&["new-pages", "1", "2"]).unwrap_err().contains("expected 64 counts"));
+        assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
+        assert!(c.check().is_err());
+    }
+
+    #[test]
+    fn pages_referenced_together_come_back_together() {
+        // Eight pages written by one request, never apart: their gaps are drawn with the same
+        // random numbers from the same state, so every reuse is one request of eight pages.
+        let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
+        let mut g = Renewal::new(&m, 1.0, Some(20_000), 1, Ablate::default(), "t".into()).unwrap();
+        g.pages.resize(64, Page::default());
+        g.fresh = 8;
+        g.touch(0, 8, 1, (0.3, 0.7, 0.1));
+        let dues: Vec<u64> = g.pages[..8].iter().map(|e| e.due).collect();
+        assert!(dues.iter().all(|&d| d == dues[0]), "{dues:?}");
+        let mut apart = Renewal::new(&m, 1.0, Some(20_000), 1, Ablate { together: true, ..Ablate::default() }, "t".into()).unwrap();
+        apart.pages.resize(64, Page::default());
+        apart.touch(0, 8, 1, (0.3, 0.7, 0.1));
+        assert!(apart.pages[..8].iter().any(|e| e.due != apart.pages[0].due));
+    }
+
+    #[test]
+    fn kaplan_meier_by_hand() {
+        // Gaps of 1, 1, 2 and one page censored in bin 2 (at risk for half of it): bin 1 takes
+        // 2 of 4, bin 2 1 of the 1.5 at risk (of the 2 left), so P(1) = 0.5, P(2) = 0.5 · 2/3, and
+        // P(never) = 0.5 · 1/3.
+        let g = Gaps::new(&[0, 2, 1], &[0, 0, 1]);
+        assert!((g.cum[1] - 0.5).abs() < 1e-12);
+        assert!((g.cum[2] - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
+        assert_eq!(g.draw(0.2, 0.0), Some(1));
+        assert_eq!(g.draw(0.6, 0.9), Some(2));
+        assert_eq!(g.draw(0.9, 0.0), None);
+    }
+}
