@@ -101,12 +101,15 @@ def trace_fidelity(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     trace_params: dict[str, str] | None = None,
+    panel: list[str] | None = None,
     progress: ProgressFn | None = None,
 ) -> dict[str, Any]: ...
 def trace_compare(
     a: str,
     b: str,
     *,
+    panel: list[str],
+    baseline: str | None = None,
     format: str | None = None,
     volume: int | None = None,
     skip_bad_lines: bool = False,
@@ -119,7 +122,9 @@ def trace_compare(
 ) -> tuple[
     dict[str, Any],
     dict[str, Any],
-    list[tuple[str, str, float | None, float | None, float | None, float | None, str, str, str]],
+    dict[str, Any] | None,
+    list[dict[str, Any]],
+    list[dict[str, Any]],
 ]: ...
 def mrc_exact(
     trace: str,
@@ -167,3 +172,4 @@ def devices() -> tuple[list[tuple[str, str, list[tuple[str, str]]]], list[tuple[
 
 VERSION: str
 REVISION: str
+PANEL: list[str]

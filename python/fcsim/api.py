@@ -938,7 +938,68 @@ def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
     return sets.trace
 
 
-COMPARE_COLUMNS = ["measure", "description", "a", "b", "difference", "ratio", "tolerance", "status", "note"]
+COMPARE_COLUMNS = [
+    "measure",
+    "description",
+    "a",
+    "b",
+    "difference",
+    "ratio",
+    "tolerance",
+    "bound",
+    "tolerance_from",
+    "h1",
+    "h2",
+    "score",
+    "status",
+    "note",
+    "baseline",
+    "baseline_score",
+    "baseline_status",
+]
+PANEL: tuple[str, ...] = tuple(_core.PANEL)
+
+
+def _panel(panel: Iterable[str] | None) -> list[str]:
+    """The policies of a fidelity report's panel (default :data:`PANEL`), each a registered
+    policy (the same check as ``simulate``'s); the core refuses fewer than two, a repeat, or
+    one that needs a device or is an offline bound."""
+    if panel is None:
+        return list(PANEL)
+    names = listed(panel, str, lambda p: text("panel", p).strip().lower())
+    for p in names:
+        check_policy(p)
+    return names
+
+
+def baseline_spec(info: Mapping[str, Any]) -> str:
+    """The naive baseline of a trace, from its :func:`trace_info`: one ``synth:calibrated`` spec
+    with its requests, ``pages`` = its unique pages, ``write`` = writes / (reads + writes),
+    ``mean_size`` = bytes / requests, ``read_locality`` and ``write_locality`` = its P/A (an op
+    the trace lacks has none: a read-only trace gives ``write=0`` and no ``write_locality``),
+    and ``iops`` = requests / span in seconds (omitted when untimed, or with a zero span). Its
+    page unit is the trace's page size. Sizes are left out for an object-id trace (one page a
+    request), and a mean below one 512 B sector (the smallest ``mean_size``) is given as
+    ``size``."""
+    requests = int(info["requests"])
+    rw = int(info["reads"]) + int(info["writes"])
+    parts = [
+        f"requests={requests}",
+        f"pages={int(info['unique_pages'])}",
+        f"write={(int(info['writes']) / rw if rw else 0.0):.6g}",
+        f"unit={int(info['page_size'])}",
+    ]
+    if not info["object_keys"] and requests:
+        mean = int(info["bytes"]) / requests
+        parts.append(f"mean_size={mean:.6g}" if mean >= 512 else f"size={max(1, round(mean))}")
+    for key in ("read_locality", "write_locality"):
+        loc = info[key]
+        if loc is not None and 0 < loc[0] < 1:
+            parts.append(f"{key}={100 * loc[0]:.6g}/{100 * loc[1]:.6g}")
+    span_s = (info["span_ns"] or 0) / 1e9
+    if info["timed"] and span_s > 0:
+        parts.append(f"iops={requests / span_s:.6g}")
+    return "synth:calibrated," + ",".join(parts)
 
 
 def fidelity(
@@ -949,15 +1010,21 @@ def fidelity(
     skip_bad_lines: bool = False,
     page_size: int = 4096,
     set: Mapping[str, Any] | None = None,
+    panel: Iterable[str] | None = (),
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """The measures of one trace that a fidelity report compares (see :func:`compare`): one key
-    per measure (None where it does not apply, the reason in ``notes``), plus ``bursty`` (Fano
-    factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio`` (LRU's curve at 1%..50% of the
-    working set), ``lru_pages`` (the sizes of the 1% and 10% LRU runs) and ``time_resolution_ns``
-    (gcd of the non-zero steps between consecutive request times)."""
+    per measure (None where it does not apply, the reason in ``notes``; ``measures`` lists
+    them), plus ``bursty`` (Fano factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio``
+    (LRU's curve at 1%..50% of the working set), ``lru_pages`` (the sizes of the 1% and 10% LRU
+    runs), ``time_resolution_ns`` (gcd of the non-zero steps between consecutive request times)
+    and the hit ratios of ``panel``'s policies at those sizes (``panel``, ``panel_shares``,
+    ``panel_pages``, ``panel_hit_ratio``: one list per size; no panel by default, None for
+    :data:`PANEL`)."""
     tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
-    return _core.trace_fidelity(_path(trace), progress=callback(progress), **tkw)
+    given = None if panel is None else list(panel)
+    names = _panel(given) if given is None or given else []
+    return _core.trace_fidelity(_path(trace), panel=names, progress=callback(progress), **tkw)
 
 
 def compare(
@@ -972,22 +1039,41 @@ def compare(
     set_b: Mapping[str, Any] | None = None,
     skip_bad_lines: bool = False,
     page_size: int = 4096,
+    panel: Iterable[str] | None = None,
+    baseline: bool = True,
     progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
-    against trace ``a`` (its original): one row per measure with ``a``, ``b``, ``difference``
-    (b - a; for ``mrc_mae``, the measure of the pair itself), ``ratio`` (b / a), ``tolerance``,
-    ``status`` (``pass``, ``fail``, ``n/a`` when a value is missing, ``""`` for a measure
-    reported without a tolerance) and ``note`` (why a value is missing: ``untimed``, ...).
-    ``format``, ``volume`` and ``set`` (``trace.KEY`` options) read ``a``; ``format_b``,
-    ``volume_b`` and ``set_b`` read ``b``. ``df.attrs`` holds both traces' measures
-    (:func:`fidelity`) as ``a`` and ``b``. The measures and tolerances are
-    ``fcsim::fidelity::MEASURES`` in the core (README, "trace compare")."""
+    r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
+    against trace ``a`` (its original), with every tolerance derived from ``a`` alone: ``a`` is
+    cut into two halves by request count, each half is measured as a clone is, and a measure's
+    tolerance is the worse of the halves' scores against ``a`` (README, "trace compare").
+
+    One row per measure: ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
+    ``b`` is B's value against A and ``a`` is None), ``difference`` (b - a), ``ratio`` (b / a),
+    ``tolerance`` (as text), ``bound``, ``tolerance_from`` (``H1`` or ``H2``: the half that set
+    it), ``h1``/``h2`` (the halves' scores), ``score`` (B's: \|b - a\|, \|ln b/a\| or the
+    pair's value), ``status`` (``pass``, ``fail``, ``untestable`` when A cannot test a clone on
+    the measure, ``""`` for a measure reported without a tolerance), ``note`` (why), and the
+    naive baseline's ``baseline``, ``baseline_score``, ``baseline_status`` (None with
+    ``baseline=False``; the baseline is :func:`baseline_spec` of ``a``).
+
+    ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
+    trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
+    ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
+    read ``b``. ``df.attrs`` holds each trace's measures (:func:`fidelity`) as ``a``, ``b``,
+    ``baseline`` and ``halves``, the baseline's spec as ``baseline_spec``, and the panel's hit
+    ratios as ``panel`` (a DataFrame: policy, share, a, h1, h2, b, baseline)."""
     ka = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
-    fa, fb, rows = _core.trace_compare(
-        _path(a),
+    names = _panel(panel)
+    boolean("baseline", baseline)
+    name_a = _path(a)
+    spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
+    fa, fb, fn, halves, rows = _core.trace_compare(
+        name_a,
         _path(b),
+        panel=names,
+        baseline=spec,
         format=ka["format"],
         volume=ka["volume"],
         skip_bad_lines=ka["skip_bad_lines"],
@@ -999,5 +1085,15 @@ def compare(
         progress=callback(progress),
     )
     df = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
-    df.attrs.update(a=fa, b=fb)
+    traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
+    table = [
+        {
+            "policy": p,
+            "share": fa["panel_shares"][k],
+            **{t: (None if f is None else f["panel_hit_ratio"][k][i]) for t, f in traces.items()},
+        }
+        for k in range(len(fa["panel_shares"]))
+        for i, p in enumerate(fa["panel"])
+    ]
+    df.attrs.update(a=fa, b=fb, baseline=fn, halves=halves, baseline_spec=spec, panel=pd.DataFrame(table))
     return df

@@ -195,7 +195,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="override a parameter: trace.KEY (format options), device.KEY (see 'fcsim devices'), "
+        help="override a parameter: trace.KEY (format options; trace.skip=N and trace.take=M keep a slice "
+        "of any trace), device.KEY (see 'fcsim devices'), "
         "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
         "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
         "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop), "
@@ -525,7 +526,12 @@ def _yes_no(v: bool | None) -> str:
     return "n/a" if v is None else ("yes" if v else "no")
 
 
+def _share_text(share: float) -> str:
+    return f"{share * 100:g}%"
+
+
 def cmd_compare(a: argparse.Namespace) -> int:
+    panel = None if a.panel is None else [p for p in a.panel.split(",") if p.strip()]
     bar = Bar("measuring")
     try:
         df = fcsim.compare(
@@ -539,46 +545,103 @@ def cmd_compare(a: argparse.Namespace) -> int:
             set_b=_sets(a.set_b),
             skip_bad_lines=a.skip_bad_lines,
             page_size=a.page_size,
+            panel=panel,
+            baseline=not a.no_baseline,
             progress=lambda d, t: bar(d / t if t else 0.0),
         )
     finally:
         bar.close()
-    fa, fb = df.attrs["a"], df.attrs["b"]
+    fa, fb, fn = df.attrs["a"], df.attrs["b"], df.attrs["baseline"]
+    table = df.attrs["panel"]
+
+    def clean(v: Any) -> Any:
+        return None if not isinstance(v, str | list | dict) and v is not None and pd.isna(v) else v
+
     if a.json:
-        rows = [{k: (None if pd.isna(v) else v) for k, v in r.items()} for r in df.to_dict("records")]
-        print(json.dumps({"a": fa, "b": fb, "rows": rows}))
+        rows = [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
+        out = {
+            "a": fa,
+            "b": fb,
+            "baseline": fn,
+            "baseline_spec": df.attrs["baseline_spec"],
+            "halves": df.attrs["halves"],
+            "panel": [{k: clean(v) for k, v in r.items()} for r in table.to_dict("records")],
+            "rows": rows,
+        }
+        print(json.dumps(out))
         return 0
     lines = [
-        f"fidelity of B against A ({a.page_size} B pages; sizes are shares of each trace's own working set)"
+        f"fidelity of B against A ({a.page_size} B pages; sizes are shares of each trace's own working set; "
+        "tolerances from A's halves H1, H2)"
     ]
-    for label, f, spec in (("A", fa, a.a), ("B", fb, a.b)):
+    traces = [("A", fa, a.a), ("B", fb, a.b)]
+    if fn is not None:
+        traces.append(("N", fn, df.attrs["baseline_spec"]))
+    for label, f, spec in traces:
         lines.append(
             f"{label}  {spec}  ({f['format']}, {f['requests']:,.0f} requests, "
             f"{f['working_set_pages']:,.0f} pages{'' if f['timed'] else ', untimed'})"
         )
-    table = []
+    h1, h2 = df.attrs["halves"]
+    lines.append(
+        f"H1, H2  A's first {h1['requests']:,.0f} requests and the other {h2['requests']:,.0f} "
+        "(trace.skip, trace.take)"
+    )
+
+    def value(name: str, v: Any, pair: bool) -> str:
+        v = clean(v)
+        return (f"{v:.4f}" if v is not None else "n/a") if pair else _measure_text(name, v)
+
+    rows = []
     for r in df.to_dict("records"):
         name = r["measure"]
-        pair = name == "mrc_mae"
-        va = "" if pair else _measure_text(name, None if pd.isna(r["a"]) else r["a"])
-        vb = "" if pair else _measure_text(name, None if pd.isna(r["b"]) else r["b"])
-        d = r["difference"]
-        diff = "" if pd.isna(d) else (f"{d:.4f}" if pair else _measure_text(name, d))
-        ratio = "" if pd.isna(r["ratio"]) else f"{r['ratio']:.3g}"
-        result = r["status"]
-        if r["note"]:
-            result = f"n/a ({r['note']})" if result in ("n/a", "") else f"{result} ({r['note']})"
-        table.append((name, va, vb, diff, ratio, r["tolerance"], result))
-    head = ("measure", "A", "B", "B-A", "B/A", "tolerance", "result")
-    widths = [max(len(row[i]) for row in [head, *table]) for i in range(len(head))]
-    for row in [head, *table]:
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:5], widths[1:5], strict=True)]
-        cells += [row[5].ljust(widths[5]), row[6]]
+        pair = name not in fa["measures"]  # a measure of the pair: B's value against A
+        va = "" if pair else _measure_text(name, clean(r["a"]))
+        vb = value(name, r["b"], pair)
+        d = clean(r["difference"])
+        diff = "" if d is None else _measure_text(name, d)
+        ratio = "" if clean(r["ratio"]) is None else f"{r['ratio']:.3g}"
+        row = [name, va, vb, diff, ratio, r["tolerance"], r["status"]]
+        if fn is not None:
+            untestable = r["status"] == "untestable"
+            row += [value(name, r["baseline"], pair), "" if untestable else (r["baseline_status"] or "")]
+        rows.append([*row, r["note"]])
+    head = ["measure", "A", "B", "B-A", "B/A", "tolerance (half)", "B result"]
+    if fn is not None:
+        head += ["N", "N result"]
+    head.append("note")
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    right = {1, 2, 3, 4} | ({7} if fn is not None else set())
+    for row in [head, *rows]:
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
         lines.append("  ".join(cells).rstrip())
+    if len(table):
+        cols = ["a", "h1", "h2", "b"] + (["baseline"] if fn is not None else [])
+        shares = list(dict.fromkeys(table["share"]))
+        labels = {"a": "A", "h1": "H1", "h2": "H2", "b": "B", "baseline": "N"}
+        lines.append(
+            "panel hit ratios (no device, default stack), "
+            + "; ".join(f"{_share_text(s)}: {' '.join(labels[c] for c in cols)}" for s in shares)
+        )
+        width = max(len(p) for p in table["policy"])
+        for p in dict.fromkeys(table["policy"]):
+            parts = []
+            for s in shares:
+                r = table[(table["policy"] == p) & (table["share"] == s)].iloc[0]
+                parts.append(" ".join(f"{r[c]:.4f}" for c in cols))
+            lines.append(f"  {p.ljust(width)}  " + "  |  ".join(parts))
     counts = df["status"].value_counts()
-    lines.append(
-        f"checks: {counts.get('pass', 0)} pass, {counts.get('fail', 0)} fail, {counts.get('n/a', 0)} n/a"
-    )
+    passed, failed, untestable = (counts.get(k, 0) for k in ("pass", "fail", "untestable"))
+    verdict = "fail" if failed else "pass"
+    lines.append(f"verdict: {verdict} (B: {passed} passed, {failed} failed, {untestable} untestable)")
+    if fn is not None:
+        n = df["baseline_status"][df["status"] != "untestable"].value_counts()
+        lines.append(
+            f"baseline N (synth:calibrated from A's trace info): {n.get('pass', 0)} passed, "
+            f"{n.get('fail', 0)} failed"
+        )
     bursty = f"A {_yes_no(fa['bursty'])}, B {_yes_no(fb['bursty'])}"
     lines.append(f"bursty arrivals (Fano factor at 1 s > 2): {bursty}")
     print("\n".join(lines))
@@ -1180,21 +1243,43 @@ def parser() -> argparse.ArgumentParser:
     conv.set_defaults(func=cmd_convert)
     cmp = tsub.add_parser(
         "compare",
-        help="fidelity report of trace B (a clone) against trace A (its original), with pass/fail",
-        description="Measures both traces (one pass each, and LRU at 1% and 10% of each working set) "
-        "and prints B's values against A's with pass/fail against the stated tolerances "
+        help="fidelity report of trace B (a clone) against trace A (its original), with tolerances "
+        "derived from A's halves",
+        description="Measures A, its two halves (the first half of its requests and the rest), B, and "
+        "a naive baseline N (synth:calibrated with A's counts): one pass each, LRU at 1% and 10% of "
+        "each working set, and a policy panel's hit ratios at the same sizes. Each checked measure's "
+        "tolerance is the worse of the halves' values against A (a difference at most, an agreement "
+        "at least the halves' worst); a measure A cannot test (no writes, too short, no ranked pair) "
+        "is untestable, never a pass. Prints B and N against A, the panel's hit ratios and the verdict "
         "(see README, 'trace compare'). Exit status 0 whenever the report prints.",
     )
     cmp.add_argument("a", metavar="A", help="the original: trace file, catalogue name or synth: spec")
     cmp.add_argument("b", metavar="B", help="the trace compared with it (a clone: synth:clone=PATH,...)")
-    cmp.add_argument("--json", action="store_true", help="print one JSON object: a, b and rows")
+    cmp.add_argument(
+        "--json", action="store_true", help="print one JSON object: a, b, baseline, halves, panel, rows"
+    )
+    cmp.add_argument(
+        "--panel",
+        metavar="P,P,...",
+        help=f"policies ranked at 1%% and 10%% of each working set (default {','.join(fcsim.api.PANEL)})",
+    )
+    cmp.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="skip the naive baseline (synth:calibrated from A's counts)",
+    )
     cmp.add_argument("--format", help="A's format (default: detect)")
     cmp.add_argument("--volume", type=int, help="keep only this volume of A")
     cmp.add_argument("--format-b", help="B's format (default: detect)")
     cmp.add_argument("--volume-b", type=int, help="keep only this volume of B")
     cmp.add_argument("--page-size", type=int, default=4096, help="page size in bytes (default 4096)")
     cmp.add_argument("--skip-bad-lines", action="store_true", help="skip and count malformed lines")
-    cmp.add_argument("--set", action="append", metavar="trace.KEY=VALUE", help="A's format options")
+    cmp.add_argument(
+        "--set",
+        action="append",
+        metavar="trace.KEY=VALUE",
+        help="A's format options (and trace.skip, trace.take)",
+    )
     cmp.add_argument("--set-b", action="append", metavar="trace.KEY=VALUE", help="B's format options")
     cmp.set_defaults(func=cmd_compare)
     cl = tsub.add_parser(

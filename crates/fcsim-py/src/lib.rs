@@ -416,8 +416,10 @@ fn fidelity_dict<'py>(py: Python<'py>, f: &Fidelity) -> PyResult<Bound<'py, PyDi
     d.set_item("timed", f.stats.timed)?;
     d.set_item("bad_lines", f.stats.bad_lines)?;
     d.set_item("time_resolution_ns", (f.stats.resolution_ns > 0).then_some(f.stats.resolution_ns))?;
+    let mut names = Vec::new();
     for m in fidelity::MEASURES {
         if let Get::One(get) = m.get {
+            names.push(m.name);
             match get(f) {
                 Ok(v) => d.set_item(m.name, v)?,
                 Err(why) => {
@@ -427,20 +429,26 @@ fn fidelity_dict<'py>(py: Python<'py>, f: &Fidelity) -> PyResult<Bound<'py, PyDi
             }
         }
     }
+    d.set_item("measures", names)?;
     d.set_item("bursty", f.bursty())?;
     d.set_item("lru_pages", f.lru.iter().map(|r| r.pages).collect::<Vec<_>>())?;
     let shares: Vec<f64> = fidelity::mrc_shares().collect();
     let curve: Vec<Option<f64>> = shares.iter().map(|&s| f.stats.miss_ratio_at(s).ok()).collect();
     d.set_item("mrc_shares", shares)?;
     d.set_item("mrc_miss_ratio", curve)?;
+    d.set_item("panel", f.panel.clone())?;
+    d.set_item("panel_shares", f.panel_runs.iter().map(|r| r.share).collect::<Vec<_>>())?;
+    d.set_item("panel_pages", f.panel_runs.iter().map(|r| r.pages).collect::<Vec<_>>())?;
+    d.set_item("panel_hit_ratio", f.panel_runs.iter().map(|r| r.hit_ratios.clone()).collect::<Vec<_>>())?;
     d.set_item("notes", notes)?;
     Ok(d)
 }
 
 /// The fidelity measures of one trace (see `fcsim::fidelity`): a dict of measure -> value
-/// (None where not applicable, with the reason in `notes`).
+/// (None where not applicable, with the reason in `notes`), and the hit ratios of `panel`'s
+/// policies (none by default).
 #[pyfunction]
-#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, panel=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn trace_fidelity<'py>(
     py: Python<'py>,
@@ -450,25 +458,31 @@ fn trace_fidelity<'py>(
     skip_bad_lines: bool,
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
+    panel: Option<Vec<String>>,
     progress: Option<PyObject>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let f = run(py, progress, |p| fidelity::measure(&trace, &opts, page_size, Some(p)))?;
+    let panel = panel.unwrap_or_default();
+    let f = run(py, progress, |p| fidelity::measure(&trace, &opts, page_size, &panel, Some(p)))?;
     fidelity_dict(py, &f)
 }
 
-type CompareRow = (&'static str, &'static str, Option<f64>, Option<f64>, Option<f64>, Option<f64>, String, &'static str, String);
-
-/// Trace `b`'s fidelity report against trace `a`: (a's measures, b's measures, one row per
-/// measure: name, description, a, b, difference (or the pair's measure), ratio b / a,
-/// tolerance, status (pass, fail, n/a, or "" without a tolerance), why a value is missing).
+/// Trace `b`'s fidelity report against trace `a` (`fcsim::fidelity::compare`), with the
+/// tolerances from `a`'s halves and, if given, the `baseline` trace scored beside `b`:
+/// (a's measures, b's, the baseline's or None, [H1's, H2's], rows). A row is a dict: measure,
+/// description, a, b (for a measure of the pair, B's value against A), difference (b - a),
+/// ratio (b / a), tolerance (as text), bound, tolerance_from (the half that set it), h1 and h2
+/// (the halves' scores), score (B's), status, note, and baseline, baseline_score and
+/// baseline_status (None without a baseline).
 #[pyfunction]
-#[pyo3(signature = (a, b, *, format=None, volume=None, skip_bad_lines=false, trace_params=None, format_b=None, volume_b=None, trace_params_b=None, page_size=4096, progress=None))]
+#[pyo3(signature = (a, b, *, panel, baseline=None, format=None, volume=None, skip_bad_lines=false, trace_params=None, format_b=None, volume_b=None, trace_params_b=None, page_size=4096, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
 fn trace_compare<'py>(
     py: Python<'py>,
     a: String,
     b: String,
+    panel: Vec<String>,
+    baseline: Option<String>,
     format: Option<String>,
     volume: Option<u32>,
     skip_bad_lines: bool,
@@ -478,22 +492,46 @@ fn trace_compare<'py>(
     trace_params_b: Option<BTreeMap<String, String>>,
     page_size: u32,
     progress: Option<PyObject>,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Vec<CompareRow>)> {
+) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Option<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>)> {
     let opts_a = options(format, volume, skip_bad_lines, trace_params);
     let opts_b = options(format_b, volume_b, skip_bad_lines, trace_params_b);
-    let (fa, fb) = run(py, progress, |p| {
-        let fa = fidelity::measure(&a, &opts_a, page_size, Some(&mut *p))?;
-        Ok((fa, fidelity::measure(&b, &opts_b, page_size, Some(p))?))
+    fidelity::check_panel(&panel).map_err(|e| to_py(e, None))?;
+    let (r, fb, fnaive) = run(py, progress, |p| {
+        let r = fidelity::reference(&a, &opts_a, page_size, &panel, Some(&mut *p))?;
+        let fb = fidelity::measure(&b, &opts_b, page_size, &panel, Some(&mut *p))?;
+        let fnaive = match &baseline {
+            Some(n) => Some(fidelity::measure(n, &TraceOptions::default(), page_size, &panel, Some(p))?),
+            None => None,
+        };
+        Ok((r, fb, fnaive))
     })?;
-    let rows = fidelity::compare(&fa, &fb)
-        .into_iter()
-        .map(|r| {
-            let note = r.note();
-            let (va, vb) = (r.a.ok(), r.b.ok());
-            (r.measure.name, r.measure.what, va, vb, r.difference, r.ratio, r.measure.tolerance.to_string(), r.status.name(), note)
-        })
-        .collect();
-    Ok((fidelity_dict(py, &fa)?, fidelity_dict(py, &fb)?, rows))
+    let mut rows = Vec::new();
+    for row in fidelity::compare(&r, &fb, fnaive.as_ref()) {
+        let d = PyDict::new(py);
+        let t = row.tolerance.clone().ok().flatten();
+        d.set_item("measure", row.measure.name)?;
+        d.set_item("description", row.measure.what)?;
+        d.set_item("a", row.a.clone().ok())?;
+        d.set_item("b", row.b.value.clone().ok())?;
+        d.set_item("difference", row.difference)?;
+        d.set_item("ratio", row.ratio)?;
+        d.set_item("tolerance", t.map(|t| t.to_string()).unwrap_or_default())?;
+        d.set_item("bound", t.map(|t| t.bound))?;
+        d.set_item("tolerance_from", t.map(|t| t.from.name()))?;
+        d.set_item("h1", t.map(|t| t.halves[0]))?;
+        d.set_item("h2", t.map(|t| t.halves[1]))?;
+        d.set_item("score", row.b.score)?;
+        d.set_item("status", row.b.status.name())?;
+        d.set_item("note", row.note())?;
+        let n = row.baseline.as_ref();
+        d.set_item("baseline", n.and_then(|n| n.value.clone().ok()))?;
+        d.set_item("baseline_score", n.and_then(|n| n.score))?;
+        d.set_item("baseline_status", n.map(|n| n.status.name()))?;
+        rows.push(d);
+    }
+    let halves = r.halves.iter().map(|h| fidelity_dict(py, h)).collect::<PyResult<Vec<_>>>()?;
+    let naive = fnaive.as_ref().map(|n| fidelity_dict(py, n)).transpose()?;
+    Ok((fidelity_dict(py, &r.a)?, fidelity_dict(py, &fb)?, naive, halves, rows))
 }
 
 /// Validates a cache size string; raises ConfigError if it cannot be parsed.
@@ -544,6 +582,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Provenance of every result row: the package version and the source revision built from.
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     m.add("REVISION", env!("FCSIM_REVISION"))?;
+    // The fidelity report's policy panel by default.
+    m.add("PANEL", fcsim::fidelity::PANEL.to_vec())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;

@@ -26,6 +26,7 @@ mod lcs_csv;
 mod msr;
 mod oracle;
 pub mod profiles;
+pub mod slice;
 mod spc;
 pub mod synth;
 mod systor;
@@ -448,8 +449,30 @@ fn detect_source(mut src: Source) -> Result<&'static FormatInfo> {
     Err(Error::trace(path, Location::File, format!("cannot detect the trace format; name one with --format (one of: {})", format_names())))
 }
 
-/// Opens a trace (a file, or a `synth:` generator spec) for streaming.
+/// Opens a trace (a file, or a `synth:` generator spec) for streaming; `trace.skip` and
+/// `trace.take` in `opts.params` slice it ([`slice`]), whatever its format.
 pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
+    sliced(opts, |opts| open_whole(path, opts))
+}
+
+/// Opens a trace held in memory, exactly as [`open`] opens a file of these bytes named `label`
+/// (which errors show, and detection reads the extension of).
+pub fn open_bytes(label: &str, bytes: Arc<[u8]>, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
+    let label = Path::new(label);
+    sliced(opts, |opts| open_with(opts, || Source::from_bytes(label, bytes.clone())))
+}
+
+/// The reader `open` gives for `opts` without the slice keys, sliced if they were given: the one
+/// place where slices apply.
+fn sliced(opts: &TraceOptions, open: impl FnOnce(&TraceOptions) -> Result<Box<dyn TraceReader>>) -> Result<Box<dyn TraceReader>> {
+    let mut rest = opts.clone();
+    match slice::Slice::take_from(&mut rest.params)? {
+        None => open(opts),
+        Some(s) => Ok(Box::new(slice::Sliced::new(open(&rest)?, s))),
+    }
+}
+
+fn open_whole(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     if let Some(spec) = path.strip_prefix("synth:") {
         if opts.format.is_some() && opts.format.as_deref() != Some("synth") {
             return Err(Error::config("a synth: trace has no --format"));
@@ -464,13 +487,6 @@ pub fn open(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
     }
     let p = Path::new(path);
     open_with(opts, || Source::open(p))
-}
-
-/// Opens a trace held in memory, exactly as [`open`] opens a file of these bytes named `label`
-/// (which errors show, and detection reads the extension of).
-pub fn open_bytes(label: &str, bytes: Arc<[u8]>, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
-    let label = Path::new(label);
-    open_with(opts, || Source::from_bytes(label, bytes.clone()))
 }
 
 /// Opens a trace whose bytes `source` gives (once to detect the format, once to read it); the
