@@ -134,6 +134,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--traces", default=",".join(TRACES))
+    ap.add_argument(
+        "--generators",
+        default="stack,renewal,naive",
+        help="stack (model=stack), renewal (model=renewal), renewal:KEY=VALUE (phases=4, ablate=...), naive",
+    )
     ap.add_argument("--out", default=str(ROOT / "bench/RESULTS.md"))
     a = ap.parse_args()
     rows = []
@@ -142,7 +147,16 @@ def main() -> None:
         o = panel(t)
         o_curve, o_dirty = lru(t)
         has_writes = fcsim.trace_info(t)["writes"] > 0
-        gens = {"clone": [f"synth:clone={t},seed={s}" for s in range(1, a.seeds + 1)], "naive": [naive(t)]}
+        gens = {}
+        for g in a.generators.split(","):
+            if g == "naive":
+                gens[g] = [naive(t)]
+            else:
+                # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=4, ablate=...)
+                extra = (
+                    "" if g == "stack" else ",model=renewal" + ("," + g.split(":", 1)[1] if ":" in g else "")
+                )
+                gens[g] = [f"synth:clone={t},seed={s}{extra}" for s in range(1, a.seeds + 1)]
         for gen, specs in gens.items():
             per = {s: [] for s in SHARES}
             mrc, dirty = [], [[], []]
@@ -175,14 +189,16 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"`bench/clone_panel.py --seeds {a.seeds}` (fcsim {commit()}; load "
+        f"`bench/clone_panel.py --seeds {a.seeds} --generators {a.generators}` (fcsim {commit()}; load "
         f"{load[0]:.1f}). Panel: {', '.join(PANEL)}; sizes 1% and 10% of each trace's own working "
         f'set. "kept": of the pairs whose hit ratios differ by at least {SEPARATED} on the original, '
         "the share in the same order on the generated trace (issue 40's target: at least 90%); "
         "MAE: mean |hit ratio difference| over the panel (target at most 0.02); tau: Kendall's "
         "tau-b of the two rankings; LRU MRC MAE at 1%..50% of the working set (target at most "
         "0.02); dirty: |LRU dirty-eviction share difference| in points (target at most 3). "
-        f"clone: `synth:clone=TRACE,seed=S`, S = 1..{a.seeds}, mean [min, max]; naive: one "
+        f"stack: `synth:clone=TRACE,seed=S` (the stack-distance clone), renewal: the same with "
+        "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=4`, `ablate=PARTS`); "
+        f"S = 1..{a.seeds}, mean [min, max]; naive: one "
         "`synth:calibrated` spec from the original's `trace info` (requests, working set, write "
         "share, mean size, P/A locality, rate).",
         "",

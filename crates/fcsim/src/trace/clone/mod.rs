@@ -198,7 +198,7 @@ impl CloneSpec {
             length: None,
             seed: 42,
             renewal: false,
-            ablate: renewal::Ablate::default(),
+            ablate: renewal::Ablate { pool_phases: true, ..renewal::Ablate::default() },
         };
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth:clone: expected key=value, found '{part}'")))?;
@@ -224,16 +224,27 @@ impl CloneSpec {
                         _ => return Err(bad("renewal or stack")),
                     }
                 }
-                "ablate" => s.ablate = renewal::Ablate::parse(v).map_err(|e| Error::config(format!("synth:clone: ablate={v}: {e}")))?,
+                "ablate" => {
+                    let pool = s.ablate.pool_phases;
+                    s.ablate = renewal::Ablate::parse(v).map_err(|e| Error::config(format!("synth:clone: ablate={v}: {e}")))?;
+                    s.ablate.pool_phases = pool;
+                }
+                "phases" => {
+                    s.ablate.pool_phases = match v {
+                        "1" => true,
+                        "4" => false,
+                        _ => return Err(bad("1 or 4 (quarters of the trace whose reuse the renewal clone keeps apart)")),
+                    }
+                }
                 _ => {
                     return Err(Error::config(format!(
-                        "synth:clone: unknown key '{k}'; expected format, scale, length, seed, model or ablate"
+                        "synth:clone: unknown key '{k}'; expected format, scale, length, seed, model, ablate or phases"
                     )))
                 }
             }
         }
-        if s.ablate != renewal::Ablate::default() && !s.renewal {
-            return Err(Error::config("synth:clone: ablate= applies to model=renewal only"));
+        if s.ablate != (renewal::Ablate { pool_phases: true, ..renewal::Ablate::default() }) && !s.renewal {
+            return Err(Error::config("synth:clone: ablate= and phases= apply to model=renewal only"));
         }
         Ok(s)
     }
@@ -303,7 +314,7 @@ fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Mo
     let mut model = Model::fit(reader.as_mut(), path)?;
     calibrate(&mut model)?;
     let mut reader = super::open(&path.to_string_lossy(), opts)?;
-    model.renewal = Some(renewal::Counts::fit(reader.as_mut())?);
+    model.renewal = Some(renewal::Counts::fit(reader.as_mut(), model.accesses)?);
     if let (Some(d), Some(k)) = (dir, &key) {
         cache::put(d, k, &model);
     }

@@ -19,28 +19,30 @@
 //!
 //! **The model** (counts, saved and read back exactly, in the `renewal` lines of a model file):
 //!
-//! - *Reuse.* Every page access is in a state: the page's references so far (1, 2, 3-4, 5-8, ...,
-//!   65 and more: 8 bins) × the octave of the gap since its previous reference (none, 1, 2-3,
-//!   4-7, ...) × the access's op. Per state, the gaps to the page's next reference, by bin (exact
+//! - *Reuse.* Every page access is in a state: the quarter of the trace it falls in (a trace's
+//!   reuse drifts over its run; pooled unless `phases=4`, below) × the page's references so far (1, 2, 3-4, 5-8, ..., 65 and
+//!   more: 8 bins) × the octave of the gap since its previous reference (none, 1, 2-3, 4-7, ...)
+//!   × the access's op. Per state, the gaps to the page's next reference, by bin (exact
 //!   below 8, then 4 bins per power of two), and the pages whose last reference was in that state,
 //!   by the bin of the ticks left to the end of the trace: a page not referenced again before the
 //!   end is *censored*, not "never referenced again", so the gap distribution is the Kaplan-Meier
 //!   estimate (E. L. Kaplan, P. Meier, "Nonparametric Estimation from Incomplete Observations",
 //!   JASA 53(282), 1958), with a censored page at risk for half of its bin; what survives the
 //!   last bin is the probability that the page is never referenced again.
-//! - *Op.* Per references-so-far bin and op of the previous reference, the ops of the next
-//!   (read-after-write, write-after-write, ... at page level, as often as in the original).
-//! - *New pages.* Per window (64 of the trace's ticks), the pages first referenced; per window
-//!   and op, the requests whose first page is new; per op, the sizes (bytes, offset in the page)
-//!   of those requests, and how many of them start where the previous request ended.
+//! - *Op.* Per state, the ops of the pages' next references (read-after-write,
+//!   write-after-write, ... at page level, as often as in the original and as they depend on
+//!   the page's history).
+//! - *New pages.* Per window (64 of the trace's ticks) and op, the pages first referenced by
+//!   that op; per op, the sizes (bytes, offset in the page) of the requests whose first page is
+//!   new, and how many of them start where the previous request ended.
 //!
 //! **Generation.** A clock of ticks, a calendar of the pages due (a binary heap), a budget of new
 //! pages. At each tick the pages due are taken in page order and joined into requests: pages in
 //! a row with the same op, and the pages that follow in the row if they are due within as many
 //! ticks as the request has pages so far (a request's pages take one tick each in the
-//! original), up to the original's largest request. Then the budget grows by the window's new
-//! pages per tick, and while it covers the next new request (op and size drawn from the
-//! window's and the op's requests whose first page is new, sizes without replacement) that
+//! original), up to the original's largest request. Then each op's budget grows by the
+//! window's new pages of that op per tick, and while it covers the op's next new request (its
+//! size drawn from the op's requests whose first page is new, without replacement) that
 //! request is issued on pages never used before: right after the last new pages with the
 //! original's share of such requests that follow on from the previous request, else after
 //! [`GAP`] unused page numbers. Every page a request touches takes its next state and draws
@@ -63,9 +65,9 @@
 //!
 //! **Choices the sources leave open**, and what fcsim does:
 //!
-//! - A state with fewer than [`MIN_SEEN`] observations (gaps and censored pages) takes the
-//!   distribution of its references-so-far bin and op over every gap octave, then of its op,
-//!   then of every state.
+//! - A state with fewer than [`MIN_SEEN`] observations (gaps and censored pages; next ops for
+//!   its op shares) pools with its neighbours, the first of: every quarter; every octave; both;
+//!   every quarter, octave and references-so-far bin (its op alone).
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
@@ -80,11 +82,21 @@
 //! - Memory: a 24-byte entry per page number (the working set × K and the gaps between new
 //!   requests) and the calendar (at most one entry per page); neither grows with `length`.
 //!
-//! Each part can be turned off for an ablation (`fcsim trace clone`, `synth:clone=...,model=
-//! renewal,ablate=...`): `frequency` drops the references-so-far bin (every page in bin 1,
-//! recency alone), `recency` drops the previous gap's octave, `together` draws each page's gap
-//! with its own random numbers (no requests re-formed), `ops` draws every op from the window's
-//! share of writes.
+//! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
+//! `frequency` pools the states over the references-so-far bins (recency alone), `recency` over
+//! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
+//! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
+//! writes among new pages.
+//!
+//! **Quarters** are fitted but pooled by default (`phases=1`); `phases=4` keeps them apart.
+//! Measured with `bench/clone_panel.py` (one seed, every shipped trace; `bench/RESULTS.md`):
+//! apart, they keep more policy pairs in order on traces whose reuse drifts (arc_OLTP 86% and
+//! 89% at 1% and 10% of the working set against 71% and 68%, arc_P12 at 10% 93% against 81%),
+//! but on cloudphysics the clone's hit ratios drift 0.08 from the original's (0.016 pooled):
+//! the states of a quarter are fewer pages, and pages that reach its most referenced bin stay
+//! hot (9 times the original's reuses by pages past 64 references in its second quarter).
+//! A finer top (14 bins, up to 4,097 references) halved that and cost arc_OLTP 10 points, so
+//! the default keeps one stationary model and 8 bins.
 
 use super::model::{Values, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
@@ -102,8 +114,10 @@ use std::fmt::Write as _;
 pub const JBINS: usize = 8;
 /// Octaves of the previous gap: 0 none (a first reference), k for gaps in [2^(k-1), 2^k).
 pub const OCTAVES: usize = 48;
-/// States: references-so-far bin × previous gap octave × op.
-pub const STATES: usize = JBINS * OCTAVES * 2;
+/// Phases: quarters of the trace's ticks (a trace's reuse drifts over its run).
+pub const PHASES: usize = 4;
+/// States: phase × references-so-far bin × previous gap octave × op.
+pub const STATES: usize = PHASES * JBINS * OCTAVES * 2;
 /// Fewest observations a state's own distribution needs.
 pub const MIN_SEEN: u64 = 16;
 /// Unused page numbers before a new request that does not follow on from the previous one.
@@ -129,8 +143,20 @@ pub fn octave(g: u64) -> usize {
 
 /// The index of a state.
 #[inline]
-pub fn state(j: usize, o: usize, op: usize) -> usize {
-    (j * OCTAVES + o) * 2 + op
+pub fn state(phase: usize, j: usize, o: usize, op: usize) -> usize {
+    ((phase * JBINS + j) * OCTAVES + o) * 2 + op
+}
+
+/// A state's (phase, references-so-far bin, octave, op).
+#[inline]
+pub fn dims(s: usize) -> (usize, usize, usize, usize) {
+    (s / (2 * OCTAVES * JBINS), (s / (2 * OCTAVES)) % JBINS, (s / 2) % OCTAVES, s % 2)
+}
+
+/// The phase of tick `t` of `ticks`.
+#[inline]
+fn phase(t: u64, ticks: f64) -> usize {
+    ((t as f64 / ticks.max(1.0) * PHASES as f64) as usize).min(PHASES - 1)
 }
 
 /// The bin of a gap `g` ≥ 1: exact below 8, then 4 bins per power of two.
@@ -163,12 +189,10 @@ pub struct Counts {
     pub events: Vec<Vec<u64>>,
     /// Per state, by bin of the ticks left: pages last referenced in that state.
     pub censored: Vec<Vec<u64>>,
-    /// `[references-so-far bin × 2 + previous op]`: next references that are reads, writes.
+    /// Per state: the next references that are reads, writes.
     pub next_op: Vec<[u64; 2]>,
-    /// Per window: pages first referenced.
-    pub new_pages: Vec<u64>,
-    /// Per window: requests whose first page is new, reads and writes.
-    pub new_requests: Vec<[u64; 2]>,
+    /// Per window: pages first referenced by a read, by a write.
+    pub new_pages: Vec<[u64; 2]>,
     /// Per op: `len << 12 | offset within the page` of requests whose first page is new.
     pub sizes: [Values; 2],
     /// Per op: of those requests, how many start where the previous request ended.
@@ -176,20 +200,19 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Fits the counts to every read and write of `reader` (4 KiB pages, volumes apart).
-    pub fn fit(reader: &mut dyn TraceReader) -> Result<Counts> {
+    /// Fits the counts to every read and write of `reader` (4 KiB pages, volumes apart), whose
+    /// page accesses are `ticks` (the phases are quarters of them).
+    pub fn fit(reader: &mut dyn TraceReader, ticks: u64) -> Result<Counts> {
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
         // Per page: last tick, references so far, state of its last reference.
         let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
         let mut c = Counts {
             events: vec![Vec::new(); STATES],
             censored: vec![Vec::new(); STATES],
-            next_op: vec![[0; 2]; JBINS * 2],
+            next_op: vec![[0; 2]; STATES],
             ..Counts::default()
         };
-        let mut chunks: Vec<u64> = Vec::new();
-        // (tick, op) of each request whose first page is new.
-        let mut starts: Vec<(u64, u8)> = Vec::new();
+        let mut chunks: Vec<[u64; 2]> = Vec::new();
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut last_end: Option<(u32, u64)> = None;
         let mut t = 0u64;
@@ -212,11 +235,10 @@ impl Counts {
                 let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
                 let gap = if e.0 == u64::MAX {
                     if (t / CHUNK) as usize >= chunks.len() {
-                        chunks.resize((t / CHUNK) as usize + 1, 0);
+                        chunks.resize((t / CHUNK) as usize + 1, [0; 2]);
                     }
-                    chunks[(t / CHUNK) as usize] += 1;
+                    chunks[(t / CHUNK) as usize][o] += 1;
                     if key == first {
-                        starts.push((t, o as u8));
                         *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
                         c.sequential[o] += u64::from(seq);
                     }
@@ -224,12 +246,12 @@ impl Counts {
                 } else {
                     let g = t - e.0;
                     add(&mut c.events[e.2 as usize], gbin(g));
-                    c.next_op[jbin(e.1) * 2 + (e.2 as usize & 1)][o] += 1;
+                    c.next_op[e.2 as usize][o] += 1;
                     g
                 };
                 e.1 += 1;
                 e.0 = t;
-                e.2 = state(jbin(e.1), octave(gap), o) as u32;
+                e.2 = state(phase(t, ticks as f64), jbin(e.1), octave(gap), o) as u32;
                 t += 1;
             }
         }
@@ -238,13 +260,10 @@ impl Counts {
             add(&mut c.censored[s as usize], gbin(t - last));
         }
         let window = |tick: u64| ((u128::from(tick) * WINDOWS as u128) / u128::from(t.max(1))) as usize;
-        c.new_pages = vec![0; WINDOWS];
-        for (k, &n) in chunks.iter().enumerate() {
-            c.new_pages[window(k as u64 * CHUNK).min(WINDOWS - 1)] += n;
-        }
-        c.new_requests = vec![[0; 2]; WINDOWS];
-        for (tick, o) in starts {
-            c.new_requests[window(tick).min(WINDOWS - 1)][usize::from(o)] += 1;
+        c.new_pages = vec![[0; 2]; WINDOWS];
+        for (k, n) in chunks.iter().enumerate() {
+            let w = &mut c.new_pages[window(k as u64 * CHUNK).min(WINDOWS - 1)];
+            *w = [w[0] + n[0], w[1] + n[1]];
         }
         c.sizes = sizes.map(|m| {
             let mut v: Values = m.into_iter().collect();
@@ -258,9 +277,7 @@ impl Counts {
     pub fn write(&self, s: &mut String) {
         let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
         let _ = writeln!(s, "renewal ticks {}", self.ticks);
-        let _ = writeln!(s, "renewal new-pages {}", join(&mut self.new_pages.iter().map(u64::to_string)));
-        let _ = writeln!(s, "renewal new-requests {}", join(&mut self.new_requests.iter().map(|x| format!("{}:{}", x[0], x[1]))));
-        let _ = writeln!(s, "renewal next-op {}", join(&mut self.next_op.iter().map(|x| format!("{}:{}", x[0], x[1]))));
+        let _ = writeln!(s, "renewal new-pages {}", join(&mut self.new_pages.iter().map(|x| format!("{}:{}", x[0], x[1]))));
         let _ = writeln!(s, "renewal sequential {} {}", self.sequential[0], self.sequential[1]);
         for (o, name) in ["read", "write"].iter().enumerate() {
             let _ = writeln!(
@@ -274,7 +291,8 @@ impl Counts {
                 continue;
             }
             let bins = |v: &Vec<u64>| join(&mut v.iter().enumerate().filter(|(_, &x)| x > 0).map(|(b, x)| format!("{b}:{x}")));
-            let _ = writeln!(s, "renewal state {i} {} | {}", bins(e), bins(c));
+            let n = self.next_op[i];
+            let _ = writeln!(s, "renewal state {i} {} | {} | {}:{}", bins(e), bins(c), n[0], n[1]);
         }
     }
 
@@ -288,9 +306,9 @@ impl Counts {
         if self.events.is_empty() {
             self.events = vec![Vec::new(); STATES];
             self.censored = vec![Vec::new(); STATES];
+            self.next_op = vec![[0; 2]; STATES];
         }
-        let (key, rest) =
-            words.split_first().ok_or("renewal: expected a key (ticks, new-pages, new-requests, next-op, sequential, sizes or state)")?;
+        let (key, rest) = words.split_first().ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes or state)")?;
         match *key {
             "ticks" => {
                 let [v] = rest else { return Err("renewal ticks: expected one count".into()) };
@@ -298,21 +316,9 @@ impl Counts {
             }
             "new-pages" => {
                 if rest.len() != WINDOWS {
-                    return Err(format!("renewal new-pages: expected {WINDOWS} counts, found {}", rest.len()));
+                    return Err(format!("renewal new-pages: expected {WINDOWS} READS:WRITES pairs, found {}", rest.len()));
                 }
-                self.new_pages = rest.iter().map(|w| count(w, "new-pages")).collect::<std::result::Result<_, _>>()?;
-            }
-            "new-requests" => {
-                if rest.len() != WINDOWS {
-                    return Err(format!("renewal new-requests: expected {WINDOWS} READS:WRITES pairs, found {}", rest.len()));
-                }
-                self.new_requests = rest.iter().map(|w| pair(w, "new-requests")).collect::<std::result::Result<_, _>>()?;
-            }
-            "next-op" => {
-                if rest.len() != JBINS * 2 {
-                    return Err(format!("renewal next-op: expected {} READS:WRITES pairs, found {}", JBINS * 2, rest.len()));
-                }
-                self.next_op = rest.iter().map(|w| pair(w, "next-op")).collect::<std::result::Result<_, _>>()?;
+                self.new_pages = rest.iter().map(|w| pair(w, "new-pages")).collect::<std::result::Result<_, _>>()?;
             }
             "sequential" => {
                 let [r, w] = rest else { return Err("renewal sequential: expected two counts".into()) };
@@ -340,7 +346,8 @@ impl Counts {
             "state" => {
                 let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
                 let i = i.ok_or_else(|| format!("renewal state: expected a state below {STATES}"))? as usize;
-                let bar = rest.iter().position(|w| *w == "|").ok_or("renewal state: expected GAPS | CENSORED")?;
+                let bars: Vec<usize> = rest.iter().enumerate().filter(|(_, w)| **w == "|").map(|(k, _)| k).collect();
+                let [bar, bar2] = bars[..] else { return Err("renewal state: expected GAPS | CENSORED | READS:WRITES".into()) };
                 let bins = |ws: &[&str]| -> std::result::Result<Vec<u64>, String> {
                     let mut v = Vec::new();
                     for w in ws {
@@ -357,21 +364,19 @@ impl Counts {
                     Ok(v)
                 };
                 self.events[i] = bins(&rest[1..bar])?;
-                self.censored[i] = bins(&rest[bar + 1..])?;
+                self.censored[i] = bins(&rest[bar + 1..bar2])?;
+                let [next] = rest[bar2 + 1..] else { return Err("renewal state: expected READS:WRITES after the second |".into()) };
+                self.next_op[i] = pair(next, "state")?;
             }
-            k => {
-                return Err(format!(
-                    "renewal: unknown key '{k}'; expected ticks, new-pages, new-requests, next-op, sequential, sizes or state"
-                ))
-            }
+            k => return Err(format!("renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes or state")),
         }
         Ok(())
     }
 
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
-        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.new_requests.len() != WINDOWS || self.next_op.len() != JBINS * 2 {
-            return Err("renewal: expected ticks, new-pages, new-requests and next-op lines".into());
+        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.next_op.len() != STATES {
+            return Err("renewal: expected ticks, new-pages and state lines".into());
         }
         if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
             return Err("renewal: no sizes of new requests".into());
@@ -387,6 +392,8 @@ pub struct Ablate {
     pub recency: bool,
     pub together: bool,
     pub ops: bool,
+    /// Pool the quarters (the default: `phases=1`); `phases=4` keeps them apart.
+    pub pool_phases: bool,
 }
 
 impl Ablate {
@@ -444,6 +451,9 @@ impl Gaps {
     }
 }
 
+/// A pooled state's gaps, censored pages (by bin) and next references (reads, writes).
+type Pooled = (Vec<u64>, Vec<u64>, [u64; 2]);
+
 /// The random numbers a request's pages share: which gap bin, where in it, which next op.
 type Draws = (f64, f64, f64);
 
@@ -486,20 +496,21 @@ pub struct Renewal {
     scale: f64,
     ablate: Ablate,
     gaps: Vec<Gaps>,
-    /// `[references-so-far bin × 2 + previous op]`: P(the next reference is a write).
+    /// Per state: P(the next reference is a write).
     next_write: Vec<f64>,
     /// Per window: new pages per tick, and P(a new request is a write).
-    new_rate: Vec<f64>,
-    new_write: Vec<f64>,
+    new_rate: Vec<[f64; 2]>,
+    /// The original's new pages by op (which op a clone that outruns its windows goes on with).
+    new_pages_total: [u64; 2],
     sizes: [Bag; 2],
     sequential: [f64; 2],
     /// Ticks of the clone's windows (all of them).
     span: f64,
     max_pages: u64,
     t: u64,
-    credit: f64,
+    credit: [f64; 2],
     /// The next new request: op, `len << 12 | offset`, pages.
-    next_new: Option<(usize, u64, u64)>,
+    next_new: [Option<(u64, u64)>; 2],
     calendar: BinaryHeap<Reverse<(u64, u32)>>,
     pages: Vec<Page>,
     fresh: u64,
@@ -522,54 +533,67 @@ impl Renewal {
                 m.source
             ))
         })?;
-        // Back-off: a state seen fewer than MIN_SEEN times takes its bin and op over every
-        // octave, then its op, then everything.
-        let fold = |keep: &dyn Fn(usize) -> bool| -> (Vec<u64>, Vec<u64>, u64) {
-            let (mut e, mut k) = (Vec::new(), Vec::new());
-            for s in (0..STATES).filter(|&s| keep(s)) {
-                for (dst, src) in [(&mut e, &c.events[s]), (&mut k, &c.censored[s])] {
-                    if dst.len() < src.len() {
-                        dst.resize(src.len(), 0);
-                    }
-                    for (d, x) in dst.iter_mut().zip(src) {
-                        *d += x;
-                    }
-                }
-            }
-            let seen = e.iter().chain(&k).sum();
-            (e, k, seen)
+        // A state's key at a level of pooling: the dimensions the level (or an ablation) drops
+        // are set to 0, and the counts of every state with the same key are added up. A state
+        // seen fewer than MIN_SEEN times takes the first level, in LEVELS' order, that is.
+        let keep = |s: usize, drop: [bool; 3]| {
+            let (ph, j, oc, op) = dims(s);
+            let off = |d: bool, v: usize| if d { 0 } else { v };
+            state(off(drop[0] || ablate.pool_phases, ph), off(drop[1] || ablate.frequency, j), off(drop[2] || ablate.recency, oc), op)
         };
-        let all = fold(&|_| true);
-        let by_op: Vec<_> = (0..2).map(|op| fold(&|s| s % 2 == op)).collect();
-        let by_bin: Vec<_> = (0..JBINS * 2).map(|jo| fold(&|s| s / (OCTAVES * 2) == jo / 2 && s % 2 == jo % 2)).collect();
-        let gaps = (0..STATES)
-            .map(|s| {
-                let own = (&c.events[s], &c.censored[s], c.events[s].iter().chain(&c.censored[s]).sum::<u64>());
-                let (j, op) = (s / (OCTAVES * 2), s % 2);
-                let bin = &by_bin[j * 2 + op];
-                let (e, k) = [(own.0, own.1, own.2), (&bin.0, &bin.1, bin.2), (&by_op[op].0, &by_op[op].1, by_op[op].2)]
-                    .into_iter()
-                    .find(|x| x.2 >= MIN_SEEN)
-                    .map_or((&all.0, &all.1), |x| (x.0, x.1));
-                Gaps::new(e, k)
+        // (phase, references so far, octave) dropped.
+        const LEVELS: [[bool; 3]; 5] = [[false; 3], [true, false, false], [false, false, true], [true, false, true], [true, true, true]];
+        let mut gaps = vec![Gaps::default(); STATES];
+        let mut next_write = vec![0.0; STATES];
+        let pooled: Vec<Vec<Pooled>> = LEVELS
+            .iter()
+            .map(|&drop| {
+                let mut v = vec![(Vec::new(), Vec::new(), [0u64; 2]); STATES];
+                for s in 0..STATES {
+                    let d = &mut v[keep(s, drop)];
+                    for (dst, src) in [(&mut d.0, &c.events[s]), (&mut d.1, &c.censored[s])] {
+                        if dst.len() < src.len() {
+                            dst.resize(src.len(), 0);
+                        }
+                        for (x, y) in dst.iter_mut().zip(src) {
+                            *x += y;
+                        }
+                    }
+                    d.2 = [d.2[0] + c.next_op[s][0], d.2[1] + c.next_op[s][1]];
+                }
+                v
             })
             .collect();
-        let share = |x: [u64; 2]| if x[0] + x[1] > 0 { x[1] as f64 / (x[0] + x[1]) as f64 } else { f64::NAN };
-        let writes = c.new_requests.iter().fold([0, 0], |a, x| [a[0] + x[0], a[1] + x[1]]);
-        let overall = {
-            let s = share(writes);
-            if s.is_nan() {
-                0.0
-            } else {
-                s
-            }
-        };
-        let next_write = c.next_op.iter().map(|&x| if ablate.ops || x[0] + x[1] == 0 { overall } else { share(x) }).collect();
-        let new_write = c.new_requests.iter().map(|&x| if ablate.ops || x[0] + x[1] == 0 { overall } else { share(x) }).collect();
+        let share = |x: [u64; 2]| x[1] as f64 / (x[0] + x[1]).max(1) as f64;
+        let writes = c.new_pages.iter().fold([0, 0], |a, x| [a[0] + x[0], a[1] + x[1]]);
+        let overall = share(writes);
+        for s in 0..STATES {
+            let at = |l: usize| &pooled[l][keep(s, LEVELS[l])];
+            let seen = |x: &Pooled| x.0.iter().chain(&x.1).sum::<u64>();
+            let g = (0..LEVELS.len()).map(at).find(|x| seen(x) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+            gaps[s] = Gaps::new(&g.0, &g.1);
+            let n = (0..LEVELS.len()).map(at).find(|x| x.2[0] + x.2[1] >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+            next_write[s] = if ablate.ops || n.2[0] + n.2[1] == 0 { overall } else { share(n.2) };
+        }
         let per_request = c.ticks as f64 / m.requests.max(1) as f64;
         let span = length.map_or(c.ticks as f64 * scale, |n| n as f64 * per_request);
         let boost = scale * c.ticks as f64 / span;
-        let new_rate = c.new_pages.iter().map(|&n| n as f64 / (c.ticks as f64 / WINDOWS as f64) * boost).collect::<Vec<_>>();
+        // New pages per tick and op (with `ops` ablated, both ops' pages split by the trace's
+        // share of writes).
+        let per_tick = |n: u64| n as f64 / (c.ticks as f64 / WINDOWS as f64) * boost;
+        let new_rate = c
+            .new_pages
+            .iter()
+            .map(
+                |&[r, w]| {
+                    if ablate.ops {
+                        [per_tick(r + w) * (1.0 - overall), per_tick(r + w) * overall]
+                    } else {
+                        [per_tick(r), per_tick(w)]
+                    }
+                },
+            )
+            .collect::<Vec<_>>();
         let starts = |o: usize| c.sizes[o].iter().map(|x| x.1).sum::<u64>();
         let sequential = [0, 1].map(|o| if starts(o) > 0 { c.sequential[o] as f64 / starts(o) as f64 } else { 0.0 });
         let sizes = [0, 1].map(|o| Bag::new(if starts(o) > 0 { &c.sizes[o] } else { &c.sizes[1 - o] }));
@@ -594,14 +618,14 @@ impl Renewal {
             gaps,
             next_write,
             new_rate,
-            new_write,
+            new_pages_total: writes,
             sizes,
             sequential,
             span,
             max_pages,
             t: 0,
-            credit: 0.0,
-            next_new: None,
+            credit: [0.0; 2],
+            next_new: [None; 2],
             calendar: BinaryHeap::new(),
             pages: Vec::new(),
             fresh: 0,
@@ -619,16 +643,16 @@ impl Renewal {
         ((t as f64 / self.span * WINDOWS as f64) as usize).min(WINDOWS - 1)
     }
 
-    /// The next new request's op, size and pages, drawn once and kept until it is issued.
-    fn next_new(&mut self, w: usize) -> Result<(usize, u64, u64)> {
-        if let Some(n) = self.next_new {
+    /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
+    /// is issued.
+    fn next_new(&mut self, o: usize) -> Result<(u64, u64)> {
+        if let Some(n) = self.next_new[o] {
             return Ok(n);
         }
-        let o = usize::from(self.rng.gen::<f64>() < self.new_write[w]);
         let packed = self.sizes[o].draw(&mut self.rng)?;
         let pages = ((packed & 0xfff) + (packed >> 12).max(1)).div_ceil(PAGE);
-        self.next_new = Some((o, packed, pages));
-        Ok((o, packed, pages))
+        self.next_new[o] = Some((packed, pages));
+        Ok((packed, pages))
     }
 
     /// References pages `first..first + n` with op `o` at the current tick with the random
@@ -643,11 +667,10 @@ impl Renewal {
             e.refs = e.refs.saturating_add(1);
             e.last = t;
             e.due = NEVER;
-            let j = if self.ablate.frequency { 0 } else { jbin(u64::from(e.refs)) };
-            let oc = if self.ablate.recency { usize::from(gap > 0) } else { octave(gap) };
-            let Some(g) = self.gaps[state(j, oc, o)].draw(u, v) else { continue };
+            let s = state(phase(t, self.span), jbin(u64::from(e.refs)), octave(gap), o);
+            e.op = u8::from(x < self.next_write[s]);
+            let Some(g) = self.gaps[s].draw(u, v) else { continue };
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
-            e.op = u8::from(x < self.next_write[jbin(u64::from(e.refs)) * 2 + o]);
             e.due = t + g.max(1);
             self.calendar.push(Reverse((e.due, p as u32)));
         }
@@ -703,15 +726,20 @@ impl Renewal {
                 self.out.push_back((first, n as u32, o, rn));
                 k = at;
             }
-            // New requests, while the budget covers them.
-            self.credit += self.new_rate[w];
-            loop {
-                let (o, packed, n) = self.next_new(w)?;
-                if self.credit < n as f64 {
-                    break;
+            // New requests of each op, while its budget covers them.
+            for o in 0..2 {
+                self.credit[o] += self.new_rate[w][o];
+            }
+            for o in (0..2).cycle().take(64) {
+                let (packed, n) = self.next_new(o)?;
+                if self.credit[o] < n as f64 {
+                    if self.credit[1 - o] < self.next_new(1 - o)?.1 as f64 {
+                        break;
+                    }
+                    continue;
                 }
-                self.credit -= n as f64;
-                self.next_new = None;
+                self.credit[o] -= n as f64;
+                self.next_new[o] = None;
                 // A new request that follows on from the last one shares its random numbers,
                 // so that the run comes back together (a file written in pieces, read whole).
                 if self.fresh > 0 && self.rng.gen::<f64>() >= self.sequential[o] {
@@ -746,15 +774,25 @@ impl Renewal {
             if self.out.is_empty() {
                 let due = self.calendar.peek().map_or(u64::MAX, |r| r.0 .0);
                 let rate = self.new_rate[w];
-                let need = self.next_new(w)?.2 as f64 - self.credit;
-                if due == u64::MAX && rate <= 0.0 && w == WINDOWS - 1 {
-                    // Nothing due and no new pages left: the next new request, at the next tick.
-                    self.credit += need.max(0.0);
+                let mut budget = u64::MAX;
+                for (o, &r) in rate.iter().enumerate() {
+                    let need = self.next_new(o)?.1 as f64 - self.credit[o];
+                    if r > 0.0 {
+                        budget = budget.min(self.t.saturating_add((need / r).ceil().max(1.0) as u64));
+                    }
+                }
+                if due == u64::MAX && budget == u64::MAX && w == WINDOWS - 1 {
+                    // Nothing due and no new pages left: the next new request of the op with
+                    // more new pages, at the next tick.
+                    let [r, wr] = self.new_pages_total;
+                    let o = usize::from(wr > r);
+                    self.credit[o] += self.next_new(o)?.1 as f64;
                 } else {
-                    let budget = if rate > 0.0 { self.t.saturating_add((need / rate).ceil().max(1.0) as u64) } else { u64::MAX };
                     let window_end = ((w + 1) as f64 * self.span / WINDOWS as f64).ceil() as u64;
                     next = due.min(budget).min(window_end).max(self.t + 1);
-                    self.credit += rate * (next - self.t - 1) as f64;
+                    for (c, r) in self.credit.iter_mut().zip(rate) {
+                        *c += r * (next - self.t - 1) as f64;
+                    }
                 }
             }
             self.t = next;
@@ -853,7 +891,7 @@ mod tests {
         // Every page access is a gap or a censored page, every page first touched once.
         let sum = |v: &Vec<Vec<u64>>| v.iter().flatten().sum::<u64>();
         assert_eq!(sum(&c.events) + sum(&c.censored), c.ticks);
-        assert_eq!(sum(&c.censored), c.new_pages.iter().sum::<u64>());
+        assert_eq!(sum(&c.censored), c.new_pages.iter().map(|x| x[0] + x[1]).sum::<u64>());
         assert_eq!(c.ticks, m.accesses);
         let text = m.to_text();
         let dir = std::env::temp_dir().join(format!("fcsim-renewal-{}", std::process::id()));
@@ -889,7 +927,7 @@ mod tests {
         let mut c = Counts::default();
         assert!(c.parse_line(&["state", "99999", "|"]).unwrap_err().contains("expected a state below"));
         assert!(c.parse_line(&["state", "3", "1:2"]).unwrap_err().contains("GAPS | CENSORED"));
-        assert!(c.parse_line(&["new-pages", "1", "2"]).unwrap_err().contains("expected 64 counts"));
+        assert!(c.parse_line(&["new-pages", "1:2"]).unwrap_err().contains("expected 64 READS:WRITES pairs"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
         assert!(c.check().is_err());
     }
