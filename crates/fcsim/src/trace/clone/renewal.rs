@@ -29,9 +29,10 @@
 //!   estimate (E. L. Kaplan, P. Meier, "Nonparametric Estimation from Incomplete Observations",
 //!   JASA 53(282), 1958), with a censored page at risk for half of its bin; what survives the
 //!   last bin is the probability that the page is never referenced again.
-//! - *Op.* Per state, the ops of the pages' next references (read-after-write,
-//!   write-after-write, ... at page level, as often as in the original and as they depend on
-//!   the page's history).
+//! - *Op.* The gaps above are kept apart by the op of the reference that ends them, so the
+//!   next reference's op is drawn with its gap: per state and gap bin, as often a read or a
+//!   write as in the original (read-after-write, write-after-write, ... at page level, and how
+//!   soon: a write soon rewritten is not a write soon read).
 //! - *New pages.* Per window (64 of the trace's ticks) and op, the pages first referenced by
 //!   that op; per op, the sizes (bytes, offset in the page) of the requests whose first page is
 //!   new, and how many of them start where the previous request ended.
@@ -185,12 +186,11 @@ pub fn gbin_range(b: usize) -> (u64, u64) {
 pub struct Counts {
     /// Ticks (page accesses of reads and writes) of the original.
     pub ticks: u64,
-    /// Per state, by gap bin: gaps to the page's next reference.
-    pub events: Vec<Vec<u64>>,
+    /// Per op of the next reference (read, write), per state, by gap bin: gaps to the page's
+    /// next reference.
+    pub events: [Vec<Vec<u64>>; 2],
     /// Per state, by bin of the ticks left: pages last referenced in that state.
     pub censored: Vec<Vec<u64>>,
-    /// Per state: the next references that are reads, writes.
-    pub next_op: Vec<[u64; 2]>,
     /// Per window: pages first referenced by a read, by a write.
     pub new_pages: Vec<[u64; 2]>,
     /// Per op: `len << 12 | offset within the page` of requests whose first page is new.
@@ -207,9 +207,8 @@ impl Counts {
         // Per page: last tick, references so far, state of its last reference.
         let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
         let mut c = Counts {
-            events: vec![Vec::new(); STATES],
+            events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]],
             censored: vec![Vec::new(); STATES],
-            next_op: vec![[0; 2]; STATES],
             ..Counts::default()
         };
         let mut chunks: Vec<[u64; 2]> = Vec::new();
@@ -245,8 +244,7 @@ impl Counts {
                     0
                 } else {
                     let g = t - e.0;
-                    add(&mut c.events[e.2 as usize], gbin(g));
-                    c.next_op[e.2 as usize][o] += 1;
+                    add(&mut c.events[o][e.2 as usize], gbin(g));
                     g
                 };
                 e.1 += 1;
@@ -286,13 +284,13 @@ impl Counts {
                 join(&mut self.sizes[o].iter().map(|&(x, c)| format!("{}+{}:{c}", x >> 12, x & 0xfff)))
             );
         }
-        for (i, (e, c)) in self.events.iter().zip(&self.censored).enumerate() {
-            if e.iter().chain(c).all(|&x| x == 0) {
+        for i in 0..STATES {
+            let (r, w, c) = (&self.events[0][i], &self.events[1][i], &self.censored[i]);
+            if r.iter().chain(w).chain(c).all(|&x| x == 0) {
                 continue;
             }
             let bins = |v: &Vec<u64>| join(&mut v.iter().enumerate().filter(|(_, &x)| x > 0).map(|(b, x)| format!("{b}:{x}")));
-            let n = self.next_op[i];
-            let _ = writeln!(s, "renewal state {i} {} | {} | {}:{}", bins(e), bins(c), n[0], n[1]);
+            let _ = writeln!(s, "renewal state {i} {} | {} | {}", bins(r), bins(w), bins(c));
         }
     }
 
@@ -303,10 +301,9 @@ impl Counts {
             let (a, b) = w.split_once(':').ok_or_else(|| format!("renewal {what}: expected READS:WRITES, found '{w}'"))?;
             Ok([count(a, what)?, count(b, what)?])
         };
-        if self.events.is_empty() {
-            self.events = vec![Vec::new(); STATES];
+        if self.censored.is_empty() {
+            self.events = [vec![Vec::new(); STATES], vec![Vec::new(); STATES]];
             self.censored = vec![Vec::new(); STATES];
-            self.next_op = vec![[0; 2]; STATES];
         }
         let (key, rest) = words.split_first().ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes or state)")?;
         match *key {
@@ -347,7 +344,7 @@ impl Counts {
                 let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
                 let i = i.ok_or_else(|| format!("renewal state: expected a state below {STATES}"))? as usize;
                 let bars: Vec<usize> = rest.iter().enumerate().filter(|(_, w)| **w == "|").map(|(k, _)| k).collect();
-                let [bar, bar2] = bars[..] else { return Err("renewal state: expected GAPS | CENSORED | READS:WRITES".into()) };
+                let [bar, bar2] = bars[..] else { return Err("renewal state: expected READ-GAPS | WRITE-GAPS | CENSORED".into()) };
                 let bins = |ws: &[&str]| -> std::result::Result<Vec<u64>, String> {
                     let mut v = Vec::new();
                     for w in ws {
@@ -363,10 +360,9 @@ impl Counts {
                     }
                     Ok(v)
                 };
-                self.events[i] = bins(&rest[1..bar])?;
-                self.censored[i] = bins(&rest[bar + 1..bar2])?;
-                let [next] = rest[bar2 + 1..] else { return Err("renewal state: expected READS:WRITES after the second |".into()) };
-                self.next_op[i] = pair(next, "state")?;
+                self.events[0][i] = bins(&rest[1..bar])?;
+                self.events[1][i] = bins(&rest[bar + 1..bar2])?;
+                self.censored[i] = bins(&rest[bar2 + 1..])?;
             }
             k => return Err(format!("renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes or state")),
         }
@@ -375,7 +371,7 @@ impl Counts {
 
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
-        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.next_op.len() != STATES {
+        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.censored.len() != STATES {
             return Err("renewal: expected ticks, new-pages and state lines".into());
         }
         if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
@@ -418,17 +414,22 @@ impl Ablate {
 #[derive(Debug, Clone, Default)]
 struct Gaps {
     cum: Vec<f64>,
+    /// Per gap bin: P(the reference after that gap is a write).
+    write: Vec<f64>,
 }
 
 impl Gaps {
-    /// The Kaplan-Meier estimate from gap and censoring counts by bin.
-    fn new(events: &[u64], censored: &[u64]) -> Gaps {
-        let n = events.len().max(censored.len());
+    /// The Kaplan-Meier estimate from the gaps to a read and to a write and the censored pages
+    /// by bin; the op after a gap is a write with its bin's share of writes (`writes` instead,
+    /// when given: ops ablated).
+    fn new(reads: &[u64], writes: &[u64], censored: &[u64], share: Option<f64>) -> Gaps {
+        let n = reads.len().max(writes.len()).max(censored.len());
         let at = |v: &[u64], b: usize| v.get(b).copied().unwrap_or(0) as f64;
-        let mut risk: f64 = (0..n).map(|b| at(events, b) + at(censored, b)).sum();
+        let mut risk: f64 = (0..n).map(|b| at(reads, b) + at(writes, b) + at(censored, b)).sum();
         let (mut survive, mut cum, mut total) = (1.0, Vec::with_capacity(n), 0.0);
+        let write = (0..n).map(|b| share.unwrap_or(at(writes, b) / (at(reads, b) + at(writes, b)).max(1.0))).collect();
         for b in 0..n {
-            let (e, c) = (at(events, b), at(censored, b));
+            let (e, c) = (at(reads, b) + at(writes, b), at(censored, b));
             let r = risk - 0.5 * c;
             let h = if r > 0.0 { (e / r).min(1.0) } else { 0.0 };
             total += survive * h;
@@ -436,23 +437,23 @@ impl Gaps {
             cum.push(total);
             risk -= e + c;
         }
-        Gaps { cum }
+        Gaps { cum, write }
     }
 
-    /// The gap for uniforms `u` (which bin) and `v` (where in it), or `None` (no further
-    /// reference).
+    /// The gap and op of the next reference for uniforms `u` (which bin), `v` (where in it) and
+    /// `x` (which op), or `None` (no further reference).
     #[inline]
-    fn draw(&self, u: f64, v: f64) -> Option<u64> {
+    fn draw(&self, u: f64, v: f64, x: f64) -> Option<(u64, u8)> {
         let b = self.cum.partition_point(|&c| c <= u);
         (b < self.cum.len()).then(|| {
             let (lo, n) = gbin_range(b);
-            lo + ((v * n as f64) as u64).min(n - 1)
+            (lo + ((v * n as f64) as u64).min(n - 1), u8::from(x < self.write[b]))
         })
     }
 }
 
-/// A pooled state's gaps, censored pages (by bin) and next references (reads, writes).
-type Pooled = (Vec<u64>, Vec<u64>, [u64; 2]);
+/// A pooled state's gaps to a read, to a write, and its censored pages, by bin.
+type Pooled = [Vec<u64>; 3];
 
 /// The random numbers a request's pages share: which gap bin, where in it, which next op.
 type Draws = (f64, f64, f64);
@@ -496,8 +497,6 @@ pub struct Renewal {
     scale: f64,
     ablate: Ablate,
     gaps: Vec<Gaps>,
-    /// Per state: P(the next reference is a write).
-    next_write: Vec<f64>,
     /// Per window: new pages per tick, and P(a new request is a write).
     new_rate: Vec<[f64; 2]>,
     /// The original's new pages by op (which op a clone that outruns its windows goes on with).
@@ -543,15 +542,13 @@ impl Renewal {
         };
         // (phase, references so far, octave) dropped.
         const LEVELS: [[bool; 3]; 5] = [[false; 3], [true, false, false], [false, false, true], [true, false, true], [true, true, true]];
-        let mut gaps = vec![Gaps::default(); STATES];
-        let mut next_write = vec![0.0; STATES];
         let pooled: Vec<Vec<Pooled>> = LEVELS
             .iter()
             .map(|&drop| {
-                let mut v = vec![(Vec::new(), Vec::new(), [0u64; 2]); STATES];
+                let mut v: Vec<Pooled> = vec![Default::default(); STATES];
                 for s in 0..STATES {
                     let d = &mut v[keep(s, drop)];
-                    for (dst, src) in [(&mut d.0, &c.events[s]), (&mut d.1, &c.censored[s])] {
+                    for (dst, src) in d.iter_mut().zip([&c.events[0][s], &c.events[1][s], &c.censored[s]]) {
                         if dst.len() < src.len() {
                             dst.resize(src.len(), 0);
                         }
@@ -559,7 +556,6 @@ impl Renewal {
                             *x += y;
                         }
                     }
-                    d.2 = [d.2[0] + c.next_op[s][0], d.2[1] + c.next_op[s][1]];
                 }
                 v
             })
@@ -567,14 +563,14 @@ impl Renewal {
         let share = |x: [u64; 2]| x[1] as f64 / (x[0] + x[1]).max(1) as f64;
         let writes = c.new_pages.iter().fold([0, 0], |a, x| [a[0] + x[0], a[1] + x[1]]);
         let overall = share(writes);
-        for s in 0..STATES {
-            let at = |l: usize| &pooled[l][keep(s, LEVELS[l])];
-            let seen = |x: &Pooled| x.0.iter().chain(&x.1).sum::<u64>();
-            let g = (0..LEVELS.len()).map(at).find(|x| seen(x) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
-            gaps[s] = Gaps::new(&g.0, &g.1);
-            let n = (0..LEVELS.len()).map(at).find(|x| x.2[0] + x.2[1] >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
-            next_write[s] = if ablate.ops || n.2[0] + n.2[1] == 0 { overall } else { share(n.2) };
-        }
+        let gaps = (0..STATES)
+            .map(|s| {
+                let at = |l: usize| &pooled[l][keep(s, LEVELS[l])];
+                let seen = |x: &Pooled| x.iter().flatten().sum::<u64>();
+                let g = (0..LEVELS.len()).map(at).find(|x| seen(x) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+                Gaps::new(&g[0], &g[1], &g[2], ablate.ops.then_some(overall))
+            })
+            .collect();
         let per_request = c.ticks as f64 / m.requests.max(1) as f64;
         let span = length.map_or(c.ticks as f64 * scale, |n| n as f64 * per_request);
         let boost = scale * c.ticks as f64 / span;
@@ -616,7 +612,6 @@ impl Renewal {
             scale,
             ablate,
             gaps,
-            next_write,
             new_rate,
             new_pages_total: writes,
             sizes,
@@ -668,8 +663,8 @@ impl Renewal {
             e.last = t;
             e.due = NEVER;
             let s = state(phase(t, self.span), jbin(u64::from(e.refs)), octave(gap), o);
-            e.op = u8::from(x < self.next_write[s]);
-            let Some(g) = self.gaps[s].draw(u, v) else { continue };
+            let Some((g, next)) = self.gaps[s].draw(u, v, x) else { continue };
+            e.op = next;
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
             self.calendar.push(Reverse((e.due, p as u32)));
@@ -890,7 +885,7 @@ mod tests {
         let c = m.renewal.as_ref().unwrap();
         // Every page access is a gap or a censored page, every page first touched once.
         let sum = |v: &Vec<Vec<u64>>| v.iter().flatten().sum::<u64>();
-        assert_eq!(sum(&c.events) + sum(&c.censored), c.ticks);
+        assert_eq!(sum(&c.events[0]) + sum(&c.events[1]) + sum(&c.censored), c.ticks);
         assert_eq!(sum(&c.censored), c.new_pages.iter().map(|x| x[0] + x[1]).sum::<u64>());
         assert_eq!(c.ticks, m.accesses);
         let text = m.to_text();
@@ -926,7 +921,7 @@ mod tests {
         assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
         let mut c = Counts::default();
         assert!(c.parse_line(&["state", "99999", "|"]).unwrap_err().contains("expected a state below"));
-        assert!(c.parse_line(&["state", "3", "1:2"]).unwrap_err().contains("GAPS | CENSORED"));
+        assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | CENSORED"));
         assert!(c.parse_line(&["new-pages", "1:2"]).unwrap_err().contains("expected 64 READS:WRITES pairs"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
         assert!(c.check().is_err());
@@ -954,11 +949,13 @@ mod tests {
         // Gaps of 1, 1, 2 and one page censored in bin 2 (at risk for half of it): bin 1 takes
         // 2 of 4, bin 2 1 of the 1.5 at risk (of the 2 left), so P(1) = 0.5, P(2) = 0.5 · 2/3, and
         // P(never) = 0.5 · 1/3.
-        let g = Gaps::new(&[0, 2, 1], &[0, 0, 1]);
+        // The gap of 2 and one of the gaps of 1 end in a write.
+        let g = Gaps::new(&[0, 1, 0], &[0, 1, 1], &[0, 0, 1], None);
         assert!((g.cum[1] - 0.5).abs() < 1e-12);
         assert!((g.cum[2] - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
-        assert_eq!(g.draw(0.2, 0.0), Some(1));
-        assert_eq!(g.draw(0.6, 0.9), Some(2));
-        assert_eq!(g.draw(0.9, 0.0), None);
+        assert_eq!(g.draw(0.2, 0.0, 0.4), Some((1, 1)));
+        assert_eq!(g.draw(0.2, 0.0, 0.6), Some((1, 0)));
+        assert_eq!(g.draw(0.6, 0.9, 0.99), Some((2, 1)));
+        assert_eq!(g.draw(0.9, 0.0, 0.0), None);
     }
 }
