@@ -92,25 +92,6 @@ def score(o: dict, c: dict, share: str) -> tuple[int, int, float, float]:
     return kept, pairs, mae, tau_b([o[(p, share)] for p in PANEL], [c[(p, share)] for p in PANEL])
 
 
-def naive(trace: str) -> str:
-    """The naive baseline: `synth:calibrated` with the original's requests, working set, write
-    share, mean size, per-op locality (P/A) and mean rate."""
-    i = fcsim.trace_info(trace)
-    ops = i["reads"] + i["writes"]
-    spec = (
-        f"synth:calibrated,requests={ops},pages={i['unique_pages']},write={i['writes'] / ops:.4f},"
-        f"mean_size={max(512, round(i['bytes'] / i['requests']))}"
-    )
-    span = (i["span_ns"] or 0) / 1e9
-    spec += f",iops={ops / span:.6g}" if i["timed"] and span > 0 else ",iops=0"
-    for op, key in (("read", "read_locality"), ("write", "write_locality")):
-        loc = i[key]
-        if loc and i[f"{op}s"] > 0:
-            p = min(99, max(1, round(100 * loc[0])))
-            spec += f",{key}={p}/{100 - p}"
-    return spec
-
-
 def lru(trace: str) -> tuple[list[float], list[float | None]]:
     """LRU's miss ratios at 1%..50% and its dirty-eviction shares at 1% and 10%."""
     f = fcsim.fidelity(trace)
@@ -150,7 +131,7 @@ def main() -> None:
         gens = {}
         for g in a.generators.split(","):
             if g == "naive":
-                gens[g] = [naive(t)]
+                gens[g] = [fcsim.api.baseline_spec(fcsim.trace_info(t))]
             else:
                 # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=4, ablate=...)
                 extra = (
@@ -198,9 +179,9 @@ def main() -> None:
         "0.02); dirty: |LRU dirty-eviction share difference| in points (target at most 3). "
         f"stack: `synth:clone=TRACE,seed=S` (the stack-distance clone), renewal: the same with "
         "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=4`, `ablate=PARTS`); "
-        f"S = 1..{a.seeds}, mean [min, max]; naive: one "
-        "`synth:calibrated` spec from the original's `trace info` (requests, working set, write "
-        "share, mean size, P/A locality, rate).",
+        f"S = 1..{a.seeds}, mean [min, max]; naive: the "
+        "`synth:calibrated` spec `fcsim trace compare` scores beside a clone "
+        "(`fcsim.api.baseline_spec`: requests, working set, write share, mean size, P/A locality, rate).",
         "",
         "| trace | generator | kept 1% | MAE 1% | tau 1% | kept 10% | MAE 10% | tau 10% "
         "| LRU MRC MAE | dirty 1% (pts) | dirty 10% (pts) |",
