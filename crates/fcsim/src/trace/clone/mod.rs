@@ -1176,7 +1176,7 @@ pub fn save_model(trace: &str, opts: &TraceOptions, out: &Path) -> Result<Arc<Mo
 mod tests {
     use super::*;
 
-    fn data(name: &str) -> PathBuf {
+    pub(super) fn data(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces").join(name)
     }
 
@@ -1188,8 +1188,9 @@ mod tests {
         p
     }
 
-    fn requests(spec: &str) -> Vec<HostRequest> {
-        let mut c = Generator::from_spec(spec).unwrap();
+    /// Every request of a clone spec (`model=` either).
+    pub(super) fn requests(spec: &str) -> Vec<HostRequest> {
+        let mut c = open(spec).unwrap_or_else(|e| panic!("{e}"));
         let mut v = Vec::new();
         while let Some(r) = c.next_request().unwrap() {
             v.push(r);

@@ -90,14 +90,15 @@
 //! writes among new pages.
 //!
 //! **Quarters** are fitted but pooled by default (`phases=1`); `phases=4` keeps them apart.
-//! Measured with `bench/clone_panel.py` (one seed, every shipped trace; `bench/RESULTS.md`):
-//! apart, they keep more policy pairs in order on traces whose reuse drifts (arc_OLTP 86% and
-//! 89% at 1% and 10% of the working set against 71% and 68%, arc_P12 at 10% 93% against 81%),
-//! but on cloudphysics the clone's hit ratios drift 0.08 from the original's (0.016 pooled):
-//! the states of a quarter are fewer pages, and pages that reach its most referenced bin stay
-//! hot (9 times the original's reuses by pages past 64 references in its second quarter).
-//! A finer top (14 bins, up to 4,097 references) halved that and cost arc_OLTP 10 points, so
-//! the default keeps one stationary model and 8 bins.
+//! Measured with `bench/clone_panel.py` (5 seeds, every shipped trace; `bench/RESULTS.md`,
+//! "Trace clones: policy ranking"): apart, they keep more policy pairs in order where reuse
+//! drifts (arc_OLTP 86% and 86% at 1% and 10% of the working set against 71% and 66%, arc_P12
+//! 95% at 10% against 80%) and fewer elsewhere (diskmon 85% at 10% against 98%), and move
+//! cloudphysics' hit ratios further from the original's (mean error 0.036 and 0.038 against
+//! 0.021 and 0.024): a quarter's states hold fewer pages, and pages that reach its most
+//! referenced bin stay hot too long (before the op was drawn with the gap, 9 times the
+//! original's reuses by pages past 64 references in the second quarter; a finer top, 14 bins,
+//! halved that and cost arc_OLTP 10 points). The default keeps one stationary model of 8 bins.
 
 use super::model::{Values, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
@@ -867,18 +868,7 @@ mod tests {
         assert_eq!((octave(0), octave(1), octave(2), octave(3), octave(4)), (0, 1, 2, 2, 3));
     }
 
-    fn data(name: &str) -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces").join(name)
-    }
-
-    fn requests(spec: &str) -> Vec<HostRequest> {
-        let mut c = super::super::open(spec).unwrap();
-        let mut v = Vec::new();
-        while let Some(r) = c.next_request().unwrap() {
-            v.push(r);
-        }
-        v
-    }
+    use super::super::tests::{data, requests};
 
     #[test]
     fn a_saved_model_reads_back_and_clones_the_same() {
