@@ -1,13 +1,33 @@
 //! Generation speed of a trace clone: `cargo run --release --example clone_speed -- SPEC`
 //! (default: cloudphysics at 10x length and working set; `profile=NAME,...` times a paper
-//! profile, issue 26). Prints requests/s of the generator
+//! profile, issue 26; `...,model=renewal` the renewal clone, issue 40). Prints requests/s of the
+//! generator
 //! alone (the model is fitted, or read, before the clock starts). Run it under
 //! `/usr/bin/time -v` for the peak memory. `--digest` (after SPEC) also prints a hash of every
 //! request, to check that a change to the generator keeps its output.
 
+use fcsim::trace::clone::renewal::Renewal;
 use fcsim::trace::clone::Generator;
 use fcsim::trace::TraceReader;
 use std::time::Instant;
+
+/// A clone and the bytes of its state that grow with the working set: the stack clone's LRU
+/// stack, the renewal clone's page table and calendar.
+trait Source: TraceReader {
+    fn state(&self) -> usize;
+}
+
+impl Source for Generator {
+    fn state(&self) -> usize {
+        self.stack_bytes()
+    }
+}
+
+impl Source for Renewal {
+    fn state(&self) -> usize {
+        self.state_bytes()
+    }
+}
 
 fn main() {
     let default = format!("clone={}/../../data/traces/cloudphysics_vscsi_2h.csv.gz,scale=10", env!("CARGO_MANIFEST_DIR"));
@@ -15,8 +35,15 @@ fn main() {
     let spec = spec.strip_prefix("synth:").unwrap_or(&spec).to_string();
     let digest = std::env::args().nth(2).is_some_and(|a| a == "--digest");
     let fit = Instant::now();
-    let opened = if spec.starts_with("profile=") { fcsim::trace::clone::profile::open(&spec) } else { Generator::from_spec(&spec) };
-    let mut c = opened.unwrap_or_else(|e| panic!("{e}"));
+    let renewal = fcsim::trace::clone::CloneSpec::parse(&spec).ok().filter(|s| s.renewal);
+    let mut c: Box<dyn Source> = if spec.starts_with("profile=") {
+        Box::new(fcsim::trace::clone::profile::open(&spec).unwrap_or_else(|e| panic!("{e}")))
+    } else if let Some(s) = renewal {
+        let model = fcsim::trace::clone::load(&s.path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+        Box::new(Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, spec.clone()).unwrap_or_else(|e| panic!("{e}")))
+    } else {
+        Box::new(Generator::from_spec(&spec).unwrap_or_else(|e| panic!("{e}")))
+    };
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
     let (mut n, mut bytes, mut hash) = (0u64, 0u64, 0u64);
@@ -44,7 +71,7 @@ fn main() {
          first request {:.1} ms; second half {:.2} M requests/s",
         bytes as f64 / (1u64 << 30) as f64,
         n as f64 / s / 1e6,
-        c.stack_bytes() as f64 / (1 << 20) as f64,
+        c.state() as f64 / (1 << 20) as f64,
         first * 1e3,
         n.saturating_sub(half) as f64 / (s - mid).max(1e-9) / 1e6
     );

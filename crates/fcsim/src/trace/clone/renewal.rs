@@ -636,6 +636,12 @@ impl Renewal {
         })
     }
 
+    /// Bytes held by the page table and the calendar: the generator's state that grows with the
+    /// working set (not with the length).
+    pub fn state_bytes(&self) -> usize {
+        std::mem::size_of::<Page>() * self.pages.capacity() + 16 * self.calendar.capacity() + 4 * self.due.capacity()
+    }
+
     #[inline]
     fn window(&self, t: u64) -> usize {
         ((t as f64 / self.span * WINDOWS as f64) as usize).min(WINDOWS - 1)
