@@ -146,6 +146,7 @@
 
 mod arrivals;
 pub mod cache;
+mod calendar;
 mod model;
 pub mod profile;
 pub mod renewal;

@@ -37,7 +37,7 @@
 //!   that op; per op, the sizes (bytes, offset in the page) of the requests whose first page is
 //!   new, and how many of them start where the previous request ended.
 //!
-//! **Generation.** A clock of ticks, a calendar of the pages due (a binary heap), a budget of new
+//! **Generation.** A clock of ticks, a calendar of the pages due ([`super::calendar`]), a budget of new
 //! pages. At each tick the pages due are taken in page order and joined into requests: pages in
 //! a row with the same op, and the pages that follow in the row if they are due within as many
 //! ticks as the request has pages so far (a request's pages take one tick each in the
@@ -100,6 +100,7 @@
 //! original's reuses by pages past 64 references in the second quarter; a finer top, 14 bins,
 //! halved that and cost arc_OLTP 10 points). The default keeps one stationary model of 8 bins.
 
+use super::calendar::Calendar;
 use super::model::{Values, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
@@ -108,8 +109,7 @@ use crate::trace::TraceReader;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rustc_hash::FxHashMap;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 
 /// References-so-far bins: 1, 2, 3-4, 5-8, 9-16, 17-32, 33-64, 65 and more.
@@ -513,7 +513,7 @@ pub struct Renewal {
     credit: [f64; 2],
     /// The next new request: op, `len << 12 | offset`, pages.
     next_new: [Option<(u64, u64)>; 2],
-    calendar: BinaryHeap<Reverse<(u64, u32)>>,
+    calendar: Calendar,
     pages: Vec<Page>,
     fresh: u64,
     due: Vec<u32>,
@@ -624,7 +624,7 @@ impl Renewal {
             t: 0,
             credit: [0.0; 2],
             next_new: [None; 2],
-            calendar: BinaryHeap::new(),
+            calendar: Calendar::default(),
             pages: Vec::new(),
             fresh: 0,
             due: Vec::new(),
@@ -639,7 +639,7 @@ impl Renewal {
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
     /// working set (not with the length).
     pub fn state_bytes(&self) -> usize {
-        std::mem::size_of::<Page>() * self.pages.capacity() + 16 * self.calendar.capacity() + 4 * self.due.capacity()
+        std::mem::size_of::<Page>() * self.pages.capacity() + self.calendar.bytes() + 4 * self.due.capacity()
     }
 
     #[inline]
@@ -676,7 +676,7 @@ impl Renewal {
             e.op = next;
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
-            self.calendar.push(Reverse((e.due, p as u32)));
+            self.calendar.push(e.due, p as u32);
         }
     }
 
@@ -698,17 +698,17 @@ impl Renewal {
             // op, and the next pages in the row due within as many ticks as the request has
             // pages so far (a request's pages take one tick each in the original).
             self.due.clear();
-            while let Some(&Reverse((d, p))) = self.calendar.peek() {
-                if d > self.t {
-                    break;
-                }
-                self.calendar.pop();
-                let e = &mut self.pages[p as usize];
-                if e.due == d {
+            self.calendar.take(self.t, &mut self.due);
+            let t = self.t;
+            let pages = &mut self.pages;
+            self.due.retain(|&p| {
+                let e = &mut pages[p as usize];
+                let live = e.due == t;
+                if live {
                     e.due = NEVER;
-                    self.due.push(p);
                 }
-            }
+                live
+            });
             self.due.sort_unstable();
             let mut k = 0;
             while k < self.due.len() {
@@ -776,7 +776,7 @@ impl Renewal {
             }
             let mut next = self.t + 1;
             if self.out.is_empty() {
-                let due = self.calendar.peek().map_or(u64::MAX, |r| r.0 .0);
+                let due = self.calendar.next(self.t);
                 let rate = self.new_rate[w];
                 let mut budget = u64::MAX;
                 for (o, &r) in rate.iter().enumerate() {
