@@ -38,6 +38,7 @@ PROFILES = ["lcr-ts_0", "dynamic-exchange", "gasa-t1"]
 RENEWAL = {
     "renewal (model=renewal), scale=10": None,
     "renewal, scale=10, 100x length": 100,
+    "renewal, scale=10, 200x length": 200,
 }
 
 

@@ -15,6 +15,8 @@ use std::collections::BinaryHeap;
 const BITS: u32 = 16;
 const SPAN: usize = 1 << BITS;
 const MASK: u64 = SPAN as u64 - 1;
+/// Entries a list keeps room for once emptied.
+const KEEP: usize = 64;
 
 /// Pages due, by tick.
 #[derive(Debug)]
@@ -87,8 +89,13 @@ impl Calendar {
                 for &(due, page) in &moved {
                     self.push(due, page);
                 }
-                moved.clear();
-                self.windows[i] = moved;
+                // A list keeps a small capacity for its next window; a large one is freed, so
+                // that the lists do not each grow to the most they ever held (a long clone's
+                // memory would follow its length).
+                if moved.capacity() <= KEEP {
+                    moved.clear();
+                    self.windows[i] = moved;
+                }
             }
             while let Some(&Reverse((due, page))) = self.far.peek() {
                 if due >> BITS > self.window {
@@ -107,6 +114,9 @@ impl Calendar {
         if self.tick_bits[i / 64] >> (i % 64) & 1 == 1 {
             self.tick_bits[i / 64] &= !(1 << (i % 64));
             out.append(&mut self.ticks[i]);
+            if self.ticks[i].capacity() > KEEP {
+                self.ticks[i] = Vec::new();
+            }
         }
     }
 
@@ -184,6 +194,6 @@ mod tests {
             }
         }
         assert!(seen >= 2000);
-        assert_eq!(cal.next(t), u64::MAX.max(t + 1));
+        assert_eq!(cal.next(t), u64::MAX);
     }
 }

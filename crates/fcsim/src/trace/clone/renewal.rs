@@ -80,8 +80,11 @@
 //!   numerous than the original's (cloudphysics: 16.6 KiB mean against 36.9 KiB at the same
 //!   page accesses). Arrivals follow the original's request rate, so the clone's span is
 //!   longer by the same ratio.
-//! - Memory: a 24-byte entry per page number (the working set × K and the gaps between new
-//!   requests) and the calendar (at most one entry per page); neither grows with `length`.
+//! - Memory: a 32-byte entry per page number (the working set × K and one unused number per
+//!   new request that does not follow on) and the calendar (an entry per page due, and one
+//!   per page that joined a request before its tick until that tick passes); neither grows
+//!   with `length` (`bench/RESULTS.md`, "Trace clones: generation speed and memory": the same
+//!   peak at 10x, 100x and 200x length).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the references-so-far bins (recency alone), `recency` over
