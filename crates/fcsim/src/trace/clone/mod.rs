@@ -314,8 +314,7 @@ fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Mo
     let mut reader = super::open(&path.to_string_lossy(), opts)?;
     let mut model = Model::fit(reader.as_mut(), path)?;
     calibrate(&mut model)?;
-    let mut reader = super::open(&path.to_string_lossy(), opts)?;
-    model.renewal = Some(renewal::Counts::fit(reader.as_mut(), model.accesses)?);
+    model.renewal = Some(renewal::Counts::fit(&mut || super::open(&path.to_string_lossy(), opts), model.accesses)?);
     if let (Some(d), Some(k)) = (dir, &key) {
         cache::put(d, k, &model);
     }

@@ -1,7 +1,7 @@
 //! The renewal clone (`synth:clone=PATH,model=renewal`, issue 40): each page's references are a
-//! Markov renewal process whose state is the page's long-term popularity so far (how many times
-//! it has been referenced) jointly with its recency (the gap before its last reference), so that
-//! a clone keeps what separates policies, not only LRU's curve.
+//! Markov renewal process whose state holds the page's long-term popularity (how many times it
+//! is referenced over the trace, and so far) jointly with its recency (the gap before its last
+//! reference), so that a clone keeps what separates policies, not only LRU's curve.
 //!
 //! **Why.** The stack-distance clone ([`super`]) draws each reuse from one distance distribution
 //! and takes whatever page sits at that depth: every page at a depth is as likely to be reused,
@@ -19,16 +19,19 @@
 //!
 //! **The model** (counts, saved and read back exactly, in the `renewal` lines of a model file):
 //!
+//! - *Class.* A page's class is how many times the original references it over its run (1, 2,
+//!   3-4, ..., 4,097 and more: 14 bins): its long-term popularity, which a recency model loses
+//!   (a page referenced once, of which real traces have many, is never referenced again; a page
+//!   referenced thousands of times keeps coming back). Per window and op, the classes of the
+//!   pages first referenced; a clone draws a new request's class from them (its pages share it).
 //! - *Reuse.* Every page access is in a state: the quarter of the trace it falls in (a trace's
-//!   reuse drifts over its run; pooled unless `phases=4`, below) × the page's references so far (1, 2, 3-4, 5-8, ..., 65 and
-//!   more: 8 bins) × the octave of the gap since its previous reference (none, 1, 2-3, 4-7, ...)
-//!   × the access's op. Per state, the gaps to the page's next reference, by bin (exact
-//!   below 8, then 4 bins per power of two), and the pages whose last reference was in that state,
-//!   by the bin of the ticks left to the end of the trace: a page not referenced again before the
-//!   end is *censored*, not "never referenced again", so the gap distribution is the Kaplan-Meier
-//!   estimate (E. L. Kaplan, P. Meier, "Nonparametric Estimation from Incomplete Observations",
-//!   JASA 53(282), 1958), with a censored page at risk for half of its bin; what survives the
-//!   last bin is the probability that the page is never referenced again.
+//!   reuse drifts over its run; pooled unless `phases=4`, below) × the page's class × its
+//!   references so far (1, 2, 3-4, 5-8, ..., 65 and more: 8 bins) × the octave of the gap since
+//!   its previous reference (none, 1, 2-3, 4-7, ...) × the access's op. Per state, the gaps to
+//!   the page's next reference, by bin (exact below 8, then 4 bins per power of two), and the
+//!   pages whose last reference it was (their ends: with its class known, a page's last
+//!   reference in the trace ends it, nothing is censored). A clone draws the next gap, or the
+//!   end, from these counts.
 //! - *Op.* The gaps above are kept apart by the op of the reference that ends them, so the
 //!   next reference's op is drawn with its gap: per state and gap bin, as often a read or a
 //!   write as in the original (read-after-write, write-after-write, ... at page level, and how
@@ -66,9 +69,9 @@
 //!
 //! **Choices the sources leave open**, and what fcsim does:
 //!
-//! - A state with fewer than [`MIN_SEEN`] observations (gaps and censored pages; next ops for
-//!   its op shares) pools with its neighbours, the first of: every quarter; every octave; both;
-//!   every quarter, octave and references-so-far bin (its op alone).
+//! - A state with fewer than [`MIN_SEEN`] observations (gaps and ends) pools with its
+//!   neighbours, the first of: every quarter; every octave; both; every quarter, octave and
+//!   references-so-far bin; and every class too (its op alone).
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
@@ -87,7 +90,8 @@
 //!   peak at 10x, 100x and 200x length).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
-//! `frequency` pools the states over the references-so-far bins (recency alone), `recency` over
+//! `frequency` pools the states over the classes and the references-so-far bins (recency
+//! alone), `recency` over
 //! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
 //! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
 //! writes among new pages.
@@ -121,8 +125,10 @@ pub const JBINS: usize = 8;
 pub const OCTAVES: usize = 48;
 /// Phases: quarters of the trace's ticks (a trace's reuse drifts over its run).
 pub const PHASES: usize = 4;
-/// States: phase × references-so-far bin × previous gap octave × op.
-pub const STATES: usize = PHASES * JBINS * OCTAVES * 2;
+/// Classes of a page's references over the whole trace: 1, 2, 3-4, ..., 4,097 and more.
+pub const CLASSES: usize = 14;
+/// States: phase × class × references-so-far bin × previous gap octave × op.
+pub const STATES: usize = PHASES * CLASSES * JBINS * OCTAVES * 2;
 /// Fewest observations a state's own distribution needs.
 pub const MIN_SEEN: u64 = 16;
 /// Unused page numbers before a new request that does not follow on from the previous one: one,
@@ -148,16 +154,26 @@ pub fn octave(g: u64) -> usize {
     ((64 - g.leading_zeros()) as usize).min(OCTAVES - 1)
 }
 
-/// The index of a state.
+/// The class of a page referenced `f` ≥ 1 times over the trace.
 #[inline]
-pub fn state(phase: usize, j: usize, o: usize, op: usize) -> usize {
-    ((phase * JBINS + j) * OCTAVES + o) * 2 + op
+pub fn class(f: u64) -> usize {
+    if f <= 1 {
+        0
+    } else {
+        ((64 - (f - 1).leading_zeros()) as usize).min(CLASSES - 1)
+    }
 }
 
-/// A state's (phase, references-so-far bin, octave, op).
+/// The index of a state: phase, class, references-so-far bin, octave, op.
 #[inline]
-pub fn dims(s: usize) -> (usize, usize, usize, usize) {
-    (s / (2 * OCTAVES * JBINS), (s / (2 * OCTAVES)) % JBINS, (s / 2) % OCTAVES, s % 2)
+pub fn state(phase: usize, c: usize, j: usize, o: usize, op: usize) -> usize {
+    (((phase * CLASSES + c) * JBINS + j) * OCTAVES + o) * 2 + op
+}
+
+/// A state's (phase, class, references-so-far bin, octave, op).
+#[inline]
+pub fn dims(s: usize) -> [usize; 5] {
+    [s / (2 * OCTAVES * JBINS * CLASSES), (s / (2 * OCTAVES * JBINS)) % CLASSES, (s / (2 * OCTAVES)) % JBINS, (s / 2) % OCTAVES, s % 2]
 }
 
 /// The phase of tick `t` of `ticks`.
@@ -195,10 +211,10 @@ pub struct Counts {
     /// Per op of the next reference (read, write), per state, by gap bin: gaps to the page's
     /// next reference.
     pub events: [Vec<Vec<u64>>; 2],
-    /// Per state, by bin of the ticks left: pages last referenced in that state.
-    pub censored: Vec<Vec<u64>>,
-    /// Per window: pages first referenced by a read, by a write.
-    pub new_pages: Vec<[u64; 2]>,
+    /// Per state: pages last referenced in that state (their class's references all made).
+    pub ends: Vec<u64>,
+    /// Per window, op and class: pages first referenced (by a read, by a write).
+    pub new_pages: Vec<[[u64; CLASSES]; 2]>,
     /// Per op: `len << 12 | offset within the page` of requests whose first page is new.
     pub sizes: [Values; 2],
     /// Per op: of those requests, how many start where the previous request ended.
@@ -206,18 +222,26 @@ pub struct Counts {
 }
 
 impl Counts {
-    /// Fits the counts to every read and write of `reader` (4 KiB pages, volumes apart), whose
-    /// page accesses are `ticks` (the phases are quarters of them).
-    pub fn fit(reader: &mut dyn TraceReader, ticks: u64) -> Result<Counts> {
+    /// Fits the counts to every read and write of the trace `open` opens (twice: the first pass
+    /// counts each page's references), whose page accesses are `ticks` (4 KiB pages, volumes
+    /// apart; the phases are quarters of the ticks).
+    pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64) -> Result<Counts> {
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
+        let mut total: FxHashMap<u64, u64> = FxHashMap::default();
+        let mut reader = open()?;
+        while let Some(r) = reader.next_request()? {
+            if r.op != Op::Trim {
+                let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+                for key in first..first + n {
+                    *total.entry(key).or_default() += 1;
+                }
+            }
+        }
+        let mut reader = open()?;
         // Per page: last tick, references so far, state of its last reference.
         let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
-        let mut c = Counts {
-            events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]],
-            censored: vec![Vec::new(); STATES],
-            ..Counts::default()
-        };
-        let mut chunks: Vec<[u64; 2]> = Vec::new();
+        let mut c = Counts { events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]], ends: vec![0; STATES], ..Counts::default() };
+        let mut chunks: Vec<[[u64; CLASSES]; 2]> = Vec::new();
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut last_end: Option<(u32, u64)> = None;
         let mut t = 0u64;
@@ -237,12 +261,13 @@ impl Counts {
             last_end = Some((r.volume, r.offset.saturating_add(u64::from(r.len))));
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             for key in first..first + n {
+                let c_ = class(total.get(&key).copied().unwrap_or(1));
                 let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
                 let gap = if e.0 == u64::MAX {
                     if (t / CHUNK) as usize >= chunks.len() {
-                        chunks.resize((t / CHUNK) as usize + 1, [0; 2]);
+                        chunks.resize((t / CHUNK) as usize + 1, [[0; CLASSES]; 2]);
                     }
-                    chunks[(t / CHUNK) as usize][o] += 1;
+                    chunks[(t / CHUNK) as usize][o][c_] += 1;
                     if key == first {
                         *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
                         c.sequential[o] += u64::from(seq);
@@ -255,19 +280,23 @@ impl Counts {
                 };
                 e.1 += 1;
                 e.0 = t;
-                e.2 = state(phase(t, ticks as f64), jbin(e.1), octave(gap), o) as u32;
+                e.2 = state(phase(t, ticks as f64), c_, jbin(e.1), octave(gap), o) as u32;
                 t += 1;
             }
         }
         c.ticks = t;
-        for &(last, _, s) in pages.values() {
-            add(&mut c.censored[s as usize], gbin(t - last));
+        for &(_, _, s) in pages.values() {
+            c.ends[s as usize] += 1;
         }
         let window = |tick: u64| ((u128::from(tick) * WINDOWS as u128) / u128::from(t.max(1))) as usize;
-        c.new_pages = vec![[0; 2]; WINDOWS];
+        c.new_pages = vec![[[0; CLASSES]; 2]; WINDOWS];
         for (k, n) in chunks.iter().enumerate() {
             let w = &mut c.new_pages[window(k as u64 * CHUNK).min(WINDOWS - 1)];
-            *w = [w[0] + n[0], w[1] + n[1]];
+            for o in 0..2 {
+                for (x, y) in w[o].iter_mut().zip(&n[o]) {
+                    *x += y;
+                }
+            }
         }
         c.sizes = sizes.map(|m| {
             let mut v: Values = m.into_iter().collect();
@@ -281,7 +310,10 @@ impl Counts {
     pub fn write(&self, s: &mut String) {
         let join = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
         let _ = writeln!(s, "renewal ticks {}", self.ticks);
-        let _ = writeln!(s, "renewal new-pages {}", join(&mut self.new_pages.iter().map(|x| format!("{}:{}", x[0], x[1]))));
+        for (w, x) in self.new_pages.iter().enumerate() {
+            let list = |v: &[u64; CLASSES]| v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            let _ = writeln!(s, "renewal new-pages {w} {} {}", list(&x[0]), list(&x[1]));
+        }
         let _ = writeln!(s, "renewal sequential {} {}", self.sequential[0], self.sequential[1]);
         for (o, name) in ["read", "write"].iter().enumerate() {
             let _ = writeln!(
@@ -291,25 +323,22 @@ impl Counts {
             );
         }
         for i in 0..STATES {
-            let (r, w, c) = (&self.events[0][i], &self.events[1][i], &self.censored[i]);
-            if r.iter().chain(w).chain(c).all(|&x| x == 0) {
+            let (r, w, c) = (&self.events[0][i], &self.events[1][i], self.ends[i]);
+            if r.iter().chain(w).all(|&x| x == 0) && c == 0 {
                 continue;
             }
             let bins = |v: &Vec<u64>| join(&mut v.iter().enumerate().filter(|(_, &x)| x > 0).map(|(b, x)| format!("{b}:{x}")));
-            let _ = writeln!(s, "renewal state {i} {} | {} | {}", bins(r), bins(w), bins(c));
+            let _ = writeln!(s, "renewal state {i} {} | {} | {c}", bins(r), bins(w));
         }
     }
 
     /// Parses one `renewal` line's words after `renewal`; the error says what was expected.
     pub fn parse_line(&mut self, words: &[&str]) -> std::result::Result<(), String> {
         let count = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("renewal {what}: expected a count, found '{w}'"));
-        let pair = |w: &str, what: &str| -> std::result::Result<[u64; 2], String> {
-            let (a, b) = w.split_once(':').ok_or_else(|| format!("renewal {what}: expected READS:WRITES, found '{w}'"))?;
-            Ok([count(a, what)?, count(b, what)?])
-        };
-        if self.censored.is_empty() {
+        if self.ends.is_empty() {
             self.events = [vec![Vec::new(); STATES], vec![Vec::new(); STATES]];
-            self.censored = vec![Vec::new(); STATES];
+            self.ends = vec![0; STATES];
+            self.new_pages = vec![[[0; CLASSES]; 2]; WINDOWS];
         }
         let (key, rest) = words.split_first().ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes or state)")?;
         match *key {
@@ -318,10 +347,17 @@ impl Counts {
                 self.ticks = count(v, "ticks")?;
             }
             "new-pages" => {
-                if rest.len() != WINDOWS {
-                    return Err(format!("renewal new-pages: expected {WINDOWS} READS:WRITES pairs, found {}", rest.len()));
+                let bad =
+                    || format!("renewal new-pages: expected a window below {WINDOWS} and two lists of {CLASSES} counts (reads, writes)");
+                let [w, r, wr] = rest else { return Err(bad()) };
+                let w = count(w, "new-pages")? as usize;
+                if w >= WINDOWS {
+                    return Err(bad());
                 }
-                self.new_pages = rest.iter().map(|w| pair(w, "new-pages")).collect::<std::result::Result<_, _>>()?;
+                for (o, list) in [r, wr].into_iter().enumerate() {
+                    let v: Vec<u64> = list.split(',').map(|x| count(x, "new-pages")).collect::<std::result::Result<_, _>>()?;
+                    self.new_pages[w][o] = v.try_into().map_err(|_| bad())?;
+                }
             }
             "sequential" => {
                 let [r, w] = rest else { return Err("renewal sequential: expected two counts".into()) };
@@ -350,7 +386,7 @@ impl Counts {
                 let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
                 let i = i.ok_or_else(|| format!("renewal state: expected a state below {STATES}"))? as usize;
                 let bars: Vec<usize> = rest.iter().enumerate().filter(|(_, w)| **w == "|").map(|(k, _)| k).collect();
-                let [bar, bar2] = bars[..] else { return Err("renewal state: expected READ-GAPS | WRITE-GAPS | CENSORED".into()) };
+                let [bar, bar2] = bars[..] else { return Err("renewal state: expected READ-GAPS | WRITE-GAPS | ENDS".into()) };
                 let bins = |ws: &[&str]| -> std::result::Result<Vec<u64>, String> {
                     let mut v = Vec::new();
                     for w in ws {
@@ -368,7 +404,8 @@ impl Counts {
                 };
                 self.events[0][i] = bins(&rest[1..bar])?;
                 self.events[1][i] = bins(&rest[bar + 1..bar2])?;
-                self.censored[i] = bins(&rest[bar2 + 1..])?;
+                let [ends] = rest[bar2 + 1..] else { return Err("renewal state: expected one count of ends after the second |".into()) };
+                self.ends[i] = count(ends, "state")?;
             }
             k => return Err(format!("renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes or state")),
         }
@@ -377,7 +414,7 @@ impl Counts {
 
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
-        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.censored.len() != STATES {
+        if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.ends.len() != STATES {
             return Err("renewal: expected ticks, new-pages and state lines".into());
         }
         if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
@@ -425,24 +462,21 @@ struct Gaps {
 }
 
 impl Gaps {
-    /// The Kaplan-Meier estimate from the gaps to a read and to a write and the censored pages
-    /// by bin; the op after a gap is a write with its bin's share of writes (`writes` instead,
-    /// when given: ops ablated).
-    fn new(reads: &[u64], writes: &[u64], censored: &[u64], share: Option<f64>) -> Gaps {
-        let n = reads.len().max(writes.len()).max(censored.len());
+    /// The distribution of the gaps to a read and to a write, and of the ends (no further
+    /// reference), by bin; the op after a gap is a write with its bin's share of writes (`share`
+    /// instead, when given: ops ablated).
+    fn new(reads: &[u64], writes: &[u64], ends: u64, share: Option<f64>) -> Gaps {
+        let n = reads.len().max(writes.len());
         let at = |v: &[u64], b: usize| v.get(b).copied().unwrap_or(0) as f64;
-        let mut risk: f64 = (0..n).map(|b| at(reads, b) + at(writes, b) + at(censored, b)).sum();
-        let (mut survive, mut cum, mut total) = (1.0, Vec::with_capacity(n), 0.0);
+        let all: f64 = (0..n).map(|b| at(reads, b) + at(writes, b)).sum::<f64>() + ends as f64;
         let write = (0..n).map(|b| share.unwrap_or(at(writes, b) / (at(reads, b) + at(writes, b)).max(1.0))).collect();
-        for b in 0..n {
-            let (e, c) = (at(reads, b) + at(writes, b), at(censored, b));
-            let r = risk - 0.5 * c;
-            let h = if r > 0.0 { (e / r).min(1.0) } else { 0.0 };
-            total += survive * h;
-            survive *= 1.0 - h;
-            cum.push(total);
-            risk -= e + c;
-        }
+        let mut total = 0.0;
+        let cum = (0..n)
+            .map(|b| {
+                total += (at(reads, b) + at(writes, b)) / all.max(1.0);
+                total
+            })
+            .collect();
         Gaps { cum, write }
     }
 
@@ -458,8 +492,8 @@ impl Gaps {
     }
 }
 
-/// A pooled state's gaps to a read, to a write, and its censored pages, by bin.
-type Pooled = [Vec<u64>; 3];
+/// A pooled state's gaps to a read and to a write (by bin), and its ends.
+type Pooled = ([Vec<u64>; 2], u64);
 
 /// The random numbers a request's pages share: which gap bin, where in it, which next op.
 type Draws = (f64, f64, f64);
@@ -479,6 +513,8 @@ struct Page {
     refs: u32,
     /// The op of its next reference (when due).
     op: u8,
+    /// Its class: its references over the original's run, binned ([`class`]).
+    class: u8,
     /// The pages, bytes and offset in its page of the new request that first touched it (on that
     /// request's first page only; 0 pages elsewhere).
     span: u32,
@@ -488,7 +524,7 @@ struct Page {
 
 impl Default for Page {
     fn default() -> Page {
-        Page { last: 0, due: NEVER, refs: 0, op: 0, span: 0, len: 0, offset: 0 }
+        Page { last: 0, due: NEVER, refs: 0, op: 0, class: 0, span: 0, len: 0, offset: 0 }
     }
 }
 
@@ -507,6 +543,11 @@ pub struct Renewal {
     new_rate: Vec<[f64; 2]>,
     /// The original's new pages by op (which op a clone that outruns its windows goes on with).
     new_pages_total: [u64; 2],
+    /// Per window and op: the classes of the new pages, counts (a new request's class is drawn
+    /// from them).
+    classes: Vec<[[u64; CLASSES]; 2]>,
+    /// Per state: its distribution in `gaps` (states pooled alike share one).
+    which: Vec<u32>,
     sizes: [Bag; 2],
     sequential: [f64; 2],
     /// Ticks of the clone's windows (all of them).
@@ -541,20 +582,34 @@ impl Renewal {
         // A state's key at a level of pooling: the dimensions the level (or an ablation) drops
         // are set to 0, and the counts of every state with the same key are added up. A state
         // seen fewer than MIN_SEEN times takes the first level, in LEVELS' order, that is.
-        let keep = |s: usize, drop: [bool; 3]| {
-            let (ph, j, oc, op) = dims(s);
+        let keep = |s: usize, drop: [bool; 4]| {
+            let [ph, c, j, oc, op] = dims(s);
             let off = |d: bool, v: usize| if d { 0 } else { v };
-            state(off(drop[0] || ablate.pool_phases, ph), off(drop[1] || ablate.frequency, j), off(drop[2] || ablate.recency, oc), op)
+            let frequency = ablate.frequency;
+            state(
+                off(drop[0] || ablate.pool_phases, ph),
+                off(drop[1] || frequency, c),
+                off(drop[2] || frequency, j),
+                off(drop[3] || ablate.recency, oc),
+                op,
+            )
         };
-        // (phase, references so far, octave) dropped.
-        const LEVELS: [[bool; 3]; 5] = [[false; 3], [true, false, false], [false, false, true], [true, false, true], [true, true, true]];
-        let pooled: Vec<Vec<Pooled>> = LEVELS
+        // (phase, class, references so far, octave) dropped.
+        const LEVELS: [[bool; 4]; 6] = [
+            [false; 4],
+            [true, false, false, false],
+            [false, false, false, true],
+            [true, false, false, true],
+            [true, false, true, true],
+            [true, true, true, true],
+        ];
+        let pooled: Vec<FxHashMap<usize, Pooled>> = LEVELS
             .iter()
             .map(|&drop| {
-                let mut v: Vec<Pooled> = vec![Default::default(); STATES];
-                for s in 0..STATES {
-                    let d = &mut v[keep(s, drop)];
-                    for (dst, src) in d.iter_mut().zip([&c.events[0][s], &c.events[1][s], &c.censored[s]]) {
+                let mut v: FxHashMap<usize, Pooled> = FxHashMap::default();
+                for s in (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())) {
+                    let d = v.entry(keep(s, drop)).or_default();
+                    for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
                         if dst.len() < src.len() {
                             dst.resize(src.len(), 0);
                         }
@@ -562,21 +617,31 @@ impl Renewal {
                             *x += y;
                         }
                     }
+                    d.1 += c.ends[s];
                 }
                 v
             })
             .collect();
         let share = |x: [u64; 2]| x[1] as f64 / (x[0] + x[1]).max(1) as f64;
-        let writes = c.new_pages.iter().fold([0, 0], |a, x| [a[0] + x[0], a[1] + x[1]]);
-        let overall = share(writes);
-        let gaps = (0..STATES)
-            .map(|s| {
-                let at = |l: usize| &pooled[l][keep(s, LEVELS[l])];
-                let seen = |x: &Pooled| x.iter().flatten().sum::<u64>();
-                let g = (0..LEVELS.len()).map(at).find(|x| seen(x) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
-                Gaps::new(&g[0], &g[1], &g[2], ablate.ops.then_some(overall))
-            })
-            .collect();
+        let totals = c.new_pages.iter().fold([0, 0], |a, x| [a[0] + x[0].iter().sum::<u64>(), a[1] + x[1].iter().sum::<u64>()]);
+        let overall = share(totals);
+        // Each state's distribution is that of the first level that saw it MIN_SEEN times;
+        // states that share one share its Gaps.
+        let seen = |x: &Pooled| x.0.iter().flatten().sum::<u64>() + x.1;
+        let empty: Pooled = Default::default();
+        let mut index: FxHashMap<(usize, usize), u32> = FxHashMap::default();
+        let (mut gaps, mut which) = (Vec::new(), Vec::with_capacity(STATES));
+        for s in 0..STATES {
+            let at = |l: usize| (l, keep(s, LEVELS[l]));
+            let get = |k: (usize, usize)| pooled[k.0].get(&k.1).unwrap_or(&empty);
+            let k = (0..LEVELS.len()).map(at).find(|&k| seen(get(k)) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+            let i = *index.entry(k).or_insert_with(|| {
+                let g = get(k);
+                gaps.push(Gaps::new(&g.0[0], &g.0[1], g.1, ablate.ops.then_some(overall)));
+                (gaps.len() - 1) as u32
+            });
+            which.push(i);
+        }
         let per_request = c.ticks as f64 / m.requests.max(1) as f64;
         let span = length.map_or(c.ticks as f64 * scale, |n| n as f64 * per_request);
         let boost = scale * c.ticks as f64 / span;
@@ -586,15 +651,14 @@ impl Renewal {
         let new_rate = c
             .new_pages
             .iter()
-            .map(
-                |&[r, w]| {
-                    if ablate.ops {
-                        [per_tick(r + w) * (1.0 - overall), per_tick(r + w) * overall]
-                    } else {
-                        [per_tick(r), per_tick(w)]
-                    }
-                },
-            )
+            .map(|x| {
+                let [r, w] = x.map(|v| v.iter().sum::<u64>());
+                if ablate.ops {
+                    [per_tick(r + w) * (1.0 - overall), per_tick(r + w) * overall]
+                } else {
+                    [per_tick(r), per_tick(w)]
+                }
+            })
             .collect::<Vec<_>>();
         let starts = |o: usize| c.sizes[o].iter().map(|x| x.1).sum::<u64>();
         let sequential = [0, 1].map(|o| if starts(o) > 0 { c.sequential[o] as f64 / starts(o) as f64 } else { 0.0 });
@@ -619,7 +683,9 @@ impl Renewal {
             ablate,
             gaps,
             new_rate,
-            new_pages_total: writes,
+            new_pages_total: totals,
+            classes: c.new_pages.clone(),
+            which,
             sizes,
             sequential,
             span,
@@ -674,8 +740,8 @@ impl Renewal {
             e.refs = e.refs.saturating_add(1);
             e.last = t;
             e.due = NEVER;
-            let s = state(phase(t, self.span), jbin(u64::from(e.refs)), octave(gap), o);
-            let Some((g, next)) = self.gaps[s].draw(u, v, x) else { continue };
+            let s = state(phase(t, self.span), usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
+            let Some((g, next)) = self.gaps[self.which[s] as usize].draw(u, v, x) else { continue };
             e.op = next;
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
@@ -764,10 +830,21 @@ impl Renewal {
                 if self.pages.len() < self.fresh as usize {
                     self.pages.resize((self.fresh as usize).next_power_of_two(), Page::default());
                 }
+                // The request's class, drawn from the window's new pages of its op.
+                let counts = &self.classes[w][o];
+                let mut k = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
+                let class = counts.iter().position(|&c| {
+                    k < c || {
+                        k -= c;
+                        false
+                    }
+                });
+                let class = class.unwrap_or(0) as u8;
                 let e = &mut self.pages[first as usize];
                 (e.span, e.len, e.offset) = (n as u32, (packed >> 12) as u32, (packed & 0xfff) as u16);
                 for p in first..first + n {
-                    self.pages[p as usize].op = o as u8;
+                    let e = &mut self.pages[p as usize];
+                    (e.op, e.class) = (o as u8, class);
                 }
                 self.out.push_back((first, n as u32, o, self.run_rn));
             }
@@ -884,10 +961,11 @@ mod tests {
         let orig = data("msr_hm_0_excerpt1000.csv");
         let m = super::super::load(&orig, &Default::default()).unwrap();
         let c = m.renewal.as_ref().unwrap();
-        // Every page access is a gap or a censored page, every page first touched once.
+        // Every page access is a gap or a page's end, every page first touched once.
         let sum = |v: &Vec<Vec<u64>>| v.iter().flatten().sum::<u64>();
-        assert_eq!(sum(&c.events[0]) + sum(&c.events[1]) + sum(&c.censored), c.ticks);
-        assert_eq!(sum(&c.censored), c.new_pages.iter().map(|x| x[0] + x[1]).sum::<u64>());
+        let ends: u64 = c.ends.iter().sum();
+        assert_eq!(sum(&c.events[0]) + sum(&c.events[1]) + ends, c.ticks);
+        assert_eq!(ends, c.new_pages.iter().flatten().flatten().sum::<u64>());
         assert_eq!(c.ticks, m.accesses);
         let text = m.to_text();
         let dir = std::env::temp_dir().join(format!("fcsim-renewal-{}", std::process::id()));
@@ -921,9 +999,10 @@ mod tests {
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display())).contains("expected frequency, recency, together or ops"));
         assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
         let mut c = Counts::default();
-        assert!(c.parse_line(&["state", "99999", "|"]).unwrap_err().contains("expected a state below"));
-        assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | CENSORED"));
-        assert!(c.parse_line(&["new-pages", "1:2"]).unwrap_err().contains("expected 64 READS:WRITES pairs"));
+        assert!(c.parse_line(&["state", "999999", "|"]).unwrap_err().contains("expected a state below"));
+        assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | ENDS"));
+        assert!(c.parse_line(&["new-pages", "64", "1", "2"]).unwrap_err().contains("expected a window below 64"));
+        assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 14 counts"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
         assert!(c.check().is_err());
     }
@@ -931,32 +1010,34 @@ mod tests {
     #[test]
     fn pages_referenced_together_come_back_together() {
         // Eight pages written by one request, never apart: their gaps are drawn with the same
-        // random numbers from the same state, so every reuse is one request of eight pages.
+        // random numbers from the same state, so every reuse is one request of eight pages. The
+        // pages are of the class of pages referenced 3-4 times (a first reference is not their
+        // last), written (the excerpt is mostly writes).
         let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
-        let mut g = Renewal::new(&m, 1.0, Some(20_000), 1, Ablate::default(), "t".into()).unwrap();
-        g.pages.resize(64, Page::default());
-        g.fresh = 8;
-        g.touch(0, 8, 1, (0.3, 0.7, 0.1));
+        let fresh = |ablate: Ablate| {
+            let mut g = Renewal::new(&m, 1.0, Some(20_000), 1, ablate, "t".into()).unwrap();
+            g.pages.resize(64, Page { class: 2, ..Page::default() });
+            g.fresh = 8;
+            g.touch(0, 8, 1, (0.3, 0.7, 0.1));
+            g
+        };
+        let g = fresh(Ablate::default());
         let dues: Vec<u64> = g.pages[..8].iter().map(|e| e.due).collect();
-        assert!(dues.iter().all(|&d| d == dues[0]), "{dues:?}");
-        let mut apart = Renewal::new(&m, 1.0, Some(20_000), 1, Ablate { together: true, ..Ablate::default() }, "t".into()).unwrap();
-        apart.pages.resize(64, Page::default());
-        apart.touch(0, 8, 1, (0.3, 0.7, 0.1));
+        assert!(dues[0] != NEVER && dues.iter().all(|&d| d == dues[0]), "{dues:?}");
+        let apart = fresh(Ablate { together: true, ..Ablate::default() });
         assert!(apart.pages[..8].iter().any(|e| e.due != apart.pages[0].due));
     }
 
     #[test]
-    fn kaplan_meier_by_hand() {
-        // Gaps of 1, 1, 2 and one page censored in bin 2 (at risk for half of it): bin 1 takes
-        // 2 of 4, bin 2 1 of the 1.5 at risk (of the 2 left), so P(1) = 0.5, P(2) = 0.5 · 2/3, and
-        // P(never) = 0.5 · 1/3.
-        // The gap of 2 and one of the gaps of 1 end in a write.
-        let g = Gaps::new(&[0, 1, 0], &[0, 1, 1], &[0, 0, 1], None);
+    fn gaps_and_ends_by_hand() {
+        // Gaps of 1 (a read, then a write), of 2 (a write) and one end: P(1) = 2/4, P(2) = 1/4,
+        // P(no further reference) = 1/4; after a gap of 1 a write half the time, of 2 always.
+        let g = Gaps::new(&[0, 1, 0], &[0, 1, 1], 1, None);
         assert!((g.cum[1] - 0.5).abs() < 1e-12);
-        assert!((g.cum[2] - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
+        assert!((g.cum[2] - 0.75).abs() < 1e-12);
         assert_eq!(g.draw(0.2, 0.0, 0.4), Some((1, 1)));
         assert_eq!(g.draw(0.2, 0.0, 0.6), Some((1, 0)));
         assert_eq!(g.draw(0.6, 0.9, 0.99), Some((2, 1)));
-        assert_eq!(g.draw(0.9, 0.0, 0.0), None);
+        assert_eq!(g.draw(0.8, 0.0, 0.0), None);
     }
 }
