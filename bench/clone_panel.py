@@ -118,7 +118,7 @@ def main() -> None:
     ap.add_argument(
         "--generators",
         default="stack,renewal,naive",
-        help="stack (model=stack), renewal (model=renewal), renewal:KEY=VALUE (phases=4, ablate=...), naive",
+        help="stack (model=stack), renewal (model=renewal), renewal:KEY=VALUE (phases=1, ablate=...), naive",
     )
     ap.add_argument("--out", default=str(ROOT / "bench/RESULTS.md"))
     a = ap.parse_args()
@@ -133,7 +133,7 @@ def main() -> None:
             if g == "naive":
                 gens[g] = [fcsim.api.baseline_spec(fcsim.trace_info(t))]
             else:
-                # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=4, ablate=...)
+                # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=1, ablate=...)
                 extra = (
                     "" if g == "stack" else ",model=renewal" + ("," + g.split(":", 1)[1] if ":" in g else "")
                 )
@@ -178,7 +178,7 @@ def main() -> None:
         "tau-b of the two rankings; LRU MRC MAE at 1%..50% of the working set (target at most "
         "0.02); dirty: |LRU dirty-eviction share difference| in points (target at most 3). "
         f"stack: `synth:clone=TRACE,seed=S` (the stack-distance clone), renewal: the same with "
-        "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=4`, `ablate=PARTS`); "
+        "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=1`, `ablate=PARTS`); "
         f"S = 1..{a.seeds}, mean [min, max]; naive: the "
         "`synth:calibrated` spec `fcsim trace compare` scores beside a clone "
         "(`fcsim.api.baseline_spec`: requests, working set, write share, mean size, P/A locality, rate).",

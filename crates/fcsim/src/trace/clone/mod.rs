@@ -199,7 +199,7 @@ impl CloneSpec {
             length: None,
             seed: 42,
             renewal: false,
-            ablate: renewal::Ablate { pool_phases: true, ..renewal::Ablate::default() },
+            ablate: renewal::Ablate::default(),
         };
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth:clone: expected key=value, found '{part}'")))?;
@@ -244,7 +244,7 @@ impl CloneSpec {
                 }
             }
         }
-        if s.ablate != (renewal::Ablate { pool_phases: true, ..renewal::Ablate::default() }) && !s.renewal {
+        if s.ablate != renewal::Ablate::default() && !s.renewal {
             return Err(Error::config("synth:clone: ablate= and phases= apply to model=renewal only"));
         }
         Ok(s)
