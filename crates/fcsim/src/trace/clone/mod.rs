@@ -1,7 +1,10 @@
 //! Trace clones: `synth:clone=PATH[,format=F][,scale=K][,length=N][,seed=S]` fits a model to a
 //! real trace (or reads one saved by `fcsim trace clone PATH -o MODEL`) and streams a
 //! statistically similar trace of any length and working-set scale, seeded, in memory bounded
-//! by the model (not by the output's length).
+//! by the model (not by the output's length). This module is the stack-distance clone (the
+//! default, `model=stack`); `model=renewal` is [`renewal`], which keeps what separates policies
+//! (long-term frequency with recency), fitted from the same trace into the same model file.
+//! Fitted models are kept on disk by content ([`cache`]).
 //!
 //! **Method.** A stack-distance generator: the LRU stack model of program behaviour drives
 //! a reference string by a stack-distance probability mass function (O. Babaoglu, "Efficient

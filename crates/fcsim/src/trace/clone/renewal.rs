@@ -80,7 +80,7 @@
 //!   requests that start on known pages and run on into new ones (cloudphysics: 4,902 of its
 //!   113,872 requests start on a new page, yet 269,210 pages are new), which a clone cannot
 //!   join to a reuse (its new pages are numbered apart): its requests are smaller and more
-//!   numerous than the original's (cloudphysics: 16.6 KiB mean against 36.9 KiB at the same
+//!   numerous than the original's (cloudphysics: 16 KiB mean against 37 KiB at about the same
 //!   page accesses). Arrivals follow the original's request rate, so the clone's span is
 //!   longer by the same ratio.
 //! - Memory: a 32-byte entry per page number (the working set × K and one unused number per
@@ -538,7 +538,7 @@ pub struct Renewal {
     scale: f64,
     ablate: Ablate,
     gaps: Vec<Gaps>,
-    /// Per window: new pages per tick, and P(a new request is a write).
+    /// Per window and op: new pages per tick.
     new_rate: Vec<[f64; 2]>,
     /// The original's new pages by op (which op a clone that outruns its windows goes on with).
     new_pages_total: [u64; 2],
@@ -565,7 +565,6 @@ pub struct Renewal {
     /// The random numbers of the current run of new requests.
     run_rn: Draws,
     arrivals: Option<super::arrivals::Stream>,
-    time_factor: f64,
     last_ns: u64,
 }
 
@@ -699,7 +698,6 @@ impl Renewal {
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
             arrivals,
-            time_factor: 1.0,
             last_ns: 0,
         })
     }
@@ -896,7 +894,7 @@ impl TraceReader for Renewal {
         let time_ns = match &mut self.arrivals {
             Some(a) => {
                 let next = a.next().map_err(|e| Error::config(format!("{}: request {}: {e}", self.label, self.i + 1)))?;
-                let t = ((next * self.time_factor) as u64).max(self.last_ns);
+                let t = (next as u64).max(self.last_ns);
                 if t >= crate::time::HORIZON_NS {
                     return Err(Error::config(format!(
                         "{}: request {} would arrive past the latest time fcsim simulates ({}); shorten the clone (length=)",
