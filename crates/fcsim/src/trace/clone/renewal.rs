@@ -137,14 +137,16 @@ pub const GAP: u64 = 1;
 /// Ticks per chunk of the fit's count of new pages (rebinned into [`WINDOWS`] at the end).
 const CHUNK: u64 = 1024;
 
+/// The bin of a count `n` ≥ 1 of `bins`: 1, 2, 3-4, 5-8, ..., the last holding every larger one.
+#[inline]
+fn count_bin(n: u64, bins: usize) -> usize {
+    ((64 - n.saturating_sub(1).leading_zeros()) as usize).min(bins - 1)
+}
+
 /// The references-so-far bin of a page referenced `j` ≥ 1 times.
 #[inline]
 pub fn jbin(j: u64) -> usize {
-    if j <= 1 {
-        0
-    } else {
-        ((64 - (j - 1).leading_zeros()) as usize).min(JBINS - 1)
-    }
+    count_bin(j, JBINS)
 }
 
 /// The octave of a gap `g` (0 for none).
@@ -156,11 +158,7 @@ pub fn octave(g: u64) -> usize {
 /// The class of a page referenced `f` ≥ 1 times over the trace.
 #[inline]
 pub fn class(f: u64) -> usize {
-    if f <= 1 {
-        0
-    } else {
-        ((64 - (f - 1).leading_zeros()) as usize).min(CLASSES - 1)
-    }
+    count_bin(f, CLASSES)
 }
 
 /// The index of a state: phase, class, references-so-far bin, octave, op.
