@@ -62,6 +62,16 @@ def test_todays_clone_of_cloudphysics_fails_on_the_panel_ranking() -> None:
     assert df.attrs["baseline_spec"].startswith("synth:calibrated,requests=113872,")
 
 
+def test_the_renewal_clone_of_cloudphysics_keeps_the_ranking_the_stack_clone_loses() -> None:
+    # The same seed as above: model=renewal keeps the separated pairs' order at 1% and 10% of
+    # the working set as well as the original's halves do, and LRU's curve too (issue 40).
+    by = fcsim.compare(
+        CLOUDPHYSICS, f"synth:clone={CLOUDPHYSICS},seed=7,model=renewal", baseline=False
+    ).set_index("measure")
+    for m in ("panel_pairs_kept_1pct", "panel_pairs_kept_10pct", "panel_mae_10pct", "mrc_mae"):
+        assert by.loc[m, "status"] == "pass", (m, by.loc[m, "b"], by.loc[m, "bound"])
+
+
 def test_a_read_only_trace_cannot_test_the_dirty_measures() -> None:
     by = fcsim.compare(READ_ONLY, READ_ONLY).set_index("measure")
     for m in (
