@@ -120,8 +120,16 @@ def main() -> None:
         default="stack,renewal,naive",
         help="stack (model=stack), renewal (model=renewal), renewal:KEY=VALUE (phases=1, ablate=...), naive",
     )
+    ap.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="generate at scale=K (working set and distances x K), compared at the same shares of each "
+        "trace's own working set; its own section of RESULTS.md",
+    )
     ap.add_argument("--out", default=str(ROOT / "bench/RESULTS.md"))
     a = ap.parse_args()
+    scale = f",scale={a.scale}" if a.scale != 1 else ""
     rows = []
     for name in a.traces.split(","):
         t = str(ROOT / "data/traces" / name)
@@ -131,13 +139,13 @@ def main() -> None:
         gens = {}
         for g in a.generators.split(","):
             if g == "naive":
-                gens[g] = [fcsim.api.baseline_spec(fcsim.trace_info(t))]
+                gens[g] = [fcsim.api.baseline_spec(fcsim.trace_info(t)) + scale]
             else:
                 # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=1, ablate=...)
                 extra = (
                     "" if g == "stack" else ",model=renewal" + ("," + g.split(":", 1)[1] if ":" in g else "")
                 )
-                gens[g] = [f"synth:clone={t},seed={s}{extra}" for s in range(1, a.seeds + 1)]
+                gens[g] = [f"synth:clone={t},seed={s}{extra}{scale}" for s in range(1, a.seeds + 1)]
         for gen, specs in gens.items():
             per = {s: [] for s in SHARES}
             mrc, dirty = [], [[], []]
@@ -167,10 +175,18 @@ def main() -> None:
             rows.append([name, gen, *cells])
             print(" | ".join(rows[-1]), flush=True)
     load = os.getloadavg()
+    section = SECTION if a.scale == 1 else f"{SECTION} at scale={a.scale}"
+    command = f"bench/clone_panel.py --seeds {a.seeds} --generators {a.generators}"
+    command += f" --scale {a.scale} --traces {a.traces}" if a.scale != 1 else ""
     lines = [
-        SECTION,
+        section,
         "",
-        f"`bench/clone_panel.py --seeds {a.seeds} --generators {a.generators}` (fcsim {commit()}; load "
+        *(
+            [f"Every generated trace at `scale={a.scale}`: {a.scale}x the working set and reuse distances."]
+            if a.scale != 1
+            else []
+        ),
+        f"`{command}` (fcsim {commit()}; load "
         f"{load[0]:.1f}). Panel: {', '.join(PANEL)}; sizes 1% and 10% of each trace's own working "
         f'set. "kept": of the pairs whose hit ratios differ by at least {SEPARATED} on the original, '
         "the share in the same order on the generated trace (issue 40's target: at least 90%); "
