@@ -23,25 +23,41 @@ const OPS: [&str; 2] = ["read", "write"];
 /// `[prev][op]` names of the distance classes.
 const CLASSES: [[&str; 2]; 2] = [["read-after-read", "write-after-read"], ["read-after-write", "write-after-write"]];
 
+/// Bin of a count d ≥ 1 with 2^k bins per power of two: exact below 2^(k+1), then each power
+/// of two cut into 2^k equal bins (the stack distances here, k = 3; the renewal clone's gaps,
+/// k = 2).
+#[inline]
+pub fn log_bin(d: u64, k: u32) -> usize {
+    let exact = 2u64 << k;
+    if d < exact {
+        return d as usize;
+    }
+    let e = 63 - d.leading_zeros();
+    exact as usize + (((e - k - 1) as usize) << k) + ((d >> (e - k)) & ((1 << k) - 1)) as usize
+}
+
+/// The counts a [`log_bin`] bin holds: (first, how many).
+#[inline]
+pub fn log_bin_range(b: usize, k: u32) -> (u64, u64) {
+    let exact = 2usize << k;
+    if b < exact {
+        return (b as u64, 1);
+    }
+    let e = ((b - exact) >> k) as u32 + k + 1;
+    let sub = ((b - exact) & ((1 << k) - 1)) as u64;
+    (((1 << k) + sub) << (e - k), 1 << (e - k))
+}
+
 /// Bin of a stack distance d ≥ 1: exact below 16, then 8 bins per power of two.
 #[inline]
 pub fn bin(d: u64) -> usize {
-    if d < 16 {
-        return d as usize;
-    }
-    let e = 63 - d.leading_zeros() as usize;
-    16 + (e - 4) * 8 + ((d >> (e - 3)) & 7) as usize
+    log_bin(d, 3)
 }
 
 /// The distances a bin holds: (first, how many).
 #[inline]
 pub fn bin_range(b: usize) -> (u64, u64) {
-    if b < 16 {
-        return (b as u64, 1);
-    }
-    let e = (b - 16) / 8 + 4;
-    let sub = ((b - 16) % 8) as u64;
-    ((8 + sub) << (e - 3), 1 << (e - 3))
+    log_bin_range(b, 3)
 }
 
 /// The stack distances of a curve by bin; bin 0 counts first accesses.

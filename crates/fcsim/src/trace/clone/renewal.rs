@@ -113,7 +113,7 @@
 //! 0.08 from the original's).
 
 use super::calendar::Calendar;
-use super::model::{Values, PAGE, WINDOWS};
+use super::model::{log_bin, log_bin_range, Values, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
@@ -188,22 +188,13 @@ fn phase(t: u64, ticks: f64) -> usize {
 /// The bin of a gap `g` ≥ 1: exact below 8, then 4 bins per power of two.
 #[inline]
 pub fn gbin(g: u64) -> usize {
-    if g < 8 {
-        return g as usize;
-    }
-    let e = 63 - g.leading_zeros() as usize;
-    8 + (e - 3) * 4 + ((g >> (e - 2)) & 3) as usize
+    log_bin(g, 2)
 }
 
 /// The gaps a bin holds: (first, how many).
 #[inline]
 pub fn gbin_range(b: usize) -> (u64, u64) {
-    if b < 8 {
-        return (b as u64, 1);
-    }
-    let e = (b - 8) / 4 + 3;
-    let sub = ((b - 8) % 4) as u64;
-    ((4 + sub) << (e - 2), 1 << (e - 2))
+    log_bin_range(b, 2)
 }
 
 /// What the renewal clone is fitted to (see the module docs).
@@ -674,6 +665,15 @@ impl Renewal {
             .map(|&(x, _)| ((x & 0xfff) + (x >> 12).max(1)).div_ceil(PAGE))
             .max()
             .unwrap_or(1);
+        // Page numbers: the new pages × K and at most one unused number before each new request
+        // (of one page or more); refused before the table grows towards 2^32 entries.
+        let numbers = 2.0 * scale * (totals[0] + totals[1]) as f64 + max_pages as f64;
+        if numbers >= f64::from(u32::MAX) {
+            return Err(Error::config(format!(
+                "{label}: scale={scale}: a working set of {:.0} pages is more than a clone numbers (2^32 pages of 4 KiB)",
+                scale * (totals[0] + totals[1]) as f64
+            )));
+        }
         let arrivals =
             m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, seed), length.unwrap_or(u64::MAX)));
         Ok(Renewal {
@@ -999,6 +999,10 @@ mod tests {
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display())).contains("expected frequency, recency, together or ops"));
         assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
+        // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
+        let m = super::super::load(&orig, &Default::default()).unwrap();
+        let big = Renewal::new(&m, 2e6, None, 1, Ablate::default(), "t".into()).map(|_| ()).unwrap_err().to_string();
+        assert!(big.contains("more than a clone numbers"), "{big}");
         let mut c = Counts::default();
         assert!(c.parse_line(&["state", "999999", "|"]).unwrap_err().contains("expected a state below"));
         assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | ENDS"));
