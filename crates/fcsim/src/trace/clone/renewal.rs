@@ -447,12 +447,18 @@ impl Ablate {
 
 /// A state's gap distribution: cumulative probabilities by gap bin; what is left above the last
 /// is the probability of no further reference.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Gaps {
     cum: Vec<f64>,
     /// Per gap bin: P(the reference after that gap is a write).
     write: Vec<f64>,
+    /// Per [`GUIDE`]th of [0, 1): the first bin whose cumulative probability passes its start
+    /// (the search for a uniform starts there, a step or two from its bin).
+    guide: Vec<u16>,
 }
+
+/// Slots of a [`Gaps`]' guide table.
+const GUIDE: usize = 64;
 
 impl Gaps {
     /// The distribution of the gaps to a read and to a write, and of the ends (no further
@@ -464,20 +470,25 @@ impl Gaps {
         let all: f64 = (0..n).map(|b| at(reads, b) + at(writes, b)).sum::<f64>() + ends as f64;
         let write = (0..n).map(|b| share.unwrap_or(at(writes, b) / (at(reads, b) + at(writes, b)).max(1.0))).collect();
         let mut total = 0.0;
-        let cum = (0..n)
+        let cum: Vec<f64> = (0..n)
             .map(|b| {
                 total += (at(reads, b) + at(writes, b)) / all.max(1.0);
                 total
             })
             .collect();
-        Gaps { cum, write }
+        let guide = (0..GUIDE).map(|k| cum.partition_point(|&c| c <= k as f64 / GUIDE as f64) as u16).collect();
+        Gaps { cum, write, guide }
     }
 
     /// The gap and op of the next reference for uniforms `u` (which bin), `v` (where in it) and
     /// `x` (which op), or `None` (no further reference).
     #[inline]
     fn draw(&self, u: f64, v: f64, x: f64) -> Option<(u64, u8)> {
-        let b = self.cum.partition_point(|&c| c <= u);
+        // The bin partition_point would find: the first with cum > u, from the guide's.
+        let mut b = usize::from(self.guide[((u * GUIDE as f64) as usize).min(GUIDE - 1)]);
+        while b < self.cum.len() && self.cum[b] <= u {
+            b += 1;
+        }
         (b < self.cum.len()).then(|| {
             let (lo, n) = gbin_range(b);
             (lo + ((v * n as f64) as u64).min(n - 1), u8::from(x < self.write[b]))
