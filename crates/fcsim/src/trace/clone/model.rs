@@ -16,8 +16,14 @@ pub const PAGE: u64 = 4096;
 pub const WINDOWS: usize = 64;
 /// The fewest reads and writes a trace needs to be fitted.
 pub const MIN_REQUESTS: u64 = 100;
-/// First line of a model file.
-pub const MAGIC: &str = "fcsim-clone-model 1";
+/// First line of a model file: its format. 2 since the renewal clone's counts are final (a
+/// format 1 model still clones with `model=stack`; its renewal counts, if any, are of an earlier
+/// layout and are dropped, and `model=renewal` asks for the model to be fitted again).
+pub const MAGIC: &str = "fcsim-clone-model 2";
+/// The first line without the format number.
+const MAGIC_STEM: &str = "fcsim-clone-model ";
+/// The format this fcsim writes; it reads 1 and this.
+pub const FORMAT: u32 = 2;
 
 const OPS: [&str; 2] = ["read", "write"];
 /// `[prev][op]` names of the distance classes.
@@ -124,6 +130,8 @@ pub struct Model {
     pub arrivals: Option<Cascade>,
     /// The renewal clone's counts ([`super::renewal`]); `None` in a model saved before them.
     pub renewal: Option<super::renewal::Counts>,
+    /// The model file's format ([`FORMAT`] for a model fitted by this fcsim).
+    pub format: u32,
 }
 
 impl Model {
@@ -255,6 +263,7 @@ impl Model {
             tails,
             arrivals,
             renewal: None,
+            format: FORMAT,
         })
     }
 
@@ -344,18 +353,28 @@ impl Model {
 
     /// Whether `head` (a file's first bytes) starts a model file.
     pub fn is_model(head: &[u8]) -> bool {
-        head.starts_with(MAGIC.as_bytes())
+        head.starts_with(MAGIC_STEM.as_bytes())
     }
 
     /// Parses a model file's text; errors name `path`, the line and what was expected.
     pub fn parse(text: &str, path: &Path) -> Result<Model> {
         let bad = |line: usize, what: String| Error::trace(path, Location::Line(line as u64), what);
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
-        match lines.next() {
-            Some((_, l)) if l == MAGIC => {}
+        let format = match lines.next() {
+            Some((n, l)) if l.starts_with(MAGIC_STEM) => match l[MAGIC_STEM.len()..].parse::<u32>() {
+                Ok(v @ 1..=FORMAT) => v,
+                _ => {
+                    return Err(bad(
+                        n,
+                        format!(
+                            "'{l}': a model format this fcsim does not read (it reads 1 and {FORMAT}); fit it again with this fcsim: 'fcsim trace clone TRACE -o MODEL'"
+                        ),
+                    ))
+                }
+            },
             Some((n, _)) => return Err(bad(n, format!("expected '{MAGIC}': this is not a clone model (made by fcsim trace clone)"))),
             None => return Err(Error::trace(path, Location::File, "empty file: not a clone model")),
-        }
+        };
         let mut m = Model {
             source: String::new(),
             requests: 0,
@@ -374,6 +393,7 @@ impl Model {
             gap: 64,
             arrivals: None,
             renewal: None,
+            format,
         };
         let mut seen: Vec<&str> = Vec::new();
         let mut levels_left = 0usize;
@@ -601,6 +621,9 @@ impl Model {
             if !seen.contains(&key) {
                 return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
             }
+        }
+        if m.format < FORMAT {
+            m.renewal = None;
         }
         if let Some(r) = &m.renewal {
             r.check().map_err(|e| Error::trace(path, Location::File, e))?;

@@ -112,7 +112,7 @@
 //! 0.08 from the original's).
 
 use super::calendar::Calendar;
-use super::model::{log_bin, log_bin_range, Values, PAGE, WINDOWS};
+use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
@@ -578,8 +578,9 @@ impl Renewal {
     pub fn new(m: &super::Model, scale: f64, length: Option<u64>, seed: u64, ablate: Ablate, label: String) -> Result<Renewal> {
         let c = m.renewal.as_ref().ok_or_else(|| {
             Error::config(format!(
-                "{label}: the model of {} has no renewal counts (fitted by an older fcsim): fit it again with 'fcsim trace clone TRACE -o MODEL'",
-                m.source
+                "{label}: the model of {} (model format {}) has no renewal counts of format {FORMAT}: fit it again with 'fcsim trace clone TRACE -o MODEL'",
+                m.source,
+                m.format
             ))
         })?;
         // A state's key at a level of pooling: the dimensions the level (or an ablation) drops
@@ -1025,6 +1026,19 @@ mod tests {
         assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 14 counts"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
         assert!(c.check().is_err());
+        // A model of format 1 keeps its stack counts; its renewal counts are refused, with the
+        // format and the command that fits it again. A format this fcsim does not know is refused.
+        let text = m.to_text();
+        let dir = std::env::temp_dir().join(format!("fcsim-renewal-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (old, new) = (dir.join("old.model"), dir.join("new.model"));
+        std::fs::write(&old, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 1", 1)).unwrap();
+        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 3", 1)).unwrap();
+        assert!(err(format!("clone={}", old.display())).is_empty());
+        let e = err(format!("clone={},model=renewal", old.display()));
+        assert!(e.contains("model format 1") && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
+        let e = err(format!("clone={}", new.display()));
+        assert!(e.contains("'fcsim-clone-model 3'") && e.contains("reads 1 and 2") && e.contains("fcsim trace clone"), "{e}");
     }
 
     #[test]
