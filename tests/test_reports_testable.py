@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pytest
 from test_reports_gasa_larc import _gasa_rows, _larc_rows
 from test_reports_profiles import _dynamic_rows, _lcr_rows
 
@@ -96,16 +97,37 @@ def test_table_names_every_claim_and_requirement_once() -> None:
     assert "Not measured" in "\n".join(testable.Gate("lcr", None).table(["a.csv"]))
 
 
-def test_measures_are_cached_per_trace(tmp_path: Path) -> None:
+def test_measures_are_cached_by_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fcsim import _core
+
     spec = "synth:uniform,requests=2000,pages=500,write=0.3,iops=1000,seed=1"
-    first = testable.measure({"u": (spec, {})}, tmp_path, "v1")
+    first = testable.measure({"u": (spec, {})}, tmp_path)
     assert (tmp_path / testable.CACHE).exists()
     assert first["u"]["requests"] == 2000
-    # The cached value is used as is (a stale one would be kept until the version changes).
-    text = (tmp_path / testable.CACHE).read_text().replace('"requests": 2000', '"requests": 7')
-    (tmp_path / testable.CACHE).write_text(text)
-    assert testable.measure({"u": (spec, {})}, tmp_path, "v1")["u"]["requests"] == 7
-    assert testable.measure({"u": (spec, {})}, tmp_path, "v2")["u"]["requests"] == 2000
+
+    def tamper() -> None:
+        text = (tmp_path / testable.CACHE).read_text().replace('"requests": 2000', '"requests": 7')
+        (tmp_path / testable.CACHE).write_text(text)
+
+    # The cached value is used as is while nothing it depends on changed ...
+    tamper()
+    assert testable.measure({"u": (spec, {})}, tmp_path)["u"]["requests"] == 7
+    # ... and measured again when the core that generates and measures it changes.
+    monkeypatch.setattr(_core, "SOURCE_DIGEST", "another core")
+    assert testable.measure({"u": (spec, {})}, tmp_path)["u"]["requests"] == 2000
+    # A trace file (or a file a synth: spec reads) measured again when its bytes change.
+    trace = tmp_path / "t.csv"
+    trace.write_text((Path(__file__).parents[1] / "data/traces/msr_hm_0_excerpt1000.csv").read_text())
+    for src in (str(trace), f"synth:clone={trace},length=300,seed=1"):
+        n = testable.measure({"t": (src, {})}, tmp_path)["t"]["requests"]
+        text = (tmp_path / testable.CACHE).read_text().replace(f'"requests": {n}', '"requests": 7')
+        (tmp_path / testable.CACHE).write_text(text)
+        assert testable.measure({"t": (src, {})}, tmp_path)["t"]["requests"] == 7
+    lines = trace.read_text().splitlines(keepends=True)
+    trace.write_text("".join(lines[:-100]))
+    assert testable.measure({"t": (str(trace), {})}, tmp_path)["t"]["requests"] == 900
+    clone = f"synth:clone={trace},length=300,seed=1"
+    assert testable.measure({"t": (clone, {})}, tmp_path)["t"]["requests"] == 300
 
 
 def test_gasa_untestable_claims_are_not_scored(tmp_path: Path) -> None:

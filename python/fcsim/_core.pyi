@@ -172,4 +172,5 @@ def devices() -> tuple[list[tuple[str, str, list[tuple[str, str]]]], list[tuple[
 
 VERSION: str
 REVISION: str
+SOURCE_DIGEST: str
 PANEL: list[str]

@@ -582,6 +582,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Provenance of every result row: the package version and the source revision built from.
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     m.add("REVISION", env!("FCSIM_REVISION"))?;
+    // What caches of the core's output are keyed by (`fcsim::SOURCE_DIGEST`).
+    m.add("SOURCE_DIGEST", fcsim::SOURCE_DIGEST)?;
     // The fidelity report's policy panel by default.
     m.add("PANEL", fcsim::fidelity::PANEL.to_vec())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;

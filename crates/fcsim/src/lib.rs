@@ -41,6 +41,12 @@
 //! one pass (exact, or estimated by SHARDS from a sample of the pages), and any online policy's
 //! miss ratios at many sizes from miniature simulations on that sample.
 
+/// The core's revision for what it caches: the SHA-256 (first 8 bytes) of every source file under
+/// `src/` and of the donor models compiled in (`build.rs`). Fitted clone models and the reports'
+/// fidelity measures are keyed by it: any change to the code that reads, generates or measures a
+/// trace gives new keys (conservative: a change elsewhere recomputes too; never stale).
+pub const SOURCE_DIGEST: &str = env!("FCSIM_SOURCE_DIGEST");
+
 pub mod config;
 pub mod curves;
 pub mod device;

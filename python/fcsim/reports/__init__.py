@@ -15,7 +15,7 @@ import pandas as pd
 
 from fcsim import catalogue, notes, output, sweep
 from fcsim._core import ConfigError
-from fcsim.reports import common, dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
 from fcsim.seeds import count as seeds_count
 
 REPORTS = {
@@ -132,7 +132,7 @@ def reproduce(
         "others are computed again unless `--keep-stale`); delete it to rerun everything.\n\n"
         + _seeds_line(df),
     )
-    measures = testable.measure(_traces(exp), out, common.version())
+    measures = testable.measure(_traces(exp), out)
     is_own = df["trace"].isin(list(own))
     summary = REPORTS[paper](df[~is_own], out, command, measures=measures)
     if is_own.any():

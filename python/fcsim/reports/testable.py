@@ -18,8 +18,10 @@ bursty or timed."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -461,26 +463,44 @@ class Gate:
 CACHE = "fidelity.json"
 
 
-def measure(
-    traces: Mapping[str, tuple[str, Mapping[str, Any]]], out: Path, version: str
-) -> dict[str, dict[str, Any]]:
+def content_key(src: str) -> list[str]:
+    """What a trace's measures depend on besides fcsim's core: the SHA-256 of each file it reads
+    (the trace file; for a ``synth:`` spec, every value of it that names a file, such as
+    ``clone=PATH``). Generated traces without files depend on the core alone."""
+    paths = [src]
+    if src.startswith("synth:"):
+        paths = [p.partition("=")[2] for p in src.removeprefix("synth:").split(",")]
+    out = []
+    for p in paths:
+        if p and os.path.isfile(p):
+            h = hashlib.sha256()
+            with open(p, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    h.update(block)
+            out.append(h.hexdigest())
+    return out
+
+
+def measure(traces: Mapping[str, tuple[str, Mapping[str, Any]]], out: Path) -> dict[str, dict[str, Any]]:
     """Each trace's fidelity measures (``traces``: name in the result rows -> (path or spec,
-    ``trace.*`` options)), cached in ``out/fidelity.json`` by path, options and fcsim version:
-    a trace is measured once, not per row, and again only when fcsim or the trace's options
-    change."""
-    from fcsim import api, output
+    ``trace.*`` options)), cached in ``out/fidelity.json`` keyed by content: the path or spec,
+    its options, the bytes of every file it reads (:func:`content_key`) and the revision of the
+    core that generates and measures it (``fcsim._core.SOURCE_DIGEST``, a digest of its whole
+    source and compiled-in donor models). A trace is measured once, not per row, and again when
+    any of these changes; a cache made by another core is dropped whole."""
+    from fcsim import _core, api, output
 
     path = out / CACHE
     try:
         cache = json.loads(path.read_text())
     except (OSError, ValueError):
         cache = {}
-    if cache.get("version") != version:
-        cache = {"version": version, "traces": {}}
+    if cache.get("core") != _core.SOURCE_DIGEST:
+        cache = {"core": _core.SOURCE_DIGEST, "traces": {}}
     got: dict[str, dict[str, Any]] = {}
     changed = False
     for name, (src, sets) in traces.items():
-        key = json.dumps([src, dict(sets)], sort_keys=True)
+        key = json.dumps([src, dict(sets), content_key(src)], sort_keys=True)
         if key not in cache["traces"]:
             cache["traces"][key] = api.fidelity(src, set=dict(sets) or None)
             changed = True

@@ -26,11 +26,10 @@ use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The fitter's revision: the digest of the core's whole source (`build.rs`), so that any change
-/// to the code that reads a trace, fits or calibrates a model gives new keys. Conservative (a
-/// change elsewhere refits too), never stale.
+/// The fitter's revision ([`crate::SOURCE_DIGEST`]): any change to the code that reads a trace,
+/// fits or calibrates a model gives new keys.
 pub fn revision() -> &'static str {
-    env!("FCSIM_SOURCE_DIGEST")
+    crate::SOURCE_DIGEST
 }
 
 fn hex(bytes: &[u8]) -> String {
