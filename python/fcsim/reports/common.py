@@ -56,6 +56,15 @@ def pct(a: float, b: float) -> str:
     return f"{(a / b - 1) * 100:+.1f}%" if b else "n/a"
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fcsim")
+    except PackageNotFoundError:  # pragma: no cover
+        return "dev"
+
+
 def changes(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> pd.Series:
     """``policy`` against ``base`` in percent, per cache size (``piv``: trace x size rows, (metric,
     policy) columns)."""
