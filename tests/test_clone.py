@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, ctrl_c_after
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
@@ -71,3 +71,16 @@ def test_the_output_cannot_be_the_trace(tmp_path: Path) -> None:
     p = run("trace", "clone", trace, "-o", trace)
     assert p.returncode == 2 and "is the input" in p.stderr
     assert trace.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()
+
+
+def test_ctrl_c_stops_a_fit_within_a_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 42: Ctrl-C while a model is fitted (about 6 s of CPU for this trace: its pass, ten
+    calibration rounds, the renewal counts' two passes) stops it at once, writes no model and
+    caches none; before, the fit ran to its end and wrote the model, then said "interrupted"."""
+    monkeypatch.setenv("FCSIM_MODEL_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "p.model"
+    code, err, seconds = ctrl_c_after(2, "trace", "clone", TRACES / "arc_P12.lis.zst", "-o", out)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "fcsim: interrupted" and "Traceback" not in err
+    assert seconds < 1.5, f"stopped {seconds:.2f} s after Ctrl-C"
+    assert not out.exists() and not (tmp_path / "cache").exists()

@@ -318,7 +318,7 @@ fn clone_model<'py>(
     trace_params: Option<BTreeMap<String, String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let m = run(py, None, |_| trace::clone::save_model(&trace, &opts, Path::new(&out)))?;
+    let m = run(py, None, |p| trace::clone::save_model(&trace, &opts, Path::new(&out), Some(p)))?;
     let d = PyDict::new(py);
     d.set_item("source", &m.source)?;
     d.set_item("requests", m.requests)?;

@@ -160,7 +160,7 @@ pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 use self::arrivals::{Arrivals, Stream};
 use self::stack::Stack;
 use super::urn::Urn;
-use super::{TraceOptions, TraceReader};
+use super::{Progress, TraceOptions, TraceReader};
 use crate::error::{compact, Error, Result};
 use crate::request::{HostRequest, Op};
 use crate::time::{HORIZON, HORIZON_NS};
@@ -274,6 +274,13 @@ static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
 /// The model of `path`: read from a model file, or fitted to a trace (read with `opts`).
 pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
+    load_with(path, opts, None)
+}
+
+/// [`load`], calling `progress` every [`super::PROGRESS_EVERY`] requests of each pass of a fit
+/// (over the trace, over the calibration's clones) and stopping with [`Error::Interrupted`] when
+/// it says stop: Ctrl-C while a model is fitted ends it within a pass's batch.
+pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>>) -> Result<Arc<Model>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
     let mut head = [0u8; 32];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| Error::io(path, &e))?;
@@ -291,7 +298,7 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
             return Ok(m);
         }
     }
-    let model = Arc::new(fit_cached(path, opts, cache::dir().as_deref())?);
+    let model = Arc::new(fit_cached(path, opts, cache::dir().as_deref(), progress)?);
     if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
         if let Ok(mut c) = cache.lock() {
             if c.len() >= 8 {
@@ -305,7 +312,7 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
 
 /// The model of the trace at `path`: from the on-disk cache in `dir` ([`cache`]) when it holds
 /// one for this content, fitter and options, else fitted, calibrated and stored there.
-fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Model> {
+fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>, mut progress: Option<Progress<'_>>) -> Result<Model> {
     let key = dir.and_then(|_| cache::key(path, opts));
     if let (Some(d), Some(k)) = (dir, &key) {
         if let Some(mut m) = cache::get(d, k) {
@@ -315,9 +322,10 @@ fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>) -> Result<Mo
         }
     }
     let mut reader = super::open(&path.to_string_lossy(), opts)?;
-    let mut model = Model::fit(reader.as_mut(), path)?;
-    calibrate(&mut model)?;
-    model.renewal = Some(renewal::Counts::fit(&mut || super::open(&path.to_string_lossy(), opts), model.accesses)?);
+    let mut model = Model::fit(reader.as_mut(), path, super::lend(&mut progress))?;
+    calibrate_with(&mut model, super::lend(&mut progress))?;
+    let open = &mut || super::open(&path.to_string_lossy(), opts);
+    model.renewal = Some(renewal::Counts::fit(open, model.accesses, progress)?);
     if let (Some(d), Some(k)) = (dir, &key) {
         cache::put(d, k, &model);
     }
@@ -336,6 +344,11 @@ const ROUNDS: usize = 10;
 /// `ROUNDS` times, keeping the round whose LRU curve is closest (mean absolute error of the
 /// miss ratio at 1%..50% of the working set).
 pub fn calibrate(m: &mut Model) -> Result<()> {
+    calibrate_with(m, None)
+}
+
+/// [`calibrate`], calling `progress` as [`load_with`] says.
+fn calibrate_with(m: &mut Model, mut progress: Option<Progress<'_>>) -> Result<()> {
     let target = m.target.clone();
     let curve = |h: &[u64]| -> Vec<f64> {
         // Miss ratios at 1%..50% of the pages, from a binned histogram (uniform within a bin).
@@ -357,7 +370,7 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
     let want = curve(&target);
     let mut best: Option<(f64, Model)> = None;
     for _ in 0..ROUNDS {
-        let got = measure(m)?;
+        let got = measure(m, super::lend(&mut progress))?;
         let have = curve(&got);
         let mae = want.iter().zip(&have).map(|(a, b)| (a - b).abs()).sum::<f64>() / want.len() as f64;
         if best.as_ref().map_or(true, |(e, _)| mae < *e) {
@@ -409,7 +422,7 @@ pub fn calibrate(m: &mut Model) -> Result<()> {
 /// calibration keeps is the best for its model, not for one clone's noise (with one clone,
 /// cloudphysics' kept model gave clones 0.057-0.066 off the original's curve by seed, with
 /// two, 0.050 at seed 7).
-fn measure(m: &Model) -> Result<Vec<u64>> {
+fn measure(m: &Model, mut progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
     let clones = (1u64 << 18).div_ceil(m.accesses.max(1)).clamp(2, 64);
     let mut sum: Vec<u64> = Vec::new();
     for seed in 1..=clones {
@@ -418,7 +431,10 @@ fn measure(m: &Model) -> Result<Vec<u64>> {
         // their own, so the pages are the same without them).
         c.arrivals = None;
         let mut sd = crate::mrc::StackDistances::with_pages(m.pages as usize);
+        let mut seen = 0u64;
         while let Some(r) = c.next_request()? {
+            seen += 1;
+            super::report(seen, &c, &mut progress)?;
             let first = r.offset / PAGE;
             let last = (r.offset + u64::from(r.len.max(1)) - 1) / PAGE;
             for p in first..=last {
@@ -1165,12 +1181,12 @@ impl TraceReader for Generator {
 }
 
 /// Fits the model of a trace and saves it to `out` (`fcsim trace clone PATH -o MODEL`).
-pub fn save_model(trace: &str, opts: &TraceOptions, out: &Path) -> Result<Arc<Model>> {
+pub fn save_model(trace: &str, opts: &TraceOptions, out: &Path, progress: Option<Progress<'_>>) -> Result<Arc<Model>> {
     let path = Path::new(trace);
     if trace.starts_with("synth:") {
         return Err(Error::config("fcsim trace clone: expected a trace file, not a synth: generator"));
     }
-    let model = load(path, opts)?;
+    let model = load_with(path, opts, progress)?;
     model.save(out)?;
     Ok(model)
 }
@@ -1227,13 +1243,13 @@ mod tests {
         let orig = std::fs::read_to_string(data("msr_hm_0_excerpt1000.csv")).unwrap();
         let trace = tmp("cached.csv", &orig);
         let opts = TraceOptions::default();
-        let fitted = fit_cached(&trace, &opts, Some(&dir)).unwrap();
+        let fitted = fit_cached(&trace, &opts, Some(&dir), None).unwrap();
         let key = cache::key(&trace, &opts).unwrap();
         assert!(key.contains('-') && dir.join(format!("{key}.model")).exists());
         // A hit: the stored model, read back exactly (as its text: the arrival quantiles are
         // saved to the precision they are drawn with).
         assert_eq!(cache::get(&dir, &key).unwrap().to_text(), fitted.to_text());
-        assert_eq!(fit_cached(&trace, &opts, Some(&dir)).unwrap().to_text(), fitted.to_text());
+        assert_eq!(fit_cached(&trace, &opts, Some(&dir), None).unwrap().to_text(), fitted.to_text());
         // Other options are another key.
         let other = TraceOptions { format: Some("msr".into()), ..TraceOptions::default() };
         assert_ne!(cache::key(&trace, &other).unwrap(), key);
@@ -1249,12 +1265,12 @@ mod tests {
         std::fs::write(&trace, &changed).unwrap();
         let key2 = cache::key(&trace, &opts).unwrap();
         assert_ne!(key2, key);
-        let refit = fit_cached(&trace, &opts, Some(&dir)).unwrap();
+        let refit = fit_cached(&trace, &opts, Some(&dir), None).unwrap();
         assert_ne!(refit.to_text(), fitted.to_text());
-        assert_eq!(refit.to_text(), fit_cached(&trace, &opts, None).unwrap().to_text());
+        assert_eq!(refit.to_text(), fit_cached(&trace, &opts, None, None).unwrap().to_text());
         // A corrupt cached file is a miss: fitted again and rewritten.
         std::fs::write(dir.join(format!("{key2}.model")), "fcsim-clone-model 1\nrequests x\n").unwrap();
-        assert_eq!(fit_cached(&trace, &opts, Some(&dir)).unwrap().to_text(), refit.to_text());
+        assert_eq!(fit_cached(&trace, &opts, Some(&dir), None).unwrap().to_text(), refit.to_text());
         assert_eq!(cache::get(&dir, &key2).unwrap().to_text(), refit.to_text());
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -1289,6 +1305,52 @@ mod tests {
         assert!(err(&format!("clone={}", p.display())).contains("truncated"));
         let p = tmp("junk.model", "fcsim-clone-model 1\nhello 1\nend\n");
         assert!(err(&format!("clone={}", p.display())).contains("junk.model:2: unknown key 'hello'"));
+    }
+
+    /// Issue 42: a fit stops when its progress says so (Ctrl-C in the bindings), in every pass
+    /// (the trace's, the calibration's clones', the renewal counts'), and writes no model.
+    #[test]
+    fn a_fit_stops_when_progress_says_stop_and_writes_nothing() {
+        // A trace long enough for a progress call in each pass (every 2^16 requests).
+        let lines: String = (0..70_000u64).map(|i| format!("{} 0 {} 8 {}\n", i * 1000, (i * 7919 % 50_000) * 8, i % 3 / 2)).collect();
+        let trace = tmp("long.trace", &lines);
+        let out = trace.with_extension("model");
+        let opts = TraceOptions { format: Some("disksim".into()), ..Default::default() };
+        let dir = std::env::temp_dir().join(format!("fcsim-clone-stop-{}", std::process::id()));
+        // A whole fit's calls: one in the trace's pass, one in each calibration clone's, one in
+        // each of the renewal counts' two passes.
+        let mut calls = 0;
+        fit_cached(
+            &trace,
+            &opts,
+            None,
+            Some(&mut |_, _| {
+                calls += 1;
+                true
+            }),
+        )
+        .unwrap();
+        assert!(calls >= 4, "{calls} progress calls");
+        // Stopped at the first call (the trace's pass), the second (calibration), the last two
+        // (the renewal passes).
+        for stop_at in [1, 2, calls - 1, calls] {
+            let mut n = 0;
+            let r = fit_cached(
+                &trace,
+                &opts,
+                Some(&dir),
+                Some(&mut |_, _| {
+                    n += 1;
+                    n < stop_at
+                }),
+            );
+            assert!(matches!(r, Err(Error::Interrupted)), "stop at call {stop_at} of {calls}: {:?}", r.map(|_| ()));
+        }
+        let mut stop = |_: u64, _: u64| false;
+        assert!(matches!(save_model(&trace.to_string_lossy(), &opts, &out, Some(&mut stop)), Err(Error::Interrupted)));
+        assert!(!out.exists(), "an interrupted fit wrote {}", out.display());
+        assert!(std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()), "an interrupted fit was cached");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

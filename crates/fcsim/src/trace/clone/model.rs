@@ -5,7 +5,7 @@ use super::arrivals::{Cascade, QUANTILES};
 use crate::error::{Error, Location, Result};
 use crate::mrc::StackDistances;
 use crate::request::{KeyUnit, Op, PageSplitter};
-use crate::trace::TraceReader;
+use crate::trace::{Progress, TraceReader};
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -128,7 +128,7 @@ pub struct Model {
 
 impl Model {
     /// Fits a model to every read and write of `reader`; `path` names the trace in errors.
-    pub fn fit(reader: &mut dyn TraceReader, path: &Path) -> Result<Model> {
+    pub fn fit(reader: &mut dyn TraceReader, path: &Path, mut progress: Option<Progress<'_>>) -> Result<Model> {
         if reader.key_unit() == KeyUnit::Object {
             return Err(Error::trace(
                 path,
@@ -156,7 +156,10 @@ impl Model {
         let mut cold: Vec<(u64, usize, u64)> = Vec::new();
         let mut times = Vec::new();
         let (mut i, mut accesses) = (0u64, 0u64);
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader, &mut progress)?;
             let o = match r.op {
                 Op::Read => 0,
                 Op::Write => 1,

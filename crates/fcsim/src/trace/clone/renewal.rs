@@ -117,7 +117,7 @@ use super::model::{log_bin, log_bin_range, Values, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
-use crate::trace::TraceReader;
+use crate::trace::{Progress, TraceReader};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rustc_hash::FxHashMap;
@@ -219,11 +219,14 @@ impl Counts {
     /// Fits the counts to every read and write of the trace `open` opens (twice: the first pass
     /// counts each page's references), whose page accesses are `ticks` (4 KiB pages, volumes
     /// apart; the phases are quarters of the ticks).
-    pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64) -> Result<Counts> {
+    pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64, mut progress: Option<Progress<'_>>) -> Result<Counts> {
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
         let mut total: FxHashMap<u64, u64> = FxHashMap::default();
         let mut reader = open()?;
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader.as_ref(), &mut progress)?;
             if r.op != Op::Trim {
                 let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
                 for key in first..first + n {
@@ -245,7 +248,10 @@ impl Counts {
             }
             v[b] += 1;
         };
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader.as_ref(), &mut progress)?;
             let o = match r.op {
                 Op::Read => 0,
                 Op::Write => 1,
