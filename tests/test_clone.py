@@ -3,6 +3,7 @@ and its refusals (the fidelity of clones is tested in crates/fcsim/tests/clone.r
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -84,3 +85,27 @@ def test_ctrl_c_stops_a_fit_within_a_second(tmp_path: Path, monkeypatch: pytest.
     assert err.strip().splitlines()[-1] == "fcsim: interrupted" and "Traceback" not in err
     assert seconds < 1.5, f"stopped {seconds:.2f} s after Ctrl-C"
     assert not out.exists() and not (tmp_path / "cache").exists()
+
+
+def test_a_fifo_is_refused_as_a_clone_source_without_blocking(tmp_path: Path) -> None:
+    """Issue 42: ``synth:clone=FIFO`` blocked for ever (opening a fifo waits for a writer) and
+    ignored Ctrl-C; a fifo or device is now refused, in one line, before it is opened, by every
+    way in: trace info, trace clone, run and the API."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    want = f"{fifo}: is a pipe, fifo or device, not a regular file"
+    for args in (
+        ["trace", "info", f"synth:clone={fifo}"],
+        ["trace", "clone", fifo, "-o", tmp_path / "f.model"],
+        ["run", f"synth:clone={fifo}", *LRU],
+        ["run", "synth:clone=/dev/null", *LRU],
+    ):
+        p = subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (args, p.stderr)
+        assert p.stderr.count("\n") == 1 and "fcsim: error: " in p.stderr and "Traceback" not in p.stderr
+        assert "is a pipe, fifo or device" in p.stderr and (want in p.stderr or "/dev/null" in args[1])
+    with pytest.raises(fcsim.TraceError, match=want):
+        fcsim.trace_info(f"synth:clone={fifo}")
+    with pytest.raises(fcsim.TraceError, match=want):
+        fcsim.clone(fifo, tmp_path / "f.model")
+    assert not (tmp_path / "f.model").exists()

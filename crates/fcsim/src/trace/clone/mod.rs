@@ -272,7 +272,9 @@ pub fn open(spec: &str) -> Result<Box<dyn TraceReader>> {
 type Fitted = Vec<((PathBuf, Option<String>, u64, Option<std::time::SystemTime>), Arc<Model>)>;
 static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
-/// The model of `path`: read from a model file, or fitted to a trace (read with `opts`).
+/// The model of `path`: read from a model file, or fitted to a trace (read with `opts`). Only a
+/// regular file is opened: a fifo or device is refused first (opening a fifo blocks until a
+/// writer comes, and the fit reads its source several times), as [`super::Source::open`] does.
 pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
     load_with(path, opts, None)
 }
@@ -282,6 +284,11 @@ pub fn load(path: &Path, opts: &TraceOptions) -> Result<Arc<Model>> {
 /// it says stop: Ctrl-C while a model is fitted ends it within a pass's batch.
 pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>>) -> Result<Arc<Model>> {
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() { "a directory" } else { "a pipe, fifo or device, not a regular file" };
+        let message = format!("is {what}; a clone is fitted from a trace file or read from a model file, so save it to a file first");
+        return Err(Error::Io { file: path.to_path_buf(), message });
+    }
     let mut head = [0u8; 32];
     let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| Error::io(path, &e))?;
     if Model::is_model(&head[..n]) {
@@ -1305,6 +1312,29 @@ mod tests {
         assert!(err(&format!("clone={}", p.display())).contains("truncated"));
         let p = tmp("junk.model", "fcsim-clone-model 1\nhello 1\nend\n");
         assert!(err(&format!("clone={}", p.display())).contains("junk.model:2: unknown key 'hello'"));
+    }
+
+    /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening
+    /// a fifo blocks until a writer comes).
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_device_is_refused_as_a_clone_source() {
+        let dir = std::env::temp_dir().join(format!("fcsim-clone-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("f");
+        let _ = std::fs::remove_file(&fifo);
+        assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+        let out = dir.join("f.model");
+        for path in [fifo.clone(), PathBuf::from("/dev/null")] {
+            let e = open(&format!("clone={}", path.display())).err().unwrap().to_string();
+            assert!(e.contains("is a pipe, fifo or device, not a regular file"), "{e}");
+            let e = open(&format!("clone={},model=renewal", path.display())).err().unwrap().to_string();
+            assert!(e.contains("is a pipe, fifo or device"), "{e}");
+            let e = save_model(&path.to_string_lossy(), &TraceOptions::default(), &out, None).unwrap_err().to_string();
+            assert!(e.contains("is a pipe, fifo or device"), "{e}");
+        }
+        assert!(!out.exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Issue 42: a fit stops when its progress says so (Ctrl-C in the bindings), in every pass
