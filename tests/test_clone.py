@@ -109,3 +109,33 @@ def test_a_fifo_is_refused_as_a_clone_source_without_blocking(tmp_path: Path) ->
     with pytest.raises(fcsim.TraceError, match=want):
         fcsim.clone(fifo, tmp_path / "f.model")
     assert not (tmp_path / "f.model").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "line", "message"),
+    [
+        ("sizes read ", f"sizes read 4096+0:{2**63} 8192+0:{2**63}", "sizes: the model's counts add up past 2^62"),
+        ("follow read ", f"follow read 4096+0:{2**63} 8192+0:{2**63}", "follow: the model's counts add up past 2^62"),
+        ("pages ", "pages 18446744073709551615", "pages: 18446744073709551615; expected at most 4294967295"),
+    ],
+)
+def test_a_model_whose_counts_wrap_ends_at_once_with_its_line(
+    tmp_path: Path, key: str, line: str, message: str
+) -> None:
+    """Issue 42: counts summing past 2^64 (the ``sed`` of the issue on ``sizes read``, the same
+    on ``follow read``) spun for ever and ``fcsim.check`` accepted them; a page count of 2^64-1
+    wrapped past the size check. Each is refused at its line, at once."""
+    model = tmp_path / "m.model"
+    assert run("trace", "clone", HM0, "-o", model).returncode == 0
+    lines = model.read_text().splitlines()
+    at = next(i for i, text in enumerate(lines) if text.startswith(key))
+    lines[at] = line
+    bad = tmp_path / "bad.model"
+    bad.write_text("\n".join(lines) + "\n")
+    want = f"bad.model:{at + 1}: {message}"
+    p = subprocess.run(
+        [*FCSIM, "trace", "info", f"synth:clone={bad},length=10"], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and want in p.stderr, p.stderr
+    with pytest.raises(fcsim.TraceError, match=want.replace("^", r"\^")):
+        fcsim.check(f"synth:clone={bad},length=10", size=10)

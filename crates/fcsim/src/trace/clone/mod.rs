@@ -772,8 +772,9 @@ impl Generator {
         // Page numbers: the pages, and a gap before each run that starts on a new page, with
         // half as many again to spare.
         let new_runs: u64 = m.windows.iter().flatten().map(|w| w[1]).sum();
-        let numbers = (1.5 * scale * (m.pages + m.gap * new_runs) as f64) as u64 + 2 * m.max_request_pages() + 1024;
-        if numbers as f64 + 1e6 > f64::from(u32::MAX) {
+        // In f64: an edited model's counts must not wrap past the check.
+        let numbers = 1.5 * scale * (m.pages as f64 + m.gap as f64 * new_runs as f64) + 2.0 * m.max_request_pages() as f64 + 1024.0;
+        if numbers + 1e6 > f64::from(u32::MAX) {
             return Err(Error::config(format!(
                 "{label}: scale={}: a working set of {} pages is more than a clone numbers (2^32 pages of 4 KiB)",
                 compact(scale),
@@ -865,7 +866,7 @@ impl Generator {
             band,
             stack,
             gap: m.gap,
-            cap: numbers,
+            cap: numbers as u64,
             fresh: 0,
             op: usize::from(all > 0.5),
             left: 0,
@@ -1312,6 +1313,44 @@ mod tests {
         assert!(err(&format!("clone={}", p.display())).contains("truncated"));
         let p = tmp("junk.model", "fcsim-clone-model 1\nhello 1\nend\n");
         assert!(err(&format!("clone={}", p.display())).contains("junk.model:2: unknown key 'hello'"));
+    }
+
+    /// Issue 42: an edited model whose counts add up past 2^64 (sizes, follow, renewal lines),
+    /// or whose page count wraps, is refused at its line; before, the generator drew over a
+    /// wrapped total and searched for ever.
+    #[test]
+    fn model_counts_that_would_wrap_are_refused_at_their_line() {
+        let orig = data("msr_hm_0_excerpt1000.csv");
+        let text = load(&orig, &TraceOptions::default()).unwrap().to_text();
+        let half = 1u64 << 63;
+        let replace = |key: &str, with: &str| -> (String, usize) {
+            let line = text.lines().position(|l| l.starts_with(key)).unwrap_or_else(|| panic!("no '{key}' line"));
+            let edited: Vec<&str> = text.lines().enumerate().map(|(i, l)| if i == line { with } else { l }).collect();
+            (edited.join("\n") + "\n", line + 1)
+        };
+        for (key, with, want) in [
+            ("sizes read ", format!("sizes read 4096+0:{half} 8192+0:{half}"), "sizes: the model's counts add up past 2^62 by this line"),
+            ("follow read ", format!("follow read 4096+0:{half} 8192+0:{half}"), "follow: the model's counts add up past 2^62"),
+            (
+                "renewal sizes read ",
+                format!("renewal sizes read 4096+0:{half} 8192+0:{half}"),
+                "renewal: the model's counts add up past 2^62",
+            ),
+            ("pages ", "pages 18446744073709551615".to_string(), "pages: 18446744073709551615; expected at most 4294967295"),
+        ] {
+            let (edited, line) = replace(key, &with);
+            let p = tmp("wrap.model", &edited);
+            for spec in [format!("clone={},length=10", p.display()), format!("clone={},length=10,model=renewal", p.display())] {
+                let e = open(&spec).err().unwrap_or_else(|| panic!("{key}: accepted")).to_string();
+                assert!(e.contains(&format!("wrap.model:{line}: {want}")), "{key}: {e}");
+            }
+        }
+        // A tick count far above the gaps the renewal counts hold (the renewal clone drew new
+        // pages at a rate of ~0 and searched for ever).
+        let (edited, _) = replace("renewal ticks", &format!("renewal ticks {}", 1u64 << 61));
+        let p = tmp("ticks.model", &edited);
+        let e = open(&format!("clone={},length=10,model=renewal", p.display())).err().unwrap().to_string();
+        assert!(e.contains("ticks.model: renewal ticks 2305843009213693952: expected the state lines' gaps and ends, 2473"), "{e}");
     }
 
     /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening

@@ -412,6 +412,18 @@ impl Counts {
         Ok(())
     }
 
+    /// All the counts added up, exactly (the model file's check that none of its sums can
+    /// wrap: [`super::model::MAX_COUNTS`]).
+    pub fn total(&self) -> u128 {
+        let sum = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
+        u128::from(self.ticks)
+            + self.events.iter().flatten().map(|v| sum(v)).sum::<u128>()
+            + sum(&self.ends)
+            + self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>()
+            + self.sizes.iter().flatten().map(|x| u128::from(x.1)).sum::<u128>()
+            + sum(&self.sequential)
+    }
+
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
         if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.ends.len() != STATES {
@@ -419,6 +431,19 @@ impl Counts {
         }
         if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
             return Err("renewal: no sizes of new requests".into());
+        }
+        // As fitted: every tick is a gap or a page's end, and every page that ends was new once.
+        // An edited count breaks the rates the generator draws from (a tick count far above its
+        // gaps made it search for ever).
+        let sum = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
+        let ends = sum(&self.ends);
+        let gaps = self.events.iter().flatten().map(|v| sum(v)).sum::<u128>() + ends;
+        if u128::from(self.ticks) != gaps {
+            return Err(format!("renewal ticks {}: expected the state lines' gaps and ends, {gaps}", self.ticks));
+        }
+        let new = self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>();
+        if new != ends {
+            return Err(format!("renewal new-pages: {new} pages in all; expected the state lines' ends, {ends}"));
         }
         Ok(())
     }
