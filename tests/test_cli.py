@@ -402,3 +402,32 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     closed, err = row(100_000, "--set", "sim.queue_depth=8")
     assert closed["saturated"] is True and closed["flash_util_peak_1s"] is not None
     assert "warning" not in err and "1 closed-loop row(s) are saturated by construction" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["run", "synth:zipf,requests=1000", "--policy", "lru", "--size", "10", "--volume", "3"],
+            "--volume 3: a synth: trace has no volumes to pick",
+        ),
+        (
+            ["run", "synth:zipf,requests=1000", "--policy", "lru", "--size", "10", "--set", "trace.block_size=512"],
+            "trace.block_size: a synth: trace reads no file, so only trace.skip and trace.take apply",
+        ),
+        (
+            ["trace", "info", f"synth:clone={TRACES / 'msr_hm_0_excerpt1000.csv'}", "--volume", "3"],
+            "--volume 3: a synth: trace has no volumes to pick",
+        ),
+        (
+            ["trace", "compare", str(TRACES / "msr_hm_0_excerpt1000.csv"), "synth:zipf,requests=1000", "--volume-b", "3"],
+            "--volume-b 3: synth:zipf,requests=1000 is a synth: trace, which has no volumes to pick; drop --volume-b",
+        ),
+    ],
+)
+def test_options_of_a_file_are_refused_on_a_synth_trace(args: list[str], message: str) -> None:
+    """Issue 42: ``--volume`` and ``--set trace.KEY`` were accepted and ignored on ``synth:``
+    traces (an error on a real trace), and so was ``trace compare --volume-b`` on a synth B."""
+    p = run(*args)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert message in p.stderr and "Traceback" not in p.stderr

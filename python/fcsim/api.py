@@ -1067,11 +1067,17 @@ def compare(
     kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
     boolean("baseline", baseline)
-    name_a = _path(a)
+    name_a, name_b = _path(a), _path(b)
+    # The core refuses a volume for a synth: trace; here the error names B's own option.
+    for flag, name, kw in (("--volume", name_a, ka), ("--volume-b", name_b, kb)):
+        if kw["volume"] is not None and name.startswith("synth:"):
+            raise ConfigError(
+                f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
+            )
     spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
     fa, fb, fn, halves, rows = _core.trace_compare(
         name_a,
-        _path(b),
+        name_b,
         panel=names,
         baseline=spec,
         format=ka["format"],
