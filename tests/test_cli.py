@@ -431,3 +431,37 @@ def test_options_of_a_file_are_refused_on_a_synth_trace(args: list[str], message
     p = run(*args)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_output_guard_looks_inside_a_clone_spec(tmp_path: Path) -> None:
+    """Issue 42: the output guard compared outputs with the trace argument only, so
+    ``run synth:clone=t.csv --out t.csv`` replaced the clone's source with the results (exit 0).
+    The file inside ``synth:clone=PATH`` is an input too, by any name (a symbolic link included),
+    through every output: run --out, trace convert -o, mrc --out, --plot, the epochs table."""
+    trace = tmp_path / "t.csv"
+    trace.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    model = tmp_path / "m.png"  # a model named like a plot
+    assert run("trace", "clone", trace, "-o", tmp_path / "m.model").returncode == 0
+    model.write_bytes((tmp_path / "m.model").read_bytes())
+    (tmp_path / "r.epochs.csv").symlink_to(tmp_path / "m.model")
+    lru = ["--policy", "lru", "--size", "10"]
+    cases = [
+        (["run", f"synth:clone={trace}", *lru, "--out", trace], trace, trace),
+        (["run", f"synth:clone={trace},seed=3", *lru, "--out", trace], trace, trace),
+        (["trace", "convert", f"synth:clone={trace},length=100", "-o", trace], trace, trace),
+        (["mrc", f"synth:clone={trace}", "--out", trace], trace, trace),
+        (["run", f"synth:clone={model}", *lru, "--plot", model], model, model),
+        (
+            ["run", f"synth:clone={tmp_path / 'm.model'}", *lru, "--out", tmp_path / "r.csv", "--epoch", "1s"],
+            tmp_path / "r.epochs.csv",
+            tmp_path / "m.model",
+        ),
+    ]
+    for args, out, source in cases:
+        before = source.read_bytes()
+        p = run(*map(str, args))
+        want = f"fcsim: error: {out}: is the input {source} (the clone source of synth:clone={source}"
+        assert p.returncode == 2 and p.stderr.startswith(want) and p.stderr.count("\n") == 1, (args, p.stderr)
+        assert "writing there would destroy it" in p.stderr
+        assert source.read_bytes() == before, args
+    assert not (tmp_path / "r.csv").exists()
