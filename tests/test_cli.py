@@ -404,15 +404,18 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     assert "warning" not in err and "1 closed-loop row(s) are saturated by construction" in err
 
 
+LRU = ["--policy", "lru", "--size", "10"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (
-            ["run", "synth:zipf,requests=1000", "--policy", "lru", "--size", "10", "--volume", "3"],
+            ["run", "synth:zipf,requests=1000", *LRU, "--volume", "3"],
             "--volume 3: a synth: trace has no volumes to pick",
         ),
         (
-            ["run", "synth:zipf,requests=1000", "--policy", "lru", "--size", "10", "--set", "trace.block_size=512"],
+            ["run", "synth:zipf,requests=1000", *LRU, "--set", "trace.block_size=512"],
             "trace.block_size: a synth: trace reads no file, so only trace.skip and trace.take apply",
         ),
         (
@@ -420,8 +423,8 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
             "--volume 3: a synth: trace has no volumes to pick",
         ),
         (
-            ["trace", "compare", str(TRACES / "msr_hm_0_excerpt1000.csv"), "synth:zipf,requests=1000", "--volume-b", "3"],
-            "--volume-b 3: synth:zipf,requests=1000 is a synth: trace, which has no volumes to pick; drop --volume-b",
+            ["trace", "compare", str(TRACES / "msr_hm_0_excerpt1000.csv"), "synth:zipf", "--volume-b", "3"],
+            "--volume-b 3: synth:zipf is a synth: trace, which has no volumes to pick; drop --volume-b",
         ),
     ],
 )
@@ -444,15 +447,14 @@ def test_the_output_guard_looks_inside_a_clone_spec(tmp_path: Path) -> None:
     assert run("trace", "clone", trace, "-o", tmp_path / "m.model").returncode == 0
     model.write_bytes((tmp_path / "m.model").read_bytes())
     (tmp_path / "r.epochs.csv").symlink_to(tmp_path / "m.model")
-    lru = ["--policy", "lru", "--size", "10"]
     cases = [
-        (["run", f"synth:clone={trace}", *lru, "--out", trace], trace, trace),
-        (["run", f"synth:clone={trace},seed=3", *lru, "--out", trace], trace, trace),
+        (["run", f"synth:clone={trace}", *LRU, "--out", trace], trace, trace),
+        (["run", f"synth:clone={trace},seed=3", *LRU, "--out", trace], trace, trace),
         (["trace", "convert", f"synth:clone={trace},length=100", "-o", trace], trace, trace),
         (["mrc", f"synth:clone={trace}", "--out", trace], trace, trace),
-        (["run", f"synth:clone={model}", *lru, "--plot", model], model, model),
+        (["run", f"synth:clone={model}", *LRU, "--plot", model], model, model),
         (
-            ["run", f"synth:clone={tmp_path / 'm.model'}", *lru, "--out", tmp_path / "r.csv", "--epoch", "1s"],
+            ["run", f"synth:clone={tmp_path / 'm.model'}", *LRU, "--out", tmp_path / "r.csv", "--epoch=1s"],
             tmp_path / "r.epochs.csv",
             tmp_path / "m.model",
         ),

@@ -111,11 +111,15 @@ def test_a_fifo_is_refused_as_a_clone_source_without_blocking(tmp_path: Path) ->
     assert not (tmp_path / "f.model").exists()
 
 
+HALF = 2**63  # two of them wrap a u64
+PAST = "the model's counts add up past 2^62 by this line"
+
+
 @pytest.mark.parametrize(
     ("key", "line", "message"),
     [
-        ("sizes read ", f"sizes read 4096+0:{2**63} 8192+0:{2**63}", "sizes: the model's counts add up past 2^62"),
-        ("follow read ", f"follow read 4096+0:{2**63} 8192+0:{2**63}", "follow: the model's counts add up past 2^62"),
+        ("sizes read ", f"sizes read 4096+0:{HALF} 8192+0:{HALF}", f"sizes: {PAST}"),
+        ("follow read ", f"follow read 4096+0:{HALF} 8192+0:{HALF}", f"follow: {PAST}"),
         ("pages ", "pages 18446744073709551615", "pages: 18446744073709551615; expected at most 4294967295"),
     ],
 )
