@@ -17,6 +17,9 @@ import pandas as pd
 from fcsim import _core, catalogue, output
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
+from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
+from fcsim.registry import formats as formats
+from fcsim.registry import policies as policies
 
 Progress = Callable[[int, int], object]
 
@@ -108,20 +111,6 @@ def provenance() -> dict[str, str]:
     git commit of the source built, ``-dirty`` when it had uncommitted changes to tracked
     files, or ``unknown``)."""
     return {"fcsim_version": VERSION, "fcsim_revision": REVISION}
-
-
-def policies() -> list[dict[str, Any]]:
-    """Registered policies: name, description, source, parameter names, and whether the policy
-    needs a flash device's view (it then runs only as the DRAM buffer over a flash device)."""
-    return [
-        {"name": n, "description": d, "source": s, "params": p, "needs_device": v}
-        for n, d, s, p, v in _core.policies()
-    ]
-
-
-def formats() -> list[dict[str, str]]:
-    """Trace formats: name, description and the time unit of the raw trace."""
-    return [{"name": n, "description": d, "time_unit": t} for n, d, t in _core.formats()]
 
 
 class Sets:
@@ -223,14 +212,6 @@ def check_device(name: str | None) -> None:
     presets = {d["name"] for d in devices()} - {"defaults"}
     if name is not None and name.lower() not in presets:
         raise ConfigError(f"unknown device preset '{name}'; presets: {', '.join(sorted(presets))}")
-
-
-def devices() -> list[dict[str, Any]]:
-    """Device presets: name, source (the paper's table) and the values it sets over fcsim's
-    defaults; the defaults themselves are the preset named ``defaults``."""
-    presets, defaults = _core.devices()
-    rows = [{"name": n, "source": s, "values": dict(v)} for n, s, v in presets]
-    return [*rows, {"name": "defaults", "source": "fcsim", "values": dict(defaults)}]
 
 
 def _path(trace: str | os.PathLike[str]) -> str:
