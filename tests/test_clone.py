@@ -74,17 +74,30 @@ def test_the_output_cannot_be_the_trace(tmp_path: Path) -> None:
     assert trace.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()
 
 
-def test_ctrl_c_stops_a_fit_within_a_second(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+ARC_P12 = TRACES / "arc_P12.lis.zst"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trace", "clone", ARC_P12, "-o", "{tmp}/p.model"],
+        ["run", f"synth:clone={ARC_P12}", *LRU, "--out", "{tmp}/r.csv"],
+    ],
+    ids=["trace clone", "run synth:clone"],
+)
+def test_ctrl_c_stops_a_fit_within_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[object]
+) -> None:
     """Issue 42: Ctrl-C while a model is fitted (about 6 s of CPU for this trace: its pass, ten
-    calibration rounds, the renewal counts' two passes) stops it at once, writes no model and
-    caches none; before, the fit ran to its end and wrote the model, then said "interrupted"."""
+    calibration rounds, the renewal counts' two passes) stops it at once, writes no model (nor
+    results) and caches none; before, the fit ran to its end (and ``trace clone`` wrote the
+    model), then said "interrupted"."""
     monkeypatch.setenv("FCSIM_MODEL_DIR", str(tmp_path / "cache"))
-    out = tmp_path / "p.model"
-    code, err, seconds = ctrl_c_after(2, "trace", "clone", TRACES / "arc_P12.lis.zst", "-o", out)
+    code, err, seconds = ctrl_c_after(2, *[str(a).replace("{tmp}", str(tmp_path)) for a in args])
     assert code == 130, err
     assert err.strip().splitlines()[-1] == "fcsim: interrupted" and "Traceback" not in err
     assert seconds < 1.5, f"stopped {seconds:.2f} s after Ctrl-C"
-    assert not out.exists() and not (tmp_path / "cache").exists()
+    assert list(tmp_path.iterdir()) == []  # no model, no results, no cache
 
 
 def test_a_fifo_is_refused_as_a_clone_source_without_blocking(tmp_path: Path) -> None:

@@ -214,9 +214,14 @@ def check_device(name: str | None) -> None:
         raise ConfigError(f"unknown device preset '{name}'; presets: {', '.join(sorted(presets))}")
 
 
-def _path(trace: str | os.PathLike[str]) -> str:
-    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache."""
-    return catalogue.resolve(path("trace", trace))
+def _path(trace: str | os.PathLike[str], *, fit: bool = True) -> str:
+    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache. With
+    ``fit``, a ``synth:clone=`` trace's model is fitted here (or read), where Ctrl-C stops it:
+    the trace's first open, which takes no progress, would fit it deaf to Ctrl-C."""
+    name = catalogue.resolve(path("trace", trace))
+    if fit:
+        _core.prefit_clone(name)
+    return name
 
 
 def _trace_kwargs(
@@ -580,8 +585,9 @@ def convert(
     pipe, a device, a directory or a path in a missing directory is refused before any work;
     a symbolic link is not replaced, the file it names is written."""
     trace_params = Sets(set).trace
-    name = _path(trace)
+    name = _path(trace, fit=False)
     target = output.guard(path("out", out), [name])
+    _core.prefit_clone(name)
     return _core.convert_trace(
         name,
         str(target),

@@ -329,6 +329,13 @@ fn clone_model<'py>(
     Ok(d)
 }
 
+/// Fits the model of a `synth:clone=` trace ahead of its first open, Ctrl-C stopping the fit
+/// (opening a trace takes no progress); nothing for any other trace.
+#[pyfunction]
+fn prefit_clone(py: Python<'_>, trace: String) -> PyResult<()> {
+    run(py, None, |p| trace::clone::prefit(&trace, Some(p)))
+}
+
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
 #[pyfunction]
 #[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
@@ -592,6 +599,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_fidelity, m)?)?;
     m.add_function(wrap_pyfunction!(trace_compare, m)?)?;
     m.add_function(wrap_pyfunction!(clone_model, m)?)?;
+    m.add_function(wrap_pyfunction!(prefit_clone, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;

@@ -1188,6 +1188,19 @@ impl TraceReader for Generator {
     }
 }
 
+/// Fits (or reads) the model of a `synth:clone=` trace before the trace is first opened, calling
+/// `progress` as [`load_with`] does, so that Ctrl-C stops the fit of `run synth:clone=TRACE`
+/// too (opening a trace takes no progress); the open that follows finds the model in this
+/// process's cache. Any other trace: nothing to do.
+pub fn prefit(trace: &str, progress: Option<Progress<'_>>) -> Result<()> {
+    let Some(spec) = trace.strip_prefix("synth:").map(str::trim_start).filter(|s| s.starts_with("clone=")) else {
+        return Ok(());
+    };
+    let s = CloneSpec::parse(spec)?;
+    let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
+    load_with(&s.path, &opts, progress).map(|_| ())
+}
+
 /// Fits the model of a trace and saves it to `out` (`fcsim trace clone PATH -o MODEL`).
 pub fn save_model(trace: &str, opts: &TraceOptions, out: &Path, progress: Option<Progress<'_>>) -> Result<Arc<Model>> {
     let path = Path::new(trace);
@@ -1418,6 +1431,11 @@ mod tests {
         let mut stop = |_: u64, _: u64| false;
         assert!(matches!(save_model(&trace.to_string_lossy(), &opts, &out, Some(&mut stop)), Err(Error::Interrupted)));
         assert!(!out.exists(), "an interrupted fit wrote {}", out.display());
+        // The fit of a synth:clone= trace ahead of its first open (the bindings' prefit_clone),
+        // and nothing to fit for another trace.
+        let spec = format!("synth:clone={},format=disksim", trace.display());
+        assert!(matches!(prefit(&spec, Some(&mut stop)), Err(Error::Interrupted)));
+        assert!(prefit("synth:zipf", Some(&mut stop)).is_ok() && prefit(&trace.to_string_lossy(), Some(&mut stop)).is_ok());
         assert!(std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()), "an interrupted fit was cached");
         let _ = std::fs::remove_dir_all(&dir);
     }
