@@ -25,6 +25,13 @@ def ctrl_c_in_a_pass(*args: object) -> tuple[int, str]:
     """Runs the CLI with ``args``, presses Ctrl-C once it has spent 3 s of CPU time (past the
     start-up, into its long pass, whatever the machine's load) and returns its exit status and
     stderr; a child that does not stop within 30 s is killed."""
+    code, err, _ = ctrl_c_after(3, *args)
+    return code, err
+
+
+def ctrl_c_after(cpu_seconds: float, *args: object) -> tuple[int, str, float]:
+    """:func:`ctrl_c_in_a_pass` after ``cpu_seconds`` of CPU time; also returns the seconds the
+    child took to stop after Ctrl-C."""
     p = subprocess.Popen(
         [sys.executable, "-m", "fcsim.cli", *map(str, args)],
         stdout=subprocess.PIPE,
@@ -36,15 +43,16 @@ def ctrl_c_in_a_pass(*args: object) -> tuple[int, str]:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         fields = Path(f"/proc/{p.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if (int(fields[11]) + int(fields[12])) / tick >= 3:
+        if (int(fields[11]) + int(fields[12])) / tick >= cpu_seconds:
             break
         time.sleep(0.1)
     p.send_signal(signal.SIGINT)
+    pressed = time.monotonic()
     try:
         _, err = p.communicate(timeout=30)
     finally:
         p.kill()
-    return p.returncode, err
+    return p.returncode, err, time.monotonic() - pressed
 
 
 @pytest.fixture

@@ -402,3 +402,68 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     closed, err = row(100_000, "--set", "sim.queue_depth=8")
     assert closed["saturated"] is True and closed["flash_util_peak_1s"] is not None
     assert "warning" not in err and "1 closed-loop row(s) are saturated by construction" in err
+
+
+LRU = ["--policy", "lru", "--size", "10"]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["run", "synth:zipf,requests=1000", *LRU, "--volume", "3"],
+            "--volume 3: a synth: trace has no volumes to pick",
+        ),
+        (
+            ["run", "synth:zipf,requests=1000", *LRU, "--set", "trace.block_size=512"],
+            "trace.block_size: a synth: trace reads no file, so only trace.skip and trace.take apply",
+        ),
+        (
+            ["trace", "info", f"synth:clone={TRACES / 'msr_hm_0_excerpt1000.csv'}", "--volume", "3"],
+            "--volume 3: a synth: trace has no volumes to pick",
+        ),
+        (
+            ["trace", "compare", str(TRACES / "msr_hm_0_excerpt1000.csv"), "synth:zipf", "--volume-b", "3"],
+            "--volume-b 3: synth:zipf is a synth: trace, which has no volumes to pick; drop --volume-b",
+        ),
+    ],
+)
+def test_options_of_a_file_are_refused_on_a_synth_trace(args: list[str], message: str) -> None:
+    """Issue 42: ``--volume`` and ``--set trace.KEY`` were accepted and ignored on ``synth:``
+    traces (an error on a real trace), and so was ``trace compare --volume-b`` on a synth B."""
+    p = run(*args)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_output_guard_looks_inside_a_clone_spec(tmp_path: Path) -> None:
+    """Issue 42: the output guard compared outputs with the trace argument only, so
+    ``run synth:clone=t.csv --out t.csv`` replaced the clone's source with the results (exit 0).
+    The file inside ``synth:clone=PATH`` is an input too, by any name (a symbolic link included),
+    through every output: run --out, trace convert -o, mrc --out, --plot, the epochs table."""
+    trace = tmp_path / "t.csv"
+    trace.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
+    model = tmp_path / "m.png"  # a model named like a plot
+    assert run("trace", "clone", trace, "-o", tmp_path / "m.model").returncode == 0
+    model.write_bytes((tmp_path / "m.model").read_bytes())
+    (tmp_path / "r.epochs.csv").symlink_to(tmp_path / "m.model")
+    cases = [
+        (["run", f"synth:clone={trace}", *LRU, "--out", trace], trace, trace),
+        (["run", f"synth:clone={trace},seed=3", *LRU, "--out", trace], trace, trace),
+        (["trace", "convert", f"synth:clone={trace},length=100", "-o", trace], trace, trace),
+        (["mrc", f"synth:clone={trace}", "--out", trace], trace, trace),
+        (["run", f"synth:clone={model}", *LRU, "--plot", model], model, model),
+        (
+            ["run", f"synth:clone={tmp_path / 'm.model'}", *LRU, "--out", tmp_path / "r.csv", "--epoch=1s"],
+            tmp_path / "r.epochs.csv",
+            tmp_path / "m.model",
+        ),
+    ]
+    for args, out, source in cases:
+        before = source.read_bytes()
+        p = run(*map(str, args))
+        want = f"fcsim: error: {out}: is the input {source} (the clone source of synth:clone={source}"
+        assert p.returncode == 2 and p.stderr.startswith(want) and p.stderr.count("\n") == 1, (args, p.stderr)
+        assert "writing there would destroy it" in p.stderr
+        assert source.read_bytes() == before, args
+    assert not (tmp_path / "r.csv").exists()

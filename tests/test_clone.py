@@ -3,6 +3,7 @@ and its refusals (the fidelity of clones is tested in crates/fcsim/tests/clone.r
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, ctrl_c_after
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
@@ -71,3 +72,87 @@ def test_the_output_cannot_be_the_trace(tmp_path: Path) -> None:
     p = run("trace", "clone", trace, "-o", trace)
     assert p.returncode == 2 and "is the input" in p.stderr
     assert trace.read_bytes() == (TRACES / "msr_hm_0_excerpt1000.csv").read_bytes()
+
+
+ARC_P12 = TRACES / "arc_P12.lis.zst"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["trace", "clone", ARC_P12, "-o", "{tmp}/p.model"],
+        ["run", f"synth:clone={ARC_P12}", *LRU, "--out", "{tmp}/r.csv"],
+    ],
+    ids=["trace clone", "run synth:clone"],
+)
+def test_ctrl_c_stops_a_fit_within_a_second(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[object]
+) -> None:
+    """Issue 42: Ctrl-C while a model is fitted (about 6 s of CPU for this trace: its pass, ten
+    calibration rounds, the renewal counts' two passes) stops it at once, writes no model (nor
+    results) and caches none; before, the fit ran to its end (and ``trace clone`` wrote the
+    model), then said "interrupted"."""
+    monkeypatch.setenv("FCSIM_MODEL_DIR", str(tmp_path / "cache"))
+    code, err, seconds = ctrl_c_after(2, *[str(a).replace("{tmp}", str(tmp_path)) for a in args])
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == "fcsim: interrupted" and "Traceback" not in err
+    assert seconds < 1.5, f"stopped {seconds:.2f} s after Ctrl-C"
+    assert list(tmp_path.iterdir()) == []  # no model, no results, no cache
+
+
+def test_a_fifo_is_refused_as_a_clone_source_without_blocking(tmp_path: Path) -> None:
+    """Issue 42: ``synth:clone=FIFO`` blocked for ever (opening a fifo waits for a writer) and
+    ignored Ctrl-C; a fifo or device is now refused, in one line, before it is opened, by every
+    way in: trace info, trace clone, run and the API."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    want = f"{fifo}: is a pipe, fifo or device, not a regular file"
+    for args in (
+        ["trace", "info", f"synth:clone={fifo}"],
+        ["trace", "clone", fifo, "-o", tmp_path / "f.model"],
+        ["run", f"synth:clone={fifo}", *LRU],
+        ["run", "synth:clone=/dev/null", *LRU],
+    ):
+        p = subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=60)
+        assert p.returncode == 2, (args, p.stderr)
+        assert p.stderr.count("\n") == 1 and "fcsim: error: " in p.stderr and "Traceback" not in p.stderr
+        assert "is a pipe, fifo or device" in p.stderr and (want in p.stderr or "/dev/null" in args[1])
+    with pytest.raises(fcsim.TraceError, match=want):
+        fcsim.trace_info(f"synth:clone={fifo}")
+    with pytest.raises(fcsim.TraceError, match=want):
+        fcsim.clone(fifo, tmp_path / "f.model")
+    assert not (tmp_path / "f.model").exists()
+
+
+HALF = 2**63  # two of them wrap a u64
+PAST = "the model's counts add up past 2^62 by this line"
+
+
+@pytest.mark.parametrize(
+    ("key", "line", "message"),
+    [
+        ("sizes read ", f"sizes read 4096+0:{HALF} 8192+0:{HALF}", f"sizes: {PAST}"),
+        ("follow read ", f"follow read 4096+0:{HALF} 8192+0:{HALF}", f"follow: {PAST}"),
+        ("pages ", "pages 18446744073709551615", "pages: 18446744073709551615; expected at most 4294967295"),
+    ],
+)
+def test_a_model_whose_counts_wrap_ends_at_once_with_its_line(
+    tmp_path: Path, key: str, line: str, message: str
+) -> None:
+    """Issue 42: counts summing past 2^64 (the ``sed`` of the issue on ``sizes read``, the same
+    on ``follow read``) spun for ever and ``fcsim.check`` accepted them; a page count of 2^64-1
+    wrapped past the size check. Each is refused at its line, at once."""
+    model = tmp_path / "m.model"
+    assert run("trace", "clone", HM0, "-o", model).returncode == 0
+    lines = model.read_text().splitlines()
+    at = next(i for i, text in enumerate(lines) if text.startswith(key))
+    lines[at] = line
+    bad = tmp_path / "bad.model"
+    bad.write_text("\n".join(lines) + "\n")
+    want = f"bad.model:{at + 1}: {message}"
+    p = subprocess.run(
+        [*FCSIM, "trace", "info", f"synth:clone={bad},length=10"], capture_output=True, text=True, timeout=60
+    )
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and want in p.stderr, p.stderr
+    with pytest.raises(fcsim.TraceError, match=want.replace("^", r"\^")):
+        fcsim.check(f"synth:clone={bad},length=10", size=10)

@@ -141,6 +141,42 @@ def test_sweep_on_a_dask_cluster(tmp_path: Path) -> None:
         sweep.sweep(exp, tmp_path / "x.parquet", scheduler="tpc://127.0.0.1:8786")
 
 
+def test_a_dask_cluster_without_workers_is_said_within_the_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 42 (probe item 5): once the nanny and its worker were both gone, ``sweep
+    --scheduler`` waited silently for ever. A cluster with no worker for the deadline (here
+    1 s) stops the sweep with one error that says so, the finished points saved, and the same
+    command resumes once workers are back."""
+    distributed = pytest.importorskip("distributed")
+    monkeypatch.setattr(sweep, "NO_WORKERS_DEADLINE", 1.0)
+    monkeypatch.setattr(sweep, "WORKER_POLL", 0.2)
+    exp = tmp_path / "tiny.toml"
+    exp.write_text(EXPERIMENT)
+    out = tmp_path / "dask.parquet"
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as c:
+        # The worker goes once the first point is back: the other seven are left.
+        def gone(done: float) -> None:
+            if done > 0 and c.workers:
+                c.scale(0)
+
+        t = time.monotonic()
+        with pytest.raises(sweep.WorkersGone) as e:
+            sweep.sweep(exp, out, scheduler=c.scheduler_address, progress=gone)
+        assert time.monotonic() - t < 30
+        message = str(e.value)
+        assert "the Dask cluster has no worker (for 1 s" in message and "\n" not in message, message
+        saved = len(pd.read_parquet(out))
+        assert 1 <= saved < 8 and f"{saved} of 8 points are saved in {out}" in message, message
+        assert "run the same command again to resume" in message
+        c.scale(1)
+        c.wait_for_workers(1)
+        df = sweep.sweep(exp, out, scheduler=c.scheduler_address)
+        assert len(df) == 8 and df.attrs["reused"] == saved
+
+
 @pytest.mark.parametrize(
     ("text", "needle"),
     [

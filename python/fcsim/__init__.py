@@ -16,17 +16,15 @@ from fcsim.api import (
     clone,
     compare,
     convert,
-    devices,
     fidelity,
-    formats,
     mrc,
     mrc_at,
     mrc_compare,
-    policies,
     run_grid,
     simulate,
     trace_info,
 )
+from fcsim.registry import devices, formats, policies
 from fcsim.seeds import summarize
 
 __all__ = [

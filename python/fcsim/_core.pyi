@@ -80,6 +80,7 @@ def clone_model(
     skip_bad_lines: bool = False,
     trace_params: dict[str, str] | None = None,
 ) -> dict[str, Any]: ...
+def prefit_clone(trace: str) -> None: ...
 def convert_trace(
     trace: str,
     out: str,

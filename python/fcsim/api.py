@@ -17,6 +17,9 @@ import pandas as pd
 from fcsim import _core, catalogue, output
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
+from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
+from fcsim.registry import formats as formats
+from fcsim.registry import policies as policies
 
 Progress = Callable[[int, int], object]
 
@@ -108,20 +111,6 @@ def provenance() -> dict[str, str]:
     git commit of the source built, ``-dirty`` when it had uncommitted changes to tracked
     files, or ``unknown``)."""
     return {"fcsim_version": VERSION, "fcsim_revision": REVISION}
-
-
-def policies() -> list[dict[str, Any]]:
-    """Registered policies: name, description, source, parameter names, and whether the policy
-    needs a flash device's view (it then runs only as the DRAM buffer over a flash device)."""
-    return [
-        {"name": n, "description": d, "source": s, "params": p, "needs_device": v}
-        for n, d, s, p, v in _core.policies()
-    ]
-
-
-def formats() -> list[dict[str, str]]:
-    """Trace formats: name, description and the time unit of the raw trace."""
-    return [{"name": n, "description": d, "time_unit": t} for n, d, t in _core.formats()]
 
 
 class Sets:
@@ -225,17 +214,14 @@ def check_device(name: str | None) -> None:
         raise ConfigError(f"unknown device preset '{name}'; presets: {', '.join(sorted(presets))}")
 
 
-def devices() -> list[dict[str, Any]]:
-    """Device presets: name, source (the paper's table) and the values it sets over fcsim's
-    defaults; the defaults themselves are the preset named ``defaults``."""
-    presets, defaults = _core.devices()
-    rows = [{"name": n, "source": s, "values": dict(v)} for n, s, v in presets]
-    return [*rows, {"name": "defaults", "source": "fcsim", "values": dict(defaults)}]
-
-
-def _path(trace: str | os.PathLike[str]) -> str:
-    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache."""
-    return catalogue.resolve(path("trace", trace))
+def _path(trace: str | os.PathLike[str], *, fit: bool = True) -> str:
+    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache. With
+    ``fit``, a ``synth:clone=`` trace's model is fitted here (or read), where Ctrl-C stops it:
+    the trace's first open, which takes no progress, would fit it deaf to Ctrl-C."""
+    name = catalogue.resolve(path("trace", trace))
+    if fit:
+        _core.prefit_clone(name)
+    return name
 
 
 def _trace_kwargs(
@@ -599,8 +585,9 @@ def convert(
     pipe, a device, a directory or a path in a missing directory is refused before any work;
     a symbolic link is not replaced, the file it names is written."""
     trace_params = Sets(set).trace
-    name = _path(trace)
+    name = _path(trace, fit=False)
     target = output.guard(path("out", out), [name])
+    _core.prefit_clone(name)
     return _core.convert_trace(
         name,
         str(target),
@@ -1067,11 +1054,17 @@ def compare(
     kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
     boolean("baseline", baseline)
-    name_a = _path(a)
+    name_a, name_b = _path(a), _path(b)
+    # The core refuses a volume for a synth: trace; here the error names B's own option.
+    for flag, name, kw in (("--volume", name_a, ka), ("--volume-b", name_b, kb)):
+        if kw["volume"] is not None and name.startswith("synth:"):
+            raise ConfigError(
+                f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
+            )
     spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
     fa, fb, fn, halves, rows = _core.trace_compare(
         name_a,
-        _path(b),
+        name_b,
         panel=names,
         baseline=spec,
         format=ka["format"],

@@ -37,14 +37,30 @@ def _same_file(a: os.stat_result, b: os.stat_result) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
+def input_files(given: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """The files an input reads, each with how to name it in an error: a file itself, or the
+    file inside a ``synth:`` spec (``synth:clone=PATH,...``: the trace or model the clone is
+    made from, cut out as the core's ``CloneSpec::parse`` cuts it); a generator spec reads
+    none."""
+    text = os.fspath(given)
+    if not text.startswith("synth:"):
+        return [(text, text)]
+    first = text[len("synth:") :].split(",")[0].strip()
+    if first.startswith("clone=") and first[len("clone=") :]:
+        path = first[len("clone=") :]
+        return [(path, f"{path} (the clone source of {text})")]
+    return []
+
+
 def guard(
     path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = (), *, directory: bool = False
 ) -> Path:
     """The one check of every output path fcsim writes, run before the work starts and again by
     :func:`atomic` just before its rename. ConfigError, naming ``path`` as the user gave it,
     when writing there would destroy or misuse what is there: ``path`` is one of ``inputs``
-    (the same file by device and inode, through symbolic or hard links; inputs that do not
-    exist, such as ``synth:`` specs, are skipped), or exists and is not a regular file (a FIFO,
+    (the same file by device and inode, through symbolic or hard links; the file inside a
+    ``synth:clone=PATH`` spec is an input too, see :func:`input_files`; inputs that do not
+    exist are skipped), or exists and is not a regular file (a FIFO,
     a device, a socket, a directory), or its directory does not exist. With ``directory``,
     ``path`` is an output directory: it may be missing (it is created, with its parents) but
     what exists there must be a directory.
@@ -72,15 +88,13 @@ def guard(
                 f"{p}: exists and is not a regular file (a pipe, fifo, device or socket); "
                 "fcsim writes results to regular files only"
             )
-        for given in inputs:
+        for file, name in (f for given in inputs for f in input_files(given)):
             try:
-                same = _same_file(st, os.stat(given))
-            except (OSError, ValueError):  # a missing input, a synth: spec
+                same = _same_file(st, os.stat(file))
+            except (OSError, ValueError):  # a missing input
                 continue
             if same:
-                raise _error(
-                    f"{p}: is the input {given}; writing there would destroy it, give another output"
-                )
+                raise _error(f"{p}: is the input {name}; writing there would destroy it, give another output")
     target = real if p.is_symlink() else p
     if not target.parent.is_dir():
         raise _error(f"{p}: directory {target.parent} does not exist")

@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from fcsim import registry
 from fcsim._core import ConfigError
 
 #: fcsim's default seed of every seeded component (``device.seed``, ``pt-lru.seed``, and the
@@ -147,9 +148,7 @@ def _as_int(key: str, value: Any) -> int:
 
 @functools.cache
 def _device_table() -> dict[str, dict[str, Any]]:
-    from fcsim import api
-
-    return {d["name"]: d["values"] for d in api.devices()}
+    return {d["name"]: d["values"] for d in registry.devices()}
 
 
 def _device_values(device: str | None, sets: Mapping[str, Any]) -> dict[str, str] | None:
@@ -173,9 +172,7 @@ def _device_values(device: str | None, sets: Mapping[str, Any]) -> dict[str, str
 
 @functools.cache
 def _policy_params() -> dict[str, list[str]]:
-    from fcsim import api
-
-    return {p["name"]: p["params"] for p in api.policies()}
+    return {p["name"]: p["params"] for p in registry.policies()}
 
 
 def components(trace: str, policy: str, device: str | None, sets: Mapping[str, Any]) -> dict[str, int]:

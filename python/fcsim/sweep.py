@@ -586,8 +586,31 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during a sweep, after the finished points were written; says how many remain."""
 
 
+#: Seconds a Dask cluster may have no worker (none started, or all gone: a killed nanny takes
+#: its worker with it) while points remain, before the sweep stops and says so (its finished
+#: points saved); the cluster is asked every :data:`WORKER_POLL` seconds while nothing finishes.
+NO_WORKERS_DEADLINE = 120.0
+WORKER_POLL = 5.0
+
+
+class WorkersGone(ConfigError):
+    """The Dask cluster had no worker (or could not be reached) for :data:`NO_WORKERS_DEADLINE`."""
+
+
+def _workers(client: Any) -> int | None:
+    """The cluster's workers now; None when its scheduler cannot be asked."""
+    try:
+        return len(client.scheduler_info(n_workers=-1)["workers"])
+    except TypeError:  # a distributed without n_workers
+        return len(client.scheduler_info()["workers"])
+    except Exception:  # the scheduler is gone too (CommClosedError, OSError, TimeoutError)
+        return None
+
+
 def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
-    """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``."""
+    """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``; WorkersGone once
+    the cluster has had no worker, or its scheduler has not answered, for
+    :data:`NO_WORKERS_DEADLINE` seconds with points left (Dask itself would wait for ever)."""
     try:
         import distributed
     except ImportError:
@@ -598,9 +621,33 @@ def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
         raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
     with client:
         futures = client.map(_run_point, todo, pure=False)
+        pending = set(futures)
+        alone_since: float | None = None  # when the cluster was first seen without a worker
         try:
-            for f in distributed.as_completed(futures):
-                yield f.result()
+            while pending:
+                try:
+                    done, pending = distributed.wait(
+                        pending, timeout=WORKER_POLL, return_when="FIRST_COMPLETED"
+                    )
+                except TimeoutError:
+                    done = set()
+                for f in done:
+                    yield f.result()
+                if done:
+                    alone_since = None
+                    continue
+                n = _workers(client)
+                if n:
+                    alone_since = None
+                    continue
+                now = time.monotonic()
+                alone_since = now if alone_since is None else alone_since
+                if now - alone_since >= NO_WORKERS_DEADLINE:
+                    why = "has no worker" if n == 0 else "does not answer"
+                    raise WorkersGone(
+                        f"--scheduler {scheduler}: the Dask cluster {why} "
+                        f"(for {NO_WORKERS_DEADLINE:g} s, with {len(pending)} points left)"
+                    )
         finally:
             client.cancel(futures)
 
@@ -740,6 +787,7 @@ def _run(
         work = [(pt, sizes.get(trace_key(pt)) if needs_working_set(pt) else None, by_worker) for pt in todo]
         results = _dask(work, scheduler) if scheduler else _local(work, jobs)
         interrupted = False
+        gone: WorkersGone | None = None
         try:
             for key, row, error in results:
                 if row is None:
@@ -754,11 +802,18 @@ def _run(
                 report()
         except KeyboardInterrupt:
             interrupted = True
+        except WorkersGone as e:
+            gone = e
         finally:  # whatever ends the loop, every finished point is written
             results.close()  # the pool is stopped: no worker records a point after this
             merge_log()  # points recorded by workers whose results did not come back
             save()
             log.remove()  # the table holds every finished point
+        if gone is not None:
+            raise WorkersGone(
+                f"{gone}; {len(have)} of {total} points are saved in {out}, {total - len(have)} remain: "
+                "start workers (dask worker ADDRESS) and run the same command again to resume"
+            )
         if interrupted:
             raise Interrupted(
                 f"interrupted: {len(have)} of {total} points are saved in {out}, {total - len(have)} remain; "

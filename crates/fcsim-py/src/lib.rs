@@ -318,7 +318,7 @@ fn clone_model<'py>(
     trace_params: Option<BTreeMap<String, String>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let m = run(py, None, |_| trace::clone::save_model(&trace, &opts, Path::new(&out)))?;
+    let m = run(py, None, |p| trace::clone::save_model(&trace, &opts, Path::new(&out), Some(p)))?;
     let d = PyDict::new(py);
     d.set_item("source", &m.source)?;
     d.set_item("requests", m.requests)?;
@@ -327,6 +327,13 @@ fn clone_model<'py>(
     d.set_item("timed", m.arrivals.is_some())?;
     d.set_item("notes", trace::clone::notes(&m))?;
     Ok(d)
+}
+
+/// Fits the model of a `synth:clone=` trace ahead of its first open, Ctrl-C stopping the fit
+/// (opening a trace takes no progress); nothing for any other trace.
+#[pyfunction]
+fn prefit_clone(py: Python<'_>, trace: String) -> PyResult<()> {
+    run(py, None, |p| trace::clone::prefit(&trace, Some(p)))
 }
 
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
@@ -594,6 +601,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trace_fidelity, m)?)?;
     m.add_function(wrap_pyfunction!(trace_compare, m)?)?;
     m.add_function(wrap_pyfunction!(clone_model, m)?)?;
+    m.add_function(wrap_pyfunction!(prefit_clone, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;

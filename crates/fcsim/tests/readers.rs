@@ -273,3 +273,25 @@ fn bad_files() {
     let e = err_of("msr_hm_0.csv", &TraceOptions { format: Some("tencent".into()), ..TraceOptions::default() });
     assert!(e.to_string().contains("msr_hm_0.csv:1:"), "{e}");
 }
+
+/// Issue 42: what reads a file (a volume, a reader's `trace.*` keys) does not apply to a
+/// generator and is refused, not silently ignored; a slice still applies.
+#[test]
+fn options_of_a_file_are_refused_on_a_synth_trace() {
+    let err = |spec: &str, opts: &TraceOptions| trace::open(spec, opts).err().map(|e| e.to_string()).unwrap_or_default();
+    for spec in ["synth:zipf,requests=100,pages=50", "synth:profile=lcr-web_0", "synth:clone=x.model"] {
+        let volume = TraceOptions { volume: Some(3), ..Default::default() };
+        assert!(err(spec, &volume).starts_with("--volume 3: a synth: trace has no volumes to pick"), "{spec}: {}", err(spec, &volume));
+        let params = BTreeMap::from([("block_size".to_string(), "512".to_string())]);
+        let block = TraceOptions { params, ..Default::default() };
+        assert!(err(spec, &block).starts_with("trace.block_size: a synth: trace reads no file"), "{spec}: {}", err(spec, &block));
+    }
+    // trace.take is a slice, which applies to any trace.
+    let params = BTreeMap::from([("take".to_string(), "10".to_string())]);
+    let mut r = trace::open("synth:zipf,requests=100,pages=50", &TraceOptions { params, ..Default::default() }).unwrap();
+    let mut n = 0;
+    while r.next_request().unwrap().is_some() {
+        n += 1;
+    }
+    assert_eq!(n, 10);
+}

@@ -477,6 +477,17 @@ fn open_whole(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
         if opts.format.is_some() && opts.format.as_deref() != Some("synth") {
             return Err(Error::config("a synth: trace has no --format"));
         }
+        // What reads a file does not apply to a generator: refused, never silently ignored.
+        if let Some(v) = opts.volume {
+            return Err(Error::config(format!(
+                "--volume {v}: a synth: trace has no volumes to pick (a generator's are set by its spec's volume=N; a clone is one volume, 0); drop --volume"
+            )));
+        }
+        if let Some(k) = opts.params.keys().next() {
+            return Err(Error::config(format!(
+                "trace.{k}: a synth: trace reads no file, so only trace.skip and trace.take apply to it; drop --set trace.{k}"
+            )));
+        }
         if spec.trim_start().starts_with("clone=") {
             return clone::open(spec.trim_start());
         }

@@ -5,7 +5,7 @@ use super::arrivals::{Cascade, QUANTILES};
 use crate::error::{Error, Location, Result};
 use crate::mrc::StackDistances;
 use crate::request::{KeyUnit, Op, PageSplitter};
-use crate::trace::TraceReader;
+use crate::trace::{Progress, TraceReader};
 use rustc_hash::FxHashMap;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,6 +24,13 @@ pub const MAGIC: &str = "fcsim-clone-model 2";
 const MAGIC_STEM: &str = "fcsim-clone-model ";
 /// The format this fcsim writes; it reads 1 and this.
 pub const FORMAT: u32 = 2;
+/// The most all the counts of a model file may add up to (a model of a real trace holds far
+/// fewer: cloudphysics' calibrated distances about 2^50). Below it no sum of counts the
+/// generators take, nor two of them added, can wrap: an edited model could otherwise make a
+/// draw over a wrapped total search for ever.
+pub const MAX_COUNTS: u128 = 1 << 62;
+/// The most pages a model may hold: the clones number pages in 32 bits.
+pub const MAX_PAGES: u64 = u32::MAX as u64;
 
 const OPS: [&str; 2] = ["read", "write"];
 /// `[prev][op]` names of the distance classes.
@@ -136,7 +143,7 @@ pub struct Model {
 
 impl Model {
     /// Fits a model to every read and write of `reader`; `path` names the trace in errors.
-    pub fn fit(reader: &mut dyn TraceReader, path: &Path) -> Result<Model> {
+    pub fn fit(reader: &mut dyn TraceReader, path: &Path, mut progress: Option<Progress<'_>>) -> Result<Model> {
         if reader.key_unit() == KeyUnit::Object {
             return Err(Error::trace(
                 path,
@@ -164,7 +171,10 @@ impl Model {
         let mut cold: Vec<(u64, usize, u64)> = Vec::new();
         let mut times = Vec::new();
         let (mut i, mut accesses) = (0u64, 0u64);
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader, &mut progress)?;
             let o = match r.op {
                 Op::Read => 0,
                 Op::Write => 1,
@@ -399,6 +409,9 @@ impl Model {
         let mut levels_left = 0usize;
         let mut profile_due = false;
         let mut ended = false;
+        // The counts of the lines so far, the renewal lines' apart (a line given again replaces
+        // their earlier counts).
+        let (mut counts, mut renewal_counts) = (0u128, 0u128);
         for (n, line) in lines {
             if ended {
                 return Err(bad(n, "text after 'end'".into()));
@@ -409,6 +422,13 @@ impl Model {
             let num = |w: &str, what: &str| -> Result<u64> {
                 w.parse::<u64>().map_err(|_| bad(n, format!("{key}: expected {what}, found '{w}'")))
             };
+            // A count (of requests, pages, accesses), added to the model's total.
+            let line_counts = std::cell::Cell::new(0u128);
+            let count = |w: &str| -> Result<u64> {
+                let v = num(w, "a count")?;
+                line_counts.set(line_counts.get() + u128::from(v));
+                Ok(v)
+            };
             let op = |w: Option<&&str>| -> Result<usize> {
                 match w.copied() {
                     Some("read") => Ok(0),
@@ -418,7 +438,7 @@ impl Model {
             };
             let pair = |w: &str, what: &str| -> Result<(String, u64)> {
                 let (a, c) = w.split_once(':').ok_or_else(|| bad(n, format!("{key}: expected {what}:COUNT, found '{w}'")))?;
-                Ok((a.to_string(), num(c, "a count")?))
+                Ok((a.to_string(), count(c)?))
             };
             if profile_due && key != "profile" {
                 return Err(bad(n, "expected the 'profile' line after 'arrivals'".into()));
@@ -430,9 +450,12 @@ impl Model {
                 "source" => m.source = rest.join(" "),
                 "requests" | "pages" | "accesses" => {
                     let [v] = rest[..] else { return Err(bad(n, format!("{key}: expected one count"))) };
-                    let v = num(v, "a count")?;
+                    let v = count(v)?;
                     match key {
                         "requests" => m.requests = v,
+                        "pages" if v > MAX_PAGES => {
+                            return Err(bad(n, format!("pages: {v}; expected at most {MAX_PAGES} (clones number pages in 32 bits)")))
+                        }
                         "pages" => m.pages = v,
                         _ => m.accesses = v,
                     }
@@ -445,7 +468,7 @@ impl Model {
                     let w = &mut m.windows[o];
                     w.resize(WINDOWS, [0; 2]);
                     for (k, x) in rest[1..].iter().enumerate() {
-                        w[k][usize::from(key == "new")] = num(x, "a count")?;
+                        w[k][usize::from(key == "new")] = count(x)?;
                     }
                 }
                 "target" => {
@@ -458,7 +481,7 @@ impl Model {
                         if m.target.len() <= b {
                             m.target.resize(b + 1, 0);
                         }
-                        m.target[b] += c;
+                        m.target[b] = m.target[b].saturating_add(c);
                     }
                 }
                 "gap" => {
@@ -473,7 +496,7 @@ impl Model {
                     if rest.len() != WINDOWS + 1 {
                         return Err(bad(n, format!("growth: expected read or write and {WINDOWS} counts, found {} counts", rest.len().saturating_sub(1))));
                     }
-                    m.growth[o] = rest[1..].iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                    m.growth[o] = rest[1..].iter().map(|x| count(x)).collect::<Result<_>>()?;
                 }
                 "transitions" => {
                     if rest.len() != 5 {
@@ -484,7 +507,7 @@ impl Model {
                         return Err(bad(n, format!("transitions: window {w}; expected 0 to {}", WINDOWS - 1)));
                     }
                     for (k, x) in rest[1..].iter().enumerate() {
-                        m.transitions[w][k / 2][k % 2] = num(x, "a count")?;
+                        m.transitions[w][k / 2][k % 2] = count(x)?;
                     }
                 }
                 "runs" | "sizes" | "follow" => {
@@ -535,7 +558,7 @@ impl Model {
                         if h.len() <= b {
                             h.resize(b + 1, 0);
                         }
-                        h[b] += c;
+                        h[b] = h[b].saturating_add(c);
                     }
                 }
                 "arrivals" => {
@@ -555,7 +578,7 @@ impl Model {
                     let Some(c) = m.arrivals.as_mut().filter(|_| profile_due) else {
                         return Err(bad(n, "profile: belongs right after an 'arrivals' line".into()));
                     };
-                    c.profile = rest.iter().map(|x| num(x, "a count")).collect::<Result<_>>()?;
+                    c.profile = rest.iter().map(|x| count(x)).collect::<Result<_>>()?;
                     let k = c.profile.len();
                     if !k.is_power_of_two() || k > 1 << super::arrivals::PROFILE_LEVEL || c.profile.iter().all(|&x| x == 0) {
                         return Err(bad(n, format!("profile: expected a power of two of counts, at most 2^{}, not all 0; found {k}", super::arrivals::PROFILE_LEVEL)));
@@ -591,9 +614,22 @@ impl Model {
                     c.levels.push(row);
                     levels_left -= 1;
                 }
-                "renewal" => m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?,
+                "renewal" => {
+                    let r = m.renewal.get_or_insert_with(Default::default);
+                    r.parse_line(&rest).map_err(|e| bad(n, e))?;
+                    renewal_counts = r.total();
+                }
                 "end" => ended = true,
                 _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
+            }
+            counts += line_counts.get();
+            if counts + renewal_counts > MAX_COUNTS {
+                return Err(bad(
+                    n,
+                    format!(
+                        "{key}: the model's counts add up past 2^62 by this line; expected the counts of a trace's requests and pages as 'fcsim trace clone' writes them (an edited model?)"
+                    ),
+                ));
             }
             if key != "level" && key != "end" {
                 seen.push(key);

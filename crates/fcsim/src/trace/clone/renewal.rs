@@ -116,7 +116,7 @@ use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
-use crate::trace::TraceReader;
+use crate::trace::{Progress, TraceReader};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rustc_hash::FxHashMap;
@@ -218,11 +218,14 @@ impl Counts {
     /// Fits the counts to every read and write of the trace `open` opens (twice: the first pass
     /// counts each page's references), whose page accesses are `ticks` (4 KiB pages, volumes
     /// apart; the phases are quarters of the ticks).
-    pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64) -> Result<Counts> {
+    pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64, mut progress: Option<Progress<'_>>) -> Result<Counts> {
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
         let mut total: FxHashMap<u64, u64> = FxHashMap::default();
         let mut reader = open()?;
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader.as_ref(), &mut progress)?;
             if r.op != Op::Trim {
                 let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
                 for key in first..first + n {
@@ -244,7 +247,10 @@ impl Counts {
             }
             v[b] += 1;
         };
+        let mut seen = 0u64;
         while let Some(r) = reader.next_request()? {
+            seen += 1;
+            crate::trace::report(seen, reader.as_ref(), &mut progress)?;
             let o = match r.op {
                 Op::Read => 0,
                 Op::Write => 1,
@@ -405,6 +411,18 @@ impl Counts {
         Ok(())
     }
 
+    /// All the counts added up, exactly (the model file's check that none of its sums can
+    /// wrap: [`super::model::MAX_COUNTS`]).
+    pub fn total(&self) -> u128 {
+        let sum = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
+        u128::from(self.ticks)
+            + self.events.iter().flatten().map(|v| sum(v)).sum::<u128>()
+            + sum(&self.ends)
+            + self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>()
+            + self.sizes.iter().flatten().map(|x| u128::from(x.1)).sum::<u128>()
+            + sum(&self.sequential)
+    }
+
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
         if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.ends.len() != STATES {
@@ -412,6 +430,19 @@ impl Counts {
         }
         if self.sizes.iter().all(|s| s.iter().all(|x| x.1 == 0)) {
             return Err("renewal: no sizes of new requests".into());
+        }
+        // As fitted: every tick is a gap or a page's end, and every page that ends was new once.
+        // An edited count breaks the rates the generator draws from (a tick count far above its
+        // gaps made it search for ever).
+        let sum = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
+        let ends = sum(&self.ends);
+        let gaps = self.events.iter().flatten().map(|v| sum(v)).sum::<u128>() + ends;
+        if u128::from(self.ticks) != gaps {
+            return Err(format!("renewal ticks {}: expected the state lines' gaps and ends, {gaps}", self.ticks));
+        }
+        let new = self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>();
+        if new != ends {
+            return Err(format!("renewal new-pages: {new} pages in all; expected the state lines' ends, {ends}"));
         }
         Ok(())
     }

@@ -1,0 +1,127 @@
+"""The Python package's modules form no import cycle (issue 42, item 6), as the core's modules
+form layers (``crates/fcsim/tests/layers.rs``): every ``import`` and ``from ... import`` of
+``python/fcsim`` is read from the source, those inside functions (lazy imports) and under
+``TYPE_CHECKING`` included, since a lazy import only hides a circle until it is called.
+
+An edge goes from a module to the fcsim module it names: ``from fcsim import api`` is an edge
+to ``fcsim.api`` (a submodule), ``from fcsim import ConfigError`` or ``import fcsim`` one to
+``fcsim`` (the package's ``__init__``). Importing a submodule also runs its package's
+``__init__`` first; that implicit edge is left out (else every module imported by
+``__init__`` would close a circle through it)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "python" / "fcsim"
+
+
+def _module_name(path: Path, root: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
+    """The package's modules by name: its ``.py`` files, and the compiled ones by their
+    ``.pyi`` stubs (``fcsim._core``, which imports nothing of the package)."""
+    stubs = [p for p in sorted(package.rglob("*.pyi")) if not p.with_suffix(".py").exists()]
+    files = sorted(package.rglob("*.py")) + stubs
+    return {_module_name(p, package.parent): p for p in files}
+
+
+def _absolute(module: str, is_package: bool, level: int, name: str | None) -> str:
+    """The absolute name of ``from <level dots><name> import`` inside ``module``."""
+    if level == 0:
+        return name or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (level - 1)]
+    return ".".join([*base, *([name] if name else [])])
+
+
+def imports(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Per fcsim module, the fcsim modules its source imports (anywhere in the file)."""
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        is_package = path.name == "__init__.py"
+        edges: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = _absolute(module, is_package, node.level, node.module)
+                # `from fcsim import api` names a submodule; `from fcsim import X` else the module.
+                targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+            else:
+                continue
+            for t in targets:
+                # `import fcsim.reports.larc` and `from fcsim.output import guard`: the longest
+                # fcsim module the name starts with.
+                while t and t not in modules:
+                    t = t.rpartition(".")[0]
+                if t and t != module:
+                    edges.add(t)
+        graph[module] = edges
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One import circle per strongly connected component of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    graph = imports(_modules())
+    assert "fcsim.api" in graph and "fcsim.registry" in graph
+    assert cycles(graph) == [], "import circles (each a set of modules importing one another)"
+
+
+def test_the_registry_is_a_leaf() -> None:
+    """The names the core registers come from a module that imports no other fcsim module but
+    the core, so anything may import it."""
+    assert imports(_modules())["fcsim.registry"] == {"fcsim._core"}
+
+
+def test_the_check_finds_a_circle_lazy_imports_included(tmp_path: Path) -> None:
+    """The check itself: the api <-> seeds circle of issue 42, made by a lazy import."""
+    pkg = tmp_path / "fcsim"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from fcsim.api import simulate\n")
+    (pkg / "api.py").write_text("from fcsim import seeds as _seeds\n\ndef simulate():\n    pass\n")
+    (pkg / "seeds.py").write_text("def table():\n    from fcsim import api\n\n    return api.simulate\n")
+    (pkg / "leaf.py").write_text("from . import api\nfrom .api import simulate\n")
+    graph = imports(_modules(pkg))
+    assert graph["fcsim.leaf"] == {"fcsim.api"}
+    assert cycles(graph) == [["fcsim.api", "fcsim.seeds"]]
