@@ -30,7 +30,7 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check python tests bench fuzz
 
 rust-test:
-	cargo test -p fcsim -p fcsim-fuzz --release
+	cargo test -p fcsim -p fcsim-fuzz --profile quick
 
 py-test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q tests
