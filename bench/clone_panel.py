@@ -23,7 +23,6 @@ import argparse
 import itertools
 import math
 import os
-import subprocess
 from pathlib import Path
 
 import sections
@@ -125,9 +124,8 @@ def lru(trace: str) -> tuple[list[float], list[float | None]]:
 
 
 def commit() -> str:
-    """The checkout's commit, as the other benchmarks name the build they measured."""
-    r = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    return r.stdout.strip() or "unknown commit"
+    """The revision fcsim was built from (the checkout's HEAD may have moved on since)."""
+    return fcsim.__revision__[:8]
 
 
 def spread(v: list[float], fmt: str = "{:.3f}") -> str:
