@@ -11,6 +11,8 @@ from fcsim._core import REVISION as __revision__
 from fcsim._core import VERSION as __version__
 from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
+    Comparison,
+    Grid,
     Result,
     check,
     clone,
@@ -23,6 +25,7 @@ from fcsim.api import (
     mrc_at,
     mrc_compare,
     policies,
+    run,
     run_grid,
     simulate,
     trace_info,
@@ -30,7 +33,9 @@ from fcsim.api import (
 from fcsim.seeds import summarize
 
 __all__ = [
+    "Comparison",
     "ConfigError",
+    "Grid",
     "Result",
     "TraceError",
     "__revision__",
@@ -46,6 +51,7 @@ __all__ = [
     "mrc_at",
     "mrc_compare",
     "policies",
+    "run",
     "run_grid",
     "simulate",
     "summarize",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -369,7 +370,62 @@ def _run_kwargs(
     }
 
 
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """What :func:`run` returns: the rows and the tables that go with them, each its own
+    DataFrame (none is kept in another's ``attrs``, so each survives ``pd.concat``, ``merge``
+    and Parquet as any DataFrame does).
+
+    - ``rows``: one row per run, in grid order (what :func:`run_grid` returns).
+    - ``summary``: with ``seeds`` > 1, one row per point with each metric's mean ``M`` and the
+      half-width ``M_ci95`` of its 95% confidence interval (:func:`fcsim.seeds.summarize`, by
+      ``trace``, ``policy``, ``size``, ``device`` and the ``grid`` axes); else None.
+    - ``epochs``: with ``epoch``, every run's per-epoch table concatenated in grid order (each
+      epoch row carries its run's ``trace``, ``policy``, ``size_pages`` and ``device``, and
+      with seeds its ``seed_index``); else None."""
+
+    rows: pd.DataFrame
+    summary: pd.DataFrame | None
+    epochs: pd.DataFrame | None
+
+
 def run_grid(
+    traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    policies: str | Iterable[str],
+    sizes: str | int | Iterable[str | int],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    device: str | Iterable[str | None] | None = None,
+    jobs: int | None = None,
+    progress: Callable[[float], object] | None = None,
+    seeds: int = 1,
+    grid: Mapping[str, Iterable[Any]] | None = None,
+) -> pd.DataFrame:
+    """Runs every (trace, policy, size, device) point and returns one row per run, in grid
+    order: the ``rows`` of :func:`run`, whose arguments it takes (but ``epoch``). The seeds'
+    summary and the per-epoch tables are :func:`run`'s ``summary`` and ``epochs``."""
+    return run(
+        traces,
+        policies,
+        sizes,
+        format=format,
+        volume=volume,
+        skip_bad_lines=skip_bad_lines,
+        page_size=page_size,
+        set=set,
+        device=device,
+        jobs=jobs,
+        progress=progress,
+        seeds=seeds,
+        grid=grid,
+    ).rows
+
+
+def run(
     traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     policies: str | Iterable[str],
     sizes: str | int | Iterable[str | int],
@@ -385,28 +441,27 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
-) -> pd.DataFrame:
-    """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. With ``epoch`` (see :func:`simulate`), ``df.attrs["epochs"]`` holds every point's
-    per-epoch table, concatenated in grid order (each epoch row carries its run's ``trace``,
-    ``policy``, ``size_pages`` and ``device``). Every point is checked first (see
+) -> Grid:
+    """Runs every (trace, policy, size, device) point, as ``fcsim run`` does; returns a
+    :class:`Grid`: ``rows``, ``summary`` and ``epochs``. Every point is checked first (see
     :func:`check`): a problem of any point raises before any runs, several problems one
     ConfigError with a line each. ``device`` is a preset, a list of presets, or None (no
     device). Policy ``none`` caches nothing, so it runs once per trace and device whatever the
-    sizes.
+    sizes. ``epoch`` (see :func:`simulate`) cuts every run into epochs: the result's
+    ``epochs``.
 
     ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
     ``set``, and each row adds a column per axis named by its key, holding the value given.
 
     With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
-    filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and
-    ``df.attrs["summary"]`` holds one row per point with each metric's mean and 95% confidence
-    interval (``M`` and ``M_ci95``; :func:`fcsim.seeds.summarize`). Each row then adds ``size``
-    (as given), ``seeds`` (how many seeds its point ran: 1 for a point with nothing random),
-    ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run without ``seeds``) and ``seeded``
-    (each seeded component and its seed, ``trace 43, device.seed 43``; empty when nothing is
-    random); a percent size is resolved against each seed's own trace.
+    filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and the
+    result's ``summary`` holds one row per point with each metric's mean and 95% confidence
+    interval. Each row then adds ``size`` (as given), ``seeds`` (how many seeds its point ran:
+    1 for a point with nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run
+    without ``seeds``) and ``seeded`` (each seeded component and its seed, ``trace 43,
+    device.seed 43``; empty when nothing is random); a percent size is resolved against each
+    seed's own trace.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -513,12 +568,12 @@ def run_grid(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             rows = list(pool.map(one, range(len(runs))))
     df = pd.DataFrame(rows)
-    if seeds_n > 1:
-        df.attrs["summary"] = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes])
+    summary = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes]) if seeds_n > 1 else None
+    epochs = None
     if epoch is not None:
         tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
-        df.attrs["epochs"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    return df
+        epochs = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return Grid(df, summary, epochs)
 
 
 #: The most combinations of ``grid`` axes a run_grid takes (an experiment file is the tool for
@@ -697,9 +752,9 @@ def mrc(
       size in ``sizes`` (pages, bytes or ``"5%"``; default 10 log-spaced shares of the working
       set from 1% to 100%), all in one pass. A size's miss ratio is its miniature cache's
       misses over the expected number of sampled accesses N·R (SHARDS' adjustment carried
-      over: sampled accesses above or below N·R count as hits); the miniature caches' own miss
-      ratios are in ``attrs["unadjusted_miss_ratio"]``. Hit ratios only (no device); ``set``
-      may carry the policy's ``POLICY.KEY`` parameters.
+      over: sampled accesses above or below N·R count as hits); each row adds its miniature
+      cache's size ``mini_size_pages`` and own miss ratio ``unadjusted_miss_ratio``. Hit ratios
+      only (no device); ``set`` may carry the policy's ``POLICY.KEY`` parameters.
 
     ``seed`` varies the spatial hash (which pages are sampled).
 
@@ -711,7 +766,7 @@ def mrc(
     and the sampling: `method`, `rate` (for fixed size, the final one), `max_samples`,
     `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`; shards adds
     `adjustment` (the accesses added to the first bucket for the sample-count error) and
-    `bucket_width`, minisim `mini_sizes` and `unadjusted_miss_ratio`. Trims are skipped by the
+    `bucket_width`. Every value of `attrs` is a number, a string or None. Trims are skipped by the
     LRU curves (LRU with deletions has no exact one-pass curve); minisim applies them to its
     caches.
     """
@@ -794,6 +849,8 @@ def _minisim(
     df = pd.DataFrame({"size_pages": [p[0] for p in points], "misses": [m * accesses for m in ratio]})
     df["miss_ratio"] = ratio
     df["hit_ratio"] = 1.0 - df["miss_ratio"]
+    df["mini_size_pages"] = [p[1] for p in points]
+    df["unadjusted_miss_ratio"] = [p[4] for p in points]
     df.attrs.update(
         method="minisim",
         policy=policy.lower(),
@@ -806,8 +863,6 @@ def _minisim(
         max_samples=None,
         samples=samples,
         sampled_pages=held,
-        mini_sizes=[p[1] for p in points],
-        unadjusted_miss_ratio=[p[4] for p in points],
     )
     return df
 
@@ -841,10 +896,10 @@ def mrc_compare(
     exact one). Other arguments are :func:`mrc`'s.
 
     Returns one row per seed and size: ``seed``, ``size`` (as given or the share),
-    ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. ``attrs``: ``mae`` (each
-    seed's mean absolute error over the sizes), ``mae_mean`` and ``mae_ci95`` (the half-width
-    of its 95% confidence interval, Student t; NaN for one seed), ``seeds``, ``method`` and the
-    first seed's curve's ``attrs`` as ``curve``."""
+    ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. Each seed's mean absolute
+    error is ``df.groupby("seed")["abs_error"].mean()``, and their mean and 95% confidence
+    interval :func:`fcsim.seeds.ci95` of those. ``attrs``: ``seeds``, ``method`` and the first
+    seed's curve's ``attrs`` as ``curve`` (see :func:`mrc`)."""
     n = _seeds.count(seeds)
     if method not in ("shards", "minisim"):
         raise ConfigError(f"mrc_compare: method {method!r}: expected shards or minisim (sampled curves)")
@@ -891,11 +946,7 @@ def mrc_compare(
                 }
             )
     df = pd.DataFrame(rows)
-    mae = [float(g["abs_error"].mean()) for _, g in df.groupby("seed", sort=True)]
-    mean, half, _ = _seeds.ci95(mae)
-    df.attrs.update(
-        mae=mae, mae_mean=mean, mae_ci95=half, seeds=n, method=method, curve=dict(curves[0].attrs)
-    )
+    df.attrs.update(seeds=n, method=method, curve=dict(curves[0].attrs))
     return df
 
 
@@ -1027,6 +1078,27 @@ def fidelity(
     return _core.trace_fidelity(_path(trace), panel=names, progress=callback(progress), **tkw)
 
 
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """What :func:`compare` returns: the report's rows and what it was computed from.
+
+    - ``rows``: one row per measure (a DataFrame; see :func:`compare`).
+    - ``panel``: the panel's hit ratios, one row per policy and share of the working set:
+      ``policy``, ``share``, and the hit ratio on ``a``, ``h1``, ``h2``, ``b`` and ``baseline``
+      (None without a baseline).
+    - ``a``, ``b``, ``baseline``: each trace's measures (:func:`fidelity`; ``baseline`` None
+      with ``baseline=False``), ``halves``: those of A's two halves, and ``baseline_spec``: the
+      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline)."""
+
+    rows: pd.DataFrame
+    panel: pd.DataFrame
+    a: dict[str, Any]
+    b: dict[str, Any]
+    baseline: dict[str, Any] | None
+    halves: tuple[dict[str, Any], dict[str, Any]]
+    baseline_spec: str | None
+
+
 def compare(
     a: str | os.PathLike[str],
     b: str | os.PathLike[str],
@@ -1042,13 +1114,14 @@ def compare(
     panel: Iterable[str] | None = None,
     baseline: bool = True,
     progress: Progress | None = None,
-) -> pd.DataFrame:
+) -> Comparison:
     r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
     against trace ``a`` (its original), with every tolerance derived from ``a`` alone: ``a`` is
     cut into two halves by request count, each half is measured as a clone is, and a measure's
     tolerance is the worse of the halves' scores against ``a`` (README, "trace compare").
 
-    One row per measure: ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
+    Returns a :class:`Comparison`, whose ``rows`` hold one row per measure: ``measure``,
+    ``description``, ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
     ``b`` is B's value against A and ``a`` is None), ``difference`` (b - a), ``ratio`` (b / a),
     ``tolerance`` (as text), ``bound``, ``tolerance_from`` (``H1`` or ``H2``: the half that set
     it), ``h1``/``h2`` (the halves' scores), ``score`` (B's: \|b - a\|, \|ln b/a\| or the
@@ -1060,9 +1133,7 @@ def compare(
     ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
     trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
     ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
-    read ``b``. ``df.attrs`` holds each trace's measures (:func:`fidelity`) as ``a``, ``b``,
-    ``baseline`` and ``halves``, the baseline's spec as ``baseline_spec``, and the panel's hit
-    ratios as ``panel`` (a DataFrame: policy, share, a, h1, h2, b, baseline)."""
+    read ``b``."""
     ka = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
@@ -1084,7 +1155,6 @@ def compare(
         page_size=ka["page_size"],
         progress=callback(progress),
     )
-    df = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
     traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
     table = [
         {
@@ -1095,5 +1165,12 @@ def compare(
         for k in range(len(fa["panel_shares"]))
         for i, p in enumerate(fa["panel"])
     ]
-    df.attrs.update(a=fa, b=fb, baseline=fn, halves=halves, baseline_spec=spec, panel=pd.DataFrame(table))
-    return df
+    return Comparison(
+        rows=pd.DataFrame(rows, columns=COMPARE_COLUMNS),
+        panel=pd.DataFrame(table, columns=["policy", "share", *traces]),
+        a=fa,
+        b=fb,
+        baseline=fn,
+        halves=(halves[0], halves[1]),
+        baseline_spec=spec,
+    )
