@@ -1,12 +1,14 @@
-"""Every table fcsim returns is a plain DataFrame (issue 45): no DataFrame in ``attrs``, only
-small JSON-safe provenance, so ``pd.concat``, ``merge``, ``groupby`` and the Parquet, Feather
-and CSV writers work on each, as they do on any DataFrame."""
+"""The API as a pandas user meets it (issue 45). Every table fcsim returns is a plain DataFrame:
+no DataFrame in ``attrs``, only small JSON-safe provenance, so ``pd.concat``, ``merge``,
+``groupby`` and the Parquet, Feather and CSV writers work on each, as they do on any DataFrame.
+Inputs are taken as a numpy user writes them, and a grid's bad inputs are named together."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -101,3 +103,60 @@ def test_a_fidelity_report_returns_its_tables_apart(tmp_path: Path) -> None:
     plain(report.panel, tmp_path)
     assert report.baseline is None and report.baseline_spec is None
     assert report.a["requests"] == 1000 and [h["requests"] for h in report.halves] == [500, 500]
+
+
+# --- Inputs as a numpy user writes them (issue 45, item 4) -----------------------------------
+
+
+def test_numpy_integers_and_arrays_are_sizes_and_options() -> None:
+    sizes = np.logspace(1, 2, 3).astype(int)
+    df = fcsim.run_grid(T, "lru", sizes)
+    assert list(df["size_pages"]) == [10, 31, 100]
+    assert fcsim.simulate(T, "lru", np.int64(31)).hits == df["hits"].iloc[1]
+    # Policies from a numpy array, seeds, jobs and page size as numpy integers, a grid axis of
+    # numpy values.
+    df = fcsim.run_grid(
+        T,
+        np.array(["lru", "cflru"]),
+        pd.Series([10, 100]),
+        seeds=np.int64(1),
+        jobs=np.int32(1),
+        page_size=np.int64(4096),
+        grid={"cflru.window": np.array([0.25, 0.5])},
+    )
+    assert len(df) == 8 and set(df["cflru.window"]) == {0.25, 0.5}
+
+
+def test_a_grids_bad_inputs_are_named_together_in_one_config_error() -> None:
+    with pytest.raises(fcsim.ConfigError) as e:
+        fcsim.run_grid(T, ["lur"], ["ten"])
+    assert str(e.value).splitlines() == [
+        f"unknown policy 'lur'; registered: {', '.join(sorted(p['name'] for p in fcsim.policies()))}",
+        "cache size 'ten': expected pages (1000), bytes (64MiB, 4KiB, 1GB) or a percent of the "
+        "working set (5%)",
+    ]
+    # Two missing traces, with percent sizes or pages: both named, one exception type, as for one.
+    for size in ("5%", 10):
+        with pytest.raises(fcsim.ConfigError) as e:
+            fcsim.run_grid(["missing1.csv", "missing2.csv"], "lru", size)
+        assert str(e.value).splitlines() == ["missing1.csv: no such file", "missing2.csv: no such file"]
+    with pytest.raises(fcsim.ConfigError, match=r"^missing1\.csv: no such file$"):
+        fcsim.run_grid("missing1.csv", "lru", "5%")
+    # Every kind at once: traces, policies, sizes, devices, options; each named once.
+    with pytest.raises(fcsim.ConfigError) as e:
+        fcsim.run_grid(
+            ["missing1.csv", T, "missing1.csv"], ["lur", "lru"], ["ten", 2.5, True], device="ssd9", jobs=0
+        )
+    lines = str(e.value).splitlines()
+    assert [line.split(":")[0].split(";")[0] for line in lines] == [
+        "jobs=0",
+        "missing1.csv",
+        "unknown policy 'lur'",
+        "cache size 'ten'",
+        "size=2.5",
+        "size=True",
+        "unknown device preset 'ssd9'",
+    ]
+    with pytest.raises(fcsim.ConfigError) as e:
+        fcsim.run_grid(T, [], [])
+    assert str(e.value).splitlines() == ["expected at least one policy", "expected at least one size"]

@@ -7,6 +7,7 @@ keys to that policy.
 
 from __future__ import annotations
 
+import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -25,12 +26,18 @@ U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
 
+def whole(value: Any) -> bool:
+    """Whether ``value`` is an integer as a numpy user writes one: an ``int`` or a numpy
+    integer (``np.int64``), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def integer(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
-    """``value`` if it is an integer from ``low`` to ``high`` (the core's range for the option);
-    else ConfigError naming the option."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    """``value`` as an int if it is an integer (:func:`whole`) from ``low`` to ``high`` (the
+    core's range for the option); else ConfigError naming the option."""
+    if not whole(value) or not low <= value <= high:
         raise ConfigError(f"{name}={value!r}: expected an integer from {low} to {high}")
-    return value
+    return int(value)
 
 
 def boolean(name: str, value: Any) -> bool:
@@ -64,19 +71,59 @@ def callback(value: Any, name: str = "progress") -> Any:
 
 
 def size_text(value: Any) -> str:
-    """A cache size (pages as an int, or a string: pages, bytes, percent) as the core's string."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    """A cache size (pages as an integer, :func:`whole`, or a string: pages, bytes, percent) as
+    the core's string."""
+    if whole(value):
+        return str(int(value))
+    if not isinstance(value, str):
         raise ConfigError(f"size={value!r}: expected pages (an integer), bytes ('64MiB') or a percent ('5%')")
     return str(value)
 
 
 def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]) -> list[Any]:
-    """``value`` (one of ``single``, or an iterable of them) as a list, each item converted."""
+    """``value`` (one of ``single``, or an iterable of them such as a list or a numpy array) as
+    a list, each item converted."""
     try:
         items = [value] if isinstance(value, single) else list(value)
     except TypeError:
         items = [value]
     return [convert(x) for x in items]
+
+
+class Problems:
+    """The bad inputs of a grid, collected so that one ConfigError names every one, a line
+    each, however many there are and whatever kind (a missing trace, an unknown policy)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def check(self, convert: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """(True, ``convert(*args, **kwargs)``), or (False, None) with its error's lines kept."""
+        try:
+            return True, convert(*args, **kwargs)
+        except (ConfigError, _core.TraceError) as e:
+            self.lines += [line for line in str(e).splitlines() if line not in self.lines]
+            return False, None
+
+    def listed(
+        self, what: str, value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]
+    ) -> list[Any]:
+        """:func:`listed`, keeping the items ``convert`` accepts and the others' errors; an
+        empty list is a problem too (``what``: what it lists)."""
+        items = listed(value, single, lambda v: v)
+        if not items:
+            self.lines.append(f"expected at least one {what}")
+        out = []
+        for x in items:
+            ok, converted = self.check(convert, x)
+            if ok:
+                out.append(converted)
+        return out
+
+    def raise_any(self) -> None:
+        """ConfigError with every problem kept, if any."""
+        if self.lines:
+            raise ConfigError("\n".join(self.lines))
 
 
 class Result(dict[str, Any]):
@@ -138,7 +185,7 @@ class Sets:
         if sets is not None and not isinstance(sets, Mapping):
             raise ConfigError(f"set={sets!r}: expected a mapping of KEY to VALUE")
         for key, value in (sets or {}).items():
-            if not isinstance(key, str) or not isinstance(value, str | int | float):
+            if not isinstance(key, str) or not isinstance(value, str | numbers.Real):
                 raise ConfigError(f"option {key!r}={value!r}: expected a string key and a number or string")
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
@@ -443,12 +490,16 @@ def run(
     grid: Mapping[str, Iterable[Any]] | None = None,
 ) -> Grid:
     """Runs every (trace, policy, size, device) point, as ``fcsim run`` does; returns a
-    :class:`Grid`: ``rows``, ``summary`` and ``epochs``. Every point is checked first (see
-    :func:`check`): a problem of any point raises before any runs, several problems one
-    ConfigError with a line each. ``device`` is a preset, a list of presets, or None (no
-    device). Policy ``none`` caches nothing, so it runs once per trace and device whatever the
-    sizes. ``epoch`` (see :func:`simulate`) cuts every run into epochs: the result's
-    ``epochs``.
+    :class:`Grid`: ``rows``, ``summary`` and ``epochs``. ``traces``, ``policies``, ``sizes``
+    and ``device`` are each a value or an iterable of values (a list, a numpy array, a pandas
+    Series); a size in pages, and any integer option, may be a numpy integer. Every input is
+    checked first (each trace's format and header), then every point (see :func:`check`):
+    whatever is wrong (missing traces, an unknown policy, a bad size, a point's run refused)
+    raises one ConfigError before any runs, each problem on a line of its own; a trace
+    malformed past its header raises TraceError when its run reaches the line. ``device`` is a
+    preset, a list of presets, or None (no device). Policy ``none`` caches nothing, so it runs
+    once per trace and device whatever the sizes. ``epoch`` (see :func:`simulate`) cuts every
+    run into epochs: the result's ``epochs``.
 
     ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
@@ -466,27 +517,46 @@ def run(
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
+    # Each input on its own first, every bad one named at once; then the grid's points.
+    problems = Problems()
     if jobs is not None:
-        integer("jobs", jobs, 1)
-    seeds_n = _seeds.count(seeds)
-    callback(progress)
-    trace_list = listed(traces, (str, os.PathLike), _path)
-    policy_list = listed(policies, str, lambda p: text("policy", p))
-    size_list = listed(sizes, (str, int), size_text)
-    if not trace_list or not policy_list or not size_list:
-        raise ConfigError("run_grid needs at least one trace, one policy and one size")
-    for s in size_list:
-        _core.check_size(s)
-    for p in policy_list:
-        check_policy(p)
-    combos = _combos(set, grid)
-    for c in combos:
-        Sets(c).check_policies(policy_list)
-    device_list = listed(device, (str, type(None)), lambda d: d if d is None else text("device", d))
-    if not device_list:
-        raise ConfigError("run_grid needs at least one device (None for no device)")
-    for d in device_list:
-        check_device(d)
+        problems.check(integer, "jobs", jobs, 1)
+    seeds_n = problems.check(_seeds.count, seeds)[1]
+    problems.check(callback, progress)
+    ok, combos = problems.check(_combos, set, grid)
+    trace_sets = combos[0] if ok else {}
+
+    def readable(t: Any) -> str:
+        """The trace ``t`` names, if it opens and its format and header read (as every point's
+        check reads them: with LRU, size 1)."""
+        name = _path(t)
+        _core.check(
+            name,
+            "lru",
+            "1",
+            **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(trace_sets).trace),
+        )
+        return name
+
+    def known_policy(p: Any) -> str:
+        check_policy(text("policy", p))
+        return str(p)
+
+    def size(s: Any) -> str:
+        _core.check_size(size_text(s))
+        return size_text(s)
+
+    def known_device(d: Any) -> str | None:
+        check_device(None if d is None else text("device", d))
+        return d
+
+    trace_list = problems.listed("trace", traces, (str, os.PathLike), readable)
+    policy_list = problems.listed("policy", policies, str, known_policy)
+    size_list = problems.listed("size", sizes, str, size)
+    device_list = problems.listed("device (None for no device)", device, (str, type(None)), known_device)
+    for c in combos if ok else []:
+        problems.check(Sets(c).check_policies, policy_list)
+    problems.raise_any()
     percent = any(s.strip().endswith("%") for s in size_list) and any(
         p.lower() != "none" for p in policy_list
     )
@@ -497,7 +567,8 @@ def run(
             key = (t, repr(sorted(Sets(c).trace.items())))
             if key not in ws:
                 tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(c).trace)
-                ws[key] = _core.working_set(t, **tkw) if percent else None
+                ws[key] = problems.check(_core.working_set, t, **tkw)[1] if percent else None
+    problems.raise_any()
     points = [
         (t, p, s, d, c)
         for t in trace_list
@@ -511,16 +582,9 @@ def run(
         return ws[(t, repr(sorted(Sets(c).trace.items())))]
 
     opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
-    problems: dict[str, ValueError] = {}
     for t, p, s, d, c in points:  # every point's configuration, before any runs
-        try:
-            check(t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
-        except (ConfigError, _core.TraceError) as e:
-            problems.setdefault(str(e), e)
-    if len(problems) == 1:
-        raise next(iter(problems.values()))
-    if problems:
-        raise ConfigError("\n".join(problems))
+        problems.check(check, t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
+    problems.raise_any()
     runs = _seed_runs(points, seeds_n)
     done = [0.0] * len(runs)
     axes = list(grid or {})
