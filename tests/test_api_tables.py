@@ -6,6 +6,11 @@ Inputs are taken as a numpy user writes them, and a grid's bad inputs are named 
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
+import types
+import typing
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +18,8 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import FIXTURES, TRACES
+from fcsim.row import Row
 
 S = "synth:zipf,alpha=0.9,requests=5e4,pages=2e4,write=0.3"
 T = str(TRACES / "msr_hm_0_excerpt1000.csv")
@@ -160,3 +166,102 @@ def test_a_grids_bad_inputs_are_named_together_in_one_config_error() -> None:
     with pytest.raises(fcsim.ConfigError) as e:
         fcsim.run_grid(T, [], [])
     assert str(e.value).splitlines() == ["expected at least one policy", "expected at least one size"]
+
+
+# --- Typed rows (issue 45, item 3) -----------------------------------------------------------
+
+# A row of each kind of run: no device (timed and not), over a device (timed, untimed, closed
+# loop), the device alone, a flash cache with a DRAM tier, split SSDs, the offline bounds.
+SYNTH = "synth:zipf,alpha=0.9,requests=20000,pages=20000,write=0.3,seed=1"
+LIS = str(FIXTURES / "arc_p2.lis")
+DISKMON = str(TRACES / "diskmon_sys1.trace.gz")
+SMALL = {"device.channels": 1, "device.chips_per_channel": 2, "device.blocks": 64}
+SPLIT = {
+    "stack.kind": "ssd-cache",
+    "stack.write": "back",
+    "device.channels": 1,
+    "device.chips_per_channel": 2,
+}
+KINDS = [
+    (SYNTH, "lru", "10%", None, {"sim.warmup": 1000}),
+    (LIS, "lru", "10%", None, {}),
+    (SYNTH, "lru", "10%", "gasa", SMALL),
+    (LIS, "lru", "10%", "gasa", SMALL),
+    (LIS, "lru", "10%", "gasa", {**SMALL, "sim.queue_depth": 4}),
+    (SYNTH, "none", "10%", "gasa", SMALL),
+    (
+        SYNTH,
+        "lru",
+        "10%",
+        "gasa",
+        {**SMALL, "stack.kind": "ssd-cache", "stack.write": "back", "stack.dram": 0.1},
+    ),
+    (LIS, "lru", "10%", "gasa", {**SMALL, "stack.kind": "ssd-cache"}),
+    (SYNTH, "lru", "80%", "dynamic", {**SPLIT, "stack.split": "dynamic", "stack.window": 0.25}),
+    (SYNTH, "lru", "80%", "dynamic", {**SPLIT, "stack.split": 0.2}),
+    *[
+        (DISKMON, p, "5%", None, {"device.pages_per_block": 32, **extra})
+        for p, extra in [("m", {}), ("m+", {}), ("m_n", {}), ("c", {}), ("c_t", {"c_t.quota": "50%"})]
+    ],
+]
+ECHO = re.compile(r"^(param|device|stack)_")
+
+
+def fits(value: object, hint: object) -> bool:
+    """Whether ``value`` is of the declared type ``hint`` (``int``, ``float | None``,
+    ``list[float]``)."""
+    kinds = typing.get_args(hint) if isinstance(hint, types.UnionType) else (hint,)
+    return any(
+        value is None if k is type(None) else isinstance(value, typing.get_origin(k) or k) for k in kinds
+    )
+
+
+def test_a_rows_declared_columns_are_its_columns_with_their_types() -> None:
+    declared = typing.get_type_hints(Row)
+    seen: set[str] = set()
+    for trace, policy, size, device, sets in KINDS:
+        row = fcsim.simulate(trace, policy, size, device=device, set=sets)
+        for name, value in row.items():
+            if name in declared:
+                assert fits(value, declared[name]), (name, value, declared[name])
+                seen.add(name)
+            else:  # read by key: a configuration echoed, or a name that is not an identifier
+                assert ECHO.match(name) or not name.isidentifier(), name
+    assert seen == set(declared), sorted(set(declared) - seen)
+
+
+def test_a_typo_is_an_error_to_a_type_checker_and_at_run_time(tmp_path: Path) -> None:
+    row = fcsim.simulate(T, "lru", 10)
+    with pytest.raises(
+        AttributeError, match=r"^the row has no column 'hit_ratoi'; did you mean 'hit_ratio'\?$"
+    ):
+        row.hit_ratoi  # noqa: B018
+    (tmp_path / "use.py").write_text(
+        "import fcsim\n"
+        "row = fcsim.simulate('t.csv', 'lru', 10)\n"
+        "reveal_type(row.hit_ratio)\n"
+        "reveal_type(row.resp_mean_us)\n"
+        "row.hit_ratoi\n"
+    )
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--follow-imports=silent",
+            "--ignore-missing-imports",
+            "--no-error-summary",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+            "use.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.stdout.splitlines() == [
+        'use.py:3: note: Revealed type is "float"',
+        'use.py:4: note: Revealed type is "float | None"',
+        'use.py:5: error: "Result" has no attribute "hit_ratoi"  [attr-defined]',
+    ], r.stdout + r.stderr

@@ -7,18 +7,20 @@ keys to that policy.
 
 from __future__ import annotations
 
+import difflib
 import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from fcsim import _core, catalogue, output
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
+from fcsim.row import Row
 
 Progress = Callable[[int, int], object]
 
@@ -126,8 +128,10 @@ class Problems:
             raise ConfigError("\n".join(self.lines))
 
 
-class Result(dict[str, Any]):
-    """One result row: a dict whose columns are also attributes (``row.hit_ratio``).
+class Result(dict[str, Any], Row):
+    """One result row: a dict whose columns are also attributes (``row.hit_ratio``), each
+    declared with its type (:class:`fcsim.row.Row`), so that a type checker or an IDE knows
+    ``row.hit_ratio`` and refuses ``row.hit_ratoi``.
 
     ``epochs`` is the run's per-epoch table (a DataFrame, one row per epoch) when it was
     simulated with ``epoch=``, else None; it is not a column of the row."""
@@ -138,11 +142,15 @@ class Result(dict[str, Any]):
         super().__init__(*args, **kwargs)
         self.epochs = epochs
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    if not TYPE_CHECKING:  # to a type checker, the declared columns are the attributes
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return self[name]
+            except KeyError:
+                near = difflib.get_close_matches(name, [k for k in self if k.isidentifier()], 1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise AttributeError(f"the row has no column '{name}'{hint}") from None
 
 
 #: fcsim's version and the source revision it was built from (``unknown`` for a build outside
