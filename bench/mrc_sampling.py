@@ -85,7 +85,7 @@ def minisim(fct: Path) -> list[tuple[str, float, float, float, float]]:
         tf, full = timed(fcsim.run_grid, fct, [policy], sizes)
         ref = [1 - h for h in full["hit_ratio"]]
         mae = sum(abs(m - r) for m, r in zip(mini["miss_ratio"], ref, strict=True)) / len(ref)
-        raw = mini.attrs["unadjusted_miss_ratio"]
+        raw = mini["unadjusted_miss_ratio"]
         mae_raw = sum(abs(m - r) for m, r in zip(raw, ref, strict=True)) / len(ref)
         print(f"minisim {policy}: MAE {mae:.4f} (unadjusted {mae_raw:.4f}), {tm:.2f} s vs {tf:.2f} s")
         out.append((policy, mae, mae_raw, tm, tf))

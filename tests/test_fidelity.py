@@ -26,8 +26,8 @@ def run(*args: object) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_trace_against_itself_passes_every_testable_measure() -> None:
-    df = fcsim.compare(HM0, HM0)
-    by = df.set_index("measure")
+    report = fcsim.compare(HM0, HM0)
+    by = report.rows.set_index("measure")
     assert set(by.index) >= {"mean_read_bytes", "fano_1s", "mrc_mae", *PANEL_MEASURES}
     assert set(by["status"]) <= {"pass", "untestable", ""} and (by["status"] == "pass").sum() >= 8
     assert by.loc["mrc_mae", "b"] == 0.0 and by.loc["mrc_mae", "status"] == "pass"
@@ -40,16 +40,17 @@ def test_a_trace_against_itself_passes_every_testable_measure() -> None:
         assert r["bound"] == worse(r["h1"], r["h2"]) == r[r["tolerance_from"].lower()]
     # 1,000 requests over 127 s: a half has fewer than 10 whole 60 s bins, so no tolerance.
     assert by.loc["fano_1s", "a"] > 2 and by.loc["fano_60s", "note"] == "span < 10 bins"
-    a, halves = df.attrs["a"], df.attrs["halves"]
+    a, halves = report.a, report.halves
     assert (a["requests"], halves[0]["requests"], halves[1]["requests"]) == (1000, 500, 500)
     assert len(a["mrc_miss_ratio"]) == 50 and a["bursty"] is True
-    panel = df.attrs["panel"]
+    panel = report.panel
     assert list(panel.columns) == ["policy", "share", "a", "h1", "h2", "b", "baseline"]
     assert len(panel) == 2 * len(fcsim.api.PANEL) and (panel["a"] == panel["b"]).all()
 
 
 def test_todays_clone_of_cloudphysics_fails_on_the_panel_ranking() -> None:
-    df = fcsim.compare(CLOUDPHYSICS, f"synth:clone={CLOUDPHYSICS},seed=7")
+    report = fcsim.compare(CLOUDPHYSICS, f"synth:clone={CLOUDPHYSICS},seed=7")
+    df = report.rows
     by = df.set_index("measure")
     kept = by.loc["panel_pairs_kept_10pct"]
     assert kept["status"] == "fail" and kept["b"] < kept["bound"] == min(kept["h1"], kept["h2"])
@@ -59,7 +60,9 @@ def test_todays_clone_of_cloudphysics_fails_on_the_panel_ranking() -> None:
     # The naive baseline is scored beside it on every checked measure.
     checked = by[by["status"].isin(["pass", "fail"])]
     assert checked["baseline_status"].isin(["pass", "fail"]).all()
-    assert df.attrs["baseline_spec"].startswith("synth:calibrated,requests=113872,")
+    assert report.baseline_spec is not None and report.baseline_spec.startswith(
+        "synth:calibrated,requests=113872,"
+    )
 
 
 def test_the_renewal_clone_of_cloudphysics_keeps_the_ranking_the_stack_clone_loses() -> None:
@@ -67,13 +70,13 @@ def test_the_renewal_clone_of_cloudphysics_keeps_the_ranking_the_stack_clone_los
     # the working set as well as the original's halves do, and LRU's curve too (issue 40).
     by = fcsim.compare(
         CLOUDPHYSICS, f"synth:clone={CLOUDPHYSICS},seed=7,model=renewal", baseline=False
-    ).set_index("measure")
+    ).rows.set_index("measure")
     for m in ("panel_pairs_kept_1pct", "panel_pairs_kept_10pct", "panel_mae_10pct", "mrc_mae"):
         assert by.loc[m, "status"] == "pass", (m, by.loc[m, "b"], by.loc[m, "bound"])
 
 
 def test_a_read_only_trace_cannot_test_the_dirty_measures() -> None:
-    by = fcsim.compare(READ_ONLY, READ_ONLY).set_index("measure")
+    by = fcsim.compare(READ_ONLY, READ_ONLY).rows.set_index("measure")
     for m in (
         "dirty_eviction_share_1pct",
         "dirty_eviction_share_10pct",

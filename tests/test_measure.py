@@ -75,8 +75,9 @@ def test_warmup_through_the_api_and_a_grid_of_epoch_tables() -> None:
         assert int(tail[c].sum()) == row[c], c
     plain = fcsim.simulate(MSR, "lru", "10%", device="gasa")
     assert plain.warmup is None and plain.warmup_requests is None and plain.warmup_s is None
-    df = fcsim.run_grid(MSR, ["lru", "fifo"], ["1%", "10%"], device="gasa", epoch=250, jobs=2)
-    ep = df.attrs["epochs"]
+    result = fcsim.run(MSR, ["lru", "fifo"], ["1%", "10%"], device="gasa", epoch=250, jobs=2)
+    df, ep = result.rows, result.epochs
+    assert ep is not None and not df.attrs
     assert len(ep) == 4 * 4 and set(ep["policy"]) == {"lru", "fifo"}
     for (policy, size), g in ep.groupby(["policy", "size_pages"]):
         r = df[(df["policy"] == policy) & (df["size_pages"] == size)].iloc[0]

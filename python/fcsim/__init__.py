@@ -11,6 +11,8 @@ from fcsim._core import REVISION as __revision__
 from fcsim._core import VERSION as __version__
 from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
+    Comparison,
+    Grid,
     Result,
     check,
     clone,
@@ -20,6 +22,7 @@ from fcsim.api import (
     mrc,
     mrc_at,
     mrc_compare,
+    run,
     run_grid,
     simulate,
     trace_info,
@@ -28,7 +31,9 @@ from fcsim.registry import devices, formats, policies
 from fcsim.seeds import summarize
 
 __all__ = [
+    "Comparison",
     "ConfigError",
+    "Grid",
     "Result",
     "TraceError",
     "__revision__",
@@ -44,6 +49,7 @@ __all__ = [
     "mrc_at",
     "mrc_compare",
     "policies",
+    "run",
     "run_grid",
     "simulate",
     "summarize",

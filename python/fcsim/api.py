@@ -7,10 +7,13 @@ keys to that policy.
 
 from __future__ import annotations
 
+import difflib
+import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -20,6 +23,7 @@ from fcsim._core import ConfigError
 from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
 from fcsim.registry import formats as formats
 from fcsim.registry import policies as policies
+from fcsim.row import Row
 
 Progress = Callable[[int, int], object]
 
@@ -27,12 +31,18 @@ U32_MAX = 2**32 - 1
 U64_MAX = 2**64 - 1
 
 
+def whole(value: Any) -> bool:
+    """Whether ``value`` is an integer as a numpy user writes one: an ``int`` or a numpy
+    integer (``np.int64``), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def integer(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
-    """``value`` if it is an integer from ``low`` to ``high`` (the core's range for the option);
-    else ConfigError naming the option."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    """``value`` as an int if it is an integer (:func:`whole`) from ``low`` to ``high`` (the
+    core's range for the option); else ConfigError naming the option."""
+    if not whole(value) or not low <= value <= high:
         raise ConfigError(f"{name}={value!r}: expected an integer from {low} to {high}")
-    return value
+    return int(value)
 
 
 def boolean(name: str, value: Any) -> bool:
@@ -66,14 +76,18 @@ def callback(value: Any, name: str = "progress") -> Any:
 
 
 def size_text(value: Any) -> str:
-    """A cache size (pages as an int, or a string: pages, bytes, percent) as the core's string."""
-    if isinstance(value, bool) or not isinstance(value, str | int):
+    """A cache size (pages as an integer, :func:`whole`, or a string: pages, bytes, percent) as
+    the core's string."""
+    if whole(value):
+        return str(int(value))
+    if not isinstance(value, str):
         raise ConfigError(f"size={value!r}: expected pages (an integer), bytes ('64MiB') or a percent ('5%')")
     return str(value)
 
 
 def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]) -> list[Any]:
-    """``value`` (one of ``single``, or an iterable of them) as a list, each item converted."""
+    """``value`` (one of ``single``, or an iterable of them such as a list or a numpy array) as
+    a list, each item converted."""
     try:
         items = [value] if isinstance(value, single) else list(value)
     except TypeError:
@@ -81,8 +95,46 @@ def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any],
     return [convert(x) for x in items]
 
 
-class Result(dict[str, Any]):
-    """One result row: a dict whose columns are also attributes (``row.hit_ratio``).
+class Problems:
+    """The bad inputs of a grid, collected so that one ConfigError names every one, a line
+    each, however many there are and whatever kind (a missing trace, an unknown policy)."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def check(self, convert: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
+        """(True, ``convert(*args, **kwargs)``), or (False, None) with its error's lines kept."""
+        try:
+            return True, convert(*args, **kwargs)
+        except (ConfigError, _core.TraceError) as e:
+            self.lines += [line for line in str(e).splitlines() if line not in self.lines]
+            return False, None
+
+    def listed(
+        self, what: str, value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]
+    ) -> list[Any]:
+        """:func:`listed`, keeping the items ``convert`` accepts and the others' errors; an
+        empty list is a problem too (``what``: what it lists)."""
+        items = listed(value, single, lambda v: v)
+        if not items:
+            self.lines.append(f"expected at least one {what}")
+        out = []
+        for x in items:
+            ok, converted = self.check(convert, x)
+            if ok:
+                out.append(converted)
+        return out
+
+    def raise_any(self) -> None:
+        """ConfigError with every problem kept, if any."""
+        if self.lines:
+            raise ConfigError("\n".join(self.lines))
+
+
+class Result(dict[str, Any], Row):
+    """One result row: a dict whose columns are also attributes (``row.hit_ratio``), each
+    declared with its type (:class:`fcsim.row.Row`), so that a type checker or an IDE knows
+    ``row.hit_ratio`` and refuses ``row.hit_ratoi``.
 
     ``epochs`` is the run's per-epoch table (a DataFrame, one row per epoch) when it was
     simulated with ``epoch=``, else None; it is not a column of the row."""
@@ -93,11 +145,15 @@ class Result(dict[str, Any]):
         super().__init__(*args, **kwargs)
         self.epochs = epochs
 
-    def __getattr__(self, name: str) -> Any:
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
+    if not TYPE_CHECKING:  # to a type checker, the declared columns are the attributes
+
+        def __getattr__(self, name: str) -> Any:
+            try:
+                return self[name]
+            except KeyError:
+                near = difflib.get_close_matches(name, [k for k in self if k.isidentifier()], 1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise AttributeError(f"the row has no column '{name}'{hint}") from None
 
 
 #: fcsim's version and the source revision it was built from (``unknown`` for a build outside
@@ -126,7 +182,7 @@ class Sets:
         if sets is not None and not isinstance(sets, Mapping):
             raise ConfigError(f"set={sets!r}: expected a mapping of KEY to VALUE")
         for key, value in (sets or {}).items():
-            if not isinstance(key, str) or not isinstance(value, str | int | float):
+            if not isinstance(key, str) or not isinstance(value, str | numbers.Real):
                 raise ConfigError(f"option {key!r}={value!r}: expected a string key and a number or string")
             prefix, dot, rest = key.partition(".")
             if not dot or not rest:
@@ -355,7 +411,62 @@ def _run_kwargs(
     }
 
 
+@dataclass(frozen=True, eq=False)
+class Grid:
+    """What :func:`run` returns: the rows and the tables that go with them, each its own
+    DataFrame (none is kept in another's ``attrs``, so each survives ``pd.concat``, ``merge``
+    and Parquet as any DataFrame does).
+
+    - ``rows``: one row per run, in grid order (what :func:`run_grid` returns).
+    - ``summary``: with ``seeds`` > 1, one row per point with each metric's mean ``M`` and the
+      half-width ``M_ci95`` of its 95% confidence interval (:func:`fcsim.seeds.summarize`, by
+      ``trace``, ``policy``, ``size``, ``device`` and the ``grid`` axes); else None.
+    - ``epochs``: with ``epoch``, every run's per-epoch table concatenated in grid order (each
+      epoch row carries its run's ``trace``, ``policy``, ``size_pages`` and ``device``, and
+      with seeds its ``seed_index``); else None."""
+
+    rows: pd.DataFrame
+    summary: pd.DataFrame | None
+    epochs: pd.DataFrame | None
+
+
 def run_grid(
+    traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
+    policies: str | Iterable[str],
+    sizes: str | int | Iterable[str | int],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    device: str | Iterable[str | None] | None = None,
+    jobs: int | None = None,
+    progress: Callable[[float], object] | None = None,
+    seeds: int = 1,
+    grid: Mapping[str, Iterable[Any]] | None = None,
+) -> pd.DataFrame:
+    """Runs every (trace, policy, size, device) point and returns one row per run, in grid
+    order: the ``rows`` of :func:`run`, whose arguments it takes (but ``epoch``). The seeds'
+    summary and the per-epoch tables are :func:`run`'s ``summary`` and ``epochs``."""
+    return run(
+        traces,
+        policies,
+        sizes,
+        format=format,
+        volume=volume,
+        skip_bad_lines=skip_bad_lines,
+        page_size=page_size,
+        set=set,
+        device=device,
+        jobs=jobs,
+        progress=progress,
+        seeds=seeds,
+        grid=grid,
+    ).rows
+
+
+def run(
     traces: str | os.PathLike[str] | Iterable[str | os.PathLike[str]],
     policies: str | Iterable[str],
     sizes: str | int | Iterable[str | int],
@@ -371,53 +482,75 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
-) -> pd.DataFrame:
-    """Runs every (trace, policy, size, device) point and returns one row per point, in grid
-    order. With ``epoch`` (see :func:`simulate`), ``df.attrs["epochs"]`` holds every point's
-    per-epoch table, concatenated in grid order (each epoch row carries its run's ``trace``,
-    ``policy``, ``size_pages`` and ``device``). Every point is checked first (see
-    :func:`check`): a problem of any point raises before any runs, several problems one
-    ConfigError with a line each. ``device`` is a preset, a list of presets, or None (no
-    device). Policy ``none`` caches nothing, so it runs once per trace and device whatever the
-    sizes.
+) -> Grid:
+    """Runs every (trace, policy, size, device) point, as ``fcsim run`` does; returns a
+    :class:`Grid`: ``rows``, ``summary`` and ``epochs``. ``traces``, ``policies``, ``sizes``
+    and ``device`` are each a value or an iterable of values (a list, a numpy array, a pandas
+    Series); a size in pages, and any integer option, may be a numpy integer. Every input is
+    checked first (each trace's format and header), then every point (see :func:`check`):
+    whatever is wrong (missing traces, an unknown policy, a bad size, a point's run refused)
+    raises one ConfigError before any runs, each problem on a line of its own; a trace
+    malformed past its header raises TraceError when its run reaches the line. ``device`` is a
+    preset, a list of presets, or None (no device). Policy ``none`` caches nothing, so it runs
+    once per trace and device whatever the sizes. ``epoch`` (see :func:`simulate`) cuts every
+    run into epochs: the result's ``epochs``.
 
     ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
     ``set``, and each row adds a column per axis named by its key, holding the value given.
 
     With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
-    filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and
-    ``df.attrs["summary"]`` holds one row per point with each metric's mean and 95% confidence
-    interval (``M`` and ``M_ci95``; :func:`fcsim.seeds.summarize`). Each row then adds ``size``
-    (as given), ``seeds`` (how many seeds its point ran: 1 for a point with nothing random),
-    ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run without ``seeds``) and ``seeded``
-    (each seeded component and its seed, ``trace 43, device.seed 43``; empty when nothing is
-    random); a percent size is resolved against each seed's own trace.
+    filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and the
+    result's ``summary`` holds one row per point with each metric's mean and 95% confidence
+    interval. Each row then adds ``size`` (as given), ``seeds`` (how many seeds its point ran:
+    1 for a point with nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run
+    without ``seeds``) and ``seeded`` (each seeded component and its seed, ``trace 43,
+    device.seed 43``; empty when nothing is random); a percent size is resolved against each
+    seed's own trace.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
     """
+    # Each input on its own first, every bad one named at once; then the grid's points.
+    problems = Problems()
     if jobs is not None:
-        integer("jobs", jobs, 1)
-    seeds_n = _seeds.count(seeds)
-    callback(progress)
-    trace_list = listed(traces, (str, os.PathLike), _path)
-    policy_list = listed(policies, str, lambda p: text("policy", p))
-    size_list = listed(sizes, (str, int), size_text)
-    if not trace_list or not policy_list or not size_list:
-        raise ConfigError("run_grid needs at least one trace, one policy and one size")
-    for s in size_list:
-        _core.check_size(s)
-    for p in policy_list:
-        check_policy(p)
-    combos = _combos(set, grid)
-    for c in combos:
-        Sets(c).check_policies(policy_list)
-    device_list = listed(device, (str, type(None)), lambda d: d if d is None else text("device", d))
-    if not device_list:
-        raise ConfigError("run_grid needs at least one device (None for no device)")
-    for d in device_list:
-        check_device(d)
+        problems.check(integer, "jobs", jobs, 1)
+    seeds_n = problems.check(_seeds.count, seeds)[1]
+    problems.check(callback, progress)
+    ok, combos = problems.check(_combos, set, grid)
+    trace_sets = combos[0] if ok else {}
+
+    def readable(t: Any) -> str:
+        """The trace ``t`` names, if it opens and its format and header read (as every point's
+        check reads them: with LRU, size 1)."""
+        name = _path(t)
+        _core.check(
+            name,
+            "lru",
+            "1",
+            **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(trace_sets).trace),
+        )
+        return name
+
+    def known_policy(p: Any) -> str:
+        check_policy(text("policy", p))
+        return str(p)
+
+    def size(s: Any) -> str:
+        _core.check_size(size_text(s))
+        return size_text(s)
+
+    def known_device(d: Any) -> str | None:
+        check_device(None if d is None else text("device", d))
+        return d
+
+    trace_list = problems.listed("trace", traces, (str, os.PathLike), readable)
+    policy_list = problems.listed("policy", policies, str, known_policy)
+    size_list = problems.listed("size", sizes, str, size)
+    device_list = problems.listed("device (None for no device)", device, (str, type(None)), known_device)
+    for c in combos if ok else []:
+        problems.check(Sets(c).check_policies, policy_list)
+    problems.raise_any()
     percent = any(s.strip().endswith("%") for s in size_list) and any(
         p.lower() != "none" for p in policy_list
     )
@@ -428,7 +561,8 @@ def run_grid(
             key = (t, repr(sorted(Sets(c).trace.items())))
             if key not in ws:
                 tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(c).trace)
-                ws[key] = _core.working_set(t, **tkw) if percent else None
+                ws[key] = problems.check(_core.working_set, t, **tkw)[1] if percent else None
+    problems.raise_any()
     points = [
         (t, p, s, d, c)
         for t in trace_list
@@ -442,16 +576,9 @@ def run_grid(
         return ws[(t, repr(sorted(Sets(c).trace.items())))]
 
     opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
-    problems: dict[str, ValueError] = {}
     for t, p, s, d, c in points:  # every point's configuration, before any runs
-        try:
-            check(t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
-        except (ConfigError, _core.TraceError) as e:
-            problems.setdefault(str(e), e)
-    if len(problems) == 1:
-        raise next(iter(problems.values()))
-    if problems:
-        raise ConfigError("\n".join(problems))
+        problems.check(check, t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
+    problems.raise_any()
     runs = _seed_runs(points, seeds_n)
     done = [0.0] * len(runs)
     axes = list(grid or {})
@@ -499,12 +626,12 @@ def run_grid(
         with ThreadPoolExecutor(max_workers=workers) as pool:
             rows = list(pool.map(one, range(len(runs))))
     df = pd.DataFrame(rows)
-    if seeds_n > 1:
-        df.attrs["summary"] = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes])
+    summary = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes]) if seeds_n > 1 else None
+    epochs = None
     if epoch is not None:
         tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
-        df.attrs["epochs"] = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
-    return df
+        epochs = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+    return Grid(df, summary, epochs)
 
 
 #: The most combinations of ``grid`` axes a run_grid takes (an experiment file is the tool for
@@ -684,9 +811,9 @@ def mrc(
       size in ``sizes`` (pages, bytes or ``"5%"``; default 10 log-spaced shares of the working
       set from 1% to 100%), all in one pass. A size's miss ratio is its miniature cache's
       misses over the expected number of sampled accesses N·R (SHARDS' adjustment carried
-      over: sampled accesses above or below N·R count as hits); the miniature caches' own miss
-      ratios are in ``attrs["unadjusted_miss_ratio"]``. Hit ratios only (no device); ``set``
-      may carry the policy's ``POLICY.KEY`` parameters.
+      over: sampled accesses above or below N·R count as hits); each row adds its miniature
+      cache's size ``mini_size_pages`` and own miss ratio ``unadjusted_miss_ratio``. Hit ratios
+      only (no device); ``set`` may carry the policy's ``POLICY.KEY`` parameters.
 
     ``seed`` varies the spatial hash (which pages are sampled).
 
@@ -698,7 +825,7 @@ def mrc(
     and the sampling: `method`, `rate` (for fixed size, the final one), `max_samples`,
     `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`; shards adds
     `adjustment` (the accesses added to the first bucket for the sample-count error) and
-    `bucket_width`, minisim `mini_sizes` and `unadjusted_miss_ratio`. Trims are skipped by the
+    `bucket_width`. Every value of `attrs` is a number, a string or None. Trims are skipped by the
     LRU curves (LRU with deletions has no exact one-pass curve); minisim applies them to its
     caches.
     """
@@ -781,6 +908,8 @@ def _minisim(
     df = pd.DataFrame({"size_pages": [p[0] for p in points], "misses": [m * accesses for m in ratio]})
     df["miss_ratio"] = ratio
     df["hit_ratio"] = 1.0 - df["miss_ratio"]
+    df["mini_size_pages"] = [p[1] for p in points]
+    df["unadjusted_miss_ratio"] = [p[4] for p in points]
     df.attrs.update(
         method="minisim",
         policy=policy.lower(),
@@ -793,8 +922,6 @@ def _minisim(
         max_samples=None,
         samples=samples,
         sampled_pages=held,
-        mini_sizes=[p[1] for p in points],
-        unadjusted_miss_ratio=[p[4] for p in points],
     )
     return df
 
@@ -828,10 +955,10 @@ def mrc_compare(
     exact one). Other arguments are :func:`mrc`'s.
 
     Returns one row per seed and size: ``seed``, ``size`` (as given or the share),
-    ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. ``attrs``: ``mae`` (each
-    seed's mean absolute error over the sizes), ``mae_mean`` and ``mae_ci95`` (the half-width
-    of its 95% confidence interval, Student t; NaN for one seed), ``seeds``, ``method`` and the
-    first seed's curve's ``attrs`` as ``curve``."""
+    ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. Each seed's mean absolute
+    error is ``df.groupby("seed")["abs_error"].mean()``, and their mean and 95% confidence
+    interval :func:`fcsim.seeds.ci95` of those. ``attrs``: ``seeds``, ``method`` and the first
+    seed's curve's ``attrs`` as ``curve`` (see :func:`mrc`)."""
     n = _seeds.count(seeds)
     if method not in ("shards", "minisim"):
         raise ConfigError(f"mrc_compare: method {method!r}: expected shards or minisim (sampled curves)")
@@ -878,11 +1005,7 @@ def mrc_compare(
                 }
             )
     df = pd.DataFrame(rows)
-    mae = [float(g["abs_error"].mean()) for _, g in df.groupby("seed", sort=True)]
-    mean, half, _ = _seeds.ci95(mae)
-    df.attrs.update(
-        mae=mae, mae_mean=mean, mae_ci95=half, seeds=n, method=method, curve=dict(curves[0].attrs)
-    )
+    df.attrs.update(seeds=n, method=method, curve=dict(curves[0].attrs))
     return df
 
 
@@ -1014,6 +1137,27 @@ def fidelity(
     return _core.trace_fidelity(_path(trace), panel=names, progress=callback(progress), **tkw)
 
 
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """What :func:`compare` returns: the report's rows and what it was computed from.
+
+    - ``rows``: one row per measure (a DataFrame; see :func:`compare`).
+    - ``panel``: the panel's hit ratios, one row per policy and share of the working set:
+      ``policy``, ``share``, and the hit ratio on ``a``, ``h1``, ``h2``, ``b`` and ``baseline``
+      (None without a baseline).
+    - ``a``, ``b``, ``baseline``: each trace's measures (:func:`fidelity`; ``baseline`` None
+      with ``baseline=False``), ``halves``: those of A's two halves, and ``baseline_spec``: the
+      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline)."""
+
+    rows: pd.DataFrame
+    panel: pd.DataFrame
+    a: dict[str, Any]
+    b: dict[str, Any]
+    baseline: dict[str, Any] | None
+    halves: tuple[dict[str, Any], dict[str, Any]]
+    baseline_spec: str | None
+
+
 def compare(
     a: str | os.PathLike[str],
     b: str | os.PathLike[str],
@@ -1029,13 +1173,14 @@ def compare(
     panel: Iterable[str] | None = None,
     baseline: bool = True,
     progress: Progress | None = None,
-) -> pd.DataFrame:
+) -> Comparison:
     r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
     against trace ``a`` (its original), with every tolerance derived from ``a`` alone: ``a`` is
     cut into two halves by request count, each half is measured as a clone is, and a measure's
     tolerance is the worse of the halves' scores against ``a`` (README, "trace compare").
 
-    One row per measure: ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
+    Returns a :class:`Comparison`, whose ``rows`` hold one row per measure: ``measure``,
+    ``description``, ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
     ``b`` is B's value against A and ``a`` is None), ``difference`` (b - a), ``ratio`` (b / a),
     ``tolerance`` (as text), ``bound``, ``tolerance_from`` (``H1`` or ``H2``: the half that set
     it), ``h1``/``h2`` (the halves' scores), ``score`` (B's: \|b - a\|, \|ln b/a\| or the
@@ -1047,9 +1192,7 @@ def compare(
     ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
     trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
     ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
-    read ``b``. ``df.attrs`` holds each trace's measures (:func:`fidelity`) as ``a``, ``b``,
-    ``baseline`` and ``halves``, the baseline's spec as ``baseline_spec``, and the panel's hit
-    ratios as ``panel`` (a DataFrame: policy, share, a, h1, h2, b, baseline)."""
+    read ``b``."""
     ka = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
@@ -1077,7 +1220,6 @@ def compare(
         page_size=ka["page_size"],
         progress=callback(progress),
     )
-    df = pd.DataFrame(rows, columns=COMPARE_COLUMNS)
     traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
     table = [
         {
@@ -1088,5 +1230,12 @@ def compare(
         for k in range(len(fa["panel_shares"]))
         for i, p in enumerate(fa["panel"])
     ]
-    df.attrs.update(a=fa, b=fb, baseline=fn, halves=halves, baseline_spec=spec, panel=pd.DataFrame(table))
-    return df
+    return Comparison(
+        rows=pd.DataFrame(rows, columns=COMPARE_COLUMNS),
+        panel=pd.DataFrame(table, columns=["policy", "share", *traces]),
+        a=fa,
+        b=fb,
+        baseline=fn,
+        halves=(halves[0], halves[1]),
+        baseline_spec=spec,
+    )

@@ -242,7 +242,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     common["set"], grid = _set_axes(a.set)
     bar = Bar("simulating")
     try:
-        df = fcsim.run_grid(
+        result = fcsim.run(
             a.trace,
             policies,
             _split_list(a.size),
@@ -256,10 +256,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    summary = df.attrs.pop("summary", None)
+    df, summary, epochs = result.rows, result.summary, result.epochs
     if a.json or a.quiet:
         table_columns(df, columns)  # a bad --columns is an error whatever is printed
-    epochs = df.attrs.pop("epochs", None)
     if a.out:
         output.write_table(df, a.out, inputs)
         if epochs is not None:
@@ -534,7 +533,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
     panel = None if a.panel is None else [p for p in a.panel.split(",") if p.strip()]
     bar = Bar("measuring")
     try:
-        df = fcsim.compare(
+        report = fcsim.compare(
             a.a,
             a.b,
             format=a.format,
@@ -551,8 +550,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    fa, fb, fn = df.attrs["a"], df.attrs["b"], df.attrs["baseline"]
-    table = df.attrs["panel"]
+    df, table = report.rows, report.panel
+    fa, fb, fn = report.a, report.b, report.baseline
 
     def clean(v: Any) -> Any:
         return None if not isinstance(v, str | list | dict) and v is not None and pd.isna(v) else v
@@ -563,8 +562,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
             "a": fa,
             "b": fb,
             "baseline": fn,
-            "baseline_spec": df.attrs["baseline_spec"],
-            "halves": df.attrs["halves"],
+            "baseline_spec": report.baseline_spec,
+            "halves": report.halves,
             "panel": [{k: clean(v) for k, v in r.items()} for r in table.to_dict("records")],
             "rows": rows,
         }
@@ -576,13 +575,13 @@ def cmd_compare(a: argparse.Namespace) -> int:
     ]
     traces = [("A", fa, a.a), ("B", fb, a.b)]
     if fn is not None:
-        traces.append(("N", fn, df.attrs["baseline_spec"]))
+        traces.append(("N", fn, report.baseline_spec))
     for label, f, spec in traces:
         lines.append(
             f"{label}  {spec}  ({f['format']}, {f['requests']:,.0f} requests, "
             f"{f['working_set_pages']:,.0f} pages{'' if f['timed'] else ', untimed'})"
         )
-    h1, h2 = df.attrs["halves"]
+    h1, h2 = report.halves
     lines.append(
         f"H1, H2  A's first {h1['requests']:,.0f} requests and the other {h2['requests']:,.0f} "
         "(trace.skip, trace.take)"
@@ -830,6 +829,8 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
         else f"minisim of {at0['policy']} at R={at0['rate']:g}"
     )
     n = df.attrs["seeds"]
+    mae = df.groupby("seed", sort=True)["abs_error"].mean()
+    mae_mean, mae_ci95, _ = seeding.ci95(mae)
     print(
         f"{at0['accesses']:,} accesses; {how}, {n} seeds of the sampling hash ({a.seed}..{a.seed + n - 1}); "
         f"reference: {ref}"
@@ -843,14 +844,9 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
             f"{label:>8} {pages:>12,} {seeding.pm(m, mh, '{:.4f}'):>28} {g['reference'].iloc[0]:>10.4f} "
             f"{seeding.pm(e, eh, '{:.4f}'):>27}"
         )
+    print("mean absolute error of each seed: " + ", ".join(f"{s}: {v:.4f}" for s, v in mae.items()))
     print(
-        "mean absolute error of each seed: "
-        + ", ".join(
-            f"{s}: {v:.4f}" for s, v in zip(sorted(df["seed"].unique()), df.attrs["mae"], strict=True)
-        )
-    )
-    print(
-        f"mean absolute error {seeding.pm(df.attrs['mae_mean'], df.attrs['mae_ci95'], '{:.4f}')} "
+        f"mean absolute error {seeding.pm(mae_mean, mae_ci95, '{:.4f}')} "
         f"(mean ± 95% confidence interval, Student t, over {n} seeds; each seed's MAE is the mean over the "
         f"{df['size'].nunique()} sizes above of |miss ratio - reference|)"
     )
@@ -885,7 +881,7 @@ def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str,
         rows = [(by_pages.get(p, f"{p:,}"), p) for p in pages]
     else:
         rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
-    _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", at["mini_sizes"])
+    _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", list(curve["mini_size_pages"]))
 
 
 def _print_rows(

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -63,10 +64,11 @@ PER_SEED = {"seed_index", "seeded", "trace_seed", "point", "epochs"}
 
 
 def count(seeds: Any) -> int:
-    """``seeds`` as a number of seeds from 1 to :data:`MAX_SEEDS`; else ConfigError."""
-    if isinstance(seeds, bool) or not isinstance(seeds, int) or not 1 <= seeds <= MAX_SEEDS:
+    """``seeds`` (an int or a numpy integer) as a number of seeds from 1 to :data:`MAX_SEEDS`;
+    else ConfigError."""
+    if not isinstance(seeds, numbers.Integral) or isinstance(seeds, bool) or not 1 <= seeds <= MAX_SEEDS:
         raise ConfigError(f"seeds={seeds!r}: expected a number of seeds from 1 to {MAX_SEEDS}")
-    return seeds
+    return int(seeds)
 
 
 def _t_density(x: float, df: float) -> float:
