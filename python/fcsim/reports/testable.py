@@ -465,14 +465,13 @@ CACHE = "fidelity.json"
 
 def content_key(src: str) -> list[str]:
     """What a trace's measures depend on besides fcsim's core: the SHA-256 of each file it reads
-    (the trace file; for a ``synth:`` spec, every value of it that names a file, such as
-    ``clone=PATH``). Generated traces without files depend on the core alone."""
-    paths = [src]
-    if src.startswith("synth:"):
-        paths = [p.partition("=")[2] for p in src.removeprefix("synth:").split(",")]
+    (the trace file, or the file inside a ``synth:clone=PATH`` spec; :func:`fcsim.output.input_files`).
+    Generated traces without files depend on the core alone."""
+    from fcsim import output
+
     out = []
-    for p in paths:
-        if p and os.path.isfile(p):
+    for p, _ in output.input_files(src):
+        if os.path.isfile(p):
             h = hashlib.sha256()
             with open(p, "rb") as f:
                 for block in iter(lambda: f.read(1 << 20), b""):
