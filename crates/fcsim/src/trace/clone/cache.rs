@@ -26,10 +26,11 @@ use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// The fitter's revision ([`crate::SOURCE_DIGEST`]): any change to the code that reads a trace,
-/// fits or calibrates a model gives new keys.
+/// The fitter's revision: the core's source digest (`build.rs`; the crate's `SOURCE_DIGEST`,
+/// read here from the build's environment as the layers allow): any change to the code that
+/// reads a trace, fits or calibrates a model gives new keys.
 pub fn revision() -> &'static str {
-    crate::SOURCE_DIGEST
+    env!("FCSIM_SOURCE_DIGEST")
 }
 
 fn hex(bytes: &[u8]) -> String {

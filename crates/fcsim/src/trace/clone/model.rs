@@ -351,9 +351,13 @@ impl Model {
         s
     }
 
-    /// Writes the model to `path`, atomically (a temporary file renamed over it).
+    /// Writes the model to `path`, atomically (a temporary file of this process and call renamed
+    /// over it: two processes or threads caching the same trace's model never share one).
     pub fn save(&self, path: &Path) -> Result<()> {
-        let tmp = path.with_file_name(format!(".{}.tmp", path.file_name().map_or("model".into(), |n| n.to_string_lossy())));
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = path.file_name().map_or("model".into(), |n| n.to_string_lossy());
+        let tmp = path.with_file_name(format!(".{name}.{}.{call}.tmp", std::process::id()));
         std::fs::write(&tmp, self.to_text()).map_err(|e| Error::io(path, &e))?;
         std::fs::rename(&tmp, path).map_err(|e| {
             let _ = std::fs::remove_file(&tmp);
