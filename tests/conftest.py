@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -53,6 +55,36 @@ def ctrl_c_after(cpu_seconds: float, *args: object) -> tuple[int, str, float]:
     finally:
         p.kill()
     return p.returncode, err, time.monotonic() - pressed
+
+
+def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``fcsim ARGS`` run in this process (:func:`fcsim.cli.main` with stdout and stderr captured),
+    returned as :func:`subprocess.run` would: exit status, stdout, stderr. For tests of what a
+    command prints, writes and exits with, without a new interpreter's imports (pandas,
+    matplotlib: about a second each). An exception ``main`` does not turn into an error line
+    propagates and fails the test, where a child would print a traceback and exit 1. A test of
+    the process itself (Ctrl-C, a memory limit, a traceback at start-up, ``python -m``) runs a
+    real one."""
+    from fcsim.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as e:  # argparse: a misused option, --help, --version
+                if isinstance(e.code, str):
+                    print(e.code, file=sys.stderr)
+                    code = 1
+                else:
+                    code = e.code or 0
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["fcsim", *argv], code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
