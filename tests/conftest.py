@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,16 @@ def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[s
     try:
         if cwd is not None:
             os.chdir(cwd)
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            # The warnings a child would print on stderr (Python's default filters), which
+            # pytest would otherwise keep to itself.
+            warnings.simplefilter("default")
+            for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.simplefilter("ignore", quiet)
             try:
                 code = main(argv)
             except SystemExit as e:  # argparse: a misused option, --help, --version
@@ -84,7 +94,8 @@ def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[s
                     code = e.code or 0
     finally:
         os.chdir(here)
-    return subprocess.CompletedProcess(["fcsim", *argv], code, out.getvalue(), err.getvalue())
+    shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught)
+    return subprocess.CompletedProcess(["fcsim", *argv], code, out.getvalue(), err.getvalue() + shown)
 
 
 @pytest.fixture
