@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -53,6 +56,46 @@ def ctrl_c_after(cpu_seconds: float, *args: object) -> tuple[int, str, float]:
     finally:
         p.kill()
     return p.returncode, err, time.monotonic() - pressed
+
+
+def cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``fcsim ARGS`` run in this process (:func:`fcsim.cli.main` with stdout and stderr captured),
+    returned as :func:`subprocess.run` would: exit status, stdout, stderr. For tests of what a
+    command prints, writes and exits with, without a new interpreter's imports (pandas,
+    matplotlib: about a second each). An exception ``main`` does not turn into an error line
+    propagates and fails the test, where a child would print a traceback and exit 1. A test of
+    the process itself (Ctrl-C, a memory limit, a traceback at start-up, ``python -m``) runs a
+    real one."""
+    from fcsim.cli import main
+
+    argv = [str(a) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with (
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+            warnings.catch_warnings(record=True) as caught,
+        ):
+            # The warnings a child would print on stderr (Python's default filters), which
+            # pytest would otherwise keep to itself.
+            warnings.simplefilter("default")
+            for quiet in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.simplefilter("ignore", quiet)
+            try:
+                code = main(argv)
+            except SystemExit as e:  # argparse: a misused option, --help, --version
+                if isinstance(e.code, str):
+                    print(e.code, file=sys.stderr)
+                    code = 1
+                else:
+                    code = e.code or 0
+    finally:
+        os.chdir(here)
+    shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno) for w in caught)
+    return subprocess.CompletedProcess(["fcsim", *argv], code, out.getvalue(), err.getvalue() + shown)
 
 
 @pytest.fixture

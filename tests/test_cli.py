@@ -12,17 +12,20 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES, as_on_a_terminal, ctrl_c_in_a_pass
+from conftest import FIXTURES, TRACES, as_on_a_terminal, cli, ctrl_c_in_a_pass
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=300)
+def process(*args: object) -> subprocess.CompletedProcess[str]:
+    """``fcsim ARGS`` in a new process; most tests run the command in this one
+    (:func:`conftest.cli`) and those of the process itself (its exit status and stderr as a shell
+    sees them, Ctrl-C) this way."""
+    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def test_run_prints_a_table() -> None:
-    r = run("run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "lru,fifo", "--size", "5%,64MiB")
+    r = cli("run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "lru,fifo", "--size", "5%,64MiB")
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     assert lines[0].split()[:3] == ["trace", "policy", "size_pages"]
@@ -31,12 +34,12 @@ def test_run_prints_a_table() -> None:
 
 def test_run_json_and_out_files(tmp_path: Path) -> None:
     t = TRACES / "systor17_vdi_sample1000.csv.gz"
-    r = run("run", t, "--policy", "lru", "--size", "1%,2%", "--json")
+    r = cli("run", t, "--policy", "lru", "--size", "1%,2%", "--json")
     rows = [json.loads(line) for line in r.stdout.splitlines()]
     assert [row["size_pages"] for row in rows] == [98, 197]
     for ext in ("csv", "parquet", "json", "jsonl"):
         out = tmp_path / f"res.{ext}"
-        r = run("run", t, "--policy", "lru,fifo", "--size", "1%", "--out", out, "-q")
+        r = cli("run", t, "--policy", "lru,fifo", "--size", "1%", "--out", out, "-q")
         assert r.returncode == 0, r.stderr
         df = {"csv": pd.read_csv, "parquet": pd.read_parquet, "json": pd.read_json}.get(
             ext, lambda p: pd.read_json(p, lines=True)
@@ -45,20 +48,20 @@ def test_run_json_and_out_files(tmp_path: Path) -> None:
 
 
 def test_trace_info_and_convert(tmp_path: Path) -> None:
-    r = run("trace", "info", TRACES / "tencent_cbs_sample50k.csv.gz")
+    r = cli("trace", "info", TRACES / "tencent_cbs_sample50k.csv.gz")
     assert r.returncode == 0, r.stderr
     assert "requests       50,000" in r.stdout and "volumes        2038" in r.stdout
     assert "unique pages   348,239" in r.stdout
     out = tmp_path / "t.fct"
-    r = run("trace", "convert", TRACES / "mqsim_tpcc-small.trace.gz", "-o", out, "--annotate-next")
+    r = cli("trace", "convert", TRACES / "mqsim_tpcc-small.trace.gz", "-o", out, "--annotate-next")
     assert r.returncode == 0 and out.exists()
-    j = json.loads(run("trace", "info", out, "--json").stdout)
+    j = json.loads(cli("trace", "info", out, "--json").stdout)
     assert (j["requests"], j["unique_pages"], len(j["volumes"])) == (6999, 20470, 16)
 
 
 def test_policies_and_formats_list() -> None:
-    assert run("policies").stdout.split()[0] == "lru"
-    names = [line.split()[0] for line in run("trace", "formats").stdout.splitlines()]
+    assert cli("policies").stdout.split()[0] == "lru"
+    names = [line.split()[0] for line in cli("trace", "formats").stdout.splitlines()]
     assert {"msr", "spc", "fiu", "blkparse", "mqsim", "disksim", "systor", "tencent", "vscsi", "arc"} <= set(
         names
     )
@@ -115,11 +118,28 @@ BAD = [
 
 @pytest.mark.parametrize(("args", "message"), BAD)
 def test_bad_input_exits_2_without_traceback(args: list[str], message: str) -> None:
-    r = run(*args)
+    r = cli(*args)
     assert r.returncode == 2
     assert "Traceback" not in r.stderr
     assert r.stderr.startswith("fcsim: error: ") and message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        BAD[0],  # an error of the run
+        # a misused option (argparse's)
+        (["run", FIXTURES / "arc_p2.lis", "--size", "5"], "the following arguments are required"),
+    ],
+)
+def test_a_process_with_bad_input_exits_2_without_traceback(args: list[str], message: str) -> None:
+    # The tests above run the command in this process; here the exit status and stderr are those
+    # a shell sees of `python -m fcsim.cli`.
+    r = process(*args)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.startswith(("fcsim: error: ", "fcsim run: error: ")) and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and r.stdout == ""
 
 
 @pytest.mark.parametrize(
@@ -139,13 +159,13 @@ def test_bad_input_exits_2_without_traceback(args: list[str], message: str) -> N
     ],
 )
 def test_misused_options_are_one_line(args: list[str], start: str) -> None:
-    r = run(*args)
+    r = cli(*args)
     assert r.returncode == 2 and r.stderr.startswith(start), r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "--help" in r.stderr
 
 
 def test_skip_bad_lines_reports() -> None:
-    r = run(
+    r = cli(
         "run", FIXTURES / "msr_bad_line.csv", "--policy", "lru", "--size", "5", "--skip-bad-lines", "--json"
     )
     assert r.returncode == 0
@@ -155,11 +175,11 @@ def test_skip_bad_lines_reports() -> None:
 def test_errors_leave_existing_output_untouched(tmp_path: Path) -> None:
     out = tmp_path / "keep.csv"
     out.write_text("precious\n")
-    r = run("run", FIXTURES / "msr_bad_line.csv", "--policy", "lru", "--size", "5", "--out", out)
+    r = cli("run", FIXTURES / "msr_bad_line.csv", "--policy", "lru", "--size", "5", "--out", out)
     assert r.returncode == 2 and out.read_text() == "precious\n"
     fct = tmp_path / "keep.fct"
     fct.write_text("precious\n")
-    r = run("trace", "convert", FIXTURES / "msr_bad_line.csv", "-o", fct)
+    r = cli("trace", "convert", FIXTURES / "msr_bad_line.csv", "-o", fct)
     assert r.returncode == 2 and fct.read_text() == "precious\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.csv", "keep.fct"]
 
@@ -212,11 +232,11 @@ def test_flash_aware_policies_refuse_to_run_without_a_device() -> None:
     needs = sorted(p["name"] for p in fcsim.policies() if p["needs_device"])
     assert needs == ["gcar-cflru", "lcr"]
     for policy in needs:
-        r = run("run", t, "--policy", policy, "--size", "5%")
+        r = cli("run", t, "--policy", policy, "--size", "5%")
         assert r.returncode == 2 and "Traceback" not in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1 and "--device" in r.stderr, r.stderr
-        assert run("run", t, "--policy", policy, "--size", "5%", "--device", "lcr").returncode == 0
-    marked = [line.split()[0] for line in run("policies").stdout.splitlines() if "needs --device" in line]
+        assert cli("run", t, "--policy", policy, "--size", "5%", "--device", "lcr").returncode == 0
+    marked = [line.split()[0] for line in cli("policies").stdout.splitlines() if "needs --device" in line]
     assert marked == needs
 
 
@@ -225,7 +245,7 @@ def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
     # times, EPBPD and per-epoch loads are null, the row says why, and stderr says it once.
     lis = FIXTURES / "arc_p2.lis"
     for extra in ([], ["--set", "stack.kind=ssd-cache"]):
-        r = run("run", lis, "--policy", "lru,fifo", "--size", "4", "--device", "gasa", "--json", *extra)
+        r = cli("run", lis, "--policy", "lru,fifo", "--size", "4", "--device", "gasa", "--json", *extra)
         assert r.returncode == 0, r.stderr
         for row in map(json.loads, r.stdout.splitlines()):
             assert row["timing"] == "untimed-trace"
@@ -238,7 +258,7 @@ def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
         if extra:  # a 4-page flash cache on the gasa geometry cannot keep 15% spare: said too
             assert "more flash spare than device.op" in note[1]
     # A closed loop gives the same trace a time base.
-    r = run(
+    r = cli(
         "run",
         lis,
         "--policy",
@@ -266,14 +286,14 @@ def test_rows_state_the_drive() -> None:
     states = [fcsim.simulate(t, "lru", "1%", device="gasa", set={**small, **a}).device_state for a in ages]
     assert states == ["fresh", "filled", "aged 0.5x (seed 42)"]
     assert fcsim.simulate(t, "lru", "1%").device_state is None
-    out = run("devices").stdout
+    out = cli("devices").stdout
     assert all(f"\n  {s}" in out for s in ("fresh", "filled", "aged Nx"))
 
 
 def test_mrc_at_equals_run() -> None:
     # cloudphysics has 269,210 unique pages: 5% is 13,460.5 pages, which `run` rounds up.
     t = TRACES / "cloudphysics_vscsi_2h.csv.gz"
-    r = run("mrc", t, "--at", "64MiB,5%")
+    r = cli("mrc", t, "--at", "64MiB,5%")
     assert r.returncode == 0, r.stderr
     rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines()[2:]}
     runs = fcsim.run_grid(t, "lru", ["64MiB", "5%"]).to_dict("records")
@@ -294,17 +314,19 @@ def test_output_files_get_normal_permissions(tmp_path: Path) -> None:
         ["mrc", t, "--out", files[3], "--plot", files[4]],
         ["trace", "convert", t, "-o", files[5]],
     ]
-    for cmd in cmds:
-        r = subprocess.run(
-            [*FCSIM, *map(str, cmd)], capture_output=True, text=True, preexec_fn=lambda: os.umask(0o022)
-        )
-        assert r.returncode == 0, r.stderr
+    mask = os.umask(0o022)
+    try:
+        for cmd in cmds:
+            r = cli(*cmd)
+            assert r.returncode == 0, r.stderr
+    finally:
+        os.umask(mask)
     assert {f.name: oct(f.stat().st_mode & 0o777) for f in files} == {f.name: "0o644" for f in files}
 
 
 def test_run_plot_and_policy_none_once(tmp_path: Path) -> None:
     png = tmp_path / "run.png"
-    r = run(
+    r = cli(
         "run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "none,lru,fifo", "--size", "1%,5%,10%",
         "--device", "gasa", "--plot", png, "--json",
     )  # fmt: skip
@@ -317,10 +339,10 @@ def test_run_plot_and_policy_none_once(tmp_path: Path) -> None:
 
 def test_libcachesim_exports_say_what_they_drop(tmp_path: Path) -> None:
     t = TRACES / "mqsim_tpcc-small.trace.gz"
-    r = run("trace", "convert", t, "-o", tmp_path / "t.oracleGeneral.bin")
+    r = cli("trace", "convert", t, "-o", tmp_path / "t.oracleGeneral.bin")
     assert r.returncode == 0, r.stderr
     assert "oracleGeneral has no read/write flag: the 7,995 written page accesses replay as reads" in r.stderr
-    r = run("trace", "convert", t, "-o", tmp_path / "t.csv")
+    r = cli("trace", "convert", t, "-o", tmp_path / "t.csv")
     assert "read/write" not in r.stderr and "request sizes and boundaries are not kept" in r.stderr
     # The CSV keeps the operation: read back, it has the trace's written pages.
     info = fcsim.trace_info(tmp_path / "t.csv")
@@ -334,22 +356,22 @@ def test_a_plot_is_named_by_a_format_it_can_be(tmp_path: Path) -> None:
     t = TRACES / "msr_hm_0_excerpt1000.csv"
     for cmd in (["run", t, "--policy", "lru", "--size", "1%"], ["mrc", t]):
         bad = tmp_path / "x.txt"
-        r = run(*cmd, "--plot", bad)
+        r = cli(*cmd, "--plot", bad)
         assert r.returncode == 2
         assert r.stderr == f"fcsim: error: {bad}: a plot is .png, .svg, .pdf by its name, not .txt\n"
         assert not bad.exists() and r.stdout == ""
-        r = run(*cmd, "--plot", tmp_path / "noext")
+        r = cli(*cmd, "--plot", tmp_path / "noext")
         assert r.returncode == 2 and "not a name without extension" in r.stderr
-    r = run("run", t, "--policy", "lru", "--size", "1%,5%", "--plot", tmp_path / "r.svg")
+    r = cli("run", t, "--policy", "lru", "--size", "1%,5%", "--plot", tmp_path / "r.svg")
     assert r.returncode == 0 and b"<svg" in (tmp_path / "r.svg").read_bytes()[:1000]
-    r = run("mrc", t, "--plot", tmp_path / "m.pdf")
+    r = cli("mrc", t, "--plot", tmp_path / "m.pdf")
     assert r.returncode == 0 and (tmp_path / "m.pdf").read_bytes()[:5] == b"%PDF-"
 
 
 def test_run_checks_every_point_before_any_runs() -> None:
     # lru.x is a problem of the lru points, cflru.window of the cflru ones: both are named, once
     # each, and nothing runs.
-    r = run(
+    r = cli(
         "run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", "lru,cflru", "--size", "1%,5%",
         "--device", "gasa", "--set", "lru.x=1", "--set", "cflru.window=wide", "--json",
     )  # fmt: skip
@@ -363,7 +385,7 @@ def test_run_checks_every_point_before_any_runs() -> None:
 def test_mrc_minisim_takes_sizes() -> None:
     # --sizes was ignored: minisim printed its 10 default sizes.
     t = TRACES / "cloudphysics_vscsi_2h.csv.gz"
-    r = run("mrc", t, "--method", "minisim", "--policy", "lru", "--sizes", "5%,50%")
+    r = cli("mrc", t, "--method", "minisim", "--policy", "lru", "--sizes", "5%,50%")
     assert r.returncode == 0, r.stderr
     rows = r.stdout.splitlines()[2:]
     assert [row.split()[0] for row in rows] == ["5.00%", "50.00%"]
@@ -375,7 +397,7 @@ def test_reproduce_only_takes_a_spec_with_commas_and_names_an_unknown_one(tmp_pa
     # The profile's spec is one name although it has a comma; the unknown name is the error, in
     # one line, before anything runs.
     spec = "synth:profile=lcr-web_0,scale=0.5"
-    r = run("reproduce", "lcr", "--out", str(tmp_path), "--traces", str(TRACES), "--only", f"{spec},nope.csv")
+    r = cli("reproduce", "lcr", "--out", str(tmp_path), "--traces", str(TRACES), "--only", f"{spec},nope.csv")
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert r.stderr.startswith("fcsim: error: --only nope.csv: not a trace of lcr; its traces:"), r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
@@ -387,7 +409,7 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     # chip can do: the row says saturated, stderr names it. Over 100 s, nothing saturates.
     def row(iops: int, *extra: str) -> tuple[dict[str, object], str]:
         spec = f"synth:uniform,pages=100000,requests=100000,write=1,iops={iops}"
-        r = run("run", spec, "--policy", "lru", "--size", "64", "--device", "gasa", "--json", *extra)
+        r = cli("run", spec, "--policy", "lru", "--size", "64", "--device", "gasa", "--json", *extra)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout), r.stderr
 
@@ -431,7 +453,7 @@ LRU = ["--policy", "lru", "--size", "10"]
 def test_options_of_a_file_are_refused_on_a_synth_trace(args: list[str], message: str) -> None:
     """Issue 42: ``--volume`` and ``--set trace.KEY`` were accepted and ignored on ``synth:``
     traces (an error on a real trace), and so was ``trace compare --volume-b`` on a synth B."""
-    p = run(*args)
+    p = cli(*args)
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
     assert message in p.stderr and "Traceback" not in p.stderr
 
@@ -444,7 +466,7 @@ def test_the_output_guard_looks_inside_a_clone_spec(tmp_path: Path) -> None:
     trace = tmp_path / "t.csv"
     trace.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())
     model = tmp_path / "m.png"  # a model named like a plot
-    assert run("trace", "clone", trace, "-o", tmp_path / "m.model").returncode == 0
+    assert cli("trace", "clone", trace, "-o", tmp_path / "m.model").returncode == 0
     model.write_bytes((tmp_path / "m.model").read_bytes())
     (tmp_path / "r.epochs.csv").symlink_to(tmp_path / "m.model")
     cases = [
@@ -461,7 +483,7 @@ def test_the_output_guard_looks_inside_a_clone_spec(tmp_path: Path) -> None:
     ]
     for args, out, source in cases:
         before = source.read_bytes()
-        p = run(*map(str, args))
+        p = cli(*map(str, args))
         want = f"fcsim: error: {out}: is the input {source} (the clone source of synth:clone={source}"
         assert p.returncode == 2 and p.stderr.startswith(want) and p.stderr.count("\n") == 1, (args, p.stderr)
         assert "writing there would destroy it" in p.stderr

@@ -11,15 +11,16 @@ from pathlib import Path
 import pytest
 
 import fcsim
-from conftest import TRACES, ctrl_c_after
+from conftest import TRACES, cli, ctrl_c_after
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
 LRU = ["--policy", "lru", "--size", "10"]
 
 
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
+# `fcsim` runs in this process (conftest.cli); the tests of a command that blocked or spun for
+# ever run it as a child with a timeout.
+run = cli
 
 
 def test_a_saved_model_runs_without_the_original(tmp_path: Path) -> None:

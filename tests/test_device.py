@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 import fcsim
-from conftest import TRACES, ctrl_c_in_a_pass
+from conftest import TRACES, cli, ctrl_c_in_a_pass
 
 MSR = TRACES / "msr_hm_0_excerpt1000.csv"
 # A small drive with GC running during the run: 4 chips x 64 blocks x 64 pages, filled to
@@ -87,11 +85,6 @@ def test_grid_over_devices() -> None:
 def test_bad_device_configs_are_config_errors(kwargs: dict, needle: str) -> None:
     with pytest.raises(fcsim.ConfigError, match=needle.replace(".", r"\.").replace("'", ".")):
         fcsim.simulate(MSR, "lru", "5%", **kwargs)
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "fcsim.cli", *map(str, args)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
 def test_cli_device_runs_and_errors() -> None:

@@ -6,13 +6,12 @@ dirty-page measures; the naive baseline is scored beside B; bad input is one lin
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES
+from conftest import FIXTURES, TRACES, cli
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
@@ -21,8 +20,7 @@ READ_ONLY = FIXTURES / "arc_p2.lis"
 PANEL_MEASURES = [f"panel_{m}_{s}" for m in ("pairs_kept", "tau", "mae") for s in ("1pct", "10pct")]
 
 
-def run(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=120)
+run = cli  # `fcsim` run in this process
 
 
 def test_a_trace_against_itself_passes_every_testable_measure() -> None:

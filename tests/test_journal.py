@@ -89,10 +89,14 @@ def test_a_sweep_killed_at_any_moment_loses_and_repeats_nothing(tmp_path: Path) 
         marked = tmp_path / f"marks{i}"
         proc = start(tmp_path, exp, out, marked)
         deadline = time.monotonic() + 120
-        while (len(children(proc.pid)) < JOBS or len(marks(marked)) < after) and time.monotonic() < deadline:
+        while (
+            (len(children(proc.pid)) < JOBS or len(marks(marked)) < after)
+            and proc.poll() is None  # a sweep that ended has no workers to wait for
+            and time.monotonic() < deadline
+        ):
             time.sleep(0.02)
         workers = children(proc.pid)
-        assert len(workers) >= JOBS and proc.poll() is None
+        assert len(workers) >= JOBS and proc.poll() is None, (i, proc.returncode, len(marks(marked)))
         if whom == "group":
             os.killpg(proc.pid, signal.SIGKILL)
         else:

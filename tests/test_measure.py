@@ -4,7 +4,6 @@ guard, and times are refused where a run has none."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,16 +11,12 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES
+from conftest import FIXTURES, TRACES, cli
 
 MSR = TRACES / "msr_hm_0_excerpt1000.csv"
 SUMMED = ["requests", "accesses", "reads", "writes", "hits", "read_hits", "write_hits", "dirty_evictions"]
 SUMMED += ["backing_reads", "backing_writes", "flash_page_writes", "gc_page_writes", "erasures"]
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
-
-
-def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def assert_adds_up(row: fcsim.Result) -> pd.DataFrame:

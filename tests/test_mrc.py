@@ -7,15 +7,13 @@ for miniature simulations, over the 10 sizes simulated, against full runs of the
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, cli
 
 
 @pytest.mark.parametrize(
@@ -38,21 +36,7 @@ def test_mrc_equals_lru(trace: str) -> None:
 
 def test_mrc_cli_writes_table_and_plot(tmp_path: Path) -> None:
     out, png = tmp_path / "mrc.parquet", tmp_path / "mrc.png"
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fcsim.cli",
-            "mrc",
-            str(TRACES / "arc_P3.lis.zst"),
-            "--out",
-            str(out),
-            "--plot",
-            str(png),
-        ],
-        capture_output=True,
-        text=True,
-    )
+    r = cli("mrc", TRACES / "arc_P3.lis.zst", "--out", out, "--plot", png)
     assert r.returncode == 0, r.stderr
     assert "unique pages" in r.stdout and "10%" in r.stdout
     df = pd.read_parquet(out)
@@ -181,11 +165,7 @@ def test_mrc_rejects_bad_combinations(kwargs: dict[str, object], message: str) -
     ],
 )
 def test_mrc_cli_bad_combinations_exit_2(args: list[str]) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "fcsim.cli", "mrc", str(TRACES / "arc_P3.lis.zst"), *args],
-        capture_output=True,
-        text=True,
-    )
+    r = cli("mrc", TRACES / "arc_P3.lis.zst", *args)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.startswith("fcsim: error: ") and r.stderr.count("\n") == 1
 
@@ -201,11 +181,7 @@ def test_mrc_cli_bad_combinations_exit_2(args: list[str]) -> None:
     ],
 )
 def test_mrc_cli_compare_prints_the_error(args: list[str], reference: str) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "fcsim.cli", "mrc", str(TRACES / "arc_P3.lis.zst"), *args, "--compare"],
-        capture_output=True,
-        text=True,
-    )
+    r = cli("mrc", TRACES / "arc_P3.lis.zst", *args, "--compare")
     assert r.returncode == 0, r.stderr
     mae = [line for line in r.stdout.splitlines() if line.startswith("mean absolute error")]
     assert len(mae) == 1 and reference in mae[0] and "mean over the" in mae[0]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, cli
 
 TRACE = str(Path(__file__).resolve().parent.parent / "data" / "traces" / "diskmon_sys1.trace.gz")
 SMALL = {"device.pages_per_block": 32}
@@ -58,10 +57,11 @@ def test_impossible_container_cache_is_a_config_error():
 
 
 def test_cli_lists_and_runs_them():
-    cli = [sys.executable, "-m", "fcsim.cli"]
-    out = subprocess.run([*cli, "policies"], capture_output=True, text=True, check=True).stdout
+    r = cli("policies")
+    assert r.returncode == 0
+    out = r.stdout
     assert "m+" in out and "ripq+" in out
-    r = subprocess.run([*cli, "run", TRACE, "--policy", "c", "--size", "1%"], capture_output=True, text=True)
+    r = cli("run", TRACE, "--policy", "c", "--size", "1%")
     assert r.returncode == 2 and "Traceback" not in r.stderr and "containers" in r.stderr
 
 
@@ -78,20 +78,5 @@ FCSIM = [sys.executable, "-m", "fcsim.cli"]
 )
 def test_offline_messages_name_the_key_the_user_set(policy: str, key: str, message: str) -> None:
     # stack.buffer=0 said "needs 3 containers ... has 4"; ripq+'s errors named ripq.points.
-    r = subprocess.run(
-        [
-            *FCSIM,
-            "run",
-            TRACES / "msr_hm_0_excerpt1000.csv",
-            "--policy",
-            policy,
-            "--size",
-            "1000",
-            "--set",
-            key,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = cli("run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", policy, "--size", "1000", "--set", key)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +16,7 @@ import pandas as pd
 import pytest
 
 import fcsim
+from conftest import cli
 from fcsim import plot
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
@@ -216,10 +216,6 @@ def test_ssd_cache_plots_the_read_hit_ratio() -> None:
     rows = pd.DataFrame({"stack": ["ssd-cache"], "hit_ratio": [0.2], "read_hit_ratio": [0.3]})
     assert plot.hit_metric(rows) == ("read_hit_ratio", "read hit ratio")
     assert plot.hit_metric(rows.assign(stack=None)) == ("hit_ratio", "hit ratio")
-
-
-def cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=300)
 
 
 def test_fcsim_plot_over_a_table(tmp_path: Path) -> None:

@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import ROOT
+from conftest import ROOT, cli
 from fcsim import catalogue
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -156,13 +156,13 @@ def test_the_sweep_example_runs_as_written(tmp_path: Path) -> None:
     for block in blocks:
         command, _, expected = block.partition("\n")
         argv = shlex.split(command)
-        program = {
-            ".venv/bin/fcsim": [sys.executable, "-m", "fcsim.cli"],
-            ".venv/bin/python": [sys.executable],
-        }
-        r = subprocess.run(
-            program[argv[0]] + argv[1:], capture_output=True, text=True, cwd=tmp_path, timeout=300
-        )
+        if argv[0] == ".venv/bin/fcsim":  # run in this process
+            r = cli(*argv[1:], cwd=tmp_path)
+        else:
+            assert argv[0] == ".venv/bin/python", command
+            r = subprocess.run(
+                [sys.executable, *argv[1:]], capture_output=True, text=True, cwd=tmp_path, timeout=300
+            )
         assert r.returncode == 0, r.stderr
         # As a terminal shows it: the notes on stderr come before the closing line on stdout.
         assert (r.stderr + r.stdout).splitlines() == expected.splitlines(), command

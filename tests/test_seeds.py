@@ -4,8 +4,6 @@ from `fcsim run --set`, and the printed columns by mode."""
 from __future__ import annotations
 
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -13,15 +11,10 @@ import pytest
 
 import fcsim
 from conftest import TRACES
+from conftest import cli as fcsim_cli  # `fcsim` run in this process
 from fcsim import cli, seeds, sweep
 
 SYNTH = "synth:zipf,alpha=0.9,requests=20000,pages=2000,write=0.3"
-
-
-def fcsim_cli(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fcsim.cli", *map(str, args)], capture_output=True, text=True, timeout=600
-    )
 
 
 # --- Student t and the interval ------------------------------------------------------------

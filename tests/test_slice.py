@@ -3,13 +3,10 @@ size is of the slice's working set), bad values are one line."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import TRACES, cli
 
 HM0 = TRACES / "msr_hm_0_excerpt1000.csv"
 
@@ -23,27 +20,8 @@ def test_a_slice_is_read_in_every_pass() -> None:
     assert row["requests"] == 300
     assert row["size_pages"] == round(part["unique_pages"] * 0.10)
     # The CLI's --set reaches the same slice.
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fcsim.cli",
-            "run",
-            HM0,
-            "--policy",
-            "lru",
-            "--size",
-            "10%",
-            "--json",
-            "--set",
-            "trace.skip=200",
-            "--set",
-            "trace.take=300",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    skip, take = "trace.skip=200", "trace.take=300"
+    r = cli("run", HM0, "--policy", "lru", "--size", "10%", "--json", "--set", skip, "--set", take)
     assert r.returncode == 0, r.stderr
     assert '"requests": 300' in r.stdout
 
@@ -57,12 +35,7 @@ def test_a_slice_is_read_in_every_pass() -> None:
     ],
 )
 def test_a_bad_slice_is_one_line(value: str, message: str) -> None:
-    r = subprocess.run(
-        [sys.executable, "-m", "fcsim.cli", "run", HM0, "--policy", "lru", "--size", "100", "--set", value],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = cli("run", HM0, "--policy", "lru", "--size", "100", "--set", value)
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert r.stderr.startswith("fcsim: error: ") and message in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

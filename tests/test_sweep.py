@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES, as_on_a_terminal, children, running
+from conftest import TRACES, as_on_a_terminal, children, cli, running
 from fcsim import journal, reports, sweep
 
 EXPERIMENT = """
@@ -319,7 +319,7 @@ def test_ctrl_c_saves_finished_points_and_says_what_remains(tmp_path: Path) -> N
         f"fcsim: interrupted: 8 of 12 points are saved in {out}, 4 remain; "
         "run the same command again to resume"
     )
-    r = subprocess.run([sys.executable, "-m", "fcsim.cli", *args], capture_output=True, text=True)
+    r = cli(*args)
     assert r.returncode == 0 and f"fcsim: resuming: 8 of 12 points done in {out}" in r.stderr
     assert len(pd.read_parquet(out)) == 12
 
@@ -360,8 +360,7 @@ def experiment(tmp_path: Path, text: str) -> Path:
 
 
 def cli_sweep(exp: Path, out: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "fcsim.cli", "sweep", str(exp), "--out", str(out), *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    return cli("sweep", exp, "--out", out, *args)
 
 
 def error_lines(r: subprocess.CompletedProcess[str]) -> list[str]:
@@ -587,24 +586,7 @@ def test_an_experiment_of_uncached_traces_only_is_an_error(
 
 def test_reproduce_refuses_an_empty_selection_and_an_output_that_is_a_file(tmp_path: Path) -> None:
     # `--only ,` ran the whole experiment; an --out that is a file was an OSError.
-    r = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fcsim.cli",
-            "reproduce",
-            "lcr",
-            "--out",
-            str(tmp_path),
-            "--traces",
-            str(TRACES),
-            "--only",
-            ",",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    r = cli("reproduce", "lcr", "--out", tmp_path, "--traces", TRACES, "--only", ",")
     assert error_lines(r) == [
         f"--only names no trace; its traces: {r.stderr.split('its traces: ')[1].strip()}"
     ]

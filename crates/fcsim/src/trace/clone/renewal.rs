@@ -1060,7 +1060,8 @@ mod tests {
         // A model of format 1 keeps its stack counts; its renewal counts are refused, with the
         // format and the command that fits it again. A format this fcsim does not know is refused.
         let text = m.to_text();
-        let dir = std::env::temp_dir().join(format!("fcsim-renewal-{}", std::process::id()));
+        // Not the folder of the test above, which runs beside this one and removes its own.
+        let dir = std::env::temp_dir().join(format!("fcsim-renewal-bad-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let (old, new) = (dir.join("old.model"), dir.join("new.model"));
         std::fs::write(&old, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 1", 1)).unwrap();
@@ -1070,6 +1071,7 @@ mod tests {
         assert!(e.contains("model format 1") && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
         let e = err(format!("clone={}", new.display()));
         assert!(e.contains("'fcsim-clone-model 3'") && e.contains("reads 1 and 2") && e.contains("fcsim trace clone"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
