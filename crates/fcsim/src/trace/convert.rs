@@ -97,16 +97,17 @@ fn thousands(n: u64) -> String {
 }
 
 /// A file being written under a temporary name (`.NAME.tmp-PID` beside the target); removed
-/// unless committed. A process killed outright cannot remove its own: the next conversion to the
-/// same target removes those whose process is gone.
-struct AtomicFile {
+/// unless committed. A process killed outright cannot remove its own: the next write to the
+/// same target removes those whose process is gone. Conversions and saved clone models
+/// ([`super::clone::Model::save`]) are written through it.
+pub(crate) struct AtomicFile {
     tmp: PathBuf,
     target: PathBuf,
     done: bool,
 }
 
 impl AtomicFile {
-    fn create(target: &Path) -> Result<(AtomicFile, File)> {
+    pub(crate) fn create(target: &Path) -> Result<(AtomicFile, File)> {
         let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let prefix = format!(".{name}.tmp-");
         remove_stale(target, &prefix);
@@ -118,7 +119,7 @@ impl AtomicFile {
 
     /// Renames the file over the target, unless what is there now is not a regular file (a
     /// pipe, a device, a directory made while converting: never replaced).
-    fn commit(mut self) -> Result<()> {
+    pub(crate) fn commit(mut self) -> Result<()> {
         if let Ok(m) = std::fs::symlink_metadata(&self.target) {
             if !m.is_file() {
                 return Err(Error::Io { file: self.target.clone(), message: "is not a regular file; not written over".into() });

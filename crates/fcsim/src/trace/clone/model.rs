@@ -351,18 +351,13 @@ impl Model {
         s
     }
 
-    /// Writes the model to `path`, atomically (a temporary file of this process and call renamed
-    /// over it: two processes or threads caching the same trace's model never share one).
+    /// Writes the model to `path`, atomically (through [`crate::trace::convert::AtomicFile`]: a
+    /// temporary file renamed over it, never over what is not a regular file).
     pub fn save(&self, path: &Path) -> Result<()> {
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let name = path.file_name().map_or("model".into(), |n| n.to_string_lossy());
-        let tmp = path.with_file_name(format!(".{name}.{}.{call}.tmp", std::process::id()));
-        std::fs::write(&tmp, self.to_text()).map_err(|e| Error::io(path, &e))?;
-        std::fs::rename(&tmp, path).map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            Error::io(path, &e)
-        })
+        let (file, mut f) = crate::trace::convert::AtomicFile::create(path)?;
+        std::io::Write::write_all(&mut f, self.to_text().as_bytes()).map_err(|e| Error::io(path, &e))?;
+        drop(f);
+        file.commit()
     }
 
     /// Whether `head` (a file's first bytes) starts a model file.
