@@ -410,7 +410,7 @@ impl Model {
         let mut ended = false;
         // The counts of the lines so far, the renewal lines' apart (a line given again replaces
         // their earlier counts).
-        let (mut counts, mut renewal_counts) = (0u128, 0u128);
+        let mut counts = 0u128;
         for (n, line) in lines {
             if ended {
                 return Err(bad(n, "text after 'end'".into()));
@@ -614,15 +614,17 @@ impl Model {
                     levels_left -= 1;
                 }
                 "renewal" => {
-                    let r = m.renewal.get_or_insert_with(Default::default);
-                    r.parse_line(&rest).map_err(|e| bad(n, e))?;
-                    renewal_counts = r.total();
+                    m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?;
+                    // Every number on the line, its states' and bins' indices too: a bound on
+                    // its counts, added as the line is read (a line read again only adds more).
+                    let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
+                    line_counts.set(numbers.map(u128::from).sum());
                 }
                 "end" => ended = true,
                 _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
             }
             counts += line_counts.get();
-            if counts + renewal_counts > MAX_COUNTS {
+            if counts > MAX_COUNTS {
                 return Err(bad(
                     n,
                     format!(

@@ -411,18 +411,6 @@ impl Counts {
         Ok(())
     }
 
-    /// All the counts added up, exactly (the model file's check that none of its sums can
-    /// wrap: [`super::model::MAX_COUNTS`]).
-    pub fn total(&self) -> u128 {
-        let sum = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
-        u128::from(self.ticks)
-            + self.events.iter().flatten().map(|v| sum(v)).sum::<u128>()
-            + sum(&self.ends)
-            + self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>()
-            + self.sizes.iter().flatten().map(|x| u128::from(x.1)).sum::<u128>()
-            + sum(&self.sequential)
-    }
-
     /// What a complete set of counts must hold; the error says what is missing.
     pub fn check(&self) -> std::result::Result<(), String> {
         if self.ticks == 0 || self.new_pages.len() != WINDOWS || self.ends.len() != STATES {
