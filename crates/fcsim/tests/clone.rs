@@ -202,17 +202,26 @@ fn a_tenfold_clone_keeps_the_normalised_curve() {
 }
 
 /// The renewal clone at 4x: a scaled page goes through the original's states (its gaps
-/// shrunk back), so the normalised curve is the scale-1 clone's. Before that fix the 10x
-/// clone's LRU hit ratio at 1% of its working set was 0.17 against 0.10.
+/// shrunk back), so the normalised curve is the scale-1 clone's. The bound is the original's own
+/// variation, as `fcsim trace compare` derives its tolerances: the worse of its two halves' LRU
+/// curves against its whole (0.018 on cloudphysics). Measured 0.0062; before the fix, 0.148 (the
+/// 10x clone's LRU hit ratio at 1% of its working set was 0.17 against 0.10).
 #[test]
 fn a_scaled_renewal_clone_keeps_the_normalised_curve() {
     let orig = data("cloudphysics_vscsi_2h.csv.gz");
+    let a = stats(&orig);
+    let half = |key: &str| {
+        let params = [(key.to_string(), (a.requests.iter().sum::<u64>() / 2).to_string())].into_iter().collect();
+        let mut r = trace::open(&orig, &TraceOptions { params, ..TraceOptions::default() }).unwrap();
+        stats_of(r.as_mut())
+    };
+    let bound = mrc_mae(&a, &half("take")).max(mrc_mae(&a, &half("skip")));
     let one = stats(&format!("synth:clone={orig},model=renewal,seed=7"));
     let b = stats(&format!("synth:clone={orig},model=renewal,scale=4,seed=7"));
     assert!((b.pages as f64 / one.pages as f64 - 4.0).abs() < 0.4, "working set {} vs {}", b.pages, one.pages);
     let scaling = mrc_mae(&one, &b);
-    println!("4x renewal: MRC MAE {scaling:.4} against the scale-1 clone; pages {} vs {}", b.pages, one.pages);
-    assert!(scaling < 0.01, "4x renewal clone against the scale-1 clone: MRC MAE {scaling:.4}");
+    println!("4x renewal: MRC MAE {scaling:.4} against the scale-1 clone (bound {bound:.4}); pages {} vs {}", b.pages, one.pages);
+    assert!(scaling < bound, "4x renewal clone against the scale-1 clone: MRC MAE {scaling:.4}, the original's halves {bound:.4}");
 }
 
 /// Generation streams: a clone 8 times as long at the same scale holds a stack of the same size.
