@@ -154,6 +154,7 @@ mod model;
 pub mod profile;
 pub mod renewal;
 mod stack;
+mod table;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 

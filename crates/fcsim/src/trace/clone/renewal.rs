@@ -62,10 +62,22 @@
 //! and the clone runs K times the original's ticks, so it touches K times its pages with the
 //! same reuse structure at K times the distances. Without `length=`, the clone runs the
 //! original's ticks × K: its page accesses are about the original's × K, and its request count
-//! is whatever the calendar forms (see below). `length=N` gives N requests: the windows are
-//! stretched over N × the original's pages per request, and the new pages per tick are
-//! multiplied by K × the original's ticks / those, so the working set stays about K times the
-//! original's.
+//! is whatever the calendar forms (see below). `length=N` gives N requests: the first N when
+//! that is fewer (a prefix, whose working set is what those requests touch); when it is more,
+//! further runs of the original's ticks × K follow, one after another, each on new pages (the
+//! pages of a run end with it): the workload run again on new data, with the original's time
+//! shape each time (its windows and quarters), so that any stretch of a long clone is read as
+//! the clone's own run and its working set grows with its length. Measured on cloudphysics
+//! (`scale=1`, seed 3): ten runs' read hit ratio under LRU is 0.0742 at 2,692 pages and 0.1211
+//! at 26,921, one run's 0.0736 and 0.1209 (the original's 0.0758 and 0.1219). Chosen over the
+//! two ways that keep a working set of K times the original's: windows stretched over N
+//! requests (this clone's first design) and runs that go on with the pages still alive. A
+//! page's references are its own process, so stretched windows do not lengthen them: past
+//! about 20x cloudphysics' requests at `scale=10` the clone outran its windows, went on at its
+//! last window's pace and grew to 570 MB at 40x. Pages that go on into the next run pile up
+//! (the hottest rarely end: 270 MB at 40x, 380 MB at 100x) and make every later run hotter
+//! than the first. Repeating the last quarter alone drifted too: cloudphysics ends in a phase
+//! of new writes, and a 10x clone's read hit ratio rose to 0.44 at 2,692 pages.
 //!
 //! A page's state takes its previous gap in the original's ticks (a stretched gap divided by K
 //! again), so a scaled page passes through the original's states: before this, a stretched gap
@@ -88,14 +100,13 @@
 //!   numerous than the original's (cloudphysics: 16 KiB mean against 37 KiB at about the same
 //!   page accesses). Arrivals follow the original's request rate, so the clone's span is
 //!   longer by the same ratio.
-//! - Memory: a 32-byte entry per page number (the working set × K and one unused number per
-//!   new request that does not follow on) and the calendar (an entry per page due, and one
-//!   per page that joined a request before its tick until that tick passes). **Known miss:**
-//!   both should not grow with `length`, and up to 20x cloudphysics' requests at `scale=10`
-//!   they do not (about 190 MB peak, 2 M requests/s); at 40x the peak is 570 MB and the rate
-//!   falls to 0.3 M requests/s (measured on this build and on 3bea372e alike; the flat 100x
-//!   and 200x rows of `bench/RESULTS.md`, "Trace clones: generation speed and memory", were
-//!   measured on an earlier build and no longer hold). Cause not found.
+//! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
+//!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
+//!   again), and the calendar (an entry per page due, and one per page that joined a request
+//!   before its tick until that tick passes; the entries of a run's pages pass within about
+//!   a run): both follow the pages alive at once, not the length. At `scale=10` on
+//!   cloudphysics the peak is 173 MB at its own run (about 20x its requests), 181 MB at 40x
+//!   and 185 MB at 100x (`bench/clone_speed.py`).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
@@ -116,6 +127,7 @@
 
 use super::calendar::Calendar;
 use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
+use super::table::Table;
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
@@ -181,10 +193,11 @@ pub fn dims(s: usize) -> [usize; 5] {
     [s / (2 * OCTAVES * JBINS * CLASSES), (s / (2 * OCTAVES * JBINS)) % CLASSES, (s / (2 * OCTAVES)) % JBINS, (s / 2) % OCTAVES, s % 2]
 }
 
-/// The phase of tick `t` of `ticks`.
+/// The phase of tick `t` of a run of `ticks` (run over and over).
 #[inline]
 fn phase(t: u64, ticks: f64) -> usize {
-    ((t as f64 / ticks.max(1.0) * PHASES as f64) as usize).min(PHASES - 1)
+    let ticks = ticks.max(1.0);
+    ((t as f64 % ticks / ticks * PHASES as f64) as usize).min(PHASES - 1)
 }
 
 /// The bin of a gap `g` ≥ 1: exact below 8, then 4 bins per power of two.
@@ -584,8 +597,12 @@ pub struct Renewal {
     /// The next new request: op, `len << 12 | offset`, pages.
     next_new: [Option<(u64, u64)>; 2],
     calendar: Calendar,
-    pages: Vec<Page>,
+    pages: Table<Page>,
     fresh: u64,
+    /// The run of the original's ticks × K the clock is in (`length=` past the first), and the
+    /// first page number of that run: the pages of earlier runs have ended.
+    run: u64,
+    run_first: u64,
     due: Vec<u32>,
     /// Requests of the current tick: first page, pages, op, random numbers.
     out: VecDeque<(u64, u32, usize, Draws)>,
@@ -668,12 +685,10 @@ impl Renewal {
             });
             which.push(i);
         }
-        let per_request = c.ticks as f64 / m.requests.max(1) as f64;
-        let span = length.map_or(c.ticks as f64 * scale, |n| n as f64 * per_request);
-        let boost = scale * c.ticks as f64 / span;
+        let span = c.ticks as f64 * scale;
         // New pages per tick and op (with `ops` ablated, both ops' pages split by the trace's
-        // share of writes).
-        let per_tick = |n: u64| n as f64 / (c.ticks as f64 / WINDOWS as f64) * boost;
+        // share of writes): a window's new pages × K over its K times longer run.
+        let per_tick = |n: u64| n as f64 / (c.ticks as f64 / WINDOWS as f64);
         let new_rate = c
             .new_pages
             .iter()
@@ -729,8 +744,10 @@ impl Renewal {
             credit: [0.0; 2],
             next_new: [None; 2],
             calendar: Calendar::default(),
-            pages: Vec::new(),
+            pages: Table::default(),
             fresh: 0,
+            run: 0,
+            run_first: 0,
             due: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
@@ -742,12 +759,17 @@ impl Renewal {
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
     /// working set (not with the length).
     pub fn state_bytes(&self) -> usize {
-        std::mem::size_of::<Page>() * self.pages.capacity() + self.calendar.bytes() + 4 * self.due.capacity()
+        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity()
     }
 
+    /// The window tick `t` is in, and the first tick of the next: the original's windows over
+    /// the clone's span, then those of its last quarter over and over.
     #[inline]
-    fn window(&self, t: u64) -> usize {
-        ((t as f64 / self.span * WINDOWS as f64) as usize).min(WINDOWS - 1)
+    fn window(&self, t: u64) -> (usize, u64) {
+        let per = self.span / WINDOWS as f64;
+        let k = (t as f64 / per) as usize;
+        let end = ((k + 1) as f64 * per).ceil() as u64;
+        (k % WINDOWS, end.max(t + 1))
     }
 
     /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
@@ -769,7 +791,7 @@ impl Renewal {
         for p in first..first + n {
             let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
             let t = self.t;
-            let e = &mut self.pages[p as usize];
+            let e = self.pages.at(p);
             // The state takes the gap in the original's time: a gap the scale stretched is
             // shrunk back, so that a scaled page goes through the original's states.
             let gap = match if e.refs == 0 { 0 } else { t - e.last } {
@@ -780,7 +802,10 @@ impl Renewal {
             e.last = t;
             e.due = NEVER;
             let s = state(phase(t, self.span), usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
-            let Some((g, next)) = self.gaps[self.which[s] as usize].draw(u, v, x) else { continue };
+            let Some((g, next)) = self.gaps[self.which[s] as usize].draw(u, v, x) else {
+                self.pages.end(p);
+                continue;
+            };
             e.op = next;
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
@@ -791,44 +816,51 @@ impl Renewal {
     /// Whether page `p` is due within `ahead` ticks with op `o` (to join a request before it).
     #[inline]
     fn due_soon(&self, p: u64, ahead: u64, o: usize) -> bool {
-        self.pages.get(p as usize).is_some_and(|e| e.due != NEVER && e.due <= self.t + ahead && e.op as usize == o)
+        self.pages.get(p).is_some_and(|e| e.due != NEVER && e.due <= self.t + ahead && e.op as usize == o)
     }
 
     /// Advances the clock until at least one request is queued; false when the clone's ticks
     /// are spent (without `length=`).
     fn step(&mut self) -> Result<bool> {
         while self.out.is_empty() {
+            // Nothing is queued, so no ended page's entry is still to be read.
+            self.pages.sweep(self.fresh);
+            let run = (self.t as f64 / self.span) as u64;
+            if run > self.run {
+                // A new run: the pages of the last one end, and it starts on new pages.
+                (self.run, self.run_first) = (run, self.fresh);
+                self.pages.forget_below(self.fresh);
+            }
             if self.length.is_none() && self.t as f64 >= self.span {
                 return Ok(false);
             }
-            let w = self.window(self.t);
+            let (w, window_end) = self.window(self.t);
             // The pages due, in page order, joined into requests: pages in a row with the same
             // op, and the next pages in the row due within as many ticks as the request has
             // pages so far (a request's pages take one tick each in the original).
             self.due.clear();
             self.calendar.take(self.t, &mut self.due);
             let t = self.t;
-            let pages = &mut self.pages;
-            self.due.retain(|&p| {
-                let e = &mut pages[p as usize];
-                let live = e.due == t;
-                if live {
+            let (pages, run_first) = (&mut self.pages, self.run_first);
+            self.due.retain(|&p| match pages.get_mut(u64::from(p)) {
+                Some(e) if e.due == t && u64::from(p) >= run_first => {
                     e.due = NEVER;
+                    true
                 }
-                live
+                _ => false,
             });
             self.due.sort_unstable();
             let mut k = 0;
             while k < self.due.len() {
                 let first = u64::from(self.due[k]);
-                let o = self.pages[first as usize].op as usize;
+                let o = self.pages.at(first).op as usize;
                 let (mut n, mut at) = (1u64, k + 1);
                 while n < self.max_pages {
                     let next = first + n;
-                    if at < self.due.len() && u64::from(self.due[at]) == next && self.pages[next as usize].op as usize == o {
+                    if at < self.due.len() && u64::from(self.due[at]) == next && self.pages.at(next).op as usize == o {
                         at += 1;
                     } else if self.due_soon(next, n, o) {
-                        self.pages[next as usize].due = NEVER;
+                        self.pages.at(next).due = NEVER;
                     } else {
                         break;
                     }
@@ -866,9 +898,7 @@ impl Renewal {
                         self.label
                     )));
                 }
-                if self.pages.len() < self.fresh as usize {
-                    self.pages.resize((self.fresh as usize).next_power_of_two(), Page::default());
-                }
+                self.pages.give(first, n);
                 // The request's class, drawn from the window's new pages of its op.
                 let counts = &self.classes[w][o];
                 let mut k = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
@@ -879,10 +909,10 @@ impl Renewal {
                     }
                 });
                 let class = class.unwrap_or(0) as u8;
-                let e = &mut self.pages[first as usize];
+                let e = self.pages.at(first);
                 (e.span, e.len, e.offset) = (n as u32, (packed >> 12) as u32, (packed & 0xfff) as u16);
                 for p in first..first + n {
-                    let e = &mut self.pages[p as usize];
+                    let e = self.pages.at(p);
                     (e.op, e.class) = (o as u8, class);
                 }
                 self.out.push_back((first, n as u32, o, self.run_rn));
@@ -911,7 +941,6 @@ impl Renewal {
                     let o = usize::from(wr > r);
                     self.credit[o] += self.next_new(o)?.1 as f64;
                 } else {
-                    let window_end = ((w + 1) as f64 * self.span / WINDOWS as f64).ceil() as u64;
                     next = due.min(budget).min(window_end).max(self.t + 1);
                     for (c, r) in self.credit.iter_mut().zip(rate) {
                         *c += r * (next - self.t - 1) as f64;
@@ -930,7 +959,7 @@ impl TraceReader for Renewal {
             return Ok(None);
         }
         let (first, n, o, _) = self.out.pop_front().expect("step queues a request");
-        let e = self.pages[first as usize];
+        let e = *self.pages.at(first);
         let (offset, len) =
             if e.span == n && n > 0 { (first * PAGE + u64::from(e.offset), e.len) } else { (first * PAGE, n * PAGE as u32) };
         let time_ns = match &mut self.arrivals {
@@ -1074,16 +1103,46 @@ mod tests {
         let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
         let fresh = |ablate: Ablate| {
             let mut g = Renewal::new(&m, 1.0, Some(20_000), 1, ablate, "t".into()).unwrap();
-            g.pages.resize(64, Page { class: 2, ..Page::default() });
+            g.pages.give(0, 8);
+            for p in 0..8 {
+                g.pages.at(p).class = 2;
+            }
             g.fresh = 8;
             g.touch(0, 8, 1, (0.3, 0.7, 0.1));
             g
         };
         let g = fresh(Ablate::default());
-        let dues: Vec<u64> = g.pages[..8].iter().map(|e| e.due).collect();
+        let dues: Vec<u64> = (0..8).map(|p| g.pages.get(p).unwrap().due).collect();
         assert!(dues[0] != NEVER && dues.iter().all(|&d| d == dues[0]), "{dues:?}");
         let apart = fresh(Ablate { together: true, ..Ablate::default() });
-        assert!(apart.pages[..8].iter().any(|e| e.due != apart.pages[0].due));
+        let due = |p| apart.pages.get(p).unwrap().due;
+        assert!((0..8).any(|p| due(p) != due(0)));
+    }
+
+    #[test]
+    fn memory_follows_the_pages_alive_not_the_length() {
+        // Ten times the requests of the clone's own run: ten runs, each on new pages, and the
+        // page table and calendar stay at what the pages alive at once need.
+        let m = super::super::load(&data("cloudphysics_vscsi_2h.csv.gz"), &Default::default()).unwrap();
+        let peak = |length: Option<u64>| {
+            let mut g = Renewal::new(&m, 1.0, length, 3, Ablate::default(), "t".into()).unwrap();
+            let (mut n, mut peak) = (0u64, 0);
+            while g.next_request().unwrap().is_some() {
+                n += 1;
+                if n % 4096 == 0 {
+                    peak = peak.max(g.state_bytes());
+                }
+            }
+            (n, peak, g.fresh)
+        };
+        let (n, own, fresh) = peak(None);
+        let (_, long, long_fresh) = peak(Some(10 * n));
+        println!("{n} requests: peak {own} bytes, {fresh} page numbers; x10: peak {long} bytes, {long_fresh} page numbers");
+        assert!(long_fresh > 9 * fresh, "each run takes new pages");
+        // At most two runs' state at once: a run's pages, and the calendar entries of the last
+        // run's until their ticks pass (measured: 1.34x one run's peak; with the windows
+        // stretched and a flat table, 14x, and 160 s instead of 8).
+        assert!(long < 2 * own, "peak {long} bytes at 10x the length against {own}");
     }
 
     #[test]
