@@ -185,7 +185,10 @@ fn pannier_endurance_target_of_half_the_rate_halves_flash_writes() {
             rhr(&half)
         );
         assert!((w1 / w0 - 0.5).abs() <= 0.05, "seed {seed}: {w1} of {w0}");
-        assert!(half.flash.insertions < free.flash.insertions && rhr(&half) <= rhr(&free));
+        // Fewer insertions; not necessarily fewer read hits: the read misses cut are mostly
+        // blocks never read again, whose insertion evicts others (seed 5: RHR 0.1932 throttled,
+        // 0.1923 unthrottled, with credits spent per flash page written).
+        assert!(half.flash.insertions < free.flash.insertions);
     }
 }
 
