@@ -258,10 +258,12 @@ def test_offline_fig6_reads_r1_and_trim_alike_and_the_mplus_conflict_is_stated()
 
 
 def test_pannier_budget_is_met_within_ten_percent_or_said_unreachable() -> None:
-    assert offline.pannier_budget(1050, 2000, 1000, 500, 900).startswith("met (1.05x")
-    assert offline.pannier_budget(900, 800, 1000, 900, 900) == "met (unthrottled already under)"
-    assert offline.pannier_budget(1300, 2000, 1000, 5, 900).startswith(
-        "not reachable: the trace's own writes"
-    )
-    assert offline.pannier_budget(1300, 2000, 1000, 400, 900) == "missed (1.30x the target)"
-    assert offline.pannier_budget(800, 2000, 1000, 400, 900) == "missed (0.80x the target)"
+    # (throttled, unthrottled, target, insertions, writes) flash page writes and insertions.
+    assert offline.pannier_budget(1050, 2000, 1000, 1500, 1000).startswith("met (1.05x")
+    assert offline.pannier_budget(900, 800, 1000, 900, 500) == "met (unthrottled already under)"
+    # diskmon_sys1 at half its unthrottled writes (issue 41): 230,583 insertions of which 224,086
+    # writes, 226,176 flash writes against a target of 167,913: the writes alone need 1.31x.
+    v = offline.pannier_budget(226_176, 335_825, 167_913, 230_583, 224_086)
+    assert v.startswith("not reachable: the trace's own writes alone write about 1.31x the target"), v
+    assert offline.pannier_budget(1300, 2000, 1000, 1500, 500) == "missed (1.30x the target)"
+    assert offline.pannier_budget(800, 2000, 1000, 1500, 500) == "missed (0.80x the target)"

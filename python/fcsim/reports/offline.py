@@ -700,13 +700,15 @@ PANNIER_TOLERANCE = 0.10
 
 
 def pannier_budget(
-    throttled: float, unthrottled: float, target: float, reads_in: float, reads_in_free: float
+    throttled: float, unthrottled: float, target: float, insertions: float, writes: float
 ) -> str:
     """Whether Pannier's throttled flash writes meet ``target`` (page writes): within
     :data:`PANNIER_TOLERANCE` of it, or at or under it where the unthrottled run was already
-    under it (nothing to cut). Where they exceed it and the throttle cut (nearly: 99%) every
-    read-miss insertion (``reads_in`` of the unthrottled run's ``reads_in_free``), the trace's
-    own writes alone exceed the target: said so, not a miss of the throttle."""
+    under it (nothing to cut). Writes are always inserted, so the flash writes the trace's own
+    writes make are a floor no throttle goes under; estimated as the throttled run's flash writes
+    times the share of its ``insertions`` that were ``writes`` (each insertion is written once
+    unless rewritten in the buffer). Where that floor alone exceeds the target by more than the
+    tolerance the target is not reachable: said so, not a miss of the throttle."""
     if unthrottled <= target:
         return (
             "met (unthrottled already under)" if throttled <= target * (1 + PANNIER_TOLERANCE) else "missed"
@@ -714,8 +716,11 @@ def pannier_budget(
     ratio = throttled / target
     if abs(ratio - 1) <= PANNIER_TOLERANCE:
         return f"met ({ratio:.2f}x the target)"
-    if ratio > 1 and reads_in <= 0.01 * reads_in_free:
-        return f"not reachable: the trace's own writes alone wrote {ratio:.2f}x the target"
+    floor = throttled * min(writes, insertions) / insertions / target if insertions else 0.0
+    if floor > 1 + PANNIER_TOLERANCE:
+        return (
+            f"not reachable: the trace's own writes alone write about {floor:.2f}x the target ({ratio:.2f}x)"
+        )
     return f"missed ({ratio:.2f}x the target)"
 
 
