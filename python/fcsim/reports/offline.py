@@ -631,10 +631,10 @@ def _findings(
             "### Pannier's throttle against an endurance target",
             "",
             "Target: `pannier.dwpd` x the cache's pages x the trace's days, in flash page writes (set near",
-            "half the flash writes Pannier made unthrottled, from a run before the throttle was added).",
+            "half, and three quarters of, the flash writes Pannier made unthrottled in earlier runs).",
             "Credits are spent per page written to flash (issue 41). Writes are always inserted (§3.4):",
             "only read-miss insertions and copies forward can be cut, so where the writes alone exceed",
-            "the target no throttle meets it. Met: flash writes within "
+            "the target no throttle meets it. Met: flash writes within",
             f"{PANNIER_TOLERANCE:.0%} of the target, or under it where the unthrottled run already was.",
             "",
             "| trace | size | target DWPD | target page writes | flash writes unthrottled / throttled "
@@ -719,7 +719,8 @@ def pannier_budget(
     floor = throttled * min(writes, insertions) / insertions / target if insertions else 0.0
     if floor > 1 + PANNIER_TOLERANCE:
         return (
-            f"not reachable: the trace's own writes alone write about {floor:.2f}x the target ({ratio:.2f}x)"
+            f"not reachable: the trace's own writes alone write about {floor:.2f}x the target"
+            f" (throttled: {ratio:.2f}x)"
         )
     return f"missed ({ratio:.2f}x the target)"
 
