@@ -17,7 +17,7 @@
 //! item is appended to the in-memory buffer of the nearest insertion point, flushed to a flash
 //! block when full; a hit moves the item's virtual-block ID to the virtual block nearest its new
 //! priority), and the open-source RIPQ simulator in github.com/dasebe/tinyflashcache
-//! (`ripq.cc`), read for its structure, not copied.
+//! (`ripq.h`; the file was cited as `ripq.cc` before), read for its structure, not copied.
 //!
 //! **The algorithm as implemented.** The cache is one queue of containers cut into K sections
 //! (`ripq+.points`, default 8); section 0 is the head (the top SLRU segment), section K−1 the
@@ -85,17 +85,23 @@
 //!    where: `insert` (default) puts it where a miss goes, the head of the last section, as a
 //!    new block; `promote` writes it to the active container of the section above the old
 //!    copy's queue position, as if a write were a reference that promotes like a read hit.
-//!    Sources: the offline-bounds paper says only that RIPQ+ is "RIPQ with overwrites" defined
-//!    in Pannier [23] (§5.3, Table 2) and that the online caches insert every write (§3.4); it
-//!    does not say where an overwrite enters. RIPQ's own interface has no update: a new
-//!    version is a new item, which enters through insert(x, p) at the insertion point a miss
-//!    gets (RIPQ animations above), and the tinyflashcache simulator (`ripq.cc`, as read for
-//!    fcsim's first version) sends an update to the lowest section. `insert` follows those two;
-//!    `promote` has no source at all (SLRU counts a write as a reference, but neither RIPQ nor
-//!    the offline-bounds paper says RIPQ+ does). Measured (issue 41): on a diskmon trace at
-//!    2.5% with 32-page containers and 8 insertion points `promote` gave a read hit ratio of
-//!    0.171 against LRU's 0.440, `insert` 0.510 (before choice 4 capped the cache). Every
-//!    write is inserted.
+//!    Sources: the offline-bounds paper says only "We adopt a modified version of RIPQ that
+//!    handles overwrite operations, referred to as RIPQ+ [23]" (§5.3; Table 2: "RIPQ with
+//!    overwrites, segmented-LRU") and that Pannier inserts every write (§3.4); Pannier [23],
+//!    where RIPQ+ is defined, was not available. So no primary source says where an overwrite
+//!    enters, and `insert` is fcsim's choice, made on these grounds: RIPQ's interface has no
+//!    update (RIPQ animations above: insert(x, p), increase(x, p'), delete-min), so a new version
+//!    is new data and enters through insert at the priority the algorithm gives new data, which
+//!    in segmented LRU is the probationary (lowest) segment; and nothing says a write is a
+//!    reference that promotes. `promote` has no source either. The tinyflashcache simulator
+//!    (github.com/dasebe/tinyflashcache `ripq.h`, commit 68ce316, the version stored for this
+//!    work; the `ripq.cc` this file cited before is not in it) has no write path at all, only
+//!    lookup and admit, so it is no source for either; the earlier text here and issue 41 said
+//!    it "sends an update to the lowest section", which could not be confirmed. Measured
+//!    (issue 41): on a diskmon trace not in the repository, at 2.5% with 32-page containers
+//!    and 8 insertion points, `promote` gave a read hit ratio of 0.171 against LRU's 0.440,
+//!    `insert` 0.510 (both before choice 4 capped the cache); on the shipped diskmon_sys1
+//!    `promote` gives 0.876x LRU's, `insert` 0.968x. Every write is inserted.
 //! 9. *Counting.* `host_writes` and `cf_writes` are counted when the active container holding
 //!    the block is sealed (a block copied forward, then overwritten in RAM, is never written);
 //!    `erasures` when a container is evicted or reclaimed (choice 10). TRIM invalidates the
@@ -168,7 +174,7 @@ struct Section {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overwrite {
     /// At the misses' insertion point (the head of the last section), as a new block: the
-    /// default (RIPQ's insert, tinyflashcache's update).
+    /// default (RIPQ's interface has no update; a new version enters by insert).
     Insert,
     /// One section above the old copy's queue position, as if a write were a reference (no
     /// source).
