@@ -185,7 +185,10 @@ fn pannier_endurance_target_of_half_the_rate_halves_flash_writes() {
             rhr(&half)
         );
         assert!((w1 / w0 - 0.5).abs() <= 0.05, "seed {seed}: {w1} of {w0}");
-        assert!(half.flash.insertions < free.flash.insertions && rhr(&half) <= rhr(&free));
+        // Fewer insertions; not necessarily fewer read hits: the read misses cut are mostly
+        // blocks never read again, whose insertion evicts others (seed 5: RHR 0.1932 throttled,
+        // 0.1923 unthrottled, with credits spent per flash page written).
+        assert!(half.flash.insertions < free.flash.insertions);
     }
 }
 
@@ -196,4 +199,27 @@ fn epbpd_needs_an_hour_of_trace() {
     assert!(epbpd_null_reason(1_000_000_000).unwrap().contains("spans 1 s, under the 1 h"));
     assert!(epbpd_null_reason(3_599_000_000_000).is_some());
     assert_eq!(epbpd_null_reason(3_600_000_000_000), None);
+}
+
+/// Issue 41: RIPQ+ with its default settings (8 insertion points, overwrites inserted where
+/// misses go, the cache's pages only) keeps at least 0.9x LRU's read hit ratio on a shipped
+/// real trace with overwrites, at 2.5% of its working set with 32-page containers, as the
+/// offline report runs it. With `overwrite=promote` (the default before) it kept 0.830x here,
+/// and with `insert` 0.985x, while it cached 1.14x LRU's pages.
+#[test]
+fn ripq_plus_keeps_lrus_read_hits_on_a_real_trace_with_overwrites() {
+    use fcsim::{simulate, SimConfig, SizeSpec, TraceOptions};
+    let trace = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/traces/diskmon_sys1.trace.gz");
+    let rhr = |policy: &str| {
+        let mut cfg = SimConfig::new(policy, SizeSpec::Percent(2.5));
+        cfg.device_params.insert("pages_per_block".into(), "32".into());
+        cfg.stack_params.insert("buffer_in".into(), "extra".into());
+        let row = simulate(trace, &TraceOptions::default(), &cfg, None, None).unwrap();
+        let b = &row.bounds.as_ref().unwrap().bounds;
+        assert!(b.writes > b.reads / 2, "a trace with overwrites");
+        b.read_hits() as f64 / b.reads as f64
+    };
+    let (lru, ripq) = (rhr("lru-ftl"), rhr("ripq+"));
+    eprintln!("diskmon_sys1 at 2.5%: LRU {lru:.4}, RIPQ+ {ripq:.4} ({:.3}x)", ripq / lru);
+    assert!(ripq >= 0.9 * lru, "RIPQ+ {ripq} < 0.9 x LRU's {lru}");
 }

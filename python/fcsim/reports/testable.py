@@ -85,6 +85,12 @@ CONTAINER_PAGES = 32
 DRAM_SHARE = 0.05
 SMALLEST_CACHE = 0.01
 BUFFER_CONTAINERS = 4
+#: The offline bounds' erasure claims: MIN erases at least this many containers at a point. One
+#: erasure then moves a saving by at most a third of a point, and the flash's first fill (written
+#: without an erasure) is a small part of the run; at tencent's 30 (a 1 s sample) one erasure is
+#: 3 points and a claimed 6-40% saving is within a few containers. A property of a run's point,
+#: not of the trace's measures: the report leaves such points out, naming each (issue 41).
+MIN_ERASURES = 300
 
 
 def _writes(m: Measures) -> str | None:
@@ -313,7 +319,10 @@ REQUIREMENTS: dict[str, Requirement] = {
             f"buffer's {BUFFER_CONTAINERS} containers of {CONTAINER_PAGES} pages",
             "offline §5: the paper keeps only working sets of 32 GB or more 'for 5% of the smallest flash "
             "cache to hold the maximum number of in-memory containers'; the same rule for the 128 KiB "
-            "containers of the variant the claims are checked on",
+            "containers of the variant the claims are checked on. It applies only to rows whose write "
+            "buffer is held in the DRAM tier (`stack.buffer_in=dram`); the rows the erasure and EPBPD "
+            "claims are scored on keep it beside the DRAM tier (`extra`), where the rule says nothing "
+            "(issue 41: it excluded diskmon_sys1 from claims it could test)",
             _containers,
         ),
     )
@@ -382,8 +391,9 @@ CLAIMS: dict[str, tuple[Claim, ...]] = {
     ),
     "offline": (
         Claim("rhr", "RHR of MIN, Pannier, RIPQ+, LRU (§1, §6.1)", ("reads", "reuse")),
-        Claim("erasures", "Erasures of MIN, M+, C and the stages (§6.1, Fig. 6)", ("containers",)),
-        Claim("epbpd", "EPBPD per day (Fig. 7-10, quotas)", ("containers", "span")),
+        Claim("erasures", "Erasures of MIN, M+, C and the stages (§6.1, Fig. 6)", ()),
+        Claim("epbpd", "EPBPD per day (Fig. 7-10, quotas)", ("span",)),
+        Claim("dram-buffer", "C with its write buffer in the DRAM tier (§5; fcsim finding)", ("containers",)),
     ),
 }
 
@@ -451,7 +461,8 @@ class Gate:
         used = dict.fromkeys(n for c in CLAIMS[self.paper] for n in c.needs)
         out += ["", "Requirements (`python/fcsim/reports/testable.py`):", ""]
         for c in CLAIMS[self.paper]:
-            out.append(f"- {c.text}: needs {', '.join(c.needs)}.")
+            needs = ", ".join(c.needs) or "nothing of the trace (any workload can test it)"
+            out.append(f"- {c.text}: needs {needs}.")
         out.append("")
         for n in used:
             r = REQUIREMENTS[n]

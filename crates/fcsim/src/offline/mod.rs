@@ -30,6 +30,12 @@
 //! as containers and the same raw flash. The write buffer is `stack.buffer` containers (4,
 //! §5.2), the DRAM tier `stack.dram` of the cache (0.05, §5); the C family's write buffer is
 //! taken out of that DRAM tier unless `stack.buffer_in=extra` (see [`container`]).
+//!
+//! Every algorithm caches the same number of pages, `Setup::cache_pages`: LRU and the MIN queue
+//! by their capacity, RIPQ+ and Pannier by evicting before they would hold more (their active
+//! containers, write buffer and flash together; issue 41). The flash beyond it, the
+//! over-provisioning and GC reserve that `Shape::containers` includes, is for cleaning only:
+//! the FTL's GC, or the dead slots and free containers of the container caches.
 
 pub mod container;
 pub mod containers;
@@ -489,4 +495,40 @@ pub fn read_trace(
 ) -> Result<Trace> {
     let splitter = crate::request::PageSplitter::new(page_size, reader.key_unit());
     Trace::read(reader, &splitter, timed, progress)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ripq::tests::stream;
+    use super::*;
+
+    /// Issue 41: every online container cache holds at most the cache's pages, as LRU over an
+    /// FTL (an LRU of `cache_pages`) and the MIN family (a MIN queue of `cache_pages`) do; the
+    /// flash beyond it (here 16%: over-provisioning and GC reserve) is for cleaning only. Each
+    /// fills the cache: its peak is exactly `cache_pages`, not the flash's 464.
+    #[test]
+    fn every_online_cache_holds_the_cache_pages_not_the_flash() {
+        let shape = Shape { cache_pages: 400, container_pages: 8, containers: 58, write_buffer: 2 };
+        let ops = stream(41, 30_000, 3000, 0.2, 0.01);
+        let mut online = 0;
+        for alg in ALGORITHMS {
+            let Kind::Online(make) = alg.kind else { continue };
+            online += 1;
+            let mut cache = make(shape, &mut Params::default()).unwrap();
+            let (mut c, mut peak) = (FlashCounts::default(), 0);
+            for &(key, op) in &ops {
+                match op {
+                    2 => cache.trim(key, &mut c),
+                    _ => {
+                        cache.access(key, op == 1, &mut c);
+                    }
+                }
+                peak = peak.max(cache.len() as u64);
+                assert!(cache.len() as u64 <= shape.cache_pages, "{}: {} cached in a cache of 400", alg.name, cache.len());
+            }
+            assert_eq!(peak, shape.cache_pages, "{} never fills its cache", alg.name);
+            assert!(c.erasures > 0, "{}: {c:?}", alg.name);
+        }
+        assert_eq!(online, 2, "ripq+ and pannier");
+    }
 }

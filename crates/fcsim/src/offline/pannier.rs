@@ -36,11 +36,17 @@
 //! 1. *Write buffer.* `Shape::write_buffer` (W) containers in RAM; filled in arrival order;
 //!    an overwrite of a buffered block replaces it in place; reads of buffered blocks are
 //!    `buffer_hits` and count toward the block's hotness (choice 4). It is flushed whole, as W full containers, when it holds W·m blocks.
-//! 2. *GC trigger, and RAM against `cache_pages`.* After each flush, containers are evicted
-//!    until W are free, so the next flush never waits; those W erased containers back the
-//!    buffer, which therefore counts against `Shape::containers` (a shape needs at least W + 1
-//!    containers). Cached blocks never exceed containers·m. The over-provisioned containers hold
-//!    cached data as well (no FTL runs below); `Shape::cache_pages` is not a separate limit.
+//! 2. *GC trigger, and capacity.* Pannier caches at most `Shape::cache_pages` blocks (flash,
+//!    the open GC container and the write buffer together), the same number of pages as LRU
+//!    over an FTL and the MIN family get (issue 41): before a new block is admitted at that
+//!    size, containers are evicted (choice 7's copy-forward included) until there is room.
+//!    After each flush, containers are also evicted until W are free, so the next flush never
+//!    waits; those W erased containers back the buffer, which therefore counts against
+//!    `Shape::containers` (a shape needs at least W + 1 containers, and a cache of at least
+//!    W + 2 containers' worth of pages, so that a full cache always has a sealed container to
+//!    evict). The flash beyond the cache (over-provisioning and GC reserve) holds only the
+//!    slots of invalidated blocks and free containers: space for cleaning, not cached data.
+//!    Before issue 41 Pannier filled every container, 1.14-1.15x the pages LRU got.
 //! 3. *S2LRU\*.* Two LRU lists of sealed containers; the protected one holds at most
 //!    `pannier.protected` (default 0.5) of the containers and passes its LRU container down to
 //!    the probationary MRU end. A new container (flushed or copy-forward) enters probationary
@@ -63,14 +69,19 @@
 //!    destination block; it joins the probationary MRU end when full. `cf_writes` are counted
 //!    as they are copied, during the eviction.
 //! 8. *Credits (the multi-step throttle).* A bucket of at most containers·m credits, full at the
-//!    start, earns the write budget B per flash-level access; each block admitted to the buffer
-//!    and each block copied forward spends one. Step 0 (at least half full): as above. Step 1
-//!    (below half): only blocks read at least 2·`pannier.hot` times are copied. Step 2 (empty):
-//!    read misses are not inserted and nothing is copied. Writes are inserted at every step
-//!    (credits may go below zero). So over n accesses the blocks admitted and copied are at
-//!    most B·n + containers·m plus the writes beyond B (a bound the tests check), and the
-//!    flash writes (host + copy-forward) follow the budget whenever the workload's own writes
-//!    fit in it. The paper's steps were not available; these are fcsim's.
+//!    start, earns the write budget B per flash-level access; each block written to flash
+//!    spends one: the W·m blocks of a flush, and each block copied forward. A block admitted to
+//!    the write buffer costs nothing until it reaches flash, so a rewrite of a buffered block
+//!    (which never does) costs nothing (issue 41: charged per admission, as before, Pannier cut
+//!    every read insertion at half its unthrottled rate while its flash writes ended 10% under
+//!    the target, and throttled at a target above its unthrottled writes). Step 0 (at least half
+//!    full): as above. Step 1 (below half): only blocks read at least 2·`pannier.hot` times are
+//!    copied. Step 2 (empty): read misses are not inserted and nothing is copied. Writes are
+//!    inserted at every step (credits may go below zero). So over n accesses the flash writes
+//!    (host + copy-forward) are at most B·n + containers·m plus what the writes alone need
+//!    beyond B, and near B·n whenever the trace's own writes fit in it; where they do not, no
+//!    throttle can meet the target (the writes are a floor, §3.4) and the report says so. The
+//!    paper's steps were not available; these are fcsim's.
 //! 9. *The endurance target (choice 8's B).* The abstract says the controller keeps the flash
 //!    within its lifespan; the offline-bounds paper (§2) measures lifespan as EPBPD, "the
 //!    product of EPBPD, capacity, and workload duration" being the erasures allowed. One of:
@@ -238,6 +249,8 @@ pub struct Pannier {
     hot: u32,
     div_slots: u32,
     prot_cap: u32,
+    /// Blocks cached at most (`Shape::cache_pages`, choice 2).
+    cap: u64,
     target: Target,
     shape: Shape,
     budget: f64,
@@ -316,6 +329,17 @@ impl Pannier {
                 shape.containers
             )));
         }
+        let need = u64::from(shape.write_buffer + 2) * u64::from(shape.container_pages);
+        if shape.cache_pages < need {
+            return Err(Error::config(format!(
+                "pannier: a cache of {} pages holds fewer than {} containers of {} pages (the write buffer's {}, the open GC container \
+                 and one sealed to evict): a smaller container, a smaller write buffer or a larger cache helps",
+                shape.cache_pages,
+                shape.write_buffer + 2,
+                shape.container_pages,
+                shape.write_buffer
+            )));
+        }
         let mut p = Self::build(shape, protected, hot, divergent, f64::INFINITY);
         p.target = target;
         if let Target::PerAccess(b) = target {
@@ -334,6 +358,7 @@ impl Pannier {
             hot,
             div_slots: ((divergent * f64::from(m)).ceil() as u32).clamp(1, m),
             prot_cap: (protected * f64::from(ncont)).floor() as u32,
+            cap: shape.cache_pages,
             target: Target::PerAccess(budget),
             shape,
             budget,
@@ -489,11 +514,20 @@ impl Pannier {
                 hot += u32::from(self.reads(b) >= self.hot);
             }
             c.host_writes += m as u64;
+            self.credits -= m as f64;
             self.conts[h as usize] = Cont { live: m as u32, hot, ..Cont::FREE };
             self.seal(h);
         }
         self.buffer.clear();
         while self.free.len() < self.wb as usize {
+            let (h, expired) = self.victim();
+            self.evict(h, expired, c);
+        }
+    }
+
+    /// Evicts containers until a new block fits in the cache's pages (choice 2).
+    fn make_room(&mut self, c: &mut FlashCounts) {
+        while self.cached as u64 >= self.cap {
             let (h, expired) = self.victim();
             self.evict(h, expired, c);
         }
@@ -606,6 +640,7 @@ impl Pannier {
             }
         }
         assert_eq!(n, self.cached);
+        assert!(n as u64 <= self.cap, "{n} blocks cached in a cache of {}", self.cap);
         for seg in [PROBATION, PROTECTED] {
             let mut len = 0;
             let mut h = self.segs[seg as usize].head;
@@ -633,8 +668,8 @@ impl ContainerCache for Pannier {
             if !write && self.step() == 2 {
                 return false;
             }
+            self.make_room(c);
             c.insertions += 1;
-            self.credits -= 1.0;
             let b = self.arena.alloc(key, 0, false);
             self.cached += 1;
             if self.meta.len() <= b as usize {
@@ -646,7 +681,6 @@ impl ContainerCache for Pannier {
         let home = self.meta[b as usize].home;
         if write {
             c.insertions += 1;
-            self.credits -= 1.0;
             if home == BUF {
                 self.arena.node_mut(b).count = 0;
                 return false;
@@ -737,7 +771,10 @@ mod tests {
     fn rejects_impossible_shapes_and_values() {
         let e = Pannier::new(shape(4, 4, 4), &mut Params::default()).unwrap_err().to_string();
         assert!(e.contains("at least 5 containers") && e.contains("smaller container"), "{e}");
-        assert!(Pannier::new(shape(4, 5, 4), &mut Params::default()).is_ok());
+        // The flash has room, but the cache (choice 2) holds only 5 of the 6 containers needed.
+        let e = Pannier::new(shape(4, 5, 4), &mut Params::default()).unwrap_err().to_string();
+        assert!(e.contains("cache of 20 pages holds fewer than 6 containers"), "{e}");
+        assert!(Pannier::new(shape(4, 6, 4), &mut Params::default()).is_ok());
         for (k, v) in [("protected", "1.5"), ("hot", "0"), ("divergent", "0"), ("budget", "0"), ("budget", "x")] {
             let mut p = Params::new([(k.to_string(), v.to_string())].into());
             let e = Pannier::new(shape(4, 8, 1), &mut p).unwrap_err().to_string();

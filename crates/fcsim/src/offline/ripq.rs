@@ -17,7 +17,7 @@
 //! item is appended to the in-memory buffer of the nearest insertion point, flushed to a flash
 //! block when full; a hit moves the item's virtual-block ID to the virtual block nearest its new
 //! priority), and the open-source RIPQ simulator in github.com/dasebe/tinyflashcache
-//! (`ripq.cc`), read for its structure, not copied.
+//! (`ripq.h`; the file was cited as `ripq.cc` before), read for its structure, not copied.
 //!
 //! **The algorithm as implemented.** The cache is one queue of containers cut into K sections
 //! (`ripq+.points`, default 8); section 0 is the head (the top SLRU segment), section K−1 the
@@ -29,7 +29,7 @@
 //! a block on flash copies its ID into the active virtual container of the section above its
 //! current queue position (its virtual container if it has one, else its container), which is
 //! how SLRU's promotion by one segment is approximated without moving data. Sections 0..K−2
-//! hold at most T = ⌊(containers − K)·container_pages / K⌋ blocks' worth of queue positions; a
+//! hold at most T = ⌊(cache_pages − K·container_pages) / K⌋ blocks' worth of queue positions; a
 //! section over T passes its tail container (physical or virtual) to the head of the next. When
 //! a section needs a new active container and none is free, the tail container of the queue is
 //! evicted: it is erased, and each live block in it that a virtual container references is
@@ -58,10 +58,18 @@
 //!    not used: RIPQ's write buffer is its active containers. An active virtual container is
 //!    sealed with its section's active container, or on its own when it holds
 //!    `container_pages` IDs (RAM for IDs is not otherwise bounded).
-//! 4. *GC trigger.* A container is evicted only when one must be opened and the flash has none
-//!    free. The over-provisioned containers hold cached blocks as well: no FTL runs below, and
-//!    eviction needs no spare container, since the survivors of the evicted container are read
-//!    into RAM before it is erased. `Shape::cache_pages` is therefore not a separate limit.
+//! 4. *Capacity and GC trigger.* RIPQ+ caches at most `Shape::cache_pages` blocks (flash and
+//!    active containers together), the same number of pages as LRU over an FTL and the MIN
+//!    family get (issue 41): before a new block is admitted at that size, the queue's tail
+//!    container is evicted (its read blocks copied forward, choice 6) until there is room. The
+//!    flash beyond the cache (over-provisioning and GC reserve, `Shape::containers`) holds only
+//!    the dead slots of invalidated blocks and free containers: space for cleaning, not for
+//!    cached data. Before issue 41 RIPQ+ filled every container, 1.14-1.15x the pages LRU got.
+//!    A container is also evicted when one must be opened and the flash has none free; eviction
+//!    needs no spare container, since the survivors of the evicted container are read into RAM
+//!    before it is erased. In a cache smaller than K containers' worth of blocks, all of them
+//!    may sit in the active containers with nothing sealed to evict: then the first block of the
+//!    lowest non-empty active container leaves (never written, it costs nothing).
 //! 5. *Virtual containers.* A block's ID is in at most one; a new hit moves it. A sealed
 //!    virtual container that no block references any more is dropped. A block in an active
 //!    container never has one (choice 7).
@@ -74,10 +82,26 @@
 //!    same); in section 0 it stays.
 //! 8. *Overwrites (RIPQ+).* The old copy is invalidated: dropped if in RAM, left dead on flash
 //!    (choice 2) and never copied. The new version is an insertion; `ripq+.overwrite` says
-//!    where: `promote` (default) writes it to the active container of the section above the old
-//!    copy's queue position — SLRU counts a write as a reference, so it promotes like a read
-//!    hit; `insert` puts it where a miss goes, the last section (as tinyflashcache inserts
-//!    updates). Every write is inserted.
+//!    where: `insert` (default) puts it where a miss goes, the head of the last section, as a
+//!    new block; `promote` writes it to the active container of the section above the old
+//!    copy's queue position, as if a write were a reference that promotes like a read hit.
+//!    Sources: the offline-bounds paper says only "We adopt a modified version of RIPQ that
+//!    handles overwrite operations, referred to as RIPQ+ [23]" (§5.3; Table 2: "RIPQ with
+//!    overwrites, segmented-LRU") and that Pannier inserts every write (§3.4); Pannier [23],
+//!    where RIPQ+ is defined, was not available. So no primary source says where an overwrite
+//!    enters, and `insert` is fcsim's choice, made on these grounds: RIPQ's interface has no
+//!    update (RIPQ animations above: insert(x, p), increase(x, p'), delete-min), so a new version
+//!    is new data and enters through insert at the priority the algorithm gives new data, which
+//!    in segmented LRU is the probationary (lowest) segment; and nothing says a write is a
+//!    reference that promotes. `promote` has no source either. The tinyflashcache simulator
+//!    (github.com/dasebe/tinyflashcache `ripq.h`, commit 68ce316, the version stored for this
+//!    work; the `ripq.cc` this file cited before is not in it) has no write path at all, only
+//!    lookup and admit, so it is no source for either; the earlier text here and issue 41 said
+//!    it "sends an update to the lowest section", which could not be confirmed. Measured
+//!    (issue 41): on a diskmon trace not in the repository, at 2.5% with 32-page containers
+//!    and 8 insertion points, `promote` gave a read hit ratio of 0.171 against LRU's 0.440,
+//!    `insert` 0.510 (both before choice 4 capped the cache); on the shipped diskmon_sys1
+//!    `promote` gives 0.876x LRU's, `insert` 0.968x. Every write is inserted.
 //! 9. *Counting.* `host_writes` and `cf_writes` are counted when the active container holding
 //!    the block is sealed (a block copied forward, then overwritten in RAM, is never written);
 //!    `erasures` when a container is evicted or reclaimed (choice 10). TRIM invalidates the
@@ -149,10 +173,12 @@ struct Section {
 /// Where RIPQ+ inserts the new version of an overwritten block (choice 8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overwrite {
-    /// One section above the old copy's queue position: a write is a reference in SLRU.
-    Promote,
-    /// At the misses' insertion point (the head of the last section), as a new block.
+    /// At the misses' insertion point (the head of the last section), as a new block: the
+    /// default (RIPQ's interface has no update; a new version enters by insert).
     Insert,
+    /// One section above the old copy's queue position, as if a write were a reference (no
+    /// source).
+    Promote,
 }
 
 /// RIPQ+ over `Shape::containers` containers (see the module docs).
@@ -162,6 +188,8 @@ pub struct Ripq {
     ncont: u32,
     k: u8,
     target: u64,
+    /// Blocks cached at most (`Shape::cache_pages`, choice 4).
+    cap: u64,
     /// Where an overwrite's new version goes (choice 8).
     overwrite: Overwrite,
     arena: Arena,
@@ -188,11 +216,11 @@ impl Ripq {
         if !(1..=64).contains(&k) {
             return Err(Error::config(format!("ripq+.points={k}: expected a number of insertion points from 1 to 64")));
         }
-        let overwrite: String = params.take("ripq+", "overwrite", "promote".to_string(), "promote or insert")?;
+        let overwrite: String = params.take("ripq+", "overwrite", "insert".to_string(), "insert or promote")?;
         let overwrite = match overwrite.as_str() {
-            "promote" => Overwrite::Promote,
             "insert" => Overwrite::Insert,
-            o => return Err(Error::config(format!("ripq+.overwrite={o}: expected promote or insert"))),
+            "promote" => Overwrite::Promote,
+            o => return Err(Error::config(format!("ripq+.overwrite={o}: expected insert or promote"))),
         };
         if shape.container_pages == 0 {
             return Err(Error::config("ripq+: containers of 0 blocks (container_pages must be at least 1)"));
@@ -211,12 +239,14 @@ impl Ripq {
     fn build(shape: Shape, k: u8, overwrite: Overwrite) -> Self {
         let (m, ncont) = (shape.container_pages, shape.containers);
         let blocks_max = ncont as usize * m as usize;
-        let target = ((ncont - u32::from(k)) as u64 * u64::from(m) / u64::from(k)).max(1);
+        let cap = shape.cache_pages;
+        let target = (cap.saturating_sub(u64::from(k) * u64::from(m)) / u64::from(k)).max(1);
         let mut r = Ripq {
             m,
             ncont,
             k,
             target,
+            cap,
             overwrite,
             arena: Arena::with_capacity(blocks_max + 1),
             cached: 0,
@@ -500,6 +530,27 @@ impl Ripq {
         self.free.push(e);
     }
 
+    /// Evicts tail containers until a new block fits in the cache's pages (choice 4). With no
+    /// sealed container (a cache of fewer than K containers' worth of blocks, all of them in the
+    /// active containers) the first block of the lowest non-empty active container leaves
+    /// instead: it was never written, so dropping it costs nothing.
+    fn make_room(&mut self, c: &mut FlashCounts) {
+        while self.cached as u64 >= self.cap {
+            if self.sections.iter().any(|s| s.tail != NIL) {
+                self.evict_tail(c);
+                self.drain(c);
+                continue;
+            }
+            let s = (0..self.k).rev().find(|&s| !self.blocks[self.sections[s as usize].active as usize].is_empty());
+            let a = self.sections[s.expect("a cached block is in an active container") as usize].active;
+            let b = self.blocks[a as usize][0];
+            self.detach(b);
+            self.remove_phys(b);
+            self.arena.release(b);
+            self.cached -= 1;
+        }
+    }
+
     /// Writes the blocks waiting for copy-forward into their sections' active containers.
     fn drain(&mut self, c: &mut FlashCounts) {
         while let Some((b, s)) = self.pending.pop_front() {
@@ -529,6 +580,7 @@ impl Ripq {
             }
         }
         assert_eq!(n, self.cached);
+        assert!(n as u64 <= self.cap, "{n} blocks cached in a cache of {}", self.cap);
         let mut sealed = 0;
         for s in 0..self.k as usize {
             let mut w = 0u64;
@@ -569,6 +621,7 @@ impl Ripq {
 impl ContainerCache for Ripq {
     fn access(&mut self, key: u64, write: bool, c: &mut FlashCounts) -> bool {
         let Some(b) = self.arena.get(key) else {
+            self.make_room(c);
             c.insertions += 1;
             let b = self.arena.alloc(key, 0, false);
             self.cached += 1;
@@ -672,6 +725,8 @@ pub(crate) mod tests {
         assert!(Ripq::new(shape(4, 8), &mut p).unwrap_err().to_string().contains("ripq+.points=0"));
         let mut p = Params::new([("points".to_string(), "2".to_string())].into());
         assert!(Ripq::new(shape(4, 3), &mut p).is_ok());
+        // Overwrites are inserted where misses go unless asked otherwise (choice 8).
+        assert_eq!(Ripq::new(shape(4, 9), &mut Params::default()).unwrap().overwrite, Overwrite::Insert);
     }
 
     #[test]
@@ -952,6 +1007,19 @@ pub(crate) mod tests {
             assert_eq!((ca, ha), (cb, hb), "rerun differs");
             assert!(ca.erasures > 0 && ca.cf_writes > 0 && ca.read_hits > 0, "{ca:?}");
         }
+    }
+
+    #[test]
+    fn a_cache_smaller_than_its_active_containers_drops_from_ram() {
+        // 3 blocks of cache, containers of 4, 2 points, 4 containers of flash: the 3 misses fill
+        // section 1's active container in RAM; the 4th would exceed the cache and nothing is
+        // sealed, so the first block in RAM (1) leaves unwritten (choice 4).
+        let mut r = Ripq::build(Shape { cache_pages: 3, ..shape(4, 4) }, 2, Overwrite::Insert);
+        let mut c = FlashCounts::default();
+        let hits = run(&mut r, &mut c, "r1 r2 r3 r4 r2 r1");
+        assert_eq!(hits, [false, false, false, false, true, false]);
+        assert_eq!((r.len(), c.host_writes, c.erasures), (3, 0, 0));
+        r.check();
     }
 
     #[test]
