@@ -2,7 +2,7 @@
 and ``reproduce`` to print on stderr: rows timed without arrival times, rows whose devices were
 saturated (their response times are queueing, not service), closed-loop rows (saturated by
 construction, :func:`saturation`), and rows whose flash drive has more
-spare space than ``device.op`` asked for (a cache too small for its geometry's GC reserve)."""
+spare space than ``device.op`` asked for (a geometry set too coarse for a small cache's GC reserve)."""
 
 from __future__ import annotations
 
@@ -101,8 +101,9 @@ def row_notes(df: pd.DataFrame) -> list[str]:
         if len(rows):
             lines.append(
                 f"fcsim: note: {len(rows)} row(s) simulate more flash spare than device.op (device_op_actual "
-                "for device_op in brackets): the drive is too small for its geometry's GC reserve and open "
-                f"blocks; smaller blocks (device.pages_per_block) or fewer chips bring it to device.op: "
+                "for device_op in brackets): the geometry set (device.pages_per_block, planes, dies, chips, "
+                "channels) is too coarse for a drive this small once each plane keeps its GC reserve and an "
+                f"open block; left to fcsim, the geometry is sized to the drive: "
                 f"{_names(rows, _spare)}"
             )
     return lines

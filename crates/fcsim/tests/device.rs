@@ -567,9 +567,36 @@ fn flash_cache_spare_is_device_op() {
         assert_eq!(float(col(&row, "device_blocks")) * 16.0 * 64.0, physical as f64);
     }
     // 2,692 pages (1% of cloudphysics) on the `offline` preset (8 planes of 512-page blocks,
-    // OP 7%): 7% is a third of one block, and each plane needs 2 reserve blocks and an open one
-    // beyond 1 block of data: 8 × 4 × 512 = 16,384 physical pages, op 5.086, said in the row.
+    // OP 7%): 7% is a third of one block, and each plane needs 2 reserve blocks and an open one,
+    // so that geometry would be 16,384 physical pages, a spare of 5.09. The pages per block and
+    // the planes are halved in turn: (8, 256), (4, 256), (4, 128), (2, 128), (2, 64), (1, 64):
+    // 47 blocks, 0.117; (1, 32): 91 blocks, 0.082; (1, 16): ceil(2,692 × 1.07 / 16) = 181
+    // blocks, 10 of them reserve, 2,896 pages, a spare of 0.0758. The row says the geometry.
     let row = ssd_cache_row("offline", 2692);
-    assert_eq!(col(&row, "device_physical_pages"), fcsim::Value::Int(16_384));
-    assert_eq!(float(col(&row, "device_op_actual")), 16_384.0 / 2692.0 - 1.0);
+    assert_eq!(col(&row, "device_physical_pages"), fcsim::Value::Int(2896));
+    assert_eq!(float(col(&row, "device_op_actual")), 2896.0 / 2692.0 - 1.0);
+    for (k, v) in [("pages_per_block", 16.0), ("blocks", 181.0), ("planes", 1.0), ("channels", 1.0), ("chips_per_channel", 1.0)] {
+        assert_eq!(float(col(&row, &format!("device_{k}"))), v, "device_{k}");
+    }
+    // The 1,000-page floor the spare is held at: 1 plane of 8-page blocks, 134 blocks, 0.072.
+    let row = ssd_cache_row("offline", 1000);
+    assert_eq!(float(col(&row, "device_op_actual")), 1072.0 / 1000.0 - 1.0);
+    // A cache too small for any geometry to hold 7% is refused with the spare it can have: 40
+    // pages need 45 one-page blocks, 3 of them reserve and one open, 0.125.
+    let mut cfg = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(40));
+    cfg.device = Some("offline".into());
+    cfg.stack_params.insert("kind".into(), "ssd-cache".into());
+    let e = fcsim::simulate("synth:uniform,pages=2000,requests=200", &fcsim::TraceOptions::default(), &cfg, None, None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("device.op=0.07: a flash of 40 user pages") && e.contains("set device.op=0.125"), "{e}");
+    // A geometry the user set is kept, with the spare it gives, said in the row: 5 blocks of
+    // data, one more, 2 reserve and one open, 9 blocks of 512 pages.
+    cfg.size = fcsim::SizeSpec::Pages(2692);
+    cfg.device_params.insert("pages_per_block".into(), "512".into());
+    cfg.device_params.insert("planes".into(), "1".into());
+    cfg.device_params.insert("chips_per_channel".into(), "1".into());
+    cfg.device_params.insert("channels".into(), "1".into());
+    let row = fcsim::simulate("synth:uniform,pages=200000,requests=2000", &fcsim::TraceOptions::default(), &cfg, None, None).unwrap();
+    assert_eq!(col(&row, "device_physical_pages"), fcsim::Value::Int(9 * 512));
 }

@@ -14,10 +14,18 @@
 //! plane × pages per block. User capacity is ⌊physical pages / (1 + op)⌋ unless `capacity` is
 //! given: then each plane gets the whole blocks that hold user × (1 + op), and the GC reserve
 //! and each plane's open block come out of that spare, so `op` is the drive's spare at every
-//! size. A device too small for its geometry's reserve (a flash cache of a few thousand pages
-//! on 2 MiB erase blocks: 7% of 2,692 pages is a third of one block) is built as the smallest
-//! drive of that geometry whose spare holds the reserve and the open blocks, and the row
-//! reports its actual spare (`device_op_actual`) beside `device_op`. `reserve=extra` adds the
+//! size. A drive too small for its geometry (a flash cache of a few thousand pages on 2 MiB
+//! erase blocks: 7% of 2,692 pages is a third of one block, and 8 planes of 512-page blocks
+//! would hold 16,384 pages, a spare of 5.09) gets a geometry sized to it (issue 42): the pages
+//! per block and the planes (planes per die, then dies, chips per channel, channels) are halved
+//! in turn, pages per block first, until the spare is within [`OP_TOLERANCE`] of `op`, so the
+//! erase unit and the parallelism shrink together and each stays as large as the spare allows
+//! (2,692 pages at 7%: one plane of 16-page blocks, 0.0758; 1,000 pages: 8-page blocks, 0.072;
+//! 52,576 pages: 4 planes of 128-page blocks, 0.0712). The row gives the geometry simulated
+//! (`device_pages_per_block`, `device_planes`, ...). Keys the user set are not halved; if the
+//! spare still cannot be held, a geometry the user set is kept and the row reports its actual
+//! spare (`device_op_actual`) beside `device_op`, and one left to fcsim is refused with the
+//! nearest spare it can hold (a cache of 40 pages at 7%: 0.125). `reserve=extra` adds the
 //! reserve and open blocks on top of `op` instead (the offline bounds' default: the C family's
 //! write buffer needs free containers beyond the cache's, which 7% of a small cache cannot give;
 //! the row shows the spare simulated).
@@ -208,6 +216,11 @@ pub static DEFAULTS: &[(&str, &str)] = &[
 /// bounds, §5) to 28% (GASA's and LCR's 15%; the dynamic-allocation paper's splits of 15% to
 /// 85% of the raw drive are `stack.split`, not `op`); `op=7` (700% spare) is a slip for 0.07 far
 /// more often than a drive anyone builds, so it is refused (issue 30).
+/// How far above `op` the spare of a drive sized by its capacity may come (issue 42: a cache's
+/// flash has the spare asked for, to within a point): past it, the geometry is sized to the
+/// drive (see the module docs).
+pub const OP_TOLERANCE: f64 = 0.01;
+
 pub const OP_RANGE: &str = "(0, 1]: spare space over user capacity, 0.15 = 15%";
 
 /// Parameter names (for help and errors), including `capacity`, which has no default.
@@ -308,12 +321,12 @@ impl DeviceConfig {
             }
         }
         let mut p = Params::new(given);
-        let channels = positive(&mut p, "channels", 1)?;
-        let chips_per_channel = positive(&mut p, "chips_per_channel", 1)?;
-        let dies = positive(&mut p, "dies", 1)?;
-        let planes = positive(&mut p, "planes", 1)?;
+        let mut channels = positive(&mut p, "channels", 1)?;
+        let mut chips_per_channel = positive(&mut p, "chips_per_channel", 1)?;
+        let mut dies = positive(&mut p, "dies", 1)?;
+        let mut planes = positive(&mut p, "planes", 1)?;
         let mut blocks = positive(&mut p, "blocks", 1)?;
-        let pages_per_block = positive(&mut p, "pages_per_block", 1)?;
+        let mut pages_per_block = positive(&mut p, "pages_per_block", 1)?;
         let op: f64 = p.take("device", "op", 0.15, &format!("a fraction in {OP_RANGE}"))?;
         if !(op > 0.0 && op <= 1.0) {
             return Err(Error::config(format!("device.op={}: expected a fraction in {OP_RANGE}", compact(op))));
@@ -358,7 +371,7 @@ impl DeviceConfig {
             return Err(Error::config("device.steady overwrites the filled pages: set device.fill > 0 too"));
         }
         let seed: u64 = p.take("device", "seed", 42, "an unsigned integer")?;
-        let planes_total = u64::from(channels) * u64::from(chips_per_channel) * u64::from(dies) * u64::from(planes);
+        let mut planes_total = u64::from(channels) * u64::from(chips_per_channel) * u64::from(dies) * u64::from(planes);
         // With a capacity, the drive is the whole blocks per plane that hold user × (1 + op):
         // the GC reserve and the open block come out of that spare. Where they cannot (a small
         // flash cache on large erase blocks), the drive is the smallest of this geometry that
@@ -390,16 +403,75 @@ impl DeviceConfig {
                 if physical > f64::from(u32::MAX - 2) {
                     return Err(too_large());
                 }
-                let per_block = planes_total * u64::from(pages_per_block);
-                let total = (physical as u64).div_ceil(per_block);
-                let r = ((gc_threshold * total as f64).ceil() as u64).max(2);
-                reserve = Some(r as u32);
-                let planned = match extra_reserve {
-                    true => total + r + 1,
-                    // The fewest blocks per plane whose blocks beyond the reserve and the open one
-                    // hold more than the user pages.
-                    false => total.max(pages / per_block + 1 + r + 1),
+                // Blocks per plane and GC reserve of a drive of `per_block` pages per block row.
+                let plan = |per_block: u64| {
+                    let total = (physical as u64).div_ceil(per_block);
+                    let r = ((gc_threshold * total as f64).ceil() as u64).max(2);
+                    let planned = match extra_reserve {
+                        true => total + r + 1,
+                        // The fewest blocks per plane whose blocks beyond the reserve and the open
+                        // one hold more than the user pages.
+                        false => total.max(pages / per_block + 1 + r + 1),
+                    };
+                    (planned, r)
                 };
+                let spare = |per_block: u64, planned: u64| (per_block * planned) as f64 / pages as f64 - 1.0;
+                let (mut planned, mut r) = plan(planes_total * u64::from(pages_per_block));
+                // A cache's flash sized to it: halve the pages per block and the planes in turn
+                // (those not set by the user) until the spare is the one asked for.
+                if !extra_reserve && spare(planes_total * u64::from(pages_per_block), planned) > op + OP_TOLERANCE {
+                    let fixed = |k: &str| params.keys().any(|g| g.eq_ignore_ascii_case(k));
+                    let mut dims = [
+                        ("planes", &mut planes),
+                        ("dies", &mut dies),
+                        ("chips_per_channel", &mut chips_per_channel),
+                        ("channels", &mut channels),
+                    ];
+                    let mut turn_block = true;
+                    loop {
+                        let halved = if turn_block && pages_per_block > 1 && !fixed("pages_per_block") {
+                            pages_per_block /= 2;
+                            true
+                        } else if let Some((_, d)) = dims.iter_mut().find(|(k, d)| **d > 1 && !fixed(k)) {
+                            **d /= 2;
+                            true
+                        } else if pages_per_block > 1 && !fixed("pages_per_block") {
+                            pages_per_block /= 2;
+                            true
+                        } else {
+                            false
+                        };
+                        turn_block = !turn_block;
+                        planes_total = dims.iter().map(|(_, d)| u64::from(**d)).product();
+                        (planned, r) = plan(planes_total * u64::from(pages_per_block));
+                        let actual = spare(planes_total * u64::from(pages_per_block), planned);
+                        if actual <= op + OP_TOLERANCE {
+                            break;
+                        }
+                        if halved {
+                            continue;
+                        }
+                        // Nothing left to halve. A geometry the user set is kept, with the spare
+                        // it gives (the row's `device_op_actual`); one left to fcsim that cannot
+                        // hold the spare asked for is refused with the nearest it can.
+                        if ["pages_per_block", "planes", "dies", "chips_per_channel", "channels"].iter().any(|k| fixed(k)) {
+                            break;
+                        }
+                        let nearest = (actual * 1e4).ceil() / 1e4;
+                        let advice = if nearest <= 1.0 {
+                            format!("the nearest it can is {} (set device.op={})", compact(nearest), compact(nearest))
+                        } else {
+                            format!("that needs a spare of {}, more than device.op allows (1): cache more pages", compact(nearest))
+                        };
+                        return Err(Error::config(format!(
+                            "device.op={}: a flash of {pages} user pages cannot keep that spare to within {} point, even with \
+                             one plane of one-page blocks, once its GC keeps {r} block(s) free and one open; {advice}",
+                            compact(op),
+                            compact(OP_TOLERANCE * 100.0),
+                        )));
+                    }
+                }
+                reserve = Some(r as u32);
                 blocks = u32::try_from(planned).map_err(|_| too_large())?;
                 pages
             }
@@ -468,13 +540,20 @@ impl DeviceConfig {
             seed,
         };
         let mut used = used;
-        // A drive sized by its capacity or raw size has the blocks computed here, not the
+        // A drive sized by its capacity or raw size has the geometry computed here, not the
         // preset's: the row describes the device simulated.
         if capacity.is_some() || raw.is_some() {
             for (k, v) in &mut used {
-                if k == "blocks" {
-                    *v = blocks.to_string();
-                }
+                let fitted = match k.as_str() {
+                    "blocks" => blocks,
+                    "pages_per_block" => pages_per_block,
+                    "planes" => planes,
+                    "dies" => dies,
+                    "chips_per_channel" => chips_per_channel,
+                    "channels" => channels,
+                    _ => continue,
+                };
+                *v = fitted.to_string();
             }
         }
         if let Some(c) = capacity {
