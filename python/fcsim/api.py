@@ -415,8 +415,11 @@ class Grid:
       half-width ``M_ci95`` of its 95% confidence interval (:func:`fcsim.seeds.summarize`, by
       ``trace``, ``policy``, ``size``, ``device`` and the ``grid`` axes); else None.
     - ``epochs``: with ``epoch``, every run's per-epoch table concatenated in grid order (each
-      epoch row carries its run's ``trace``, ``policy``, ``size_pages`` and ``device``, and
-      with seeds its ``seed_index``); else None."""
+      epoch row carries its run's ``trace``, ``policy``, ``size_pages``, ``device`` and
+      ``seed_index``, 0 without seeds); else None.
+
+    Each table has the columns and dtypes of :mod:`fcsim.schema` whatever the grid holds
+    (``rows``: :data:`fcsim.schema.ROWS` and an ``axis_<key>`` column per ``grid`` axis)."""
 
     rows: pd.DataFrame
     summary: pd.DataFrame | None
@@ -490,16 +493,17 @@ def run(
 
     ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
-    ``set``, and each row adds a column per axis named by its key, holding the value given.
+    ``set``, and each row adds a column per axis, ``axis_<key>`` without dots
+    (:func:`fcsim.schema.axis_name`: ``axis_stack_split``), holding the value given.
 
     With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
     filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and the
     result's ``summary`` holds one row per point with each metric's mean and 95% confidence
-    interval. Each row then adds ``size`` (as given), ``seeds`` (how many seeds its point ran:
-    1 for a point with nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run
-    without ``seeds``) and ``seeded`` (each seeded component and its seed, ``trace 43,
-    device.seed 43``; empty when nothing is random); a percent size is resolved against each
-    seed's own trace.
+    interval. Each row then fills ``seeds`` (how many seeds its point ran: 1 for a point with
+    nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run without ``seeds``)
+    and ``seeded`` (each seeded component and its seed, ``trace 43, device.seed 43``; empty
+    when nothing is random), null without seeds; a percent size is resolved against each
+    seed's own trace. ``size``, the size as given, is in every row.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
