@@ -288,11 +288,15 @@ impl Distinct {
         h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         h ^= h >> 31;
-        if h < self.max && self.smallest.insert(h) && self.smallest.len() > Self::K {
-            self.smallest.pop_last();
-        }
-        if self.smallest.len() == Self::K {
-            self.max = self.smallest.last().copied().unwrap_or(u64::MAX);
+        // Past the first K pages, a page costs this comparison alone unless its hash is among
+        // the K smallest (the largest of them is found again only then).
+        if h < self.max && self.smallest.insert(h) {
+            if self.smallest.len() > Self::K {
+                self.smallest.pop_last();
+            }
+            if self.smallest.len() == Self::K {
+                self.max = self.smallest.last().copied().unwrap_or(u64::MAX);
+            }
         }
     }
 
