@@ -129,3 +129,18 @@ def test_every_kind_of_table_writes_to_parquet_with_its_dtypes(tmp_path: Path) -
 def test_a_column_outside_the_schema_is_refused() -> None:
     with pytest.raises(ValueError, match=r"columns outside fcsim\.schema: hit_ratoi"):
         schema.frame([{"trace": "t", "hit_ratoi": 0.5}])
+
+
+def test_a_sweep_resumes_a_table_written_before_the_schema(tmp_path: Path) -> None:
+    # A table of an older fcsim: text echoes, no size column, a column since dropped. Its
+    # rows are computed again; the table written has the schema's columns and dtypes.
+    exp = tmp_path / "e.toml"
+    exp.write_text(f'traces = ["{T}"]\npolicies = ["cflru"]\nsizes = [40]\n')
+    out = tmp_path / "s.parquet"
+    first = sweep.run(sweep.load(exp), out, jobs=1)
+    old = schema.untyped(first).drop(columns=["size"]).assign(fcsim_revision="older", gone_column=1.5)
+    old.to_parquet(out)
+    again = sweep.run(sweep.load(exp), out, jobs=1)
+    assert list(again.columns) == [c.name for c in schema.SWEEP] and list(again["size"]) == ["40"]
+    assert again["hits"].equals(first["hits"]) and str(again["param_window"].dtype) == "Float64"
+    assert list(pd.read_parquet(out).columns) == list(again.columns)

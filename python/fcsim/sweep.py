@@ -485,10 +485,15 @@ def _run_point(job: Job) -> Outcome:
 def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
     """A sweep's rows as its table: the columns of :data:`fcsim.schema.SWEEP`, each of its
     dtype, whatever the points ran (a row of a table written before ``size`` was a column
-    takes it from its point)."""
+    takes it from its point). A row made by another fcsim (computed again unless kept with
+    ``keep_stale``) loses any column this fcsim's schema does not have."""
+    known = {c.name for c in schema.SWEEP}
     for r in rows:
         if not isinstance(r.get("size"), str):
             r["size"] = str(json.loads(r["point"])["size"])
+        if not _current(r):
+            for k in [k for k in r if k not in known]:
+                del r[k]
     return schema.frame(rows, schema.SWEEP)
 
 
