@@ -130,7 +130,7 @@ def test_numpy_integers_and_arrays_are_sizes_and_options() -> None:
         page_size=np.int64(4096),
         grid={"cflru.window": np.array([0.25, 0.5])},
     )
-    assert len(df) == 8 and set(df["cflru.window"]) == {0.25, 0.5}
+    assert len(df) == 8 and set(df["axis_cflru_window"]) == {0.25, 0.5}
 
 
 def test_a_grids_bad_inputs_are_named_together_in_one_config_error() -> None:

@@ -122,7 +122,7 @@ def test_parts_and_per_trace_axes(tmp_path: Path) -> None:
     ]
     assert len(pts) == 6 and len({sweep.point_key(p) for p in pts}) == 6
     df = sweep.run(sweep.load(exp), tmp_path / "parts.parquet", jobs=2)
-    assert sorted(df["param_window"].dropna()) == ["0.1", "0.2"]
+    assert sorted(df["param_window"].dropna()) == [0.1, 0.2]
     assert sorted(df["time_scale"][:2]) == [1.0, 2.0]
 
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from fcsim import _core, catalogue, output
+from fcsim import _core, catalogue, output, schema
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
 from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
@@ -346,14 +346,7 @@ def simulate(
     )
     row, epochs = _core.simulate(_path(trace), progress=callback(progress), **kwargs)
     row.update(provenance())
-    return Result(
-        row, epochs=pd.DataFrame(epochs, columns=_epoch_columns(epochs)) if epoch is not None else None
-    )
-
-
-def _epoch_columns(epochs: list[dict[str, Any]]) -> list[str] | None:
-    """The per-epoch table's columns in the core's order (None: let pandas infer, no epochs)."""
-    return list(epochs[0]) if epochs else None
+    return Result(row, epochs=schema.frame(epochs, schema.EPOCHS) if epoch is not None else None)
 
 
 def check(
@@ -422,8 +415,11 @@ class Grid:
       half-width ``M_ci95`` of its 95% confidence interval (:func:`fcsim.seeds.summarize`, by
       ``trace``, ``policy``, ``size``, ``device`` and the ``grid`` axes); else None.
     - ``epochs``: with ``epoch``, every run's per-epoch table concatenated in grid order (each
-      epoch row carries its run's ``trace``, ``policy``, ``size_pages`` and ``device``, and
-      with seeds its ``seed_index``); else None."""
+      epoch row carries its run's ``trace``, ``policy``, ``size_pages``, ``device`` and
+      ``seed_index``, 0 without seeds); else None.
+
+    Each table has the columns and dtypes of :mod:`fcsim.schema` whatever the grid holds
+    (``rows``: :data:`fcsim.schema.ROWS` and an ``axis_<key>`` column per ``grid`` axis)."""
 
     rows: pd.DataFrame
     summary: pd.DataFrame | None
@@ -497,16 +493,17 @@ def run(
 
     ``grid`` maps ``--set`` keys to lists of values: axes, as an experiment file's ``[[grid]]``
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
-    ``set``, and each row adds a column per axis named by its key, holding the value given.
+    ``set``, and each row adds a column per axis, ``axis_<key>`` without dots
+    (:func:`fcsim.schema.axis_name`: ``axis_stack_split``), holding the value given.
 
     With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
     filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and the
     result's ``summary`` holds one row per point with each metric's mean and 95% confidence
-    interval. Each row then adds ``size`` (as given), ``seeds`` (how many seeds its point ran:
-    1 for a point with nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run
-    without ``seeds``) and ``seeded`` (each seeded component and its seed, ``trace 43,
-    device.seed 43``; empty when nothing is random); a percent size is resolved against each
-    seed's own trace.
+    interval. Each row then fills ``seeds`` (how many seeds its point ran: 1 for a point with
+    nothing random), ``seed_index`` (0 to ``seeds`` - 1; index 0 is the run without ``seeds``)
+    and ``seeded`` (each seeded component and its seed, ``trace 43, device.seed 43``; empty
+    when nothing is random), null without seeds; a percent size is resolved against each
+    seed's own trace. ``size``, the size as given, is in every row.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
     cores. ``progress``, if given, is called with the fraction of the grid done so far.
@@ -612,11 +609,11 @@ def run(
             progress(sum(done) / len(runs))
         for k in axes:
             row[k] = c[k]
+        row["size"] = s
         if seeds_n > 1:
-            row["size"] = s
             _seeds.mark(row, seeded, index, sum(1 for r in runs if r[0] == i))
-            if row.epochs is not None:
-                row.epochs.insert(1, "seed_index", index)
+        if row.epochs is not None:
+            row.epochs["seed_index"] = pd.Series([index] * len(row.epochs), dtype="Int64")
         return row
 
     workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
@@ -625,12 +622,15 @@ def run(
     else:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             rows = list(pool.map(one, range(len(runs))))
-    df = pd.DataFrame(rows)
-    summary = _seeds.summarize(df, ["trace", "policy", "size", "device", *axes]) if seeds_n > 1 else None
+    df = schema.frame(rows, schema.ROWS, axes)
+    summary = None
+    if seeds_n > 1:
+        by = ["trace", "policy", "size", "device", *map(schema.axis_name, axes)]
+        summary = schema.summary_frame(_seeds.summarize(df, by), by, df)
     epochs = None
     if epoch is not None:
         tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
-        epochs = pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+        epochs = schema.frame(pd.concat(tables, ignore_index=True) if tables else [], schema.EPOCHS)
     return Grid(df, summary, epochs)
 
 
@@ -1048,25 +1048,7 @@ def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
     return sets.trace
 
 
-COMPARE_COLUMNS = [
-    "measure",
-    "description",
-    "a",
-    "b",
-    "difference",
-    "ratio",
-    "tolerance",
-    "bound",
-    "tolerance_from",
-    "h1",
-    "h2",
-    "score",
-    "status",
-    "note",
-    "baseline",
-    "baseline_score",
-    "baseline_status",
-]
+COMPARE_COLUMNS = [c.name for c in schema.COMPARISON]
 PANEL: tuple[str, ...] = tuple(_core.PANEL)
 
 
@@ -1231,8 +1213,8 @@ def compare(
         for i, p in enumerate(fa["panel"])
     ]
     return Comparison(
-        rows=pd.DataFrame(rows, columns=COMPARE_COLUMNS),
-        panel=pd.DataFrame(table, columns=["policy", "share", *traces]),
+        rows=schema.frame(pd.DataFrame(rows, columns=COMPARE_COLUMNS), schema.COMPARISON),
+        panel=schema.frame(pd.DataFrame(table, columns=["policy", "share", *traces]), schema.PANEL),
         a=fa,
         b=fb,
         baseline=fn,

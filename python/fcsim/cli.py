@@ -299,7 +299,7 @@ def _mode(row: pd.Series) -> str:
     """The kind of run of a row: ``offline`` (an offline bound or its online baselines),
     ``ssd-cache`` (a flash cache over a disk) or ``buffer`` (a DRAM buffer, over a device or
     nothing)."""
-    if pd.notna(row.get("wfue_0.2")) or row.get("stack") == "offline-bounds":
+    if pd.notna(row.get("wfue_0.2")) or str(row.get("stack")) == "offline-bounds":
         return "offline"
     if pd.notna(row.get("cache_writes")):
         return "ssd-cache"
@@ -328,10 +328,10 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
     for mode in ("buffer", "ssd-cache", "offline"):
         if mode in modes:
             cols += [c for c in lists[mode] if c in df.columns and c not in cols]
-    extra = [c for c in df.columns if "." in c and c not in cols]  # --set axes (stack.split)
+    extra = [c for c in df.columns if c.startswith("axis_") and c not in cols]  # --set axes (stack.split)
     at = cols.index("size_pages") + 1 if "size_pages" in cols else len(cols)
     cols[at:at] = extra
-    if "seed_index" in df.columns:
+    if "seed_index" in df.columns and df["seed_index"].notna().any():
         cols[at + len(extra) : at + len(extra)] = ["seed_index"]
     # requests_per_s last, as the run's speed
     if "requests_per_s" in cols:

@@ -257,7 +257,7 @@ def summarize(df: pd.DataFrame, by: Sequence[str] | None = None) -> pd.DataFrame
     half-width of its 95% confidence interval (Student t; NaN for one seed)."""
     if by is None:
         by = [c for c in ("trace", "policy", "size_pages", "device") if c in df.columns]
-    names = metrics(df)
+    names = [m for m in metrics(df) if m not in by]
     rows = []
     for key, group in df.groupby(list(by), dropna=False, sort=False):
         keys = key if isinstance(key, tuple) else (key,)

@@ -63,7 +63,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, api, catalogue, journal, output, seeds
+from fcsim import _core, api, catalogue, journal, output, schema, seeds
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError, TraceError
 
@@ -439,8 +439,8 @@ def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:
         pt.pop("seeds", None)
         return json.dumps(pt, sort_keys=True)
 
-    rows = df.assign(base_point=df["point"].map(base))
-    return seeds.summarize(rows, ["base_point"])
+    rows = df.assign(base_point=df["point"].map(base).astype("string"))
+    return schema.summary_frame(seeds.summarize(rows, ["base_point"]), ["base_point"], rows)
 
 
 def needs_working_set(pt: dict[str, Any]) -> bool:
@@ -476,10 +476,25 @@ def _run_point(job: Job) -> Outcome:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
         return key, None, f"{type(e).__name__}: {e}"
-    row = {**seeds.mark(row, seeded, index, pt.get("seeds", 1)), "point": key}
+    row = {**seeds.mark(row, seeded, index, pt.get("seeds", 1)), "size": str(pt["size"]), "point": key}
     if journal_path is not None:
         journal.record(journal_path, row)
     return key, row, None
+
+
+def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """A sweep's rows as its table: the columns of :data:`fcsim.schema.SWEEP`, each of its
+    dtype, whatever the points ran (a row of a table written before ``size`` was a column
+    takes it from its point). A row made by another fcsim (computed again unless kept with
+    ``keep_stale``) loses any column this fcsim's schema does not have."""
+    known = {c.name for c in schema.SWEEP}
+    for r in rows:
+        if not isinstance(r.get("size"), str):
+            r["size"] = str(json.loads(r["point"])["size"])
+        if not _current(r):
+            for k in [k for k in r if k not in known]:
+                del r[k]
+    return schema.frame(rows, schema.SWEEP)
 
 
 def _current(row: dict[str, Any]) -> bool:
@@ -738,7 +753,7 @@ def _run(
     if torn and notify is not None:
         notify(f"{log.path}: dropped {torn} torn record(s) of points being saved; they run again")
     if len(rows) > saved:
-        output.write_table(pd.DataFrame(rows), out, inputs)
+        output.write_table(table(rows), out, inputs)
     log.clear()
     keys = {point_key(pt) for pt in points}
     have &= keys
@@ -778,7 +793,7 @@ def _run(
         def save() -> None:
             nonlocal written, saved
             if len(rows) > saved:
-                output.write_table(pd.DataFrame(rows), out, inputs)
+                output.write_table(table(rows), out, inputs)
             written, saved = time.monotonic(), len(rows)
 
         # Local workers record their points in the journal themselves; the sweep records what
@@ -830,7 +845,7 @@ def _run(
             + "\n".join(f"point {key}: {why}" for key, why in failed.items())
         )
     order = {point_key(pt): i for i, pt in enumerate(points)}
-    df = pd.DataFrame(rows)
+    df = table(rows)
     df = df[df["point"].isin(order)].sort_values("point", key=lambda s: s.map(order)).reset_index(drop=True)
     df.attrs.update(table_points=len(rows), computed=total - reused, reused=reused)
     return df

@@ -81,7 +81,10 @@ impl Assembly {
         let info = policy::policy_by_name(&cfg.policy)?;
         let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
         let ssd = stack.kind == StackKind::SsdCache;
-        let reader = trace::open(trace, opts)?;
+        let mut reader = trace::open(trace, opts)?;
+        if matches!(cfg.size, SizeSpec::Percent(_)) {
+            reader.check_unique_pages();
+        }
         let disk_layout = if ssd { Some(stack.disk.layout(cfg.page_size)?) } else { None };
         if disk_layout == Some(Layout::PerVolume) && reader.key_unit() == KeyUnit::Object {
             return Err(Error::config("stack.disks=volume: the trace's keys are object ids, which carry no volume; use a number of disks"));

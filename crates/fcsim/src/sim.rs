@@ -28,11 +28,19 @@ pub fn trace_name(trace: &str) -> String {
     std::path::Path::new(trace).file_name().map_or_else(|| trace.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// The working-set size of a trace in pages, by one pass over the trace (which `progress`
-/// follows and can stop). A `.fct` header's count of unique pages is not taken: nothing checks
-/// it short of this pass, and a wrong one sized `--size 50%` to 1 page where the trace has 207.
+/// The working-set size of a trace in pages: a `.fct` header's count when the file is read
+/// whole at its page size (no pass: issue 45, `--size 1%` of a 100M-request `.fct` took 23.9 s
+/// against 16.3 s in pages), else by one pass over the trace (which `progress` follows and can
+/// stop). A run sized by a header's count checks it against its records
+/// ([`TraceReader::check_unique_pages`]): a lie (one that sized `--size 50%` to 1 page where
+/// the trace has 207) fails the run at its end, before any row.
 pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<u64> {
     let mut reader = trace::open(trace, opts)?;
+    // A .fct header read whole knows it: no pass (issue 45: `--size 1%` of a 100M-request .fct
+    // read the trace twice).
+    if let Some(pages) = reader.known_unique_pages(page_size) {
+        return Ok(pages);
+    }
     info::unique_pages(reader.as_mut(), page_size, progress)
 }
 

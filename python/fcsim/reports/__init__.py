@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fcsim import catalogue, notes, output, sweep
+from fcsim import catalogue, notes, output, schema, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
 from fcsim.seeds import count as seeds_count
@@ -100,14 +100,17 @@ def reproduce(
         exp.seeds = seeds_count(seeds)
 
     def run(e: sweep.Experiment) -> pd.DataFrame:
-        return sweep.run(
-            e,
-            out / "results.parquet",
-            jobs=jobs,
-            scheduler=scheduler,
-            progress=progress,
-            notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
-            keep_stale=keep_stale,
+        # The reports read tables as they were before fcsim.schema (absent columns, text echoes).
+        return schema.untyped(
+            sweep.run(
+                e,
+                out / "results.parquet",
+                jobs=jobs,
+                scheduler=scheduler,
+                progress=progress,
+                notify=None if notify is None else (lambda line: notify(f"fcsim: {line}")),
+                keep_stale=keep_stale,
+            )
         )
 
     df = run(exp)

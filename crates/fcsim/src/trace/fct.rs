@@ -254,6 +254,67 @@ struct FctReader {
     /// [`TraceReader::error_in_batch`] counts back from.
     returned: u64,
     volume: Option<u32>,
+    /// The records' distinct pages, sketched to check the header's `unique_pages` at the end
+    /// when a percent size was resolved against it (see `check_unique_pages`); None otherwise.
+    unique: Option<Distinct>,
+}
+
+/// The number of distinct page keys in a stream, from the [`Distinct::K`] smallest of their
+/// hashes (the K-minimum-values sketch of Bar-Yossef et al., "Counting distinct elements in a
+/// data stream", RANDOM 2002): exact below K keys (the hash is a bijection), else estimated
+/// with a relative standard error of about 1/sqrt(K - 2), 1.6%. Memory is K hashes; a page
+/// costs a hash and a comparison unless its hash is among the K smallest.
+#[derive(Debug, Default)]
+struct Distinct {
+    smallest: std::collections::BTreeSet<u64>,
+    /// The largest of `smallest` once it holds K hashes (u64::MAX before).
+    max: u64,
+}
+
+impl Distinct {
+    const K: usize = 4096;
+    /// How far an estimate may stray from the header's count before the header is refused:
+    /// more than 6 standard errors.
+    const TOLERANCE: f64 = 0.1;
+
+    fn new() -> Distinct {
+        Distinct { smallest: Default::default(), max: u64::MAX }
+    }
+
+    #[inline]
+    fn add(&mut self, key: u64) {
+        // splitmix64's finaliser: a bijection of u64.
+        let mut h = key.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        h ^= h >> 31;
+        // Past the first K pages, a page costs this comparison alone unless its hash is among
+        // the K smallest (the largest of them is found again only then).
+        if h < self.max && self.smallest.insert(h) {
+            if self.smallest.len() > Self::K {
+                self.smallest.pop_last();
+            }
+            if self.smallest.len() == Self::K {
+                self.max = self.smallest.last().copied().unwrap_or(u64::MAX);
+            }
+        }
+    }
+
+    /// The count, and whether it is exact.
+    fn count(&self) -> (u64, bool) {
+        match self.smallest.len() {
+            n if n < Self::K => (n as u64, true),
+            _ => (((Self::K - 1) as f64 * (u64::MAX as f64 / self.max.max(1) as f64)).round() as u64, false),
+        }
+    }
+
+    /// Whether `said` (the header's count) agrees with the records' count.
+    fn agrees(&self, said: u64) -> bool {
+        match self.count() {
+            (n, true) => n == said,
+            (n, false) => (n as f64 / said.max(1) as f64 - 1.0).abs() <= Self::TOLERANCE,
+        }
+    }
 }
 
 impl FctReader {
@@ -274,6 +335,7 @@ impl FctReader {
             read: 0,
             returned: 0,
             volume,
+            unique: None,
         })
     }
 
@@ -317,10 +379,33 @@ impl FctReader {
         }
     }
 
+    /// Adds `r`'s pages to the sketch of distinct pages, if there is one.
+    #[inline]
+    fn sketch(&mut self, r: &HostRequest) {
+        if let Some(d) = &mut self.unique {
+            let (first, n) = self.splitter.pages(r).unwrap_or((0, 0));
+            (first..first + n).for_each(|p| d.add(p));
+        }
+    }
+
     /// After the last record: the header's counts are those of the records, and (without a
     /// next-access column) nothing follows them.
     fn check_end(&mut self) -> Result<()> {
         let h = &self.header;
+        if let Some(d) = self.unique.as_ref().filter(|d| !d.agrees(h.unique_pages)) {
+            let found = match d.count() {
+                (n, true) => n.to_string(),
+                (n, false) => format!("about {n} (estimated from the {} smallest page hashes)", Distinct::K),
+            };
+            return Err(Error::trace(
+                &self.src.path,
+                Location::Byte(AT_UNIQUE),
+                format!(
+                    "bad .fct header: unique_pages is {}, the records hold {found}; the percent size was resolved against it",
+                    h.unique_pages
+                ),
+            ));
+        }
         let c = &self.counts;
         let fields = [
             ("reads", AT_READS, h.reads, c.ops[0]),
@@ -432,6 +517,9 @@ impl TraceReader for FctReader {
             if self.counting {
                 self.count(&HostRequest { time_ns, offset, len, volume, op }, self.read == 1);
             }
+            if self.unique.is_some() {
+                self.sketch(&HostRequest { time_ns, offset, len, volume, op });
+            }
             if self.read == self.header.requests {
                 self.check_end()?;
             }
@@ -504,6 +592,9 @@ impl TraceReader for FctReader {
             let first = self.read == 0;
             out.iter().enumerate().for_each(|(k, r)| self.count(r, first && k == 0));
         }
+        if self.unique.is_some() {
+            out.iter().for_each(|r| self.sketch(r));
+        }
         self.pos += out.len() * RECORD;
         self.read += out.len() as u64;
         self.returned = self.read;
@@ -536,8 +627,22 @@ impl TraceReader for FctReader {
         self.counting = false;
     }
 
+    fn check_unique_pages(&mut self) {
+        if self.known_unique_pages(self.header.page_size).is_some() && self.unique.is_none() && self.read == 0 {
+            self.unique = Some(Distinct::new());
+        }
+    }
+
     fn read_ahead(&self) -> bool {
         self.src.compressed
+    }
+
+    /// The header's count, when the whole file is read (no volume picked) at the page size it
+    /// was counted with (any page size for object ids: one page a key). The header is checked
+    /// to hold at least one and at most `page_accesses` pages; that it is the records' own
+    /// count is what `fcsim trace convert` wrote (a pass would cost what the count saves).
+    fn known_unique_pages(&self, page_size: u32) -> Option<u64> {
+        (self.volume.is_none() && (self.header.page_size == page_size || self.header.object_keys)).then_some(self.header.unique_pages)
     }
 
     fn next_access_column(&mut self, page_size: u32) -> Result<Option<Vec<u64>>> {
@@ -598,5 +703,26 @@ impl<W: Write + Seek> Writer<W> {
         self.out.write_all(&header.encode())?;
         self.out.flush()?;
         Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Distinct;
+
+    #[test]
+    fn the_distinct_sketch_is_exact_below_k_and_close_above() {
+        let mut d = Distinct::new();
+        // Each key three times: repeats are not counted again.
+        (0..3).for_each(|_| (0..1000u64).for_each(|k| d.add(k * 7)));
+        assert_eq!(d.count(), (1000, true));
+        assert!(d.agrees(1000) && !d.agrees(999) && !d.agrees(1001));
+        for n in [10_000u64, 1_000_000] {
+            let mut d = Distinct::new();
+            (0..2).for_each(|_| (0..n).for_each(|k| d.add(k)));
+            let (est, exact) = d.count();
+            assert!(!exact && (est as f64 / n as f64 - 1.0).abs() < 0.05, "{est} for {n}");
+            assert!(d.agrees(n) && !d.agrees(n / 2) && !d.agrees(n * 2));
+        }
     }
 }

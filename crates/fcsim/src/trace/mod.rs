@@ -141,6 +141,18 @@ pub trait TraceReader: Send {
     fn next_access_column(&mut self, _page_size: u32) -> Result<Option<Vec<u64>>> {
         Ok(None)
     }
+    /// The number of distinct pages of `page_size` bytes the trace touches, if the trace knows
+    /// it without a pass (a `.fct` header, read whole, at that page size): what a percent size
+    /// is resolved against ([`crate::sim::working_set`]). None by default, and for any reader
+    /// that does not pass every request on (a volume picked, a slice).
+    fn known_unique_pages(&self, _page_size: u32) -> Option<u64> {
+        None
+    }
+    /// For a pass whose cache was sized by [`TraceReader::known_unique_pages`]: check that
+    /// count against the records at the end, as the other header counts are (an error there
+    /// if it lies), whatever [`TraceReader::skip_count_checks`] says. Call before the first
+    /// request; a no-op for a reader without such a count.
+    fn check_unique_pages(&mut self) {}
     /// Whether a pass reads this trace on a second thread ([`read_ahead`]), overlapping reading
     /// with simulating: worth it where reading a request costs more than handing it from one
     /// core to the other (decompression, text parsing, a generator; true unless overridden).
