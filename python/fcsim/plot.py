@@ -163,10 +163,11 @@ def plain_formatter() -> Any:
 #: Legend names of saturated points (:func:`figure`), by :func:`fcsim.notes.saturation` label.
 SATURATED = {
     notes.QUEUE: "saturated (response grows with the run)",
+    notes.BURST: "mostly queueing (bursts under a second)",
     notes.CLOSED: "closed loop: saturated by construction",
 }
 #: Hatches of saturated bars, by :func:`fcsim.notes.saturation` label.
-HATCH = {notes.QUEUE: "////", notes.CLOSED: "xx"}
+HATCH = {notes.QUEUE: "////", notes.BURST: "..", notes.CLOSED: "xx"}
 
 
 def timed_metric(col: str) -> bool:
@@ -235,9 +236,12 @@ def load_line(d: pd.DataFrame) -> str:
 
 def _point_kind(kinds: pd.Series) -> str:
     """A point's saturation from its rows' (:func:`fcsim.notes.saturation`): the open loop's
-    when one row has it, else the closed loop's, else none."""
+    when one row has it, else short bursts' queueing, else the closed loop's, else none."""
     values = set(kinds.dropna())
-    return notes.QUEUE if notes.QUEUE in values else notes.CLOSED if notes.CLOSED in values else ""
+    for kind in (notes.QUEUE, notes.BURST, notes.CLOSED):
+        if kind in values:
+            return kind
+    return ""
 
 
 def _colours(n: int) -> list[Any]:
@@ -585,8 +589,18 @@ def figure(
 
 
 def _mark_style(kind: str, colour: Any) -> dict[str, Any]:
-    """A saturated point's marker (:data:`SATURATED`): hollow for an open loop's, half-filled for
-    a closed loop's, a little larger than a line's markers so that it shows over them."""
+    """A saturated point's marker (:data:`SATURATED`): hollow for an open loop's, left-filled for
+    one mostly queueing behind short bursts, half-filled (bottom) for a closed loop's, a little
+    larger than a line's markers so that it shows over them."""
+    if kind == notes.BURST:
+        return {
+            "markersize": 6.5,
+            "fillstyle": "left",
+            "markerfacecolor": colour,
+            "markerfacecoloralt": "white",
+            "markeredgecolor": colour,
+            "markeredgewidth": 1.2,
+        }
     if kind == notes.QUEUE:
         return {
             "markersize": 6.5,
@@ -909,6 +923,8 @@ def _saturation_line(rows: pd.DataFrame) -> str:
         name = (workload_label(r.trace) + ": " if several else "") + f"{r.policy} {r.size_pages}p"
         if s == notes.QUEUE:
             parts.append(name + notes.peaks(r))
+        elif s == notes.BURST:
+            parts.append(name + " (under a second" + notes.queueing(r).replace(" (", ": ", 1))
         elif s == notes.CLOSED:
             parts.append(name + " (closed loop)")
     if not parts:
