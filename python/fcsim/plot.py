@@ -26,7 +26,9 @@ to trust a figure:
   (:func:`timed_metric`: response times and queues) measured under saturation is drawn
   apart: a hollow marker (a hatched bar) for a run at the trace's times that offered some server
   more than a second's work in some second, so that its queue and response grew with the run,
-  legend "saturated (response grows with the run)"; a half-filled marker (dotted hatch) for a
+  legend "saturated (response grows with the run)"; a left-filled marker (a dotted hatch) for
+  one that was not but queued mostly behind bursts shorter than a second (``mostly_queueing``),
+  legend "mostly queueing (bursts under a second)"; a half-filled marker for a
   closed loop, saturated by construction (its queue depth outstanding at every instant; the
   response is the depth over the throughput), legend "closed loop: saturated by construction"
   (a cross-hatched bar).
@@ -913,23 +915,31 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
 
 def _saturation_line(rows: pd.DataFrame) -> str:
     """What the runs' rows say of saturation, for an epoch plot's title: each saturated run with
-    its busiest second's offered load per device, or that none was; empty when unknown."""
+    its busiest second's offered load per device, each run mostly queueing behind bursts shorter
+    than a second with its wait over service, or that none was; empty when unknown."""
     sat = notes.saturation(rows)
     if sat.isna().all():
         return ""
     several = rows["trace"].nunique() > 1
-    parts = []
+    parts, bursts = [], []
     for r, s in zip(rows.itertuples(), sat, strict=True):
         name = (workload_label(r.trace) + ": " if several else "") + f"{r.policy} {r.size_pages}p"
         if s == notes.QUEUE:
             parts.append(name + notes.peaks(r))
         elif s == notes.BURST:
-            parts.append(name + " (under a second" + notes.queueing(r).replace(" (", ": ", 1))
+            bursts.append(name + notes.queueing(r))
         elif s == notes.CLOSED:
             parts.append(name + " (closed loop)")
-    if not parts:
+    said = []
+    if parts:
+        said.append(
+            "saturated, so responses are mostly queueing (busiest second's offered load): " + "; ".join(parts)
+        )
+    if bursts:
+        said.append("mostly queueing behind bursts shorter than a second: " + "; ".join(bursts))
+    if not said:
         return "no run saturated (no flash chip or disk was offered more than a second's work in any second)"
-    return "saturated, so responses are mostly queueing (busiest second's offered load): " + "; ".join(parts)
+    return "; ".join(said)
 
 
 def epoch_plot(
