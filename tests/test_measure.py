@@ -27,16 +27,19 @@ def assert_adds_up(row: fcsim.Result) -> pd.DataFrame:
     assert int((e["accesses"] - e["hits"]).sum()) == int(e["misses"].sum())
     assert (e["trace"] == row.trace).all() and (e["policy"] == row.policy).all()
     assert (e["size_pages"] == row.size_pages).all() and list(e["epoch"]) == list(range(len(e)))
-    # The devices' busy time adds up, and the queues weighted by the epochs' lengths give the
-    # row's mean over the run's span (Little's law both ways).
+    # The devices' busy time adds up, and the queues weighted by the epochs' spans (each its
+    # length and its drain: until the work submitted by its end completed) give the row's mean
+    # over its span (first to last arrival, and the drain after it): Little's law both ways,
+    # the ops' summed sojourns.
     span = (e["end_s"] - e["start_s"]).sum()
     for dev in ("flash", "disk"):
         if row.get(f"{dev}_queue_mean") is None:
             continue
         if f"{dev}_busy_s" in row:
             assert e[f"{dev}_busy_s"].sum() == pytest.approx(row[f"{dev}_busy_s"], rel=1e-9)
-        weighted = (e[f"{dev}_queue_mean"] * (e["end_s"] - e["start_s"])).sum()
-        assert weighted / row["duration_s"] == pytest.approx(row[f"{dev}_queue_mean"], rel=1e-9), (dev, span)
+        weighted = (e[f"{dev}_queue_mean"] * (e["end_s"] - e["start_s"] + e["drain_s"])).sum()
+        whole = row["duration_s"] + row["drain_s"]
+        assert weighted / whole == pytest.approx(row[f"{dev}_queue_mean"], rel=1e-9), (dev, span)
         # Each epoch's busiest second, of its busiest server: the most of them is the row's.
         assert e[f"{dev}_util_peak_1s"].max() == pytest.approx(row[f"{dev}_util_peak_1s"], rel=1e-12), dev
     return e

@@ -391,6 +391,47 @@ def test_saturated_points_are_drawn_apart_and_the_load_is_said() -> None:
     plt.close(fig)
 
 
+def test_points_mostly_queueing_behind_short_bursts_are_drawn_apart() -> None:
+    # Issue 42: a run that saturated nothing over a second but queued mostly behind shorter
+    # bursts (cloudphysics, LRU 40% over gasa) is neither hollow nor unmarked: left-filled, with
+    # its own legend entry; its bar hatched '..'.
+    rows = _saturated_rows().assign(saturated=False, mostly_queueing=lambda d: d["policy"] == "lru")
+    rows = rows[rows["policy"] != "cflru"].assign(timing="trace", queue_depth=0)
+    fig = plot.figure(rows, "size_pct", "resp_mean_us", by="policy", facet="trace")
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "mostly queueing (bursts under a second)" in legend
+    assert "saturated (response grows with the run)" not in legend
+    marked = [ln for ax in fig.axes for ln in ax.get_lines() if ln.get_fillstyle() == "left"]
+    assert len(marked) == 2 and all(ln.get_markerfacecolor() != "white" for ln in marked)
+    plt.close(fig)
+    one = rows[(rows["size_pct"] == 1.0) & (rows["trace"] == TRACES[0])]
+    fig = plot.figure(one.assign(load="as recorded"), "load", "resp_mean_us", by="policy")
+    assert [b.get_hatch() for ax in fig.axes for b in ax.patches if b.get_hatch()] == [".."]
+    plt.close(fig)
+    # The epoch plot's title names it apart from the saturated runs.
+    epoch_rows = pd.DataFrame(
+        {
+            "trace": ["t.csv"],
+            "policy": ["lru"],
+            "size_pages": [100],
+            "saturated": [False],
+            "mostly_queueing": [True],
+            "timing": ["trace"],
+            "queue_depth": [0],
+            "resp_mean_us": [638.0],
+            "flash_util_peak_1s": [0.623],
+            "flash_queueing_ratio": [9.71],
+        }
+    )
+    fig = plot.epoch_plot(_epochs(), None, rows=epoch_rows)
+    try:
+        title = fig._suptitle.get_text().replace("\n", " ")
+        assert "mostly queueing behind bursts shorter than a second: lru 100p (flash waited 9.71x" in title
+        assert "saturated," not in title
+    finally:
+        plt.close(fig)
+
+
 def test_nothing_to_plot_is_said() -> None:
     empty = sizes_table().assign(hit_ratio=float("nan"))
     with pytest.raises(fcsim.ConfigError, match="nothing to plot: no row has a value of hit_ratio"):

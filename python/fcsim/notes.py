@@ -1,6 +1,7 @@
 """What a table of result rows needs said beside it, one line each, for ``fcsim run``, ``sweep``
 and ``reproduce`` to print on stderr: rows timed without arrival times, rows whose devices were
-saturated (their response times are queueing, not service), closed-loop rows (saturated by
+saturated (their response times are queueing, not service), rows that were not but queued mostly
+behind bursts shorter than a second (``mostly_queueing``), closed-loop rows (saturated by
 construction, :func:`saturation`), and rows whose flash drive has more
 spare space than ``device.op`` asked for (a geometry set too coarse for a small cache's GC reserve)."""
 
@@ -28,12 +29,25 @@ def peaks(r: object) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+def queueing(r: object) -> str:
+    """A row's wait behind earlier requests over service on each device that queued mostly,
+    `` (disk waited 13.5x its service)``; empty if none."""
+    parts = []
+    for device in ("flash", "disk"):
+        ratio = getattr(r, f"{device}_queueing_ratio", None)
+        if ratio is not None and not pd.isna(ratio) and ratio > 1:
+            parts.append(f"{device} waited {ratio:.3g}x its service")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
 def _spare(r: object) -> str:
     return f" ({float(r.device_op_actual):.3g} for {r.device_op})"  # type: ignore[attr-defined]
 
 
-#: :func:`saturation`'s labels: an open loop's queue that grew with the run, and a closed loop.
+#: :func:`saturation`'s labels: an open loop's queue that grew with the run, an open loop's
+#: queueing behind bursts shorter than a second, and a closed loop.
 QUEUE = "queue"
+BURST = "burst"
 CLOSED = "closed-loop"
 
 
@@ -56,12 +70,18 @@ def saturation(df: pd.DataFrame) -> pd.Series:
     (``saturated`` true: a queue, and the response, grew with the run); :data:`CLOSED` for a closed
     loop, saturated by construction (``sim.queue_depth`` requests outstanding at every instant:
     the response is the depth over the throughput and does not grow with the run; a closed-loop
-    row made before fcsim said so has ``saturated`` null, and is read the same); ``""`` when not
-    saturated; None when unknown (no ``saturated`` column, or null: no device, no times)."""
+    row made before fcsim said so has ``saturated`` null, and is read the same); :data:`BURST`
+    when not saturated but ``mostly_queueing``: its ops waited behind earlier requests' work
+    longer than they were served, in bursts shorter than a second (the queue drains within the
+    second, so it does not grow with the run); ``""`` when neither; None when unknown (no
+    ``saturated`` column, or null: no device, no times)."""
     out = pd.Series(None, index=df.index, dtype=object)
     if "saturated" in df.columns:
         s = df["saturated"]
         out[s.eq(False).fillna(False).astype(bool)] = ""  # (a nullable boolean column gives NA)
+        if "mostly_queueing" in df.columns:
+            q = df["mostly_queueing"].eq(True).fillna(False).astype(bool)
+            out[s.eq(False).fillna(False).astype(bool) & q] = BURST
         out[s.eq(True).fillna(False).astype(bool)] = QUEUE
     out[closed_loop(df)] = CLOSED
     return out
@@ -87,6 +107,14 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "some second than it can do in a second (peak offered load per second in brackets), so their "
                 f"response times are mostly queueing (saturated=true): {_names(rows, peaks)}"
             )
+    rows = df[sat.eq(BURST)]
+    if len(rows):
+        lines.append(
+            f"fcsim: warning: {len(rows)} row(s) queued mostly behind bursts shorter than a second: no "
+            "device was offered more than a second's work in any second, but their ops waited behind "
+            "earlier requests' work longer than they were served (wait over service in brackets), so "
+            f"their response times are mostly queueing (mostly_queueing=true): {_names(rows, queueing)}"
+        )
     closed = df[sat.eq(CLOSED)]
     if len(closed):
         lines.append(

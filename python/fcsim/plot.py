@@ -26,7 +26,9 @@ to trust a figure:
   (:func:`timed_metric`: response times and queues) measured under saturation is drawn
   apart: a hollow marker (a hatched bar) for a run at the trace's times that offered some server
   more than a second's work in some second, so that its queue and response grew with the run,
-  legend "saturated (response grows with the run)"; a half-filled marker (dotted hatch) for a
+  legend "saturated (response grows with the run)"; a left-filled marker (a dotted hatch) for
+  one that was not but queued mostly behind bursts shorter than a second (``mostly_queueing``),
+  legend "mostly queueing (bursts under a second)"; a half-filled marker for a
   closed loop, saturated by construction (its queue depth outstanding at every instant; the
   response is the depth over the throughput), legend "closed loop: saturated by construction"
   (a cross-hatched bar).
@@ -163,10 +165,11 @@ def plain_formatter() -> Any:
 #: Legend names of saturated points (:func:`figure`), by :func:`fcsim.notes.saturation` label.
 SATURATED = {
     notes.QUEUE: "saturated (response grows with the run)",
+    notes.BURST: "mostly queueing (bursts under a second)",
     notes.CLOSED: "closed loop: saturated by construction",
 }
 #: Hatches of saturated bars, by :func:`fcsim.notes.saturation` label.
-HATCH = {notes.QUEUE: "////", notes.CLOSED: "xx"}
+HATCH = {notes.QUEUE: "////", notes.BURST: "..", notes.CLOSED: "xx"}
 
 
 def timed_metric(col: str) -> bool:
@@ -235,9 +238,12 @@ def load_line(d: pd.DataFrame) -> str:
 
 def _point_kind(kinds: pd.Series) -> str:
     """A point's saturation from its rows' (:func:`fcsim.notes.saturation`): the open loop's
-    when one row has it, else the closed loop's, else none."""
+    when one row has it, else short bursts' queueing, else the closed loop's, else none."""
     values = set(kinds.dropna())
-    return notes.QUEUE if notes.QUEUE in values else notes.CLOSED if notes.CLOSED in values else ""
+    for kind in (notes.QUEUE, notes.BURST, notes.CLOSED):
+        if kind in values:
+            return kind
+    return ""
 
 
 def _colours(n: int) -> list[Any]:
@@ -585,8 +591,18 @@ def figure(
 
 
 def _mark_style(kind: str, colour: Any) -> dict[str, Any]:
-    """A saturated point's marker (:data:`SATURATED`): hollow for an open loop's, half-filled for
-    a closed loop's, a little larger than a line's markers so that it shows over them."""
+    """A saturated point's marker (:data:`SATURATED`): hollow for an open loop's, left-filled for
+    one mostly queueing behind short bursts, half-filled (bottom) for a closed loop's, a little
+    larger than a line's markers so that it shows over them."""
+    if kind == notes.BURST:
+        return {
+            "markersize": 6.5,
+            "fillstyle": "left",
+            "markerfacecolor": colour,
+            "markerfacecoloralt": "white",
+            "markeredgecolor": colour,
+            "markeredgewidth": 1.2,
+        }
     if kind == notes.QUEUE:
         return {
             "markersize": 6.5,
@@ -899,21 +915,31 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
 
 def _saturation_line(rows: pd.DataFrame) -> str:
     """What the runs' rows say of saturation, for an epoch plot's title: each saturated run with
-    its busiest second's offered load per device, or that none was; empty when unknown."""
+    its busiest second's offered load per device, each run mostly queueing behind bursts shorter
+    than a second with its wait over service, or that none was; empty when unknown."""
     sat = notes.saturation(rows)
     if sat.isna().all():
         return ""
     several = rows["trace"].nunique() > 1
-    parts = []
+    parts, bursts = [], []
     for r, s in zip(rows.itertuples(), sat, strict=True):
         name = (workload_label(r.trace) + ": " if several else "") + f"{r.policy} {r.size_pages}p"
         if s == notes.QUEUE:
             parts.append(name + notes.peaks(r))
+        elif s == notes.BURST:
+            bursts.append(name + notes.queueing(r))
         elif s == notes.CLOSED:
             parts.append(name + " (closed loop)")
-    if not parts:
+    said = []
+    if parts:
+        said.append(
+            "saturated, so responses are mostly queueing (busiest second's offered load): " + "; ".join(parts)
+        )
+    if bursts:
+        said.append("mostly queueing behind bursts shorter than a second: " + "; ".join(bursts))
+    if not said:
         return "no run saturated (no flash chip or disk was offered more than a second's work in any second)"
-    return "saturated, so responses are mostly queueing (busiest second's offered load): " + "; ".join(parts)
+    return "; ".join(said)
 
 
 def epoch_plot(

@@ -86,7 +86,12 @@ class Row:
     flash_util_peak_1s: float | None
     flash_util_peak_60s: float | None
     flash_queue_mean: float | None
+    flash_queueing_ratio: float | None
     saturated: bool | None
+    mostly_queueing: bool | None
+    drain_s: float | None
+    flush_pages: int
+    flush_s: float | None
     stack: str
     write_mode: str
     cache_writes: int
@@ -101,6 +106,7 @@ class Row:
     disk_util_peak_1s: float | None
     disk_util_peak_60s: float | None
     disk_queue_mean: float | None
+    disk_queueing_ratio: float | None
     dram_pages: int
     dram_accesses: int
     dram_hits: int

@@ -1,12 +1,45 @@
 //! The load on one server (a disk, a flash chip): the work it did, how many ops it held on
-//! average, and its busiest windows of offered work, so that a response time is never read
-//! without the load it was measured under.
+//! average, how long they waited behind other requests' work, and its busiest windows of
+//! offered work, so that a response time is never read without the load it was measured under.
 //!
 //! **Offered load** in a window of simulated time is the service time of the ops that *arrive*
 //! in it over the window's length. Busy time (work served) can never exceed 100% of a window;
 //! offered load can: above 1, more work arrived in the window than the server can do in it, and
 //! by its end a queue of at least (load − 1) × window had built up. So the peak offered load over
-//! a window is the measure of saturation ([`Load::saturated`]: above 1 over some second).
+//! a window is the measure of saturation ([`Load::saturated`]: above 1 over some second; see
+//! also "Saturation and queueing" below).
+//!
+//! **Saturation and queueing.** Two flags tell a reader whether a row's response times are
+//! mostly queueing behind the load rather than service; each has its own column, because they
+//! say different things about the run:
+//!
+//! 1. *Saturated* ([`Summary::saturated`], the row's `saturated`): a second's offered load above
+//!    1 (above). More work arrived at some server in some second than it can do in a second, so
+//!    a queue grew over that second, and with more such seconds, over the run.
+//! 2. *Mostly queueing* ([`Summary::mostly_queueing`], the row's `mostly_queueing`), for bursts
+//!    shorter than a second, which rule 1 averages with the quiet around them (85 requests in
+//!    100 ms at one disk queue for hundreds of ms and leave the second at half a second's
+//!    work). A shorter window only moves the blind spot to bursts shorter than it, and a window
+//!    short enough for every burst is filled by one request's own pages (64 pages on 8 chips
+//!    queue 8 deep on an idle drive). So the queue is measured instead. An op's time in the
+//!    device is its service, its wait behind its own request's earlier ops, and its wait behind
+//!    work submitted for *earlier requests* (`behind`, recorded by the server: the part of the
+//!    wait before the server was free of what was queued when the op's request first reached
+//!    it, see [`Load::record`]). Only the last is load: it is zero on an idle device whatever
+//!    the request's size, and grows without bound as arrivals over any stretch, however short,
+//!    approach the server's rate. Rule 2 holds when the device's ops of arrival work waited
+//!    behind earlier requests longer than they were served, summed over its servers:
+//!    Σ behind > Σ service ([`Summary::queueing_ratio`] > 1), i.e. more of an op's time in the
+//!    device went to the load than to its own service: "mostly queueing", the warning's own
+//!    words, with no constant fitted to a trace. For scale (not used by the rule): an open-loop
+//!    FIFO server with Poisson arrivals and mean service S waits ρS/(1 − ρ) on average with
+//!    exponential service and ρS/(2(1 − ρ)) with constant service, so rule 2 holds there from a
+//!    utilisation of 1/2 and 2/3 respectively, below the capacity rule 1 is about. Requests that
+//!    arrive at the same instant are still different requests (the loop starts a request at
+//!    each [`crate::device::Backing::advance`]).
+//!
+//! A closed loop is saturated by construction and says so without these rules (see
+//! `saturated` in `metrics.rs`).
 //!
 //! Windows are aligned to multiples of their length ([`WINDOWS_NS`]: 1 s and 60 s), not
 //! sliding: a burst that straddles a boundary is split between two windows, so the peak can
@@ -21,7 +54,21 @@
 //!
 //! **Mean number in the system** (queued or in service) over a span is, by Little's law, the sum
 //! of the ops' sojourn times (completion − arrival) over the span's length; the sum is kept
-//! here, the span is the caller's. An op's sojourn counts when it is submitted.
+//! here, the span is the caller's. An op's sojourn counts when it is submitted. Each op's
+//! sojourn lies between the first arrival and the latest completion ([`Load::last_end`]), so
+//! over a span that covers both the mean is a time average of the number in the system and
+//! never exceeds the ops counted; a span that ends at the last *arrival* (the old choice) can
+//! be far shorter than the time the ops held the server (arrivals compressed by
+//! `sim.time_scale`, a burst at the very end), and the quotient then counts each op many
+//! times over.
+//!
+//! **The end-of-run flush** ([`Load::begin_flush`]) is not arrival work: the dirty pages a cache
+//! holds when the trace ends are written back at the last arrival's time, all at once, by the
+//! simulator and not by the workload (the GASA paper counts them as flash writes, and so does
+//! fcsim, but no host offered them in that second). So from `begin_flush` on an op counts in
+//! the work done (`ops`, `busy_ns`) and in [`Flush`], and not in the windows of offered load,
+//! the sojourns or `last_end`: the flush can neither make a run look saturated nor lengthen its
+//! queue.
 //!
 //! Recording an op in the clock's window is O(1) with no allocation; one submitted ahead is a map
 //! update.
@@ -54,15 +101,36 @@ impl Window {
     }
 }
 
-/// The load on one server since it was created or last [`Load::reset`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Load {
-    /// Ops served.
+/// The end-of-run flush's share of a server's work ([`Load::begin_flush`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flush {
+    /// Ops served for the flush.
     pub ops: u64,
     /// Time spent serving them, ns.
     pub busy_ns: u64,
-    /// Sum of their sojourn times (completion − arrival), ns.
+    /// The latest completion of one of them, ns (0: none).
+    pub end: u64,
+}
+
+/// The load on one server since it was created or last [`Load::reset`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Load {
+    /// Ops served, the flush's included.
+    pub ops: u64,
+    /// Time spent serving them, ns, the flush's included.
+    pub busy_ns: u64,
+    /// Sum of the sojourn times (completion − arrival) of the ops of arrival work (not the
+    /// flush's), ns.
     pub sojourn_ns: u128,
+    /// Sum of the waits of the ops of arrival work behind work submitted for earlier requests
+    /// (the part of their queueing that is load, not their own request's other ops), ns.
+    pub behind_ns: u128,
+    /// The latest completion of an op of arrival work, ns (0: none).
+    pub last_end: u64,
+    /// The end-of-run flush's ops, once [`Load::begin_flush`] is called.
+    pub flush: Flush,
+    /// Whether [`Load::record`] counts ops as the flush's.
+    flushing: bool,
     windows: [Window; WINDOWS_NS.len()],
     /// An arrival before this time falls in every window's clock window (the least of their
     /// ends; 0 until the first record or advance computes it): [`Load::record`]'s common case,
@@ -72,26 +140,39 @@ pub struct Load {
 
 impl Load {
     /// An op that arrived at `arrival` and held the server from `start` to `end`
-    /// (`arrival <= start <= end`).
+    /// (`arrival <= start <= end`), `behind` ns of its wait behind work submitted for earlier
+    /// requests (`behind <= start - arrival`; the server knows which work that is): arrival
+    /// work, or the flush's once [`Load::begin_flush`] was called.
     #[inline]
-    pub fn record(&mut self, arrival: u64, start: u64, end: u64) {
+    pub fn record(&mut self, arrival: u64, start: u64, end: u64, behind: u64) {
+        // `open_until` is 0 while flushing, so the flush takes the cold path.
+        if arrival < self.open_until {
+            let work = end - start;
+            self.ops += 1;
+            self.busy_ns += work;
+            self.sojourn_ns += u128::from(end - arrival);
+            self.behind_ns += u128::from(behind);
+            self.last_end = self.last_end.max(end);
+            for w in &mut self.windows {
+                w.work += work;
+            }
+        } else if self.flushing {
+            self.record_flush(start, end);
+        } else {
+            self.record_arrival(arrival, start, end, behind);
+        }
+    }
+
+    /// [`Load::record`] of arrival work off its common case: in each window, the clock's if the
+    /// arrival falls there, else a later window's entry.
+    #[cold]
+    fn record_arrival(&mut self, arrival: u64, start: u64, end: u64, behind: u64) {
         let work = end - start;
         self.ops += 1;
         self.busy_ns += work;
         self.sojourn_ns += u128::from(end - arrival);
-        if arrival < self.open_until {
-            for w in &mut self.windows {
-                w.work += work;
-            }
-        } else {
-            self.record_ahead(arrival, work);
-        }
-    }
-
-    /// [`Load::record`]'s work for an arrival at or past `open_until`: in each window, the
-    /// clock's if it falls there, else a later window's entry.
-    #[cold]
-    fn record_ahead(&mut self, arrival: u64, work: u64) {
+        self.behind_ns += u128::from(behind);
+        self.last_end = self.last_end.max(end);
         for (w, len) in self.windows.iter_mut().zip(WINDOWS_NS) {
             let i = arrival / len;
             if i <= w.index {
@@ -103,7 +184,27 @@ impl Load {
         self.set_open_until();
     }
 
+    /// An op of the end-of-run flush that held the server from `start` to `end`: work done, not
+    /// offered load, and no sojourn.
+    #[cold]
+    pub fn record_flush(&mut self, start: u64, end: u64) {
+        self.ops += 1;
+        self.busy_ns += end - start;
+        self.flush.ops += 1;
+        self.flush.busy_ns += end - start;
+        self.flush.end = self.flush.end.max(end);
+    }
+
+    /// The end-of-run flush begins: every op [`Load::record`] sees from now on is the flush's.
+    pub fn begin_flush(&mut self) {
+        self.flushing = true;
+        self.open_until = 0;
+    }
+
     fn set_open_until(&mut self) {
+        if self.flushing {
+            return;
+        }
         self.open_until = self.windows.iter().zip(WINDOWS_NS).map(|(w, len)| (w.index + 1).saturating_mul(len)).min().unwrap_or(0);
     }
 
@@ -170,6 +271,11 @@ impl Load {
             s.ops += l.ops;
             s.busy_ns += l.busy_ns;
             s.sojourn_ns += l.sojourn_ns;
+            s.behind_ns += l.behind_ns;
+            s.last_end = s.last_end.max(l.last_end);
+            s.flush.ops += l.flush.ops;
+            s.flush.busy_ns += l.flush.busy_ns;
+            s.flush.end = s.flush.end.max(l.flush.end);
             for (p, i) in s.peak.iter_mut().zip(0..) {
                 *p = p.max(l.peak(i));
             }
@@ -185,9 +291,16 @@ impl Load {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Summary {
     pub servers: u64,
+    /// Ops and work, the end-of-run flush's included.
     pub ops: u64,
     pub busy_ns: u64,
+    /// Sojourns of the ops of arrival work, and their waits behind earlier requests' work.
     pub sojourn_ns: u128,
+    pub behind_ns: u128,
+    /// The latest completion of an op of arrival work on any server, ns (0: none).
+    pub last_end: u64,
+    /// The end-of-run flush over all servers: ops and work summed, the latest completion.
+    pub flush: Flush,
     /// The busiest server's peak offered load per window of [`WINDOWS_NS`].
     pub peak: [f64; WINDOWS_NS.len()],
     /// The same since the last epoch mark ([`Load::epoch_peak`]).
@@ -195,14 +308,35 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// Mean number of ops in the device (queued or in service) over `span_ns` (Little's law).
+    /// Mean number of ops in the device (queued or in service) over `span_ns` (Little's law); a
+    /// time average, at most `ops`, when the span covers the first arrival and
+    /// [`Summary::last_end`].
     pub fn mean_in_system(&self, span_ns: u64) -> Option<f64> {
         (span_ns > 0).then(|| self.sojourn_ns as f64 / span_ns as f64)
     }
 
-    /// Whether some server got more work in some second than it can do in a second.
+    /// The work of arrival work: the busy time less the end-of-run flush's, ns.
+    pub fn arrival_busy_ns(&self) -> u64 {
+        self.busy_ns - self.flush.busy_ns
+    }
+
+    /// The ops' mean wait behind earlier requests' work over their mean service (arrival work;
+    /// None without any): above 1 they queued behind the load longer than they were served.
+    pub fn queueing_ratio(&self) -> Option<f64> {
+        let busy = self.arrival_busy_ns();
+        (busy > 0).then(|| self.behind_ns as f64 / busy as f64)
+    }
+
+    /// Whether some server got more work in some second than it can do in a second (rule 1 of
+    /// the module's "Saturation").
     pub fn saturated(&self) -> bool {
         self.peak[0] > 1.0
+    }
+
+    /// Whether the device's ops waited behind earlier requests' work longer than they were
+    /// served ([`Summary::queueing_ratio`] above 1: rule 2 of the module's "Saturation").
+    pub fn mostly_queueing(&self) -> bool {
+        self.queueing_ratio().is_some_and(|r| r > 1.0)
     }
 }
 
@@ -217,11 +351,11 @@ mod tests {
     fn peaks_sojourns_and_saturation() {
         let mut l = Load::default();
         // Second 0: two 300 ms ops arrive together; the second waits 300 ms for the first.
-        l.record(0, 0, 300 * MS);
-        l.record(0, 300 * MS, 600 * MS);
+        l.record(0, 0, 300 * MS, 0);
+        l.record(0, 300 * MS, 600 * MS, 0);
         // Second 2: 1.2 s of work arrives (four 300 ms ops back to back from 2 s).
         for k in 0..4 {
-            l.record(2 * S, 2 * S + k * 300 * MS, 2 * S + (k + 1) * 300 * MS);
+            l.record(2 * S, 2 * S + k * 300 * MS, 2 * S + (k + 1) * 300 * MS, 0);
         }
         assert_eq!((l.ops, l.busy_ns), (6, 1800 * MS));
         // Sojourns: 300 + 600 ms, then 300 + 600 + 900 + 1200 ms = 3.9 s.
@@ -242,20 +376,20 @@ mod tests {
     fn an_epochs_peak_is_its_own_busiest_window() {
         let mut l = Load::default();
         // Epoch 1 (seconds 0-1): 1.5 s of work arrives in second 0.
-        l.record(0, 0, 1500 * MS);
+        l.record(0, 0, 1500 * MS, 0);
         l.advance(S);
-        l.record(S, 1500 * MS, 1800 * MS);
+        l.record(S, 1500 * MS, 1800 * MS, 0);
         assert_eq!(l.epoch_peak(0), 1.5);
         l.mark_epoch();
         // Epoch 2 (from second 1): the open second's 0.3 s counts in it too, then 0.5 s in second 2.
         assert_eq!(l.epoch_peak(0), 0.3);
         l.advance(2 * S);
-        l.record(2 * S, 2 * S, 2 * S + 500 * MS);
+        l.record(2 * S, 2 * S, 2 * S + 500 * MS, 0);
         l.advance(3 * S);
         assert_eq!((l.epoch_peak(0), l.peak(0)), (0.5, 1.5));
         // Work submitted ahead counts in the epoch that sees it, until its window finishes.
         l.mark_epoch();
-        l.record(10 * S, 10 * S, 10 * S + 700 * MS);
+        l.record(10 * S, 10 * S, 10 * S + 700 * MS, 0);
         assert_eq!(l.epoch_peak(0), 0.7);
         let s = Load::combine([&l]);
         assert_eq!((s.epoch_peak[0], s.peak[0]), (0.7, 1.5));
@@ -267,12 +401,12 @@ mod tests {
         // now, 600 ms each. Each second has 0.6 s of work: no saturation, whatever the order.
         let mut l = Load::default();
         l.advance(0);
-        l.record(100 * S, 100 * S, 100 * S + 600 * MS);
-        l.record(0, 0, 600 * MS);
+        l.record(100 * S, 100 * S, 100 * S + 600 * MS, 0);
+        l.record(0, 0, 600 * MS, 0);
         assert_eq!((l.peak(0), l.sojourn_ns), (0.6, u128::from(1200 * MS)));
         // The clock reaches second 100; another 600 ms arrives there: 1.2 s in that second.
         l.advance(100 * S);
-        l.record(100 * S, 100 * S + 600 * MS, 101 * S + 200 * MS);
+        l.record(100 * S, 100 * S + 600 * MS, 101 * S + 200 * MS, 0);
         assert_eq!(l.peak(0), 1.2);
         assert!(l.saturated());
         // Both minutes hold work: the first 0.6 s, the second 1.2 s.
@@ -280,10 +414,61 @@ mod tests {
     }
 
     #[test]
+    fn the_flush_is_work_done_but_not_offered_nor_queued() {
+        let mut l = Load::default();
+        // One request: 300 ms of work arriving at 0, done at 300 ms.
+        l.record(0, 0, 300 * MS, 0);
+        l.advance(0);
+        // The end-of-run flush at the last arrival (0): 5 s of writes back to back, which
+        // as arrival work would be 5.3x a second's work and 5 s of queue.
+        l.begin_flush();
+        for k in 0..10 {
+            l.record(0, 300 * MS + k * 500 * MS, 800 * MS + k * 500 * MS, 0);
+        }
+        assert_eq!((l.ops, l.busy_ns), (11, 5300 * MS));
+        assert_eq!(l.flush, Flush { ops: 10, busy_ns: 5000 * MS, end: 5300 * MS });
+        assert_eq!((l.peak(0), l.sojourn_ns, l.last_end), (0.3, u128::from(300 * MS), 300 * MS));
+        assert!(!l.saturated());
+        let s = Load::combine([&l]);
+        assert_eq!((s.arrival_busy_ns(), s.flush.end, s.last_end), (300 * MS, 5300 * MS, 300 * MS));
+        assert!(!s.saturated());
+        l.reset();
+        assert_eq!(l, Load::default());
+    }
+
+    #[test]
+    fn queueing_behind_the_load_longer_than_service_is_mostly_queueing() {
+        // A 100 ms burst in a quiet second: 20 requests of one 10 ms op each, 5 ms apart, on one
+        // server. The second holds 0.2 s of work (not saturated), but the k-th op waits 5k ms
+        // behind the ops before it: 950 ms of waiting for 200 ms of service (mostly queueing).
+        let mut l = Load::default();
+        let mut free = 0;
+        for k in 0..20 {
+            let (t, start) = (k * 5 * MS, free.max(k * 5 * MS));
+            free = start + 10 * MS;
+            l.record(t, start, free, start - t);
+        }
+        assert_eq!((l.peak(0), l.behind_ns), (0.2, u128::from(950 * MS)));
+        assert!(!l.saturated());
+        let s = Load::combine([&l]);
+        assert_eq!(s.queueing_ratio(), Some(4.75));
+        assert!(s.mostly_queueing() && !s.saturated());
+        // Spread over the second (one every 50 ms) nothing waits: neither rule.
+        let mut l = Load::default();
+        for k in 0..20 {
+            l.record(k * 50 * MS, k * 50 * MS, k * 50 * MS + 10 * MS, 0);
+        }
+        let s = Load::combine([&l]);
+        assert_eq!(s.queueing_ratio(), Some(0.0));
+        assert!(!s.mostly_queueing());
+        assert_eq!(Load::combine([&Load::default()]).queueing_ratio(), None);
+    }
+
+    #[test]
     fn a_full_second_is_not_saturation() {
         let mut l = Load::default();
-        l.record(0, 0, S);
-        l.record(S + 1, S + 1, S + 2);
+        l.record(0, 0, S, 0);
+        l.record(S + 1, S + 1, S + 2, 0);
         assert_eq!(l.peak(0), 1.0);
         assert!(!l.saturated());
     }

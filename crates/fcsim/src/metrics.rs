@@ -51,6 +51,13 @@ pub struct DeviceRow {
     pub response: Histogram,
     /// Time from the first request's arrival to the last one's, ns.
     pub duration_ns: u64,
+    /// From the last arrival to the latest completion of arrival work on any device, ns: the
+    /// queue means are over `duration_ns + drain_ns`, the time the devices held arrival work.
+    pub drain_ns: u64,
+    /// Dirty pages the end-of-run flush wrote back, and the time from the last arrival to the
+    /// completion of its last op on any device, ns (0 without a flush).
+    pub flush_pages: u64,
+    pub flush_ns: u64,
     /// Wall time spent building and preconditioning the device (not in `sim_seconds`).
     pub setup_seconds: f64,
     /// The flash cache over a disk, when the device is a cache's medium.
@@ -139,7 +146,11 @@ pub const UNTIMED_NULL: &[&str] = &[
     "flash_util_peak_1s",
     "flash_util_peak_60s",
     "flash_queue_mean",
+    "flash_queueing_ratio",
     "saturated",
+    "mostly_queueing",
+    "drain_s",
+    "flush_s",
     "resp_mean_us",
     "resp_std_us",
     "resp_p50_us",
@@ -154,6 +165,7 @@ pub const UNTIMED_NULL: &[&str] = &[
     "disk_util_peak_1s",
     "disk_util_peak_60s",
     "disk_queue_mean",
+    "disk_queueing_ratio",
     "warmup_s",
 ];
 
@@ -165,6 +177,7 @@ pub const EPOCH_UNTIMED_NULL: &[&str] = &[
     "resp_p99_us",
     "flash_queue_mean",
     "disk_queue_mean",
+    "drain_s",
     "flash_offered_load",
     "disk_offered_load",
     "flash_util_peak_1s",
@@ -325,7 +338,9 @@ impl BoundsRow {
 
 /// The `saturated` column of a row with a device. At the trace's times (an open loop), whether
 /// some server (a flash chip, a disk) was offered more work in some second than it can do in a
-/// second ([`DeviceRow::saturated`]), so that a queue, and the response, grew with the run.
+/// second ([`DeviceRow::saturated`]), so that a queue, and the response, grew with the run; the
+/// end-of-run flush is not offered work. Bursts shorter than a second are the
+/// `mostly_queueing` column's ([`DeviceRow::mostly_queueing`], in open and closed loops alike).
 ///
 /// A closed loop (`sim.queue_depth` = N) is saturated by construction, so the column is true,
 /// not null: the papers' closed-loop runs (the dynamic paper's §V; LCR's tencent at QD 8 and 32,
@@ -359,6 +374,12 @@ impl DeviceRow {
     /// second than it can do in a second ([`crate::load`]).
     pub fn saturated(&self) -> bool {
         self.load.saturated() || self.ssd.as_ref().is_some_and(|s| s.disk_load.saturated())
+    }
+
+    /// Whether the ops of one of the devices (the flash, the disks) waited behind earlier
+    /// requests' work longer than they were served ([`crate::load`], "Saturation and queueing").
+    pub fn mostly_queueing(&self) -> bool {
+        self.load.mostly_queueing() || self.ssd.as_ref().is_some_and(|s| s.disk_load.mostly_queueing())
     }
 
     /// Device columns in the documented order, then the wear and per-chip extras.
@@ -541,8 +562,16 @@ impl ResultRow {
             v.push(("device_op_actual".into(), Value::Float(d.op_actual)));
             v.push(("flash_util_peak_1s".into(), Value::Float(d.load.peak[0])));
             v.push(("flash_util_peak_60s".into(), Value::Float(d.load.peak[1])));
-            v.push(("flash_queue_mean".into(), opt_f(d.load.mean_in_system(d.duration_ns))));
+            v.push(("flash_queue_mean".into(), opt_f(d.load.mean_in_system(d.duration_ns + d.drain_ns))));
+            v.push(("flash_queueing_ratio".into(), opt_f(d.load.queueing_ratio())));
             v.push(("saturated".into(), saturated(self.timing, d)));
+            v.push((
+                "mostly_queueing".into(),
+                if self.timing == Timing::UntimedTrace { Value::Null } else { Value::Bool(d.mostly_queueing()) },
+            ));
+            v.push(("drain_s".into(), Value::Float(d.drain_ns as f64 / 1e9)));
+            v.push(("flush_pages".into(), Value::Int(d.flush_pages)));
+            v.push(("flush_s".into(), Value::Float(d.flush_ns as f64 / 1e9)));
             for (k, val) in &d.params {
                 v.push((format!("device_{k}"), Value::Str(val.clone())));
             }
@@ -561,7 +590,8 @@ impl ResultRow {
                 v.push(("disk_busy_s".into(), Value::Float(l.busy_ns as f64 / 1e9)));
                 v.push(("disk_util_peak_1s".into(), Value::Float(l.peak[0])));
                 v.push(("disk_util_peak_60s".into(), Value::Float(l.peak[1])));
-                v.push(("disk_queue_mean".into(), opt_f(l.mean_in_system(d.duration_ns))));
+                v.push(("disk_queue_mean".into(), opt_f(l.mean_in_system(d.duration_ns + d.drain_ns))));
+                v.push(("disk_queueing_ratio".into(), opt_f(l.queueing_ratio())));
                 v.push(("dram_pages".into(), Value::Int(s.dram_pages)));
                 v.push(("dram_accesses".into(), Value::Int(s.dram.accesses)));
                 v.push(("dram_hits".into(), Value::Int(s.dram.hits)));
@@ -585,13 +615,16 @@ impl ResultRow {
     }
 }
 
-/// The mean number of ops in a device over `span_ns` (Little's law) and its mean server's
-/// offered load (work submitted over the span), from a load over an epoch.
-fn queue_and_load(l: Option<Summary>, span_ns: u64) -> (Value, Value) {
+/// The mean number of ops in a device over an epoch of `span_ns` and the `drain_ns` after it
+/// in which its arrival work completed (Little's law), and its mean server's offered load (the
+/// arrival work submitted over the epoch's length; the end-of-run flush is not offered), from
+/// a load over the epoch.
+fn queue_and_load(l: Option<Summary>, span_ns: u64, drain_ns: u64) -> (Value, Value) {
     match l {
-        Some(l) if span_ns > 0 => {
-            (opt_f(l.mean_in_system(span_ns)), Value::Float(l.busy_ns as f64 / (span_ns as f64 * l.servers.max(1) as f64)))
-        }
+        Some(l) if span_ns > 0 => (
+            opt_f(l.mean_in_system(span_ns + drain_ns)),
+            Value::Float(l.arrival_busy_ns() as f64 / (span_ns as f64 * l.servers.max(1) as f64)),
+        ),
         _ => (Value::Null, Value::Null),
     }
 }
@@ -612,8 +645,8 @@ impl ResultRow {
                 let span = e.end_ns - e.start_ns;
                 let f = e.flash;
                 let int = |x: Option<u64>| x.map_or(Value::Null, Value::Int);
-                let (flash_queue, flash_load) = queue_and_load(e.loads.flash, span);
-                let (disk_queue, disk_load) = queue_and_load(e.loads.disk, span);
+                let (flash_queue, flash_load) = queue_and_load(e.loads.flash, span, e.drain_ns);
+                let (disk_queue, disk_load) = queue_and_load(e.loads.disk, span, e.drain_ns);
                 let mut v: Vec<(String, Value)> = vec![
                     ("trace".into(), Value::Str(self.trace.clone())),
                     ("policy".into(), Value::Str(self.policy.clone())),
@@ -645,6 +678,7 @@ impl ResultRow {
                     ("resp_p99_us".into(), us(e.resp_p99_ns)),
                     ("flash_queue_mean".into(), flash_queue),
                     ("disk_queue_mean".into(), disk_queue),
+                    ("drain_s".into(), Value::Float(e.drain_ns as f64 / 1e9)),
                     ("flash_busy_s".into(), e.loads.flash.map_or(Value::Null, |l| Value::Float(l.busy_ns as f64 / 1e9))),
                     ("disk_busy_s".into(), e.loads.disk.map_or(Value::Null, |l| Value::Float(l.busy_ns as f64 / 1e9))),
                     ("flash_offered_load".into(), flash_load),
@@ -675,10 +709,14 @@ mod tests {
     fn epoch_queue_and_offered_load() {
         // Two servers over a 2 s epoch: 3 s of sojourns is 1.5 ops in the system on average
         // (Little's law); 1 s of work submitted is a quarter of what the two could do.
-        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, peak: [0.0; 2], epoch_peak: [0.0; 2] };
-        assert_eq!(queue_and_load(Some(l), 2_000_000_000), (Value::Float(1.5), Value::Float(0.25)));
+        let l = Summary { servers: 2, ops: 10, busy_ns: 1_000_000_000, sojourn_ns: 3_000_000_000, ..Summary::default() };
+        assert_eq!(queue_and_load(Some(l), 2_000_000_000, 0), (Value::Float(1.5), Value::Float(0.25)));
+        // Ops that completed 1 s after the epoch's end: the queue is over 3 s; the offered
+        // load is still over the epoch's 2 s, less the 0.5 s of it that was the end-of-run flush.
+        let f = Summary { flush: crate::load::Flush { ops: 2, busy_ns: 500_000_000, end: 0 }, ..l };
+        assert_eq!(queue_and_load(Some(f), 2_000_000_000, 1_000_000_000), (Value::Float(1.0), Value::Float(0.125)));
         // No load reported, or an epoch of no length: null.
-        assert_eq!(queue_and_load(None, 2_000_000_000), (Value::Null, Value::Null));
-        assert_eq!(queue_and_load(Some(l), 0), (Value::Null, Value::Null));
+        assert_eq!(queue_and_load(None, 2_000_000_000, 0), (Value::Null, Value::Null));
+        assert_eq!(queue_and_load(Some(l), 0, 0), (Value::Null, Value::Null));
     }
 }

@@ -444,6 +444,11 @@ pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
 /// What `flash` did during the run, for the result row.
 fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f64, ssd: Option<SsdRow>) -> DeviceRow {
     let st = flash.stats();
+    let load = flash.timing().load_summary();
+    let loads = [Some(load), ssd.as_ref().map(|s| s.disk_load)];
+    let (_, last) = run.arrivals_ns();
+    let last_end = loads.iter().flatten().map(|l| l.last_end).max().unwrap_or(0);
+    let flush_end = loads.iter().flatten().map(|l| l.flush.end).max().unwrap_or(0);
     let (balance_rates, balance_epochs) = flash.timing().balance_rates();
     let (wear_min, wear_max) = flash.ftl().erase_counts().fold((u64::MAX, 0), |(lo, hi), e| (lo.min(u64::from(e)), hi.max(u64::from(e))));
     DeviceRow {
@@ -458,7 +463,7 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
         physical_pages: flash.cfg.geometry.physical_pages(),
         user_pages: flash.cfg.user_pages,
         op_actual: flash.cfg.op_actual(),
-        load: flash.timing().load_summary(),
+        load,
         wear_min,
         wear_max,
         chip_busy_ns: flash.timing().busy().collect(),
@@ -466,6 +471,9 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
         balance_epochs,
         response: std::mem::take(&mut run.response),
         duration_ns: run.duration_ns(),
+        drain_ns: last_end.saturating_sub(last),
+        flush_pages: run.flushed_pages,
+        flush_ns: flush_end.saturating_sub(last),
         setup_seconds,
         ssd,
     }

@@ -8,7 +8,7 @@ use crate::device::ftl::FtlStats;
 use crate::device::{Backing, DeviceLoads};
 use crate::error::{compact, Error, Result};
 use crate::histogram::Histogram;
-use crate::load::Summary;
+use crate::load::{Flush, Summary};
 use crate::mem;
 use crate::policy::list::up_front;
 use crate::request::{Op, PageSplitter, NEVER};
@@ -163,6 +163,9 @@ pub struct Run {
     /// to the loop, which without them is compiled without it.
     mark_requests: u64,
     mark_ns: u64,
+    /// Dirty pages the end-of-run flush wrote back (the tier's, and a flash cache's deferred
+    /// write-backs), once the loop has ended.
+    pub flushed_pages: u64,
 }
 
 /// When a warm-up ends (`sim.warmup`); what it leaves out of every statistic of the run.
@@ -319,8 +322,13 @@ pub struct Epoch {
     pub flash: Option<FtlStats>,
     /// Loads over the epoch (ops, busy time and sojourns; `epoch_peak` the busiest server's
     /// busiest window of the epoch, a window open across its end counted in both; `peak` is
-    /// the run's so far).
+    /// the run's so far; `last_end` the latest completion of the arrival work submitted by the
+    /// epoch's end, its own or earlier epochs').
     pub loads: DeviceLoads,
+    /// From the epoch's end to the latest completion of the arrival work submitted by then, ns
+    /// (0 if all of it completed by the end): the epoch's queue means are over its length and
+    /// this drain.
+    pub drain_ns: u64,
     pub resp_mean_ns: Option<f64>,
     pub resp_p99_ns: Option<f64>,
 }
@@ -389,6 +397,9 @@ fn load_since(now: Option<Summary>, before: Option<Summary>) -> Option<Summary> 
         ops: n.ops - b.ops,
         busy_ns: n.busy_ns - b.busy_ns,
         sojourn_ns: n.sojourn_ns - b.sojourn_ns,
+        behind_ns: n.behind_ns - b.behind_ns,
+        last_end: n.last_end,
+        flush: Flush { ops: n.flush.ops - b.flush.ops, busy_ns: n.flush.busy_ns - b.flush.busy_ns, end: n.flush.end },
         peak: n.peak,
         epoch_peak: n.epoch_peak,
     })
@@ -415,6 +426,7 @@ impl Run {
             read_ahead: true,
             mark_requests: u64::MAX,
             mark_ns: u64::MAX,
+            flushed_pages: 0,
         }
     }
 
@@ -442,6 +454,12 @@ impl Run {
     /// the last one's, ns.
     pub fn duration_ns(&self) -> u64 {
         self.last_ns.saturating_sub(self.first_ns.unwrap_or(0))
+    }
+
+    /// The first measured request's arrival (after any warm-up: the warm-up's end) and the last
+    /// one's, ns.
+    pub fn arrivals_ns(&self) -> (u64, u64) {
+        (self.first_ns.unwrap_or(0), self.last_ns)
     }
 
     /// Host requests measured (after any warm-up).
@@ -480,7 +498,9 @@ impl Run {
             return Err(too_many_epochs(m.every));
         }
         mem::reserve(&mut m.epochs, 1, "the per-epoch table")?;
+        let last_end = [now.loads.flash, now.loads.disk].iter().flatten().map(|l| l.last_end).max().unwrap_or(0);
         m.epochs.push(Epoch {
+            drain_ns: last_end.saturating_sub(end),
             index,
             start_ns: m.epoch_start - m.origin,
             end_ns: end - m.origin,
@@ -709,8 +729,12 @@ impl Run {
             }
             Ok(())
         })?;
+        // The flush is the simulator's, not the workload's: the devices count it apart
+        // (`crate::load`, "The end-of-run flush").
+        dev.begin_flush();
+        let before = self.tier.counters.flushed;
         self.tier.flush(self.last_ns, dev)?;
-        dev.flush_deferred(self.last_ns)?;
+        self.flushed_pages = self.tier.counters.flushed - before + dev.flush_deferred(self.last_ns)?;
         self.finish(dev, lower)
     }
 }
@@ -757,12 +781,12 @@ mod tests {
                 ops: self.ops,
                 busy_ns: self.ops * 1_000,
                 sojourn_ns: u128::from(self.ops) * 3_000,
-                peak: [0.0; 2],
-                epoch_peak: [0.0; 2],
+                ..Summary::default()
             };
             DeviceLoads { flash: None, disk: Some(s) }
         }
         fn mark_epoch(&mut self) {}
+        fn begin_flush(&mut self) {}
         fn reset_stats(&mut self) {
             self.ops = 0;
         }

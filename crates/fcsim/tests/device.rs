@@ -490,10 +490,14 @@ fn ssd_read_cache_hand_computed() {
     assert_eq!(col(&row, "disk_busy_s"), Float(0.030));
     assert_eq!((col(&row, "disk"), col(&row, "disks"), col(&row, "disk_accesses")), (Str("flat".into()), Int(1), Int(6)));
     // All in the first second: 30 ms of disk work; over the 60 s window, 30 ms / 60 s. Little's
-    // law over the 8 us span: sojourns 5000 + 9999 + 14998 + 19996 + 24994 + 29992 = 104979 us
-    // of disk accesses (the hits never reach the disk) / 8 us.
+    // law over the time the devices held the run's work, from the first arrival (1 us) to the
+    // last completion (R4's program, 30201 us; the last arrival is at 9 us, so 30192 us of
+    // drain): sojourns 5000 + 9999 + 14998 + 19996 + 24994 + 29992 = 104979 us of disk
+    // accesses (the hits never reach the disk) / 30200 us, 3.48 of the 6 accesses on average.
+    // (Over the arrivals' 8 us span, as before, it was 13122: more accesses than there were.)
     assert_eq!((col(&row, "disk_util_peak_1s"), col(&row, "disk_util_peak_60s")), (Float(0.03), Float(0.03 / 60.0)));
-    assert_eq!(col(&row, "disk_queue_mean"), Float(104979.0 / 8.0));
+    assert_eq!(col(&row, "drain_s"), Float(30192e-6));
+    assert_eq!(col(&row, "disk_queue_mean"), Float(104979.0 / 30200.0));
     // Write-back: both writes enter the cache dirty. W4 evicts 3 (dirty, written to disk),
     // and R3 evicts 4 (dirty) then 1; writes are never disk writes on their own.
     let row = golden_ssd_cache("back");

@@ -149,15 +149,24 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
         if n_closed
         else ""
     )
-    timed = df[kind.isin([notes.QUEUE, ""])]
+    timed = df[kind.isin([notes.QUEUE, notes.BURST, ""])]
     sat = df[kind.eq(notes.QUEUE)]
+    n_burst = int(kind.eq(notes.BURST).sum())
+    burst = (
+        f" {n_burst} of the {len(timed)} timed points saturate nothing over a second but queue mostly behind "
+        "bursts shorter than one (`mostly_queueing`: their ops waited behind earlier requests' work longer "
+        "than they were served; `flash_queueing_ratio`, `disk_queueing_ratio`): their response times are "
+        "mostly queueing too."
+        if n_burst
+        else ""
+    )
     if timed.empty:
         return ["", f"**Load.**{closed}", ""]
     if sat.empty:
         return [
             "",
             f"**Load.** None of the {len(timed)} timed points saturates a flash chip or a disk "
-            f"(`saturated`).{closed}",
+            f"(`saturated`).{burst}{closed}",
             "",
         ]
     where = []
@@ -175,6 +184,6 @@ def saturation_note(df: pd.DataFrame) -> list[str]:
         f"second a server was offered more work than it can do in a second; {' and '.join(where)}), "
         f"on {traces}. "
         "Their response times are mostly queueing behind those bursts, not service: read them as such, "
-        f"and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.{closed}",
+        f"and `flash_util_peak_1s`, `disk_util_peak_1s` and the queue columns beside them.{burst}{closed}",
         "",
     ]

@@ -67,10 +67,14 @@ pub trait Backing {
     /// While on, dirty victims are queued for [`Backing::background`] instead of written back
     /// at once (a flash cache's shrink); others write them back as usual.
     fn defer_writebacks(&mut self, _on: bool) {}
-    /// Writes back every deferred page at `t` (end of run).
-    fn flush_deferred(&mut self, _t: u64) -> Result<()> {
-        Ok(())
+    /// Writes back every deferred page at `t` (end of run); returns how many.
+    fn flush_deferred(&mut self, _t: u64) -> Result<u64> {
+        Ok(0)
     }
+    /// The end-of-run flush begins: every op from now on is the flush's, not arrival work, in
+    /// the loads ([`crate::load::Load::begin_flush`]). No default: a new device with loads
+    /// must say so.
+    fn begin_flush(&mut self);
     /// The flash's counters since the run started or [`Backing::reset_stats`] (host reads and
     /// programs, GC copies, erasures), when there is flash below the tier: its own medium (a
     /// flash cache; what a controller that resizes the tier reads) or the SSD under a buffer.
@@ -131,6 +135,8 @@ pub trait Store {
     }
     /// See [`Backing::mark_epoch`].
     fn mark_epoch(&mut self);
+    /// See [`Backing::begin_flush`].
+    fn begin_flush(&mut self);
     /// See [`Backing::reset_stats`].
     fn reset_stats(&mut self);
 }
@@ -209,6 +215,9 @@ impl<S: Store> Backing for Buffer<S> {
     fn mark_epoch(&mut self) {
         self.store.mark_epoch();
     }
+    fn begin_flush(&mut self) {
+        self.store.begin_flush();
+    }
     fn reset_stats(&mut self) {
         self.store.reset_stats();
     }
@@ -238,6 +247,7 @@ impl Store for NoDevice {
         None
     }
     fn mark_epoch(&mut self) {}
+    fn begin_flush(&mut self) {}
     fn reset_stats(&mut self) {}
 }
 
@@ -282,6 +292,9 @@ impl Store for Flash {
     }
     fn mark_epoch(&mut self) {
         self.timing_mut().mark_epoch();
+    }
+    fn begin_flush(&mut self) {
+        self.timing_mut().begin_flush();
     }
     fn reset_stats(&mut self) {
         Flash::reset_stats(self);

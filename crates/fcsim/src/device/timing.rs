@@ -81,6 +81,11 @@ const MAX_HOLES: usize = 8;
 #[derive(Debug, Default)]
 struct Chip {
     free_at: u64,
+    /// The request ([`Timing::advance`]'s count) the chip last served an op for, and when the
+    /// chip was free of the work submitted before that request: an op's wait up to then is
+    /// load, after it the request's own ops ([`Load::record`]'s `behind`).
+    request: u64,
+    base_free: u64,
     /// The chip's work, sojourns and busiest windows (its busy time is `load.busy_ns`).
     load: Load,
     reads: u32,
@@ -116,6 +121,23 @@ impl Early {
 }
 
 impl Chip {
+    /// An op of `request` is about to be submitted: the first of that request on this chip
+    /// takes the chip's free time as the end of the earlier requests' work.
+    #[inline]
+    fn begin(&mut self, request: u64) {
+        if self.request != request {
+            self.request = request;
+            self.base_free = self.free_at;
+        }
+    }
+
+    /// The wait of an op that arrived at `t` and starts at `start` behind the work submitted
+    /// for earlier requests (the rest of its wait is its own request's ops before it).
+    #[inline]
+    fn behind(&self, t: u64, start: u64) -> u64 {
+        start.min(self.base_free).saturating_sub(t)
+    }
+
     /// Forgets the ops in holes that ended by `clock`; returns how many are left.
     fn drop_early(&mut self, clock: u64) -> usize {
         while let Some(&Reverse((end, e))) = self.early.peek() {
@@ -175,6 +197,8 @@ pub struct Timing {
     clock: u64,
     /// The second of simulated time the chips' load windows were last advanced to.
     second: u64,
+    /// Requests begun: [`Timing::advance`] calls (one per request from the loop).
+    request: u64,
     /// Ops in holes not yet known done, on all chips (0: nothing to drop as the clock moves).
     early: usize,
     /// Whether each chip keeps its pending ops for [`Timing::load`] (see [`Timing::keep_queue`]).
@@ -195,6 +219,7 @@ impl Timing {
             epochs: Epochs::new(chips, 0),
             clock: 0,
             second: 0,
+            request: 0,
             early: 0,
             queue: true,
             log: None,
@@ -230,7 +255,9 @@ impl Timing {
         }
         let x = self.xfer_ns;
         let ch = super::geometry::rem(chip, self.channels) as usize;
+        let request = self.request;
         let c = &mut self.chips[chip as usize];
+        c.begin(request);
         // Only ops done by the loop's clock can go: a load query comes at the clock, and an op
         // submitted for a later time (a read after a flush) must not hide ops ending before it.
         if self.queue {
@@ -251,7 +278,7 @@ impl Timing {
             };
             if let Some(end) = c.fill_hole(t, d, kind) {
                 self.early += 1;
-                c.load.record(t, end - d, end);
+                c.load.record(t, end - d, end, c.behind(t, end - d));
                 self.epochs.add(chip, end - d, end);
                 if let Some(log) = self.log.as_mut() {
                     log.push((chip, end - d, end));
@@ -306,8 +333,9 @@ impl Timing {
             }
             c.holes.push((c.free_at.max(clock), t));
         }
+        let behind = c.behind(t, start);
         c.free_at = end;
-        c.load.record(t, start, end);
+        c.load.record(t, start, end, behind);
         self.epochs.add(chip, start, end);
         if let Some(log) = self.log.as_mut() {
             log.push((chip, start, end));
@@ -330,8 +358,9 @@ impl Timing {
             OpKind::Write => self.write_ns,
             OpKind::Gc(d) => d,
         };
-        let clock = self.clock;
+        let (clock, request) = (self.clock, self.request);
         let c = &mut self.chips[chip as usize];
+        c.begin(request);
         let start = t.max(c.free_at);
         let end = after(start, d)?;
         if let OpKind::Gc(d) = kind {
@@ -340,8 +369,9 @@ impl Timing {
         if kind == OpKind::Read && t > clock && t > c.free_at {
             c.holes.push((c.free_at.max(clock), t));
         }
+        let behind = c.behind(t, start);
         c.free_at = end;
-        c.load.record(t, start, end);
+        c.load.record(t, start, end, behind);
         self.epochs.add(chip, start, end);
         Ok(end)
     }
@@ -400,10 +430,12 @@ impl Timing {
     }
 
     /// No op will arrive before `now` any more: the load-balance epochs that ended by then are
-    /// final.
+    /// final. The loop calls it once per request, before the request's ops: it also starts a
+    /// new request for the chips' waits behind earlier requests ([`Load::record`]).
     #[inline]
     pub fn advance(&mut self, now: u64) {
         self.clock = self.clock.max(now);
+        self.request += 1;
         // The chips' load windows before the clock's second are final (once per second).
         let second = now / WINDOWS_NS[0];
         if second > self.second {
@@ -429,6 +461,14 @@ impl Timing {
     pub fn mark_epoch(&mut self) {
         for c in &mut self.chips {
             c.load.mark_epoch();
+        }
+    }
+
+    /// The end-of-run flush begins: every op from now on is the flush's in the chips' loads
+    /// ([`Load::begin_flush`]).
+    pub fn begin_flush(&mut self) {
+        for c in &mut self.chips {
+            c.load.begin_flush();
         }
     }
 
@@ -680,6 +720,40 @@ mod tests {
         assert_eq!(t.submit(0, 200 * us, OpKind::Read).unwrap(), 1775 * us);
         assert_eq!(t.load(0, 1000 * us), ChipLoad { reads: 1, writes: 0, gc: true, gc_ns: 1500 * us });
         assert_eq!(t.busy().collect::<Vec<_>>(), vec![(25 + 25 + 200 + 1500 + 25) * us, 25 * us]);
+    }
+
+    #[test]
+    fn waits_behind_earlier_requests_and_the_flush() {
+        // Read 25 us, program 200 us, one chip, with and without the pending queue (both paths).
+        let us = 1000;
+        for queue in [false, true] {
+            let mut t = Timing::new(1, 1, 25 * us, 200 * us, 0);
+            t.keep_queue(queue);
+            // Request 1 at 0: three programs, 0..600 us. The 2nd and 3rd wait 200 and 400 us,
+            // behind their own request: none of it is load.
+            t.advance(0);
+            for _ in 0..3 {
+                t.submit(0, 0, OpKind::Write).unwrap();
+            }
+            assert_eq!(t.load_summary().behind_ns, 0);
+            // Request 2 at 100 us (also one at the same instant would be another request): two
+            // reads, 600..625 and 625..650 us. Both wait 500 us behind request 1; the second's
+            // further 25 us is its own request's.
+            t.advance(100 * us);
+            t.submit(0, 100 * us, OpKind::Read).unwrap();
+            t.submit(0, 100 * us, OpKind::Read).unwrap();
+            let s = t.load_summary();
+            assert_eq!((s.behind_ns, s.sojourn_ns), (u128::from(1000 * us), u128::from((200 + 400 + 600 + 525 + 550) * us)));
+            assert_eq!((s.arrival_busy_ns(), s.last_end), (650 * us, 650 * us));
+            // 1000 us behind the load for 650 us of service: mostly queueing.
+            assert!(s.queueing_ratio().unwrap() > 1.0 && s.mostly_queueing());
+            // The end-of-run flush: work done, not arrival work.
+            t.begin_flush();
+            assert_eq!(t.submit(0, 100 * us, OpKind::Write).unwrap(), 850 * us);
+            let f = t.load_summary();
+            assert_eq!((f.ops, f.busy_ns, f.flush.ops, f.flush.end, f.last_end), (6, 850 * us, 1, 850 * us, 650 * us));
+            assert_eq!((f.sojourn_ns, f.behind_ns), (s.sojourn_ns, s.behind_ns));
+        }
     }
 
     #[test]

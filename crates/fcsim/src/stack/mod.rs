@@ -285,6 +285,9 @@ impl<B: Backing> Store for Below<B> {
     fn mark_epoch(&mut self) {
         self.dev.mark_epoch();
     }
+    fn begin_flush(&mut self) {
+        self.dev.begin_flush();
+    }
     /// The tier's counters and everything below it.
     fn reset_stats(&mut self) {
         self.tier.counters = Counters::default();

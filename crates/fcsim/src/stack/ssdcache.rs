@@ -200,11 +200,12 @@ impl Backing for SsdCache {
         self.defer = on;
     }
 
-    fn flush_deferred(&mut self, t: u64) -> Result<()> {
+    fn flush_deferred(&mut self, t: u64) -> Result<u64> {
+        let queued = self.deferred.len() as u64;
         while let Some(page) = self.order.pop_front() {
             self.write_back(page, t)?;
         }
-        Ok(())
+        Ok(queued)
     }
 
     fn view(&self) -> Option<&dyn DeviceView> {
@@ -236,6 +237,11 @@ impl Backing for SsdCache {
     fn mark_epoch(&mut self) {
         self.flash.timing_mut().mark_epoch();
         self.disk.mark_epoch();
+    }
+
+    fn begin_flush(&mut self) {
+        self.flash.timing_mut().begin_flush();
+        self.disk.begin_flush();
     }
 
     fn reset_stats(&mut self) {

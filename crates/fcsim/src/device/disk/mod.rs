@@ -84,6 +84,22 @@ struct Open {
     start: u64,
     end: u64,
     write: bool,
+    /// Its wait behind accesses submitted for earlier requests.
+    behind: u64,
+    /// Opened by the end-of-run flush ([`Disk::begin_flush`]).
+    flush: bool,
+}
+
+impl Open {
+    /// Records the access in `load`: arrival work, or the flush's.
+    fn record(&self, load: &mut Load) {
+        if self.flush {
+            load.record_flush(self.start, self.end);
+        } else {
+            // A spindle's load never flushes itself: the disk says which accesses are the flush's.
+            load.record(self.arrival, self.start, self.end, self.behind);
+        }
+    }
 }
 
 /// One spindle: a FIFO server with a head.
@@ -96,6 +112,10 @@ struct Spindle {
     next: Option<(u64, u64)>,
     open: Option<Open>,
     load: Load,
+    /// The request ([`Disk::advance`]'s count) the spindle last opened an access for, and when
+    /// it was free of the accesses submitted before that request.
+    request: u64,
+    base_free: u64,
 }
 
 impl Spindle {
@@ -103,7 +123,7 @@ impl Spindle {
     fn load(&self) -> Load {
         let mut l = self.load.clone();
         if let Some(o) = self.open {
-            l.record(o.arrival, o.start, o.end);
+            o.record(&mut l);
         }
         l
     }
@@ -124,6 +144,10 @@ pub struct Disk {
     pub writes: u64,
     /// The second of simulated time the spindles' load windows were last advanced to.
     second: u64,
+    /// Whether the end-of-run flush has begun ([`Disk::begin_flush`]).
+    flushing: bool,
+    /// Requests begun: [`Disk::advance`] calls (one per request from the loop).
+    request: u64,
 }
 
 impl Disk {
@@ -150,13 +174,18 @@ impl Disk {
             reads: 0,
             writes: 0,
             second: 0,
+            flushing: false,
+            request: 0,
         })
     }
 
     /// No request arrives before `now` any more: the spindles' load windows before it are final
-    /// ([`crate::load::Load::advance`]; done once per second of simulated time).
+    /// ([`crate::load::Load::advance`]; done once per second of simulated time). The loop calls
+    /// it once per request, before the request's pages: it also starts a new request for the
+    /// spindles' waits behind earlier requests.
     #[inline]
     pub fn advance(&mut self, now: u64) {
+        self.request += 1;
         let second = now / WINDOWS_NS[0];
         if second > self.second {
             self.second = second;
@@ -216,15 +245,20 @@ impl Disk {
             return Ok(o.end);
         }
         if let Some(o) = s.open.take() {
-            s.load.record(o.arrival, o.start, o.end);
+            o.record(&mut s.load);
+        }
+        if s.request != self.request {
+            s.request = self.request;
+            s.base_free = s.free_at;
         }
         let start = t.max(s.free_at);
+        let behind = start.min(s.base_free).saturating_sub(t);
         let positioning = match self.model {
             DiskModel::Drive { .. } if sequential => 0,
             _ => self.model.positioning_ns(s.cylinder, cylinder, write),
         };
         let end = after(after(start, positioning)?, page_ns)?;
-        s.open = Some(Open { arrival: t, start, end, write });
+        s.open = Some(Open { arrival: t, start, end, write, behind, flush: self.flushing });
         s.free_at = end;
         s.cylinder = cylinder;
         Ok(end)
@@ -254,6 +288,13 @@ impl Disk {
     /// Each spindle's load so far (cumulative: an epoch table differences two readings).
     pub fn loads(&self) -> impl Iterator<Item = Load> + '_ {
         self.spindles.iter().map(Spindle::load)
+    }
+
+    /// The end-of-run flush begins: accesses opened from now on are the flush's in the spindles'
+    /// loads ([`Load::begin_flush`]). An access already open stays arrival work, also if a
+    /// flushed page continues it (the same arrival time, the next page, the same direction).
+    pub fn begin_flush(&mut self) {
+        self.flushing = true;
     }
 
     /// An epoch of the per-epoch table ends ([`crate::load::Load::mark_epoch`] on every spindle).
@@ -356,6 +397,28 @@ mod tests {
         // On flat: 5 ms each, the second from 5 to 10 ms.
         let mut d = Disk::new(flat(), Layout::Single, 4096).unwrap();
         assert_eq!((d.read(QUARTER, 0).unwrap(), d.write(0, MS).unwrap()), (5 * MS, 10 * MS));
+    }
+
+    #[test]
+    fn waits_behind_earlier_requests_and_the_flush() {
+        // Flat 5 ms. Request 1 at 0: pages 0 and 10 (apart: two accesses, 0-5 and 5-10 ms);
+        // the second waits 5 ms behind its own request, not behind the load.
+        let mut d = Disk::new(flat(), Layout::Single, 4096).unwrap();
+        d.advance(0);
+        d.write(0, 0).unwrap();
+        d.write(10, 0).unwrap();
+        // Request 2 at 1 ms: page 100, 10-15 ms, 9 ms behind request 1. Sojourns 5 + 10 + 14 ms.
+        d.advance(MS);
+        assert_eq!(d.read(100, MS).unwrap(), 15 * MS);
+        let l = d.load();
+        assert_eq!((l.behind_ns, l.sojourn_ns, l.last_end), (u128::from(9 * MS), u128::from(29 * MS), 15 * MS));
+        // The end-of-run flush: page 101 follows the read but is a write (a new access); it is the
+        // flush's, 15-20 ms. The read, still open when the flush began, stays arrival work.
+        d.begin_flush();
+        assert_eq!(d.write(101, MS).unwrap(), 20 * MS);
+        let f = d.load();
+        assert_eq!((f.ops, f.busy_ns, f.flush.ops, f.flush.busy_ns, f.flush.end), (4, 20 * MS, 1, 5 * MS, 20 * MS));
+        assert_eq!((f.sojourn_ns, f.behind_ns, f.last_end, f.peak[0]), (l.sojourn_ns, l.behind_ns, 15 * MS, 0.015));
     }
 
     #[test]
