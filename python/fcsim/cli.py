@@ -358,7 +358,7 @@ FORMATS = {
 def _fmt(column: str, v: Any, counts: bool = False) -> str:
     """A cell as printed: empty for null, ``FORMATS`` for its column, a whole number for a
     column of counts (``counts``: a count column that pandas made float for its nulls)."""
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return ""
     if column == "requests_per_s":
         return f"{v / 1e6:.2f}M"

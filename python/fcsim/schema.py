@@ -125,8 +125,13 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("device_op_actual", F, "physical / user pages - 1: the spare simulated"),
     ("flash_util_peak_1s", F, "busiest chip's peak offered load over a second"),
     ("flash_util_peak_60s", F, "busiest chip's peak offered load over a minute"),
-    ("flash_queue_mean", F, "mean flash ops queued or in service (Little's law)"),
+    ("flash_queue_mean", F, "mean flash ops queued or in service, first arrival to last completion (Little's law)"),
+    ("flash_queueing_ratio", F, "flash ops' wait behind earlier requests' work / their service"),
     ("saturated", B, "a chip or disk got more than a second's work in some second"),
+    ("mostly_queueing", B, "a device's ops waited behind earlier requests longer than they were served"),
+    ("drain_s", F, "from the last arrival to the last completion of arrival work, s"),
+    ("flush_pages", I, "pages the end-of-run flush wrote back (work done, not offered load)"),
+    ("flush_s", F, "from the last arrival to the flush's last completion, s"),
     ("stack", S, "the stack: ssd-cache or offline-bounds; null for a DRAM buffer"),
     ("write_mode", S, "a flash cache's write mode: around, through or back"),
     ("cache_writes", I, "pages a flash cache programs (insertions and write hits)"),
@@ -140,7 +145,8 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("disk_busy_s", F, "sum of disk busy time, s"),
     ("disk_util_peak_1s", F, "busiest disk's peak offered load over a second"),
     ("disk_util_peak_60s", F, "busiest disk's peak offered load over a minute"),
-    ("disk_queue_mean", F, "mean disk ops queued or in service (Little's law)"),
+    ("disk_queue_mean", F, "mean disk ops queued or in service, first arrival to last completion (Little's law)"),
+    ("disk_queueing_ratio", F, "disk accesses' wait behind earlier requests' work / their service"),
     ("dram_pages", I, "pages of the DRAM tier in front of a flash cache"),
     ("dram_accesses", I, "page accesses of the DRAM tier"),
     ("dram_hits", I, "hits of the DRAM tier"),
@@ -332,6 +338,7 @@ erasures: blocks erased""",
 resp_p99_us: 99th percentile of the response time, us
 flash_queue_mean: mean flash ops queued or in service
 disk_queue_mean: mean disk ops queued or in service
+drain_s: from the epoch's last arrival to its last completion, s
 flash_busy_s: chip busy seconds
 disk_busy_s: disk busy seconds
 flash_offered_load: work submitted per chip over the epoch's length
