@@ -40,7 +40,7 @@ def _gasa_rows() -> pd.DataFrame:
                         "point": json.dumps({"size": size, "policy": policy, "trace": trace}),
                         "trace": trace,
                         "policy": policy,
-                        "size_pages": 10 * (i + 1),
+                        "size_pages": 256 * 2**i,
                         "page_size": 4096,
                         "requests": 500,
                         "accesses": 1000,

@@ -143,19 +143,38 @@ def test_gasa_untestable_claims_are_not_scored(tmp_path: Path) -> None:
     assert "| Flash-write cuts and order (§IV.B.2, Fig. 12) | yes | no: write reuse 1%→10% 0.6% |" in text
     # The flash-write cut is scored on rd.csv alone (and fails: GASA's cut is 3%); wd.csv cannot
     # test it and is named, never scored.
-    claim = "GASA cuts LRU's flash writes by the paper's 'up to' figure at some size"
+    claim = "GASA's best cut of LRU's flash writes is about the paper's 'up to' figure"
     row = next(line for line in text.splitlines() if line.startswith(f"| {claim} |"))
-    assert "holds on 0 of 1 traces: rd -3.1% … -3.0%" in row and row.endswith(
-        "(untestable on wd) | **disagrees** |"
+    assert "holds on 0 of 1 traces: rd least -3.1% over 3 (trace, size) points" in row and row.endswith(
+        "(untestable on wd: write reuse 1%→10% 0.6%) | **disagrees** |"
     )
     assert f"- **{claim}**" in text
-    # Claims over several traces are scored on the traces that can test them, and say which not.
-    assert "(trace, size) points (untestable on wd) |" in text
+    # Claims over several traces are scored on the traces that can test them, and say which not
+    # and why.
+    assert "(trace, size) points (untestable on wd: write reuse 1%→10% 0.6%) |" in text
     # A contrast of read- and write-dominant traces with no write-dominant trace that can test it.
     assert (
         "| not scored: no write-dominant trace can test it: wd: write reuse 1%→10% 0.6% "
         "| untestable on this workload |" in text
     )
+
+
+def test_gasa_short_trace_and_small_buffer_are_named_with_their_reason(tmp_path: Path) -> None:
+    # A trace of fewer requests than 1% of GASA's shortest cannot test its claims: untestable,
+    # with the count.
+    short = {**RICH, "requests": 1_000.0}
+    assert testable.GASA_MIN_REQUESTS == 7_667
+    assert testable.Gate("gasa", {"t": short}).why("flash-writes", "t") == "1,000 requests"
+    assert testable.Gate("gasa", {"t": short}).why("hit-ratio", "t") == "1,000 requests"
+    assert testable.Gate("gasa", {"t": RICH}).ok("runtime", "t")
+    # A point whose buffer is under the paper's smallest (256 pages) is left out, named.
+    df = _gasa_rows()
+    df.loc[df["size_pages"] == 256, "size_pages"] = 255
+    text = gasa.report(df, tmp_path, "test", measures={"rd.csv": RICH, "wd.csv": RICH}).read_text()
+    assert (
+        "(not scored: rd at 1%: buffer of 255 pages, under the paper's 256; wd at 1%: buffer of 255" in text
+    )
+    assert "holds at 4 of 4 (trace, size) points" in text  # 2 traces x 2 sizes left
 
 
 def test_larc_untestable_trace_is_not_scored(tmp_path: Path) -> None:
