@@ -288,3 +288,60 @@ def test_pannier_budget_is_met_within_ten_percent_or_said_unreachable() -> None:
     ), v
     assert offline.pannier_budget(1300, 2000, 1000, 1500, 500) == "missed (1.30x the target)"
     assert offline.pannier_budget(800, 2000, 1000, 1500, 500) == "missed (0.80x the target)"
+
+
+def _lcr_points() -> pd.DataFrame:
+    """Real-trace LCR rows, one load each: ``hm.csv`` writes 49% of its requests but 38% of its
+    pages (msr_hm_0's shares); at ``hot`` every policy's run saturated and LCR is slower."""
+    rows = []
+    for load, sat, means in (
+        ("as recorded", False, {"lru": 100.0, "cflru": 95.0, "gcar-cflru": 95.0, "lcr": 80.0}),
+        ("hot", True, {"lru": 3.5e6, "cflru": 3.4e6, "gcar-cflru": 3.4e6, "lcr": 3.6e6}),
+    ):
+        for policy, m in means.items():
+            rows.append(
+                {
+                    "trace": "hm.csv",
+                    "policy": policy,
+                    "drive": "filled",
+                    "load": load,
+                    "size_pages": 1024,
+                    "window": "" if policy == "lru" else "0.1",
+                    "accesses": 1000,
+                    "writes": 380,
+                    "resp_mean_us": m,
+                    "saturated": sat,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def test_lcr_write_heavy_is_counted_per_request() -> None:
+    df = _lcr_points()
+    # Per request (the measures' share, as Table III counts it): 49%, write-heavy.
+    share = lcr.request_write_share(df, {"hm.csv": {**RICH, "write_share_requests": 0.49}})
+    assert set(share) == {0.49}
+    beats = next(c for c in lcr.claims({"hm.csv": 0.49}) if c.id == "beats")
+    assert beats.traces is not None and beats.traces("hm.csv")
+    # Per page (38%) it would not be; without measures the page share is what is left.
+    assert set(lcr.request_write_share(df, None)) == {0.38}
+    heavy = lcr.claims({"hm.csv": 0.38})[0].traces
+    assert heavy is not None and not heavy("hm.csv")
+
+
+def test_lcr_saturated_points_leave_the_response_claims_with_a_line() -> None:
+    df = _lcr_points()
+    df["saturated_point"] = lcr.saturated_points(df)
+    assert set(df.loc[df["load"] == "hot", "saturated_point"]) == {"hm at hot (saturated, LRU's mean 3.5 s)"}
+    assert set(df.loc[df["load"] != "hot", "saturated_point"]) == {""}
+    beats = next(c for c in lcr.claims({"hm.csv": 0.49}) if c.id == "beats")
+    v = score(beats, df, testable.Gate("lcr", None))
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == (
+        "holds at 1 of 1 (trace, load) points (not scored: hm at hot (saturated, LRU's mean 3.5 s))"
+    )
+    line = "\n".join(lcr.saturated_line(df))
+    assert "**Saturated points left out of the response claims: 1 of 2 (trace, load) points**" in line
+    assert "hm at hot (saturated, LRU's mean 3.5 s)" in line
+    # Unsaturated rows: no line.
+    assert lcr.saturated_line(df.assign(saturated_point="")) == []
