@@ -345,3 +345,14 @@ def test_lcr_saturated_points_leave_the_response_claims_with_a_line() -> None:
     assert "hm at hot (saturated, LRU's mean 3.5 s)" in line
     # Unsaturated rows: no line.
     assert lcr.saturated_line(df.assign(saturated_point="")) == []
+
+
+def test_larc_no_reuse_is_a_named_exclusion() -> None:
+    # The rule lives with the others; a trace under it gets a reason on its rows, which the
+    # hit-rate claims skip and name.
+    assert larc.MIN_REUSE == testable.LARC_MIN_REUSE == 0.01
+    df = pd.DataFrame({"trace": ["thin.csv", "rich.csv"]})
+    why = larc.no_reuse(df, {"thin.csv": 0.003, "rich.csv": 0.4})
+    assert list(why) == ["thin: 0.30% of accesses re-reference a page, under 1%", ""]
+    hit = next(c for c in larc.claims(["thin.csv", "rich.csv"], []) if c.id == "hit-lru")
+    assert hit.skip == larc.NO_REUSE

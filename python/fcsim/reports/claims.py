@@ -448,7 +448,7 @@ def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | N
         return None
     stats: list[float] = []
     per: list[str] = []
-    left = ""
+    left: list[str] = []
     for (d, traces), name, family in zip(
         groups, (c.a_name, c.b_name), (c.family, c.b_family or c.family), strict=True
     ):
@@ -457,7 +457,7 @@ def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | N
             if not traces:
                 return Verdict(c, "untestable", f"no {name} trace")
             return Verdict(c, "untestable", f"no {name} trace can test it: {gate.reasons(family, traces)}")
-        left += _left_out(gate, family, traces)
+        left += [f"{testable.short(t)}: {w}" for t in traces if (w := gate.why(family, t)) is not None]
         d, _ = _unscored(d)
         vals: list[float] = []
         for t in keep:
@@ -482,7 +482,9 @@ def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | N
             float(s.min() if c.per_group == "min" else s.max() if c.per_group == "max" else s.median())
         )
     a, b = stats
-    fig = f"{c.a_name} {a:+.1f}%, {c.b_name} {b:+.1f}% ({', '.join(per)}){left}"
+    fig = f"{c.a_name} {a:+.1f}%, {c.b_name} {b:+.1f}% ({', '.join(per)})" + (
+        f" (untestable on {'; '.join(left)})" if left else ""
+    )
     return Verdict(c, "agrees" if a < b else "disagrees", fig)
 
 
