@@ -82,6 +82,8 @@ def test_up_to_is_a_band_both_ways() -> None:
     assert v.fcsim == "least -20.0% over 4 (trace, size) points (-20.0% … +5.0%)"
     v = score(claim(-8.0), DF, NO_GATE)  # -20% is beyond twice 8%: a cut far larger disagrees
     assert v is not None and v.verdict == "disagrees"
+    # The disagreement names the point that sets the figure.
+    assert v.detail == ["a.csv: 2%: gasa 80, lru 100 (-20.0%)"]
     v = score(claim(-45.0), DF, NO_GATE)  # -20% is short of half of 45%
     assert v is not None and v.verdict == "disagrees"
     # A gain of the wrong sign never agrees: b.csv alone, "up to 10% more", best +5% in 5% … 20%.

@@ -149,6 +149,11 @@ def test_gasa_untestable_claims_are_not_scored(tmp_path: Path) -> None:
         "(untestable on wd: write reuse 1%→10% 0.6%) | **disagrees** |"
     )
     assert f"- **{claim}**" in text
+    # Its cause in numbers: at GASA's best point, the hits by page state and the writes absorbed.
+    assert "rd.csv: 4%: GASA 465, LRU 480 (-3.1%); read hits per access on clean / dirty pages: LRU " in text
+    assert (
+        "writes absorbed by dirty pages: LRU 20.0%, GASA 20.0%, CCF-LRU 20.0% (paper -77% to -9.95%)" in text
+    )
     # Claims over several traces are scored on the traces that can test them, and say which not
     # and why.
     assert "(trace, size) points (untestable on wd: write reuse 1%→10% 0.6%) |" in text

@@ -235,6 +235,8 @@ class _Point:
     value: float
     ok: bool
     text: str
+    #: The claim's ``explain`` text at this point ("" without one).
+    why: str = ""
 
 
 def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> list[_Point]:
@@ -297,8 +299,9 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
             out.append(_Point(trace, at, who, v, not beat, text))
     if why is not None:
         for p in out:
-            if not p.ok and str(why.get(p.at, "")):
-                p.text += f"; {why[p.at]}"
+            p.why = str(why.get(p.at, "") or "")
+            if not p.ok and p.why:
+                p.text += f"; {p.why}"
     return out
 
 
@@ -394,6 +397,11 @@ def score(
         reduce = {"mean": values.mean, "median": values.median, "min": values.min, "max": values.max}
         stat = float(reduce[c.aggregate]())
         ok = not math.isnan(stat) and c.lo <= stat <= c.hi
+        if not ok and c.aggregate in ("min", "max"):  # the point that sets the figure, and why
+            top = [p for p in pts if not math.isnan(p.value) and p.value == stat][:1]
+            for p in top:
+                text = p.text if p.ok or not p.why else p.text.removesuffix(f"; {p.why}")
+                detail.append(f"{p.trace}: {_at(p.at, c.at)}: {text}" + (f"; {p.why}" if p.why else ""))
         fig = (
             f"{_STAT[c.aggregate]} {stat:+.1f}{u} over {n} {unit} ({span()})"
             if percent
