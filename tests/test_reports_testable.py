@@ -361,3 +361,17 @@ def test_larc_no_reuse_is_a_named_exclusion() -> None:
     assert list(why) == ["thin: 0.30% of accesses re-reference a page, under 1%", ""]
     hit = next(c for c in larc.claims(["thin.csv", "rich.csv"], []) if c.id == "hit-lru")
     assert hit.skip == larc.NO_REUSE
+    # A hit-rate disagreement's cause in numbers: the misses LARC declined at the point.
+    pts = pd.DataFrame(
+        {
+            "trace": ["t", "t"],
+            "stack_write": ["around", "around"],
+            "size_pct": [1.0, 1.0],
+            "policy": ["lru", "larc"],
+            "accesses": [1000, 1000],
+            "hits": [300, 200],
+            "declined": [0, 600],
+        }
+    )
+    assert set(larc.declined(pts)) == {"LARC declined 600 of its 800 misses (75%)"}
+    assert hit.explain == "why" and hit.note == larc.NOTE_HITS
