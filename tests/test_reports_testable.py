@@ -375,3 +375,13 @@ def test_larc_no_reuse_is_a_named_exclusion() -> None:
     )
     assert set(larc.declined(pts)) == {"LARC declined 600 of its 800 misses (75%)"}
     assert hit.explain == "why" and hit.note == larc.NOTE_HITS
+
+
+def test_lcr_added_claims_quote_the_paper() -> None:
+    # Fig. 7's similar hit ratios on the real traces too, and Fig. 9's average cuts over sizes,
+    # each read as a band (same sign, within 2x).
+    hit = next(c for c in lcr.claims({}) if c.id == "p-hit")
+    assert hit.paper == "'all of them have a similar performance in cache hit ratio'"
+    fig9 = {c.id: c for c in lcr.size_claims()}
+    assert (fig9["fig9-lru"].lo, fig9["fig9-lru"].hi) == (-23.2, -5.8)
+    assert fig9["fig9-lru"].aggregate == "mean" and fig9["fig9-lru"].section == "§IV.C, Fig. 9 (wdev_2)"
