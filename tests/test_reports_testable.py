@@ -385,3 +385,24 @@ def test_lcr_added_claims_quote_the_paper() -> None:
     fig9 = {c.id: c for c in lcr.size_claims()}
     assert (fig9["fig9-lru"].lo, fig9["fig9-lru"].hi) == (-23.2, -5.8)
     assert fig9["fig9-lru"].aggregate == "mean" and fig9["fig9-lru"].section == "§IV.C, Fig. 9 (wdev_2)"
+
+
+def test_larc_lifetime_skips_points_with_few_erasures() -> None:
+    # The offline report's rule (MIN_ERASURES) for LRU's erasures at a LARC point, each named.
+    d = pd.DataFrame(
+        {
+            "trace": ["t.csv"] * 4,
+            "stack_write": ["around"] * 4,
+            "size_pct": [1.0, 1.0, 2.0, 2.0],
+            "policy": ["lru", "larc"] * 2,
+            "erasures": [0, 0, 5000, 100],
+        }
+    )
+    assert (
+        list(larc.few_erasures(d))
+        == ["t (around) at 1%: LRU never erases (the SSD never filled)"] * 2 + [""] * 2
+    )
+    d.loc[0, "erasures"] = 299
+    assert larc.few_erasures(d)[0] == "t (around) at 1%: LRU erases 299, under 300"
+    life = [c for c in larc.claims([], []) if c.id.startswith("lifetime-")]
+    assert len(life) == 2 and all(c.skip == larc.FEW_ERASURES and c.compare == "below" for c in life)
