@@ -586,15 +586,25 @@ def _untestable(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> list[
             "  flash-write cuts: a cut that large needs more write reuse than any of the six policies",
             f"  finds in it ({', '.join(none)}).",
         ]
-    short = [t for t in traces if df[df["trace"] == t]["requests"].iloc[0] < 0.01 * shortest]
+    least = testable.GASA_MIN_REQUESTS
+    short = [t for t in traces if df[df["trace"] == t]["requests"].iloc[0] < least]
     if short:
         desc = ", ".join(f"{t} ({int(df[df['trace'] == t]['requests'].iloc[0]):,} requests)" for t in short)
         lines += [
-            f"- **Trace length.** {desc} have fewer than 1% of the requests of the paper's shortest trace",
-            f"  (T3, {shortest:,}); their smallest buffers hold "
+            f"- **Trace length.** {desc} have fewer than {least:,} requests, 1% of the paper's shortest",
+            f"  trace (T3, {shortest:,}); their smallest buffers hold "
             + ", ".join(f"{int(df[df['trace'] == t]['size_pages'].min()):,}" for t in short)
-            + " pages. Their numbers are listed but weigh little.",
+            + " pages. No claim is scored on them (`testable.GASA_MIN_REQUESTS`); their numbers are",
+            "  listed only.",
         ]
+    small = df.loc[df["unscored"] != "", "trace"] if "unscored" in df.columns else pd.Series(dtype=object)
+    if not small.empty:
+        lines.append(
+            f"- **Buffer size.** {small.nunique()} traces have points with a buffer under the paper's "
+            f"smallest ({testable.GASA_MIN_BUFFER_PAGES} pages, 1 MB): {int((df['unscored'] != '').sum())} "
+            "rows. No claim scores them (`testable.GASA_MIN_BUFFER_PAGES`); on a trace that can test a "
+            "claim, its verdict names each such point."
+        )
     rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
     lines.append(
         f"- **Read-dominant traces.** The paper's T1/T2 claims rest here on {len(rd)} of "
