@@ -807,8 +807,10 @@ def _profile_part(
         *_gain_vs_load(d, out),
     ]
     lines += [
-        "Each profile is held to its own trace's figures; the paper's \"up to\" is met when LCR cuts",
-        "LRU's (or GCaR-CFLRU's) figure by at least as much at one of the loads.",
+        "Each profile is held to its own trace's figures; the paper's \"up to X\" is met when LCR's",
+        "largest cut of LRU's (or GCaR-CFLRU's) figure over the loads has X's sign and lies within",
+        f"{UP_TO_FACTOR:g}x of X either way (`fcsim.reports.claims.UP_TO_FACTOR`): a cut far beyond X",
+        "disagrees as one far short of it does.",
         "",
         *_disagreements(verdicts, "## Where fcsim disagrees with the paper (profiles)"),
     ]
