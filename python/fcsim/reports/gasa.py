@@ -227,39 +227,38 @@ NOTES = {
     "did, one short of it less. Table II gives only each op's locality p%/a%, which the profiles "
     "hold; the rewrite distances behind it are not the paper's trace's (see the setup).",
     "fw-kinds": "Cause in numbers: the write-reuse table below gives each trace's absorbed shares "
-    "(by LRU, and the most by any policy); the write-dominant profile absorbs the most. Why the "
-    "paper's T3 cut is smaller than T1's and T2's it does not say; cause of the gap unknown. Ruled "
-    "out: the write locality p%/a% (the profiles hold Table II's).",
+    "(by LRU, and the most by any policy), which bound how far any policy cuts LRU's flash writes. "
+    "Why the paper's T3 cut is smaller than T1's and T2's it does not say; cause of the gap "
+    "unknown. Ruled out: the write locality p%/a% (the profiles hold Table II's).",
     "fw-fewest": "Cause in numbers: the detail gives the shares of writes each policy absorbs at the "
     "failing points.",
-    "fw-ccf-pt": "Cause in numbers: at the failing points GASA absorbs at least as many writes as "
-    "CCF-LRU (the detail's shares). Why GASA keeps dirty pages as long as the clean-first policies "
-    "here: cause unknown.",
-    "hr-rd": "Cause in numbers: the detail splits read hits by page state. GASA's read hits on clean "
-    "pages are near CCF-LRU's and a fraction of LRU's while it gains on dirty pages: it evicts clean "
-    "pages first, as CCF-LRU and PT-LRU do. The paper's Fig. 11 has the opposite on T1/T2: GASA "
-    "'has more hit rates on clean pages' than LRU, its ghost buffer identifying 'more hot clean "
-    "pages' (§IV.B.1). Why fcsim's GASA does not keep them: cause unknown. Ruled out: a workload "
-    "without clean reuse (LRU's clean read hits are in the detail) and a buffer under the paper's "
-    "(points under 256 pages are not scored).",
-    "hr-wd": "Cause in numbers: the detail splits the hits by page state; where GASA or CCF-LRU "
-    "rise above LRU it is by hits on the pages they keep dirty longer, read hits on dirty pages and "
-    "the writes those pages absorb (each absorbed write is a write hit), which outweigh the "
-    "clean-page read hits they lose. The paper has GASA below LRU on T3 by those clean-page hits "
-    "(§IV.B.1 on Fig. 11); how many hits on dirty pages T3 gives it plots but does not state.",
-    "hr-low": "Cause in numbers: at the failing points CCF-LRU's and PT-LRU's hits on dirty pages "
-    "(read hits on dirty pages and absorbed writes, the detail's split) exceed the others' by more "
-    "than they lose in clean-page read hits. The paper "
-    "puts their low hit ratios down to 'few buffer hits on clean pages' under 'the strong read "
-    "locality of the OLTP traces' (§IV.B.1).",
+    "fw-ccf-pt": "Cause in numbers: the detail gives the shares of writes GASA and CCF-LRU absorb at "
+    "the failing points. Why GASA keeps dirty pages as long as the clean-first policies there: "
+    "cause unknown.",
+    "hr-rd": "Cause in numbers: the detail splits each failing point's read hits by page state for "
+    "LRU, GASA and CCF-LRU, and the Fig. 11 claim on clean-page hits (in the table) says at how "
+    "many points GASA's hits on clean pages exceed LRU's, CFLRU's and LRU-WSR's, as the paper has "
+    "them on T1/T2 (GASA 'has more hit rates on clean pages', its ghost buffer identifying 'more hot "
+    "clean pages', §IV.B.1). Where they do not, GASA keeps fewer clean pages than LRU: why, cause "
+    "unknown. Ruled out: a workload without clean reuse (LRU's clean read hits are in the detail) "
+    "and a buffer under the paper's (points under 256 pages are not scored).",
+    "hr-wd": "Cause in numbers: the detail splits the hits by page state for LRU, GASA and CCF-LRU: "
+    "a policy that keeps dirty pages longer gains read hits on dirty pages and absorbed writes (each "
+    "a write hit) and loses clean-page read hits. The paper has GASA below LRU on T3 by those "
+    "clean-page hits (§IV.B.1 on Fig. 11); how many hits on dirty pages T3 gives it plots but does "
+    "not state.",
+    "hr-low": "Cause in numbers: the detail splits the hits by page state: CCF-LRU's hits on dirty "
+    "pages (read hits on dirty pages and absorbed writes) against the clean-page read hits it loses. "
+    "The paper puts CCF-LRU's and PT-LRU's low hit ratios down to 'few buffer hits on clean pages' "
+    "under 'the strong read locality of the OLTP traces' (§IV.B.1).",
     "hr-approx": "Cause in numbers: the detail splits the hits by page state for LRU, GASA and "
     "CCF-LRU; CFLRU and LRU-WSR differ from LRU only in which page of the window (CFLRU) or which "
     "dirty page (LRU-WSR) they pass over.",
     "wod": "Cause in numbers: the detail gives the share of writes each of LRU, GASA and CCF-LRU "
     "absorbs by a write hit on a dirty page at the failing points.",
-    "clean-rd": "Cause in numbers: the detail splits the read hits by page state (see *GASA has the "
-    "highest hit ratio on read-dominant traces*: GASA's clean-page read hits are near CCF-LRU's); "
-    "cause unknown beyond that.",
+    "clean-rd": "Cause in numbers: the detail splits the read hits by page state at each failing "
+    "point; why GASA keeps fewer clean pages than LRU there: cause unknown (what is ruled out: "
+    "see the claim that GASA has the highest hit ratio).",
     "clean-wd": "Cause in numbers: the detail splits the read hits by page state at the failing points.",
     "rt-small": _RUNTIME,
     "rt-large": _RUNTIME,

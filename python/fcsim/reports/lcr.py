@@ -71,8 +71,8 @@ NOTE_BEATS = (
 NOTE_BALANCE = (
     "Cause not established: the paper does not say over what span it takes the rate (§II.A, "
     "Fig. 2); fcsim takes it per 10 ms epoch with at least 10 ms of chip work, weighted by work "
-    "(*Load: how unbalanced the chips are*), and its values (in the detail) stay near 1-3. Ruled "
-    "out: arrivals spread like Poisson's (only traces with Fano(1 s) above 2 are scored)."
+    "(*Load: how unbalanced the chips are*); the detail gives its values. Ruled out: arrivals "
+    "spread like Poisson's (only traces with Fano(1 s) above 2 are scored)."
 )
 NOTE_DIRTY = (
     "Cause in numbers: under a write-allocate buffer the share of dirty evictions follows the "
