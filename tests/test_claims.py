@@ -6,13 +6,14 @@ to its own figure, and the verdict table."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
 from test_reports_testable import RICH
 
 from fcsim.reports import testable
-from fcsim.reports.claims import Claim, Contrast, disagreements, evaluate, score, table
+from fcsim.reports.claims import UP_TO_FACTOR, Claim, Contrast, disagreements, evaluate, score, table, up_to
 
 NO_GATE = testable.Gate("gasa", None)
 
@@ -60,12 +61,37 @@ def test_range_claim_against_a_baseline() -> None:
     assert v.fcsim == "holds at 1 of 2 (trace, size) points (-20.0% … -10.0%)"
     assert v.detail == ["a.csv: 2%: gasa 80, lru 100 (-20.0%)"]
     assert v.paper == "§IV.B.2: -15% to -5%"
-    # An "up to" figure: some point cuts at least 18%.
-    up_to = Claim(
-        "up", "up to", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "some", hi=-18.0
-    )
-    v = score(up_to, DF, NO_GATE)
+    # Some point cuts at least 18%.
+    some = Claim("up", "some", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "some", hi=-18.0)
+    v = score(some, DF, NO_GATE)
     assert v is not None and v.verdict == "agrees" and v.fcsim == "-20.0% … +5.0% over 4 (trace, size) points"
+
+
+def test_up_to_is_a_band_both_ways() -> None:
+    # "Up to 18%" reads as a cut of 9% to 36% (same sign, within a factor of 2): the best cut
+    # (the least change) must fall in it, neither far short of it nor far beyond it.
+    assert up_to(-18.0) == (-36.0, -9.0) and up_to(26.0) == (13.0, 52.0)
+    assert UP_TO_FACTOR == 2.0
+
+    def claim(x: float) -> Claim:
+        lo, hi = up_to(x)
+        return Claim("up", "up", "§IV.B.2", "flash-writes", "writes", "gasa", "change", "lru", "min", lo, hi)
+
+    v = score(claim(-18.0), DF, NO_GATE)  # best cut -20%: in -36% … -9%
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "least -20.0% over 4 (trace, size) points (-20.0% … +5.0%)"
+    v = score(claim(-8.0), DF, NO_GATE)  # -20% is beyond twice 8%: a cut far larger disagrees
+    assert v is not None and v.verdict == "disagrees"
+    # The disagreement names the point that sets the figure.
+    assert v.detail == ["a.csv: 2%: gasa 80, lru 100 (-20.0%)"]
+    v = score(claim(-45.0), DF, NO_GATE)  # -20% is short of half of 45%
+    assert v is not None and v.verdict == "disagrees"
+    # A gain of the wrong sign never agrees: b.csv alone, "up to 10% more", best +5% in 5% … 20%.
+    gain = replace(claim(10.0), aggregate="max")
+    v = score(gain, DF[DF["trace"] == "b.csv"], NO_GATE)
+    assert v is not None and v.verdict == "agrees"
+    v = score(replace(gain, lo=up_to(-10.0)[0], hi=up_to(-10.0)[1]), DF[DF["trace"] == "b.csv"], NO_GATE)
+    assert v is not None and v.verdict == "disagrees"
 
 
 def test_mean_and_share() -> None:
@@ -85,7 +111,8 @@ def test_a_workload_that_cannot_test_the_claim_is_never_scored() -> None:
     # b.csv cannot test a flash-write claim: scored on a.csv alone, which agrees.
     v = score(c, DF, testable.Gate("gasa", {"a.csv": RICH, "b.csv": flat}))
     assert v is not None and v.verdict == "agrees"
-    assert v.fcsim == "holds at 2 of 2 (trace, size) points (untestable on b)"
+    # The table names the trace left out and why (issue 41).
+    assert v.fcsim == "holds at 2 of 2 (trace, size) points (untestable on b: write reuse 1%→10% 0.6%)"
     # Neither can: untestable, with each one's reason.
     v = score(c, DF, testable.Gate("gasa", {"a.csv": flat, "b.csv": flat}))
     assert v is not None and v.verdict == "untestable"

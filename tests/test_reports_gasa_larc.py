@@ -40,7 +40,7 @@ def _gasa_rows() -> pd.DataFrame:
                         "point": json.dumps({"size": size, "policy": policy, "trace": trace}),
                         "trace": trace,
                         "policy": policy,
-                        "size_pages": 10 * (i + 1),
+                        "size_pages": 256 * 2**i,
                         "page_size": 4096,
                         "requests": 500,
                         "accesses": 1000,
@@ -95,6 +95,14 @@ def test_gasa_report(tmp_path: Path) -> None:
     ):
         assert part in text
     assert text.index("## Setup as the paper states it") < text.index("## Flash writes")
+    # Issue 41's added claims, each with the paper's figure and section.
+    for claim in (
+        "| CFLRU's and LRU-WSR's hit ratios are approximate to LRU's (within 5%) | §IV.B.1, Fig. 9: ",
+        "| Every flash-aware policy has more write hits on dirty pages than LRU | §IV.B.1, Fig. 11: ",
+        "| On read-dominant traces GASA has more hits on clean pages than LRU, CFLRU and LRU-WSR |",
+        "| On write-dominant traces GASA has fewer hits on clean pages than LRU, CFLRU and LRU-WSR |",
+    ):
+        assert claim in text
     # Flash writes are the buffer's writes to the FTL: GASA (j = 5) writes 15 fewer pages than LRU
     # of 500 at 1%; with GC copies counted it would write five times as many.
     assert "| rd.csv | read-dominant | -3.1% … -3.0% |" in text

@@ -27,7 +27,7 @@ EVERY_LOAD = ", ".join(f"{load:.0%} (time x{scale:g})" + " {}" for scale, load i
 def _lcr_rows() -> pd.DataFrame:
     rows = []
     # LCR's mean response relative to LRU's, GCaR-CFLRU's and CFLRU's (same for the std).
-    factors = {"lru": 1.0, "cflru": 0.98, "gcar-cflru": 0.72, "lcr": 0.70}
+    factors = {"lru": 1.0, "cflru": 0.98, "gcar-cflru": 0.90, "lcr": 0.70}
     for name, reads, writes, gain in (("web_0", 30_000, 70_000, True), ("financial2", 82_000, 18_000, False)):
         for scale, load in LCR_LOADS.items():
             # Page reads x 25 us + page writes x 200 us over 64 chips and the span: U = 10% at
@@ -84,14 +84,15 @@ def test_lcr_profile_part(tmp_path: Path) -> None:
     cells = " | ".join(f"-30.0% ({u}%; n/a)" for u in (10, 30, 50, 70, 90))
     assert f"| web_0 | {cells} |" in text
     assert (tmp_path / "gain_vs_utilisation_profiles.png").stat().st_size > 10_000
-    # web_0 misses GCaR-CFLRU's -5.2%: a disagreement in numbers.
+    # web_0's -22.2% against GCaR-CFLRU is more than twice the paper's "up to" 5.2%: a
+    # disagreement in numbers ("up to" is a band, not a floor).
     assert (
         "- **LCR cuts GCaR-CFLRU's mean response by the trace's 'up to' figure** (§IV.B.1, Fig. 5: up to "
-        "web_0 -5.2%, ts_0 -5.9%, proj_0 -12.3%, wdev_2 -10.1%)" in text
+        "web_0 -5.2%, ts_0 -5.9%, proj_0 -12.3%, wdev_2 -10.1%" in text
     )
     assert (
-        "holds on 0 of 1 traces: lcr-web_0, scale 0.5 -2.8% over 5 (trace, load) points (paper at most -5.2%)"
-        in text
+        "holds on 0 of 1 traces: lcr-web_0, scale 0.5 least -22.2% over 5 (trace, load) points (-22.2%) "
+        "(paper -10.4% to -2.6%)" in text
     )
     for png in ("response_mean_profiles", "response_std_profiles", "hit_ratio_profiles"):
         assert (tmp_path / f"{png}.png").stat().st_size > 10_000
@@ -100,18 +101,19 @@ def test_lcr_profile_part(tmp_path: Path) -> None:
 def test_lcr_profile_verdicts() -> None:
     d = lcr._profile_frame(_lcr_rows())
     v = {x.claim.id: x for x in lcr.profile_verdicts(d, testable.Gate("lcr", None))}
-    # web_0 is held to its own figures: -30% vs LRU meets "up to -24.8%"; -2.8% vs GCaR-CFLRU
-    # misses its -5.2%; its std is held to ts_0's -43.9%, as the paper likens them.
+    # web_0 is held to its own figures, each "up to X" read as X/2 to 2X: -30% vs LRU is within
+    # "up to -24.8%"'s band; -22.2% vs GCaR-CFLRU is beyond twice its -5.2%; its std is held to
+    # ts_0's -43.9% (band -87.8% to -21.95%), as the paper likens them.
     assert v["p-mean-lru"].verdict == "agrees"
     assert (
-        "lcr-web_0, scale 0.5 -30.0% over 5 (trace, load) points (paper at most -24.8%)"
+        "lcr-web_0, scale 0.5 least -30.0% over 5 (trace, load) points (-30.0%) (paper -49.6% to -12.4%)"
         in v["p-mean-lru"].fcsim
     )
     assert v["p-mean-gcar-cflru"].verdict == "disagrees"
-    assert v["p-std-lru"].verdict == "disagrees" and "(paper at most -43.9%)" in v["p-std-lru"].fcsim
-    # The abstract's "as much as 39.2%" against the best profile: -30% falls short.
-    assert v["gain-resp_mean_us-lru"].verdict == "disagrees"
-    assert v["gain-resp_mean_us-lru"].fcsim.startswith("-30.0% … +0.0% over 10 (trace, load) points")
+    assert v["p-std-lru"].verdict == "agrees" and "(paper -87.8% to -21.95%)" in v["p-std-lru"].fcsim
+    # The abstract's "as much as 39.2%" against the best profile: -30% is within its band.
+    assert v["gain-resp_mean_us-lru"].verdict == "agrees"
+    assert v["gain-resp_mean_us-lru"].fcsim.startswith("least -30.0% over 10 (trace, load) points")
     # financial2: the four policies tie, which is the paper's "almost no improvement"; web_0's
     # 26% dirty evictions are within 10 points of its 24%; LCR is never beaten.
     assert v["p-none"].verdict == v["p-dirty"].verdict == v["p-lowest-resp_mean_us"].verdict == "agrees"

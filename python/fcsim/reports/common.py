@@ -18,10 +18,10 @@ MARKERS |= {"gcar-cflru": "v", "lcr": "*"}
 
 
 def left_out(gate: testable.Gate, claim: str, traces: list[str]) -> str:
-    """ " (untestable on A, B)" naming the traces a claim over several traces left out; empty
-    when none."""
-    out = [testable.short(t) for t in traces if not gate.ok(claim, t)]
-    return f" (untestable on {', '.join(out)})" if out else ""
+    """ " (untestable on A: why; B: why)" naming the traces a claim over several traces left
+    out, each with its reason; empty when none."""
+    out = [f"{testable.short(t)}: {w}" for t in traces if (w := gate.why(claim, t)) is not None]
+    return f" (untestable on {'; '.join(out)})" if out else ""
 
 
 def size_pct(df: pd.DataFrame) -> pd.Series:
