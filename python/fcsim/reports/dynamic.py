@@ -735,11 +735,15 @@ def measured(verdicts: list[Verdict], frames: list[pd.DataFrame], gate: testable
     rows = pd.concat(frames, ignore_index=True)
     open_gate = testable.Gate(gate.paper, None)
     out = []
+    traces = list(dict.fromkeys(rows["trace"]))
     for v in verdicts:
-        if v.verdict == "untestable" and isinstance(v.claim, Claim):
-            m = evaluate([v.claim], rows, open_gate)
+        c = v.claim
+        gated = isinstance(c, Claim) and any(gate.why(c.family, t) is not None for t in traces)
+        if gated:
+            m = evaluate([c], rows, open_gate)
             if m and m[0].verdict != "untestable":
-                v = replace(v, fcsim=f"{v.fcsim}; measured there (not scored): {m[0].fcsim}")
+                what = "measured there" if v.verdict == "untestable" else "measured on every profile"
+                v = replace(v, fcsim=f"{v.fcsim}; {what} (not scored): {m[0].fcsim}")
         out.append(v)
     return out
 
@@ -1025,14 +1029,16 @@ def _picks(st: pd.DataFrame, u: Mapping[int, float], pages: float, chips: float)
 
 
 def _adapted_resp(r: Any) -> float:
-    """Mean response of a dynamic run's windows after its first training (the adapted run)."""
+    """Mean response of a dynamic run's windows after its first training (the adapted run; with
+    offline U, the windows after the first)."""
     flags = np.asarray(r.split_training if r.split_training is not None else [], dtype=float)
     resp = np.asarray(r.split_resp_mean_us if r.split_resp_mean_us is not None else [], dtype=float)
     n = getattr(r, "split_stretch_requests", None)
     n = np.asarray(n if n is not None else [], dtype=float)
-    if len(n) != len(flags) or not (flags == 1).any():
+    if len(n) != len(flags) or not len(flags):
         return float("nan")
-    after = np.arange(len(flags)) > np.argmax(flags == 1)
+    # Without training (offline U): every window after the first (the first decision's).
+    after = np.arange(len(flags)) > (np.argmax(flags == 1) if (flags == 1).any() else 0)
     keep = after & (flags == 0) & (n > 0)
     return float((resp[keep] * n[keep]).sum() / n[keep].sum()) if keep.any() else float("nan")
 
@@ -1261,18 +1267,24 @@ def _why(
         f"objective mismatch: the rule's perfect pick {pct(ss[i])} vs the oracle {best_op}%",
         f"wrong U: with trained U {pct(tr)}",
         f"wrong MR: the windows' most frequent pick {pct(picked)}",
-        "training cost: the whole run "
-        + ("n/a" if np.isnan(train) else f"{train:+.1f}% over its adapted windows")
+        ("training cost: the whole run " if r.training == "live" else "no training; the whole run ")
+        + (
+            "n/a"
+            if np.isnan(train)
+            else f"{train:+.1f}% over its "
+            + ("adapted windows" if r.training == "live" else "windows after the first")
+        )
         + (
             f", {int(r.split_trainings)} trainings (each shrinks the cache to 15% of the SSD,"
             " OP 85%, and regrows it: the windows after it refill a cold cache)"
             if r.training == "live" and pd.notna(getattr(r, "split_trainings", None))
             else ""
         ),
+        f"{int(r.split_resizes)} resizes" if pd.notna(getattr(r, "split_resizes", None)) else "",
     ]
     return [
         f"- {name}, {r.training}, {'eq. 5' if i == 0 else 'per request'}, T = {r.window:g}: "
-        f"{vs:+.1f}% over the best static. " + "; ".join(parts) + "."
+        f"{vs:+.1f}% over the best static. " + "; ".join(p for p in parts if p) + "."
     ]
 
 
