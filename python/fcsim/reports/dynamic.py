@@ -603,9 +603,10 @@ def _profile_part(
         ),
         "- SSD: sized to each profile's working set in Table II's proportions, "
         + ", ".join(f"{k} {v:g}%" for k, v in PAPER_SSD.items())
-        + "; the `dynamic` preset as above (4 chips). Static splits 15-85% and the dynamic split, with",
-        "  T as §IV sets it: 2x the SSD (8 GB for 4 GB) for Financial1 and Homes, 2.5x (40 GB for 16 GB)",
-        "  for Exchange and MSNFS.",
+        + "; the `dynamic` preset as above (4 chips). Static splits 15-85% and the dynamic split: the",
+        f"  {HEADLINE} at the T Fig. 6's rule picks (the table's T column; where it did not run, the",
+        f"  {LIVE}), the {LIVE} at T as §IV sets it: 2x the SSD (8 GB for 4 GB) for Financial1 and",
+        "  Homes, 2.5x (40 GB for 16 GB) for Exchange and MSNFS.",
         "- Closed loop (`sim.queue_depth=1`: the service latency of eq. 4): the profiles' arrivals are",
         "  their donors' stretched to 1,000/s, not the paper's recorded times.",
         "",
