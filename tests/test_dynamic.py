@@ -273,7 +273,7 @@ def test_the_summary_opens_with_one_table_per_workload() -> None:
     assert "| Homes | 4 | eq. 5 | live | 2,600 |  | +30.0% | 2 | no decision (not saturated) |" in text
     # Warm-up and drift: the first window apart, the longest stretch at one split (OP 55%).
     assert "- Homes (T = 2): first window 300 µs over 100 requests, the 19 stretches after it" in text
-    assert "at OP 55%, windows 11-20: 1,990 → 2,080 µs (+5%)" in text
+    assert "at OP 55%, windows 11-20: 1,990 → 2,080 µs (+5%); OP by window: 35%, 45%," in text
     # The loss in numbers: the windows' pick, 55%, is 10% slower than the oracle; the training
     # (the run's 2,200 against its adapted windows' 2,100) costs +4.8%.
     assert "wrong MR: the windows' most frequent pick 55% (+10.0%)" in text

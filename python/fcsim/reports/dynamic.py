@@ -1247,7 +1247,9 @@ def _warmup(name: str, r: Any) -> list[str]:
     return [
         f"- {name} (T = {r.window:g}): first window {resp[0]:,.0f} µs over {int(n[0]):,} requests, "
         f"the {int(rest.sum())} stretches after it {after:,.0f} µs "
-        f"(whole run {r.resp_mean_us:,.0f} µs){drift}."
+        f"(whole run {r.resp_mean_us:,.0f} µs){drift}; OP by window: "
+        + ", ".join(f"{x * 100:.0f}%" for x in spare)
+        + "."
     ]
 
 
