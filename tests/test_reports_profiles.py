@@ -203,3 +203,51 @@ def test_dynamic_profile_verdicts() -> None:
     assert v["close"].fcsim.startswith("dynamic-homes, scale 0.1 at 80%: no decision (2 of 4)")
     # The claims that do not read the dynamic run are still scored.
     assert v["best-static"].verdict == "disagrees"
+    # The 4-decision rule holds for the lifetime claim too (Homes' 900 erasures are below every
+    # typical OP's, but a run that decided twice is not scored).
+    assert v["lifetime"].verdict == "untestable"
+    assert "no decision (2 of 4)" in v["lifetime"].fcsim
+
+
+def test_dynamic_lifetime_is_scored_with_enough_decisions() -> None:
+    v = {x.claim.id: x for x in dynamic.profile_verdicts(_dynamic_rows(), testable.Gate("dynamic", None))}
+    # 900 erasures against 1,200 … 1,120 at OP 15-35%: -19.6% below the least of them.
+    assert v["lifetime"].verdict == "agrees" and "(-19.6 … -19.6)" not in v["lifetime"].fcsim
+    assert "holds at 2 of 2 (trace, size) points" in v["lifetime"].fcsim
+
+
+def test_dynamic_headline_and_live_variant_are_scored_apart() -> None:
+    rows = _dynamic_rows()
+    static = rows[rows["split"] != "dynamic"]
+    # The live variant 30% slower than the headline on each workload.
+    live = pd.concat(
+        [static, rows[rows["split"] == "dynamic"].assign(resp_mean_us=lambda d: d["resp_mean_us"] * 1.3)]
+    )
+    v = {x.claim.id: x for x in dynamic.profile_verdicts(rows, testable.Gate("dynamic", None), live)}
+    assert "holds at 1 of 2 (trace, size) points" in v["close"].fcsim
+    assert v["close-live"].verdict == "disagrees"
+    assert dynamic.LIVE in v["close-live"].claim.text
+    assert "holds at 0 of 2 (trace, size) points" in v["close-live"].fcsim
+
+
+def test_gate_untestable_rows_print_what_was_measured() -> None:
+    # A gate that keeps no workload for the split claims: the row still gives the figure.
+    class Gate(testable.Gate):
+        def why(self, claim: str, trace: str) -> str | None:
+            return "locality 42%" if claim in ("split", "lifetime") else None
+
+    gate = Gate("dynamic", {})
+    v = {x.claim.id: x for x in dynamic.profile_verdicts(_dynamic_rows(), gate)}
+    assert v["close"].verdict == "untestable"
+    assert "measured there (not scored): holds at 1 of 2 (trace, size) points (2.5 … 10)" in v["close"].fcsim
+
+
+def test_falls_allows_a_tenth_of_a_percent_of_the_level() -> None:
+    def rises(values: list[float]) -> float:
+        g = pd.DataFrame({"split": [f"{s / 100:.2f}" for s in range(15, 95, 10)], "spare": range(15, 95, 10)})
+        return dynamic._rises(g.assign(erasures=values), "erasures")
+
+    # +1 erasure out of 600 (0.17%) is a rise; +1 out of 20,907 (0.005%) is flat.
+    assert rises([700, 650, 600, 601, 590, 580, 570, 560]) == 1
+    assert rises([21000, 20950, 20907, 20908, 20900, 20800, 20700, 20600]) == 0
+    assert dynamic.FALL_TOL == 0.1
