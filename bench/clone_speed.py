@@ -71,7 +71,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "cloudphysics.clone"
         fcsim.clone(str(TRACE), str(model))
-        rows, rates, parts = [], [], []
+        rows, rates, parts, renewal = [], [], [], []
         for label, length in LENGTHS.items():
             runs = [run(f"clone={model},scale=10,length={REQUESTS * length}") for _ in range(a.runs)]
             rates.append((max(r[0] for r in runs), max(r[4] for r in runs)))
@@ -87,6 +87,7 @@ def main() -> None:
             stack, rss, n = runs[0][1], max(r[2] for r in runs), runs[0][3]
             rate, cpu = max(r[0] for r in runs), max(r[4] for r in runs)
             rows.append(f"| {label} | {n:,} | {rate:.1f} M | {cpu:.1f} M | {stack:.0f} MiB | {rss:.0f} MiB |")
+            renewal.append((cpu, rss))
         for name in PROFILES:
             runs = [run(f"profile={name}") for _ in range(a.runs)]
             stack, rss, n = runs[0][1], max(r[2] for r in runs), runs[0][3]
@@ -99,6 +100,8 @@ def main() -> None:
     commit = subprocess.run(head, cwd=ROOT, capture_output=True, text=True).stdout
     wall, cpu = rates[0]
     target = "met" if wall >= 5 else ("met per CPU second only" if cpu >= 5 else "**not met**")
+    rcpu = (min(c for c, _ in renewal), max(c for c, _ in renewal))
+    rrss = (min(r for _, r in renewal), max(r for _, r in renewal))
     lines = [
         SECTION,
         "",
@@ -122,6 +125,10 @@ def main() -> None:
         f"Issue 26's target of 5 M requests/s at 10x length and working set is {target} "
         f"({wall:.1f} M/s, {cpu:.1f} M per CPU second).",
         "Memory follows the model, not the length: compare the 100x and 200x rows.",
+        f"The renewal clone runs at {rcpu[0]:.1f}-{rcpu[1]:.1f} M requests per CPU second, also short of",
+        "5 M. Its state column is read when the run ends, after the pages of its last run were freed;",
+        f"its peak RSS is its memory ({rrss[0]:.0f}-{rrss[1]:.0f} MiB from its own run to 200x the",
+        "original's requests).",
         f"At 10x the first request comes {parts[0][0]:.1f} ms after the generator is built, and the",
         f"second half of the requests runs at {parts[0][1]:.1f} M/s (wall) against {wall:.1f} M/s for the",
         "whole: "
