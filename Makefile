@@ -32,8 +32,10 @@ lint: $(VENV)/.installed
 rust-test:
 	cargo test -p fcsim -p fcsim-fuzz --profile quick
 
+# Two workers (pytest-xdist), one per core of the machines fcsim is tested on: the tests are
+# independent processes' work (each writes under its own tmp_path).
 py-test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q tests
+	$(BIN)/python -m pytest -q -n 2 tests
 
 test: lint rust-test py-test
 
