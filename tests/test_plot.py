@@ -208,7 +208,7 @@ def test_synthetic_workloads_say_so() -> None:
     plt.close(fig)
     # A figure of one synthetic trace whose panels do not name it says so in its title.
     fig = plot.run_plot(run_rows(), None)
-    assert "synthetic" in fig.get_suptitle()
+    assert "synthetic" in " ".join(fig.get_suptitle().split())
     plt.close(fig)
 
 
@@ -286,13 +286,13 @@ def test_rows_on_one_point_are_averaged_and_said() -> None:
         [d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)]
     )
     fig = plot.figure(both, "size_pct", "hit_ratio", by="policy")
-    assert "each point the mean of rows that differ in stack_write" in fig.get_suptitle()
+    assert "each point the mean of rows that differ in stack_write" in " ".join(fig.get_suptitle().split())
     line = fig.axes[0].lines[0]
     assert list(line.get_xdata()) == sorted(set(d["size_pct"]))
     assert line.get_ydata()[0] == pytest.approx(d["hit_ratio"].iloc[0] + 0.05)
     plt.close(fig)
     fig = plot.figure(d, "size_pct", "hit_ratio", by="policy")
-    assert "mean of rows" not in fig.get_suptitle()
+    assert "mean of rows" not in " ".join(fig.get_suptitle().split())
     plt.close(fig)
 
 
@@ -369,7 +369,7 @@ def test_saturated_points_are_drawn_apart_and_the_load_is_said() -> None:
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "saturated (response grows with the run)" in legend
     assert "closed loop: saturated by construction" in legend
-    title = fig._suptitle.get_text()
+    title = " ".join(fig._suptitle.get_text().split())
     assert "at the traces' times; in a closed loop of 8 outstanding requests" in title
     assert "disk 13x" in title and "flash 0.5x" in title
     hollow = [
