@@ -590,3 +590,13 @@ def test_mrc_compare_writes_curve_reference_and_errors(tmp_path: Path) -> None:
     t = pd.read_csv(out)
     assert {"seed", "miss_ratio", "reference", "abs_error"} <= set(t.columns) and t["seed"].nunique() == 3
     assert png.exists()
+
+
+def test_trace_info_prints_the_start_as_a_date() -> None:
+    # MSR Cambridge times are Windows FILETIME: hm_0 starts on 22 February 2007 (the traces'
+    # week began then); --json keeps the raw ns.
+    r = cli("trace", "info", TRACES / "msr_hm_0_excerpt1000.csv")
+    assert r.returncode == 0, r.stderr
+    assert "first at 2007-02-22 17:22:09 UTC (Windows FILETIME)" in r.stdout
+    r = cli("trace", "info", TRACES / "msr_hm_0_excerpt1000.csv", "--json")
+    assert json.loads(r.stdout)["time_first_ns"] > 10**19

@@ -470,6 +470,22 @@ def _fmt_ns(ns: int) -> str:
     return f"{ns / 1e9:.3f} s"
 
 
+def _start_time(fmt: str, ns: int) -> str:
+    """A trace's first timestamp for a reader (``--json`` keeps the raw ns): a date and time for
+    MSR Cambridge (Windows FILETIME, from 1601-01-01 UTC) and for a value that reads as Unix time
+    (2001 to 2100), else the time after the trace's own zero."""
+    import datetime as dt
+
+    utc = dt.UTC
+    if fmt == "msr":
+        when = dt.datetime(1601, 1, 1, tzinfo=utc) + dt.timedelta(microseconds=ns // 1000)
+        return f"{when:%Y-%m-%d %H:%M:%S} UTC (Windows FILETIME)"
+    if 1e18 <= ns < 4.1e18:
+        when = dt.datetime.fromtimestamp(ns / 1e9, tz=utc)
+        return f"{when:%Y-%m-%d %H:%M:%S} UTC, if Unix time"
+    return f"{_fmt_ns(ns)} after the trace's zero"
+
+
 def cmd_info(a: argparse.Namespace) -> int:
     info = fcsim.trace_info(a.trace, **_common(a))
     if a.json:
@@ -493,8 +509,8 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
         f"bytes          {info['bytes']:,}"
         + (f" (mean request {info['bytes'] / req:,.1f} B)" if req else ""),
-        f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
-        f"{info['out_of_order']:,} out of order)",
+        f"time span      {_fmt_ns(info['span_ns'])} (first at "
+        f"{_start_time(info['format'], info['time_first_ns'])}; {info['out_of_order']:,} out of order)",
     ]
     if not info["timed"]:
         lines[-1] = "time span      none: the trace has no timestamps (requests keep their order)"
