@@ -630,7 +630,9 @@ def figure(
             _y_axis(ax, values, col in logs, zero)
             if not bars:
                 for same in _coincident(series, ax.get_ylim(), col in logs):
-                    where = ", ".join(t for t in (facet_names(fv), ylabel_of(col)) if t)
+                    where = ", ".join(
+                        t for t in (facet_names(fv), ylabel_of(col) if len(ys) > 1 else "") if t
+                    )
                     coincide.setdefault(tuple(same), []).append(where)
                 log_x = xlog
                 pos_x = [float(v) for v in f[x].dropna()]
