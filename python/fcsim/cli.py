@@ -1099,6 +1099,7 @@ def cmd_plot(a: argparse.Namespace) -> int:
     for c in ys:
         if not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]):
             raise fcsim.ConfigError(f"{a.table}: column {c!r} is not numeric; --y takes numeric columns")
+    varied = [] if a.facet else plot.settings_mixed(table, [c for c in (a.by, a.x) if c], ys)
     plot.figure(
         table,
         a.x,
@@ -1113,6 +1114,8 @@ def cmd_plot(a: argparse.Namespace) -> int:
         title=a.title,
         mixed="facet",
     )
+    if varied:
+        say(f"fcsim: note: rows differ in {', '.join(varied)} on no axis: one panel per value (--facet)")
     print(f"wrote {out}")
     return 0
 
