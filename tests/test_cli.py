@@ -600,3 +600,20 @@ def test_trace_info_prints_the_start_as_a_date() -> None:
     assert "first at 2007-02-22 17:22:09 UTC (Windows FILETIME)" in r.stdout
     r = cli("trace", "info", TRACES / "msr_hm_0_excerpt1000.csv", "--json")
     assert json.loads(r.stdout)["time_first_ns"] > 10**19
+
+
+def test_run_plot_facets_one_setting_and_refuses_two(tmp_path: Path) -> None:
+    # Issue 42: --set stack.disks=1,8 drew one p99 per size, the mean of 1 disk's and 8 disks'.
+    systor = TRACES / "systor17_vdi_sample1000.csv.gz"
+    ssd = ("--set", "stack.kind=ssd-cache", "--set", "stack.disks=1,8")
+    png = tmp_path / "p.png"
+    r = cli("run", systor, "--policy", "lru", "--size", "5%,10%", *ssd, "--plot", png)
+    assert r.returncode == 0, r.stderr
+    assert png.exists()
+    # Two settings that vary apart: the rows are printed and written, the figure refused.
+    out, png = tmp_path / "two.csv", tmp_path / "two.png"
+    two = (*ssd, "--set", "stack.disk=flat,15k", "--out", out, "--plot", png)
+    r = cli("run", systor, "--policy", "lru", "--size", "5%,10%", *two)
+    assert r.returncode != 0 and not png.exists() and out.exists()
+    assert len(r.stdout.splitlines()) == 9 and f"fcsim: wrote {out} (rows)" in r.stderr
+    assert "differ in disk, stack_disks, which are on no axis" in r.stderr.splitlines()[-1]

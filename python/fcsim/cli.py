@@ -263,6 +263,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.json or a.quiet:
         table_columns(df, columns)  # a bad --columns is an error whatever is printed
     wrote: list[str] = []
+    plot_error: fcsim.ConfigError | None = None
     if a.out:
         output.write_table(df, a.out, inputs)
         wrote.append(f"{a.out} (rows)")
@@ -277,11 +278,9 @@ def cmd_run(a: argparse.Namespace) -> int:
         seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
         try:
             plot.run_plot(summary if seeded else df, a.plot)
-        except fcsim.ConfigError as e:
-            for line in wrote:
-                say(f"fcsim: wrote {line}")
-            raise fcsim.ConfigError(f"--plot {a.plot}: {e}") from None
-        wrote.append(f"{a.plot} (figure)")
+            wrote.append(f"{a.plot} (figure)")
+        except fcsim.ConfigError as e:  # the rows are still printed and written; the error comes last
+            plot_error = fcsim.ConfigError(f"--plot {a.plot}: {e}")
         if epochs is not None:
             plot.epoch_plot(epochs, output.beside(a.plot, "epochs"), rows=df)
             wrote.append(f"{output.beside(a.plot, 'epochs')} (per-epoch figure)")
@@ -308,6 +307,8 @@ def cmd_run(a: argparse.Namespace) -> int:
         say(f"fcsim: skipped {bad} malformed line(s) in {a.trace}")
     for line in wrote:  # on stderr, so that --json's stdout stays rows only
         say(f"fcsim: wrote {line}")
+    if plot_error is not None:
+        raise plot_error
     return 0
 
 

@@ -443,8 +443,10 @@ def figure(
         elif varied:
             from fcsim._core import ConfigError
 
+            varied = _distinct(d, varied)
             raise ConfigError(
-                f"rows drawn at one point differ in {', '.join(varied)}, which is on no axis: "
+                f"rows drawn at one point differ in {', '.join(varied)}, "
+                f"{'which is' if len(varied) == 1 else 'which are'} on no axis: "
                 "their mean would be no run's; keep one value (fcsim plot --where COLUMN=VALUE) or "
                 f"draw it (--by or --facet {varied[0]})"
             )
@@ -803,6 +805,19 @@ def settings_mixed(d: pd.DataFrame, keys: list[str], ys: Sequence[str] = ()) -> 
     if not keys or not d.duplicated(keys).any():
         return []
     return _varied(d, keys, [c for c in d.columns if c not in (*keys, *ys) and _setting(d, c)])
+
+
+def _distinct(d: pd.DataFrame, varied: list[str]) -> list[str]:
+    """``varied`` without the columns whose value follows from one kept before them (an echo:
+    ``stack_disk_ms`` of ``disk``; a ``--set`` axis ``axis_*`` of its ``stack_*``), the
+    ``axis_*`` ones considered last."""
+    kept: list[str] = []
+    for c in sorted(varied, key=lambda c: c.startswith("axis_")):
+        if not any(
+            d[[k, c]].astype(str).drop_duplicates().shape[0] == d[k].astype(str).nunique() for k in kept
+        ):
+            kept.append(c)
+    return kept
 
 
 def _together(d: pd.DataFrame, keys: list[str], varied: list[str]) -> str | None:
