@@ -617,3 +617,20 @@ def test_run_plot_facets_one_setting_and_refuses_two(tmp_path: Path) -> None:
     assert r.returncode != 0 and not png.exists() and out.exists()
     assert len(r.stdout.splitlines()) == 9 and f"fcsim: wrote {out} (rows)" in r.stderr
     assert "differ in disk, stack_disks, which are on no axis" in r.stderr.splitlines()[-1]
+
+
+def test_run_plot_with_seeds_draws_each_point_at_its_mean_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A percent size of a synth: trace resolves to pages per seed; the summary's size_pages is
+    # null there, and the figure was empty.
+    from fcsim import plot
+
+    seen = []
+    monkeypatch.setattr(plot, "run_plot", lambda df, path, title=None: seen.append(df))
+    spec = "synth:zipf,alpha=0.9,requests=5000,pages=2000"
+    r = cli(
+        "run", spec, "--policy", "lru", "--size", "1%,10%", "--seeds", "2", "--plot", tmp_path / "s.png", "-q"
+    )
+    assert r.returncode == 0, r.stderr
+    assert seen[0]["size_pages"].notna().all() and len(seen[0]) == 2

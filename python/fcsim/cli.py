@@ -276,8 +276,19 @@ def cmd_run(a: argparse.Namespace) -> int:
     if a.plot:
         # With seeds, each point's means (one line per policy, not one zigzag through its seeds).
         seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
+        drawn = df
+        if seeded and summary is not None:
+            # A percent size resolves to pages per seed (a synth: trace's working set varies
+            # with its seed), so the summary leaves size_pages null there: each point is drawn
+            # at its seeds' mean size.
+            mean = df.groupby("size")["size_pages"].mean() if "size" in df.columns else pd.Series(dtype=float)
+            drawn = summary.assign(
+                size_pages=summary["size_pages"]
+                .astype("Float64")
+                .fillna(summary["size"].map(mean).astype("Float64"))
+            )
         try:
-            plot.run_plot(summary if seeded else df, a.plot)
+            plot.run_plot(drawn, a.plot)
             wrote.append(f"{a.plot} (figure)")
         except fcsim.ConfigError as e:  # the rows are still printed and written; the error comes last
             plot_error = fcsim.ConfigError(f"--plot {a.plot}: {e}")
