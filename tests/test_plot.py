@@ -500,7 +500,10 @@ def test_the_epoch_plot_says_which_runs_saturated() -> None:
     try:
         title = fig._suptitle.get_text().replace("\n", " ")
         assert "lru 100p (disk 1.26x)" in title and "fifo" not in title
-        assert not plot.outside(fig)
+        assert not plot.outside(fig) and not plot.over_title(fig)
+        # Runs drawn thinner in turn, so that one over another shows (the legend says so).
+        widths = [h.get_linewidth() for h in fig.legends[0].legend_handles[:2]]
+        assert widths[0] > widths[1] and "coincide" in fig.legends[0].get_texts()[-1].get_text()
     finally:
         plt.close(fig)
     fig = plot.epoch_plot(_epochs(), None, rows=rows.assign(saturated=False))

@@ -973,6 +973,20 @@ def outside(fig: Any) -> list[str]:
     return bad
 
 
+def _title_beside_legend(fig: Any, text: str, fontsize: float = 10) -> None:
+    """Sets ``fig``'s title centred over the space left of its legend and wrapped to that width
+    (a character about 0.62 em), so that the legend never covers it (:func:`over_title`)."""
+    left = 1.0
+    if fig.legends:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        left = min(leg.get_window_extent(renderer).x0 for leg in fig.legends) / fig.bbox.width
+    inches = left * fig.get_size_inches()[0]
+    chars = max(30, int(0.95 * inches * 72 / (0.62 * fontsize)))
+    wrapped = "\n".join(textwrap.fill(t, chars) for t in text.split("\n"))
+    fig.suptitle(wrapped, fontsize=fontsize, x=left / 2)
+
+
 def over_title(fig: Any) -> bool:
     """Whether a legend of ``fig`` overlaps its title (``suptitle``) when drawn. A test's check."""
     title = fig._suptitle
@@ -1353,12 +1367,15 @@ def epoch_plot(
     )
     lines = list(dict.fromkeys(d["line"]))
     colour = dict(zip(lines, _colours(len(lines)), strict=True))
+    # Each run's steps thinner than the one before, drawn over it: runs that coincide show as a
+    # thin line inside a wide one (the legend says so).
+    width = {g: 4.0 - 3.0 * i / max(len(lines) - 1, 1) for i, g in enumerate(lines)}
     for ax, (col, name, second) in zip(axes[:, 0], panels, strict=True):
         values: list[float] = []
         for line, g in d.groupby("line", sort=False):
             # Each epoch a step over its own span (an empty epoch's ratio is a gap).
             edges = [*g["x0"], g["x1"].iloc[-1]]
-            ax.stairs(g[col].astype(float), edges, color=colour[line], baseline=None)
+            ax.stairs(g[col].astype(float), edges, color=colour[line], linewidth=width[line], baseline=None)
             values += [float(v) for v in g[col].dropna()]
             if second is not None:
                 ax.stairs(
@@ -1383,7 +1400,16 @@ def epoch_plot(
         ax.grid(True, which="both", alpha=0.3)
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=colour[g], label=g) for g in lines]
+    handles = [Line2D([], [], color=colour[g], linewidth=width[g], label=g) for g in lines]
+    if len(lines) > 1:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                label="lines drawn thinner in turn:\na thin one inside a wide one\nis two runs that coincide",
+            )
+        )
     fig.legend(handles=handles, loc="outside right upper", fontsize=7)
     axes[-1][0].xaxis.set_major_formatter(plain_formatter())
     axes[-1][0].set_xlabel("simulated time (s)" if timed else "epoch")
@@ -1391,8 +1417,8 @@ def epoch_plot(
     head = title or traces + " per epoch"
     responses = "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any()
     if rows is not None and responses and (said := _saturation_line(rows)):
-        head += "\n" + textwrap.fill(said, 78)
-    fig.suptitle(head, fontsize=10)
+        head += "\n" + said
+    _title_beside_legend(fig, head)
     if path is None:
         return fig
     save(fig, path)
