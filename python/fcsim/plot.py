@@ -480,7 +480,7 @@ def figure(
     # Markers shrinking line by line, each drawn over the ones before: coinciding points show as
     # markers of different shapes and colours one inside another (filled: a hollow marker is a
     # saturated point's).
-    size_of = {g: 9.0 - 4.5 * i / max(len(groups) - 1, 1) for i, g in enumerate(groups)}
+    size_of = {g: 9.5 - 4.0 * i / max(len(groups) - 1, 1) for i, g in enumerate(groups)}
     coincide: dict[tuple[Any, ...], list[str]] = {}
 
     def ylabel_of(c: str) -> str:
@@ -574,7 +574,7 @@ def figure(
                         marker=marker_of[g],
                         markersize=size_of[g],
                         markeredgecolor="white",
-                        markeredgewidth=0.5,
+                        markeredgewidth=0.3,
                         linestyle=dash_of[g],
                         color=colour[g],
                         linewidth=1.3,
