@@ -59,7 +59,7 @@ COLUMNS = [
     "runtime_s",
     "load_balance",
     "sim_seconds",
-    "requests_per_s",
+    "requests_per_wall_s",
     "bad_lines",
     "read_hits_dirty",
     "write_hits_dirty",
@@ -85,7 +85,7 @@ def test_simulate_returns_the_documented_row() -> None:
     assert row.hits == row.read_hits + row.write_hits
     assert row.hit_ratio == pytest.approx(row.hits / row.accesses)
     assert row.device is None and row.erasures is None
-    assert row.requests == 1000 and row.requests_per_s > 0
+    assert row.requests == 1000 and row.requests_per_wall_s > 0
 
 
 def test_sizes_in_bytes_pages_and_percent() -> None:
@@ -115,7 +115,7 @@ def test_run_grid_order_and_threads() -> None:
 def test_reading_ahead_changes_no_result() -> None:
     # A compressed text trace and a generator are read on a second thread unless
     # sim.read_ahead is false: every column but the timing ones is the same.
-    timing = {"sim_seconds", "requests_per_s", "device_setup_s"}
+    timing = {"sim_seconds", "requests_per_wall_s", "device_setup_s"}
     for trace in (
         TRACES / "cloudphysics_vscsi_2h.csv.gz",
         "synth:zipf,requests=20000,pages=3000,seed=2,write=0.3",

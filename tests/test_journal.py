@@ -47,7 +47,7 @@ sys.exit(cli.main(sys.argv[1:]))
 
 JOBS = 2
 # Columns measured in wall-clock time, which differ from run to run.
-WALL = ["sim_seconds", "requests_per_s", "device_setup_s"]
+WALL = ["sim_seconds", "requests_per_wall_s", "device_setup_s"]
 
 
 def marks(path: Path) -> list[str]:

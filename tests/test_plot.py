@@ -208,7 +208,7 @@ def test_synthetic_workloads_say_so() -> None:
     plt.close(fig)
     # A figure of one synthetic trace whose panels do not name it says so in its title.
     fig = plot.run_plot(run_rows(), None)
-    assert "synthetic" in fig.get_suptitle()
+    assert "synthetic" in " ".join(fig.get_suptitle().split())
     plt.close(fig)
 
 
@@ -286,13 +286,13 @@ def test_rows_on_one_point_are_averaged_and_said() -> None:
         [d.assign(stack_write="around"), d.assign(stack_write="back", hit_ratio=d["hit_ratio"] + 0.1)]
     )
     fig = plot.figure(both, "size_pct", "hit_ratio", by="policy")
-    assert "each point the mean of rows that differ in stack_write" in fig.get_suptitle()
+    assert "each point the mean of rows that differ in stack_write" in " ".join(fig.get_suptitle().split())
     line = fig.axes[0].lines[0]
     assert list(line.get_xdata()) == sorted(set(d["size_pct"]))
     assert line.get_ydata()[0] == pytest.approx(d["hit_ratio"].iloc[0] + 0.05)
     plt.close(fig)
     fig = plot.figure(d, "size_pct", "hit_ratio", by="policy")
-    assert "mean of rows" not in fig.get_suptitle()
+    assert "mean of rows" not in " ".join(fig.get_suptitle().split())
     plt.close(fig)
 
 
@@ -369,7 +369,7 @@ def test_saturated_points_are_drawn_apart_and_the_load_is_said() -> None:
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert "saturated (response grows with the run)" in legend
     assert "closed loop: saturated by construction" in legend
-    title = fig._suptitle.get_text()
+    title = " ".join(fig._suptitle.get_text().split())
     assert "at the traces' times; in a closed loop of 8 outstanding requests" in title
     assert "disk 13x" in title and "flash 0.5x" in title
     hollow = [
@@ -500,11 +500,96 @@ def test_the_epoch_plot_says_which_runs_saturated() -> None:
     try:
         title = fig._suptitle.get_text().replace("\n", " ")
         assert "lru 100p (disk 1.26x)" in title and "fifo" not in title
-        assert not plot.outside(fig)
+        assert not plot.outside(fig) and not plot.over_title(fig)
+        # Runs drawn thinner in turn, so that one over another shows (the legend says so).
+        widths = [h.get_linewidth() for h in fig.legends[0].legend_handles[:2]]
+        assert widths[0] > widths[1] and "coincide" in fig.legends[0].get_texts()[-1].get_text()
     finally:
         plt.close(fig)
     fig = plot.epoch_plot(_epochs(), None, rows=rows.assign(saturated=False))
     try:
         assert "no run saturated" in fig._suptitle.get_text()
     finally:
+        plt.close(fig)
+
+
+def disks_table() -> pd.DataFrame:
+    """Issue 42's case: rows that differ in a numeric setting (stack_disks) on no axis."""
+    rows = []
+    for disks, base in ((1, 11.3e6), (8, 0.46e6)):
+        for p in ("lru", "arc"):
+            for s in (100, 200, 400):
+                rows.append(
+                    {
+                        "trace": "t.csv",
+                        "policy": p,
+                        "size_pages": s,
+                        "stack_disks": disks,
+                        "resp_p99_us": base + s,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_rows_differing_in_a_numeric_setting_are_never_averaged_unsaid() -> None:
+    d = disks_table()
+    # The default (reports): drawn as their mean, and the title names stack_disks, not "nothing".
+    fig = plot.figure(d, "size_pages", "resp_p99_us", by="policy")
+    title = " ".join(fig.get_suptitle().split())
+    assert "differ in stack_disks" in title and "nothing recorded" not in title
+    plt.close(fig)
+    # fcsim plot and run --plot: one panel per number of disks.
+    fig = plot.figure(d, "size_pages", "resp_p99_us", by="policy", mixed="facet")
+    titles = sorted(ax.get_title() for ax in fig.axes if ax.axison)
+    assert titles == ["disks: 1", "disks: 8"] and "mean of rows" not in fig.get_suptitle()
+    plt.close(fig)
+    # Two settings that vary apart: refused, both named.
+    two = pd.concat(
+        [d.assign(param_window=0.1), d.assign(param_window=0.5, resp_p99_us=d["resp_p99_us"] + 1)]
+    )
+    with pytest.raises(fcsim.ConfigError, match="differ in stack_disks, param_window"):
+        plot.figure(two, "size_pages", "resp_p99_us", by="policy", mixed="facet")
+    with pytest.raises(fcsim.ConfigError, match="differ in stack_disks"):
+        plot.figure(d, "size_pages", "resp_p99_us", by="policy", facet="trace", mixed="facet")
+    # Seeds of one point are its mean, never refused.
+    seeded = pd.concat([d.assign(seed_index=0), d.assign(seed_index=1)])
+    plt.close(
+        plot.figure(seeded, "size_pages", "resp_p99_us", by="policy", facet="stack_disks", mixed="facet")
+    )
+
+
+def test_fcsim_plot_facets_a_numeric_setting(tmp_path: Path) -> None:
+    table, out = tmp_path / "t.csv", tmp_path / "t.png"
+    disks_table().to_csv(table, index=False)
+    r = cli("plot", table, "--x", "size_pages", "--y", "resp_p99_us", "--by", "policy", "--out", out)
+    assert r.returncode == 0, r.stderr
+    assert out.exists() and "rows differ in stack_disks on no axis: one panel per value" in r.stderr
+
+
+def test_coincident_lines_are_visible_and_named() -> None:
+    rows = []
+    for p, off in (("lru", 0.0), ("arc", 0.0), ("larc", 0.1), ("fifo", 100.0)):
+        for s in (1, 2, 5, 10):
+            rows.append({"policy": p, "size_pages": 100 * s, "resp_p99_us": 1000 + 50 * s + off})
+    fig = plot.figure(pd.DataFrame(rows), "size_pages", "resp_p99_us", by="policy")
+    lines = [ln for ln in fig.axes[0].get_lines() if len(ln.get_xdata()) == 4]
+    # Each line its own shape, dash and size: a later one drawn inside an earlier one.
+    assert len({ln.get_marker() for ln in lines}) == 4 and len({ln.get_linestyle() for ln in lines}) == 4
+    sizes = [ln.get_markersize() for ln in lines]
+    assert sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[-1]
+    texts = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "lru = arc = larc coincide" in texts and not any("fifo" in t and "coincide" in t for t in texts)
+    plt.close(fig)
+
+
+def test_axes_are_in_words_and_the_legend_never_covers_the_title() -> None:
+    assert plot.words("resp_mean_us") == "mean response time (µs)"
+    assert plot.words("size_pages") == "cache size (pages)"
+    assert plot.words("flush_s") == "flush (s)" and plot.words("axis_stack_disks") == "stack.disks"
+    d = sizes_table()
+    long = "a title long enough to run across every panel and on into the legend beside them " * 2
+    for facet in (None, "trace"):
+        fig = plot.figure(d, "size_pct", "resp_mean_us", by="policy", facet=facet, title=long)
+        assert fig.axes[0].get_ylabel() == "mean response time (µs)"
+        assert not plot.over_title(fig) and not plot.outside(fig)
         plt.close(fig)

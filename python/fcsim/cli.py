@@ -38,8 +38,9 @@ TABLE_COLUMNS = [
     "write_amplification",
     "resp_mean_us",
     "resp_p99_us",
+    "throughput_iops",
     "saturated",
-    "requests_per_s",
+    "requests_per_wall_s",
 ]
 
 #: The columns `fcsim run` prints for an SSD cache over a disk (``stack.kind=ssd-cache``): the
@@ -63,8 +64,9 @@ SSD_CACHE_COLUMNS = [
     "disk_util_peak_1s",
     "resp_mean_us",
     "resp_p99_us",
+    "throughput_iops",
     "saturated",
-    "requests_per_s",
+    "requests_per_wall_s",
 ]
 
 #: The columns for the offline bounds and their online baselines (offline-bounds §3.1): RHR,
@@ -81,7 +83,7 @@ OFFLINE_COLUMNS = [
     "fue",
     "wfue_0.2",
     "wfue_0.8",
-    "requests_per_s",
+    "requests_per_wall_s",
 ]
 
 DEVICE_TABLE_COLUMNS = {
@@ -92,6 +94,7 @@ DEVICE_TABLE_COLUMNS = {
     "write_amplification",
     "resp_mean_us",
     "resp_p99_us",
+    "throughput_iops",
     "saturated",
 }
 
@@ -259,18 +262,39 @@ def cmd_run(a: argparse.Namespace) -> int:
     df, summary, epochs = result.rows, result.summary, result.epochs
     if a.json or a.quiet:
         table_columns(df, columns)  # a bad --columns is an error whatever is printed
+    wrote: list[str] = []
+    plot_error: fcsim.ConfigError | None = None
     if a.out:
         output.write_table(df, a.out, inputs)
+        wrote.append(f"{a.out} (rows)")
         if epochs is not None:
             output.write_table(epochs, output.beside(a.out, "epochs"), inputs)
+            wrote.append(f"{output.beside(a.out, 'epochs')} (per-epoch table)")
         if summary is not None:
             output.write_table(summary, output.beside(a.out, "seeds"), inputs)
+            wrote.append(f"{output.beside(a.out, 'seeds')} (the seeds' summary)")
     if a.plot:
         # With seeds, each point's means (one line per policy, not one zigzag through its seeds).
         seeded = summary is not None and "size_pages" in summary.columns and "page_size" in summary.columns
-        plot.run_plot(summary if seeded else df, a.plot)
+        drawn = df
+        if seeded and summary is not None:
+            # A percent size resolves to pages per seed (a synth: trace's working set varies
+            # with its seed), so the summary leaves size_pages null there: each point is drawn
+            # at its seeds' mean size.
+            mean = df.groupby("size")["size_pages"].mean() if "size" in df.columns else pd.Series(dtype=float)
+            drawn = summary.assign(
+                size_pages=summary["size_pages"]
+                .astype("Float64")
+                .fillna(summary["size"].map(mean).astype("Float64"))
+            )
+        try:
+            plot.run_plot(drawn, a.plot)
+            wrote.append(f"{a.plot} (figure)")
+        except fcsim.ConfigError as e:  # the rows are still printed and written; the error comes last
+            plot_error = fcsim.ConfigError(f"--plot {a.plot}: {e}")
         if epochs is not None:
             plot.epoch_plot(epochs, output.beside(a.plot, "epochs"), rows=df)
+            wrote.append(f"{output.beside(a.plot, 'epochs')} (per-epoch figure)")
     if a.json:
         for line in output.rows_json(df):
             print(line)
@@ -292,6 +316,10 @@ def cmd_run(a: argparse.Namespace) -> int:
     bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
     if bad:
         say(f"fcsim: skipped {bad} malformed line(s) in {a.trace}")
+    for line in wrote:  # on stderr, so that --json's stdout stays rows only
+        say(f"fcsim: wrote {line}")
+    if plot_error is not None:
+        raise plot_error
     return 0
 
 
@@ -333,10 +361,10 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
     cols[at:at] = extra
     if "seed_index" in df.columns and df["seed_index"].notna().any():
         cols[at + len(extra) : at + len(extra)] = ["seed_index"]
-    # requests_per_s last, as the run's speed
-    if "requests_per_s" in cols:
-        cols.remove("requests_per_s")
-        cols.append("requests_per_s")
+    # the simulator's speed last, apart from what was simulated
+    if "requests_per_wall_s" in cols:
+        cols.remove("requests_per_wall_s")
+        cols.append("requests_per_wall_s")
     return cols
 
 
@@ -352,6 +380,7 @@ FORMATS = {
     "disk_util_peak_1s": "{:.2f}",
     "resp_mean_us": "{:.1f}",
     "resp_p99_us": "{:.1f}",
+    "throughput_iops": "{:.1f}",
 }
 
 
@@ -360,7 +389,7 @@ def _fmt(column: str, v: Any, counts: bool = False) -> str:
     column of counts (``counts``: a count column that pandas made float for its nulls)."""
     if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
         return ""
-    if column == "requests_per_s":
+    if column == "requests_per_wall_s":
         return f"{v / 1e6:.2f}M"
     f = FORMATS.get(column)
     if f is not None and isinstance(v, int | float) and not isinstance(v, bool):
@@ -381,7 +410,7 @@ def format_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
             and c not in FORMATS
             and bool(col.dropna().map(float.is_integer).all())
         )
-        if counts or c in FORMATS or c == "requests_per_s" or col.isna().any():
+        if counts or c in FORMATS or c == "requests_per_wall_s" or col.isna().any():
             t[c] = col.map(lambda v, c=c, counts=counts: _fmt(c, v, counts))
     return t.to_string(index=False)
 
@@ -390,7 +419,7 @@ def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[st
     """The seeds' summary as `fcsim run --seeds N` prints it: the printed columns of each
     point, a metric as ``mean ± half-width`` of its 95% confidence interval (Student t; the
     mean alone for a point that ran once)."""
-    cols = [c for c in table_columns(df, columns) if c not in ("seed_index", "requests_per_s")]
+    cols = [c for c in table_columns(df, columns) if c not in ("seed_index", "requests_per_wall_s")]
     cols = [c for c in cols if c in summary.columns]
     if "size" in summary.columns and "size" not in cols:
         cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "size")
@@ -453,6 +482,22 @@ def _fmt_ns(ns: int) -> str:
     return f"{ns / 1e9:.3f} s"
 
 
+def _start_time(fmt: str, ns: int) -> str:
+    """A trace's first timestamp for a reader (``--json`` keeps the raw ns): a date and time for
+    MSR Cambridge (Windows FILETIME, from 1601-01-01 UTC) and for a value that reads as Unix time
+    (2001 to 2100), else the time after the trace's own zero."""
+    import datetime as dt
+
+    utc = dt.UTC
+    if fmt == "msr":
+        when = dt.datetime(1601, 1, 1, tzinfo=utc) + dt.timedelta(microseconds=ns // 1000)
+        return f"{when:%Y-%m-%d %H:%M:%S} UTC (Windows FILETIME)"
+    if 1e18 <= ns < 4.1e18:
+        when = dt.datetime.fromtimestamp(ns / 1e9, tz=utc)
+        return f"{when:%Y-%m-%d %H:%M:%S} UTC, if Unix time"
+    return f"{_fmt_ns(ns)} after the trace's zero"
+
+
 def cmd_info(a: argparse.Namespace) -> int:
     info = fcsim.trace_info(a.trace, **_common(a))
     if a.json:
@@ -476,8 +521,8 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
         f"bytes          {info['bytes']:,}"
         + (f" (mean request {info['bytes'] / req:,.1f} B)" if req else ""),
-        f"time span      {_fmt_ns(info['span_ns'])} (first {info['time_first_ns']} ns, "
-        f"{info['out_of_order']:,} out of order)",
+        f"time span      {_fmt_ns(info['span_ns'])} (first at "
+        f"{_start_time(info['format'], info['time_first_ns'])}; {info['out_of_order']:,} out of order)",
     ]
     if not info["timed"]:
         lines[-1] = "time span      none: the trace has no timestamps (requests keep their order)"
@@ -748,14 +793,11 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    if a.out:
-        output.write_table(curve, a.out, inputs)
-    if a.plot:
-        plot.mrc_plot(curve, a.plot)
     at = curve.attrs
     sample = f"{at['samples']:,} sampled accesses, {at['sampled_pages']:,} sampled pages"
     if a.method == "minisim":
-        _minisim_table(a, curve, common, sample)
+        full = _minisim_table(a, curve, common, sample)
+        _write_mrc(a, inputs, curve, full, f"full {at['policy']} runs")
         return 0
     ws = at["cold"]
     exact = None
@@ -765,6 +807,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
             exact = fcsim.mrc(a.trace, progress=lambda d, t: bar(d / t if t else 0.0), **common)
         finally:
             bar.close()
+    _write_mrc(a, inputs, curve, exact, "exact LRU")
     # Sizes as `run` resolves them (a percent of the working set rounds half away from zero); the
     # default shares of a tiny working set are at least one page.
     base = ws if exact is None else exact.attrs["cold"]
@@ -801,8 +844,6 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
         raise fcsim.ConfigError(
             "--seeds N measures a sampled curve's error over N seeds of its hash: add --compare"
         )
-    if a.out or a.plot:
-        raise fcsim.ConfigError("--seeds: --out and --plot write one curve; run without --seeds for them")
     bar = Bar(f"computing {a.seeds} sampled curves and the reference")
     try:
         df = fcsim.mrc_compare(
@@ -844,12 +885,20 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
             f"{label:>8} {pages:>12,} {seeding.pm(m, mh, '{:.4f}'):>28} {g['reference'].iloc[0]:>10.4f} "
             f"{seeding.pm(e, eh, '{:.4f}'):>27}"
         )
+    if a.out:
+        output.write_table(df, a.out, inputs)
+    if a.plot:
+        plot.mrc_seeds_plot(df, a.plot, ref_label=ref, how=how)
     print("mean absolute error of each seed: " + ", ".join(f"{s}: {v:.4f}" for s, v in mae.items()))
     print(
         f"mean absolute error {seeding.pm(mae_mean, mae_ci95, '{:.4f}')} "
         f"(mean ± 95% confidence interval, Student t, over {n} seeds; each seed's MAE is the mean over the "
         f"{df['size'].nunique()} sizes above of |miss ratio - reference|)"
     )
+    if a.out:
+        say(f"fcsim: wrote {a.out} (each seed's miss ratio, reference and error per size)")
+    if a.plot:
+        say(f"fcsim: wrote {a.plot} (mean curve, 95% band over the seeds, reference)")
     return 0
 
 
@@ -860,7 +909,11 @@ def _share_pages(share: float, page_size: int, ws: int) -> int:
         return 1
 
 
-def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str) -> None:
+def _minisim_table(
+    a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str
+) -> pd.DataFrame | None:
+    """Prints a minisim curve (and with ``--compare`` its full runs' miss ratios and errors);
+    returns the full runs' curve (``size_pages``, ``miss_ratio``), None without ``--compare``."""
     at = curve.attrs
     ws = at["cold"]
     policy = at["policy"]
@@ -869,6 +922,7 @@ def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str,
     )
     pages = [int(p) for p in curve["size_pages"]]
     ref = None
+    reference = None
     if a.compare:
         bar = Bar(f"simulating {policy} at full size")
         try:
@@ -876,12 +930,40 @@ def _minisim_table(a: argparse.Namespace, curve: pd.DataFrame, common: dict[str,
         finally:
             bar.close()
         ref = [1.0 - h for h in full["hit_ratio"]]
+        reference = pd.DataFrame({"size_pages": pages, "miss_ratio": ref})
+        reference.attrs.update(method="full", policy=policy)
     if a.at is not None:
         by_pages = {_core.size_pages(s, a.page_size, ws): s for s in _split_list(a.at)}
         rows = [(by_pages.get(p, f"{p:,}"), p) for p in pages]
     else:
         rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
     _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", list(curve["mini_size_pages"]))
+    return reference
+
+
+def _write_mrc(
+    a: argparse.Namespace,
+    inputs: list[str],
+    curve: pd.DataFrame,
+    reference: pd.DataFrame | None,
+    ref_name: str,
+) -> None:
+    """``--out`` and ``--plot`` of `fcsim mrc`: the curve and, with ``--compare``, its reference
+    at each of its sizes (``reference``, ``abs_error`` columns) and drawn beside it."""
+    if a.out:
+        table = curve
+        if reference is not None:
+            table = curve.copy()
+            table["reference"] = [fcsim.mrc_at(reference, int(p)) for p in curve["size_pages"]]
+            table["abs_error"] = (table["miss_ratio"] - table["reference"]).abs()
+            table.attrs.update(curve.attrs, reference=ref_name)
+        output.write_table(table, a.out, inputs)
+        say(
+            f"fcsim: wrote {a.out} (the curve{', its reference and errors' if reference is not None else ''})"
+        )
+    if a.plot:
+        plot.mrc_plot(curve, a.plot, reference=reference, ref_label=ref_name)
+        say(f"fcsim: wrote {a.plot} (figure)")
 
 
 def _print_rows(
@@ -1029,6 +1111,7 @@ def cmd_plot(a: argparse.Namespace) -> int:
     for c in ys:
         if not pd.api.types.is_numeric_dtype(table[c]) or pd.api.types.is_bool_dtype(table[c]):
             raise fcsim.ConfigError(f"{a.table}: column {c!r} is not numeric; --y takes numeric columns")
+    varied = [] if a.facet else plot.settings_mixed(table, [c for c in (a.by, a.x) if c], ys)
     plot.figure(
         table,
         a.x,
@@ -1041,7 +1124,10 @@ def cmd_plot(a: argparse.Namespace) -> int:
         ylog=a.log_y,
         xlog=True if a.log_x else None,
         title=a.title,
+        mixed="facet",
     )
+    if varied:
+        say(f"fcsim: note: rows differ in {', '.join(varied)} on no axis: one panel per value (--facet)")
     print(f"wrote {out}")
     return 0
 

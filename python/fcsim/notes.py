@@ -3,7 +3,9 @@ and ``reproduce`` to print on stderr: rows timed without arrival times, rows who
 saturated (their response times are queueing, not service), rows that were not but queued mostly
 behind bursts shorter than a second (``mostly_queueing``), closed-loop rows (saturated by
 construction, :func:`saturation`), and rows whose flash drive has more
-spare space than ``device.op`` asked for (a geometry set too coarse for a small cache's GC reserve)."""
+spare space than ``device.op`` asked for (a geometry set too coarse for a small cache's GC reserve),
+and rows whose flash drive never filled (no erasure: GC never ran, so write amplification 1 and
+the response of a drive that never collects garbage; :func:`never_filled`)."""
 
 from __future__ import annotations
 
@@ -87,6 +89,18 @@ def saturation(df: pd.DataFrame) -> pd.Series:
     return out
 
 
+def never_filled(df: pd.DataFrame) -> pd.Series:
+    """Whether each row's flash drive was written to but erased no block: the run wrote less than
+    the drive's free space, so garbage collection never ran (``write_amplification`` 1,
+    ``erasures`` 0, and response times of a drive that never collects garbage)."""
+    if "erasures" not in df.columns or "device" not in df.columns:
+        return pd.Series(False, index=df.index)
+    writes = "flash_page_writes" if "flash_page_writes" in df.columns else "erasures"
+    erasures = pd.to_numeric(df["erasures"], errors="coerce")
+    written = pd.to_numeric(df[writes], errors="coerce") > 0
+    return (df["device"].notna() & erasures.eq(0) & written).fillna(False).astype(bool)
+
+
 def row_notes(df: pd.DataFrame) -> list[str]:
     """The lines to print beside ``df`` (empty when nothing needs saying)."""
     lines = []
@@ -134,4 +148,31 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 f"open block; left to fcsim, the geometry is sized to the drive: "
                 f"{_names(rows, _spare)}"
             )
+    never = never_filled(df)
+    cache = df["stack"].eq("ssd-cache").fillna(False).astype(bool) if "stack" in df.columns else never & False
+    for rows, how in (
+        (
+            df[never & ~cache],
+            "--set device.steady=1 ages the drive (fills it, then overwrites its user capacity once at "
+            "random) before the run, as a drive in service is",
+        ),
+        (
+            df[never & cache],
+            "a flash cache's medium collects garbage once the cache has programmed more than its spare "
+            "space: a longer trace, or a smaller --set device.op",
+        ),
+    ):
+        if len(rows):
+            who = "every row" if len(rows) == len(df) else f"{len(rows)} row(s)"
+            lines.append(
+                f"fcsim: note: {who} erased no flash block: the run wrote less than the drive's free space, "
+                "so garbage collection never ran (erasures 0, write amplification 1, response times of a "
+                f"drive that never collects garbage); {how}"
+                + ("" if len(rows) == len(df) else f": {_names(rows, _state)}")
+            )
     return lines
+
+
+def _state(r: object) -> str:
+    state = getattr(r, "device_state", None)
+    return f" ({r.device} {state})" if state is not None and not pd.isna(state) else ""  # type: ignore[attr-defined]

@@ -51,7 +51,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import notes
+from fcsim import notes, schema
 from fcsim.output import atomic, guard
 
 #: What a plot file can be, by its name's extension.
@@ -246,6 +246,74 @@ def _point_kind(kinds: pd.Series) -> str:
     return ""
 
 
+#: Axis names of common columns, in words with their unit (:func:`words`).
+WORDS = {
+    "size_pages": "cache size (pages)",
+    "size": "cache size",
+    "mib": "cache size (MiB)",
+    "page_size": "page size (bytes)",
+    "hit_ratio": "hit ratio",
+    "read_hit_ratio": "read hit ratio",
+    "resp_mean_us": "mean response time (µs)",
+    "resp_std_us": "std of response time (µs)",
+    "resp_p50_us": "median response time (µs)",
+    "resp_p99_us": "p99 response time (µs)",
+    "resp_p999_us": "p99.9 response time (µs)",
+    "resp_max_us": "largest response time (µs)",
+    "runtime_s": "overall runtime: chip busy time (s)",
+    "flash_page_writes": "flash page writes",
+    "flash_page_reads": "flash page reads",
+    "gc_page_writes": "GC page writes",
+    "write_amplification": "write amplification",
+    "epbpd": "erasures per block per day",
+    "fue": "flash usage effectiveness (FUE)",
+    "load_balance": "load balance (max / mean chip busy)",
+    "time_scale": "inter-arrival time scale (x)",
+    "queue_depth": "queue depth (requests)",
+    "throughput_iops": "simulated throughput (requests/s)",
+    "throughput_mb_s": "simulated throughput (MB/s)",
+    "requests_per_wall_s": "simulator speed (requests per wall-clock s)",
+    "sim_seconds": "simulation wall time (s)",
+    "stack_disks": "disks",
+    "policy": "policy",
+    "trace": "trace",
+    "device": "device",
+}
+#: Unit suffixes of column names, and their words (:func:`words`).
+UNITS = (
+    ("_us", "µs"),
+    ("_ms", "ms"),
+    ("_s", "s"),
+    ("_pages", "pages"),
+    ("_mb_s", "MB/s"),
+    ("_mib", "MiB"),
+    ("_bytes", "bytes"),
+)
+
+
+def words(col: str) -> str:
+    """A column's name as an axis, legend or panel shows it: in words with its unit
+    (``resp_mean_us`` -> ``mean response time (µs)``, ``size_pages`` -> ``cache size
+    (pages)``, ``flush_s`` -> ``flush (s)``); a ``--set`` axis by its key (``axis_stack_disks``
+    -> ``stack.disks``)."""
+    if col in WORDS:
+        return WORDS[col]
+    if col.startswith("axis_"):
+        return col.removeprefix("axis_").replace("_", ".", 1)
+    if col.startswith("_"):
+        return ""
+    for suffix, unit in sorted(UNITS, key=lambda u: -len(u[0])):
+        if col.endswith(suffix) and len(col) > len(suffix):
+            return f"{col[: -len(suffix)].replace('_', ' ')} ({unit})"
+    return col.replace("_", " ")
+
+
+#: Marker shapes and dash styles of lines, in turn (:func:`figure`): lines that coincide stay
+#: told apart by their markers of different shapes and sizes drawn one inside another.
+SHAPES = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
+DASHES = ("-", "--", "-.", ":")
+
+
 def _colours(n: int) -> list[Any]:
     import matplotlib
 
@@ -299,6 +367,7 @@ def figure(
     legend_title: str | None = None,
     mean_over: Sequence[str] = (),
     saturation: bool | Iterable[str] | None = None,
+    mixed: str = "mean",
 ) -> Any:
     """Draws ``y`` (a column, or several: one row of panels each) against ``x`` from ``table``,
     one line or bar per value of ``by``, one panel per value of ``facet``; writes it to ``path``
@@ -321,10 +390,19 @@ def figure(
       colour (a reference such as a dynamic scheme against static points), named ``ref_label``
       in the legend. ``hline``: a grey line at this y in every panel (1.0 for ratios).
     - ``legend_title``: the legend's heading (default: the ``by`` column's name).
-    - Rows that fall on one point (same facet, ``by`` value and x) are drawn as their mean, and
-      the title names the settings they differ in; ``mean_over`` names columns the caller
-      averages over on purpose (``trace``: a mean over traces, said in its label), which the
-      title then leaves unsaid.
+    - Rows that fall on one point (same facet, ``by`` value and x) and differ in a setting
+      (:func:`settings_mixed`: text columns and numeric configuration such as ``size_pages``
+      or ``stack_disks``; not seeds) are handled by ``mixed``: ``"mean"`` draws their mean
+      and the title names the settings; ``"facet"`` draws one panel per value of the one
+      setting (or settings that vary together) they differ in when ``facet`` is free, and
+      otherwise raises ConfigError naming them; ``"refuse"`` raises. Repeated rows (seeds)
+      are drawn as their mean and said. ``mean_over`` names columns the caller averages over
+      on purpose (``trace``: a mean over traces, said in its label), which are never named.
+    - Lines have a marker shape, a marker size (shrinking line by line, each drawn over the ones
+      before) and a dash style each (:data:`SHAPES`, :data:`DASHES`), so that lines that
+      coincide stay visible one inside another, and the legend names the lines that coincide
+      (within 0.5% of the panel's range at every x).
+    - Axes, legend title and panel titles are in words (:func:`words`) unless given.
     - ``saturation``: the y columns whose saturated points are marked (see the module's rules;
       None: those :func:`timed_metric` names; True: every y; False: none). The marks read the
       table's ``saturated``, ``timing`` and ``queue_depth`` columns, so a caller that derives a
@@ -354,6 +432,24 @@ def figure(
         from fcsim._core import ConfigError
 
         raise ConfigError(f"nothing to plot: no row has a value of {', '.join(ys)}")
+    if mixed not in ("mean", "facet", "refuse"):
+        raise ValueError(f"mixed={mixed!r}: one of mean, facet, refuse")
+    if mixed != "mean":
+        keys = [c for c in (facet, by, x, *mean_over) if c]
+        varied = settings_mixed(d, keys, ys)
+        together = _together(d, keys, varied)
+        if varied and mixed == "facet" and facet is None and together:
+            facet = together
+        elif varied:
+            from fcsim._core import ConfigError
+
+            varied = _distinct(d, varied)
+            raise ConfigError(
+                f"rows drawn at one point differ in {', '.join(varied)}, "
+                f"{'which is' if len(varied) == 1 else 'which are'} on no axis: "
+                "their mean would be no run's; keep one value (fcsim plot --where COLUMN=VALUE) or "
+                f"draw it (--by or --facet {varied[0]})"
+            )
     marked = (
         {c for c in ys if timed_metric(c)}
         if saturation is None
@@ -379,12 +475,23 @@ def figure(
     trace_like = by in ("trace", "spec", "workload")
     label_of = {g: (names or {}).get(g, workload_label(g) if trace_like else str(g)) for g in groups}
     colour = dict(zip(groups, _colours(len(groups)), strict=True))
+    marker_of = {g: (markers or {}).get(g, SHAPES[i % len(SHAPES)]) for i, g in enumerate(groups)}
+    dash_of = {g: DASHES[i % len(DASHES)] for i, g in enumerate(groups)}
+    # Markers shrinking line by line, each drawn over the ones before: coinciding points show as
+    # markers of different shapes and colours one inside another (filled: a hollow marker is a
+    # saturated point's).
+    size_of = {g: 9.5 - 4.0 * i / max(len(groups) - 1, 1) for i, g in enumerate(groups)}
+    coincide: dict[tuple[Any, ...], list[str]] = {}
+
+    def ylabel_of(c: str) -> str:
+        return ylabel.get(c, words(c)) if isinstance(ylabel, Mapping) else ylabel or words(c)
+
     facets = list(dict.fromkeys(d[facet]))
     if facet_names is None:
         facet_names = (
             workload_label
             if facet in ("trace", "spec", "workload")
-            else (lambda v: "" if facet == "_facet" else f"{facet}: {v}")
+            else (lambda v: "" if facet == "_facet" else f"{words(facet)}: {_value(v)}")
         )
     xs_all = list(dict.fromkeys(d[x].dropna()))
     numeric_x = _numeric(d[x])
@@ -415,10 +522,11 @@ def figure(
         cols = min(fit, len(facets))
         nrows = math.ceil(len(facets) / cols) * len(ys)
     legend = by != "_by" and not one_x
+    fig_width = width * cols + (1.9 if legend or expect else 0.3)
     fig, axes = plt.subplots(
         nrows,
         cols,
-        figsize=(width * cols + (1.9 if legend or expect else 0.3), PANEL[1] * nrows + 0.5),
+        figsize=(fig_width, PANEL[1] * nrows + 0.5),
         squeeze=False,
         layout="constrained",
     )
@@ -430,6 +538,7 @@ def figure(
             ax = axes[yi // cols][yi % cols] if across else axes[(fi // cols) * len(ys) + yi][fi % cols]
             used.add(id(ax))
             values: list[float] = []
+            series: dict[Any, pd.Series] = {}
             if bars and one_x:
                 heights = [f.loc[f[by] == g, col].mean() for g in groups]
                 bar = ax.bar(range(len(groups)), heights, 0.7, color=[colour[g] for g in groups])
@@ -458,11 +567,15 @@ def figure(
                     s = rows.groupby(x)[col].mean().sort_index()
                     if s.empty:
                         continue
+                    series[g] = s
                     ax.plot(
                         s.index,
                         s.values,
-                        marker=(markers or {}).get(g, "o"),
-                        markersize=4,
+                        marker=marker_of[g],
+                        markersize=size_of[g],
+                        markeredgecolor="white",
+                        markeredgewidth=0.3,
+                        linestyle=dash_of[g],
                         color=colour[g],
                         linewidth=1.3,
                     )
@@ -477,7 +590,7 @@ def figure(
                                     s.index[at],
                                     s.values[at],
                                     linestyle="none",
-                                    marker=(markers or {}).get(g, "o"),
+                                    marker=marker_of[g],
                                     zorder=3,
                                     **_mark_style(kind, colour[g]),
                                 )
@@ -518,6 +631,11 @@ def figure(
                 values.append(hline)
             _y_axis(ax, values, col in logs, zero)
             if not bars:
+                for same in _coincident(series, ax.get_ylim(), col in logs):
+                    where = ", ".join(
+                        t for t in (facet_names(fv), ylabel_of(col) if len(ys) > 1 else "") if t
+                    )
+                    coincide.setdefault(tuple(same), []).append(where)
                 log_x = xlog
                 pos_x = [float(v) for v in f[x].dropna()]
                 if log_x is None:
@@ -531,7 +649,7 @@ def figure(
                 else:
                     ax.xaxis.set_major_formatter(plain_formatter())
             if across or fi % cols == 0:
-                text = ylabel.get(col, col) if isinstance(ylabel, Mapping) else ylabel or col
+                text = ylabel_of(col)
                 text += " (log)" if col in logs else ""
                 # A long label on two lines, so that it fits the height of one panel.
                 ax.set_ylabel(textwrap.fill(text, 30), fontsize=9)
@@ -546,9 +664,9 @@ def figure(
     if one_x:
         v = xs_all[0]
         at = f"{v:g}" if isinstance(v, float) else str(v)
-        fig.supxlabel(f"{legend_title or by}, at {xlabel or x} = {at}", fontsize=10)
+        fig.supxlabel(f"{legend_title or words(by)}, at {xlabel or words(x)} = {at}", fontsize=10)
     else:
-        fig.supxlabel(xlabel or x, fontsize=10)
+        fig.supxlabel(xlabel or words(x), fontsize=10)
     sat_handles = [
         Patch(facecolor="dimgrey", edgecolor="white", hatch=HATCH[k], label=SATURATED[k])
         if bars
@@ -560,16 +678,24 @@ def figure(
         handles: list[Any] = [
             Patch(color=colour[g], label=label_of[g])
             if bars
-            else Line2D([], [], color=colour[g], marker=(markers or {}).get(g, "o"), label=label_of[g])
+            else Line2D(
+                [],
+                [],
+                color=colour[g],
+                marker=marker_of[g],
+                linestyle=dash_of[g],
+                label=label_of[g],
+            )
             for g in groups
         ]
         if ref is not None and ref_label:
             handles.append(Line2D([], [], color="grey", linestyle="--", label=ref_label))
+        handles += _coincide_handles(coincide, label_of, len(used))
         fig.legend(
             handles=handles + sat_handles,
             loc="outside right upper",
             fontsize=8,
-            title=legend_title if legend_title is not None else by,
+            title=legend_title if legend_title is not None else words(by),
             title_fontsize=8,
         )
     elif sat_handles:
@@ -578,12 +704,16 @@ def figure(
     if any(response_metric(c) for c in ys) and not any(load_column(c) for c in (x, by, facet)):
         line = load_line(pd.concat([d, ref]) if ref is not None else d)
         if line:
-            title = (title + "\n" if title else "") + textwrap.fill(line, 110)
-    mixed = _mixed(d, [facet, by, x, *mean_over], ys)
-    if mixed:
-        title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {mixed}"
+            title = (title + "\n" if title else "") + line
+    averaged = _mixed(d, [facet, by, x, *mean_over], ys)
+    if averaged:
+        title = (title + "\n" if title else "") + f"each point the mean of rows that differ in {averaged}"
     if title:
-        fig.suptitle(title, fontsize=10)
+        # No wider than the panels, so that it never runs over the legend beside them (a
+        # character about 0.62 em at 10 pt, wide letters included; 5% to spare).
+        chars = max(30, int(0.95 * width * cols * 72 / (0.62 * 10)))
+        text = "\n".join(textwrap.fill(t, chars) for t in title.split("\n"))
+        fig.suptitle(text, fontsize=10, x=width * cols / 2 / fig_width)
     if path is None:
         return fig
     save(fig, path)
@@ -629,30 +759,138 @@ def _hatch(patches: Sequence[Any], kinds: Sequence[str], drawn: set[str]) -> Non
             drawn.add(kind)
 
 
-def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
-    """The settings (text columns: ``param_*``, ``stack_*``, ``device_*``, ``write_mode``, ...;
-    not the sweep's ``point`` key) in which rows drawn at the same point differ, comma-separated
-    (at most four); empty when each point is one row. A figure averages such rows and says so,
-    rather than zigzag between them."""
-    if not d.duplicated(keys).any():
-        return ""
-    setting = [
-        c
-        for c in d.columns
-        if c not in (*keys, *ys, "point")
-        and not c.startswith("_")
-        and (pd.api.types.is_object_dtype(d[c]) or pd.api.types.is_string_dtype(d[c]))
-    ]
-    varied = []
-    for c in setting:
+#: Columns whose rows are repeats of one point (seeds, a sweep's point key): averaging over them
+#: is the point's mean, said in the title but never refused (:func:`settings_mixed`).
+REPEATS = ("point", "base_point", "seed_index", "seeded", "seeds", "seed")
+
+
+def _setting(d: pd.DataFrame, c: str) -> bool:
+    """Whether column ``c`` of ``d`` is a setting a run was made with: text (``param_*``,
+    ``device``, ``write_mode``, ...), or numeric configuration (``size_pages``, ``page_size``,
+    ``time_scale``, ``queue_depth``, an echoed ``param_*``/``device_*``/``stack_*`` value, a
+    ``--set`` axis ``axis_*``), not a measure (``device_setup_s``) nor a repeat (seeds)."""
+    if c in REPEATS or c.startswith("_"):
+        return False
+    s = d[c]
+    if pd.api.types.is_object_dtype(s) or pd.api.types.is_string_dtype(s) or pd.api.types.is_bool_dtype(s):
+        return c not in _MEASURED_TEXT
+    if c in schema.IDENTITY:
+        return c not in ("requests", "accesses", "reads", "writes", "warmup_requests")
+    return c.startswith(("param_", "device_", "stack_", "axis_")) and c not in _METRICS
+
+
+_METRICS = set(schema.metrics())
+#: Text or boolean columns that a run measures (they differ between the seeds of one point, or
+#: with the load), not settings.
+_MEASURED_TEXT = {"device_state", "saturated", "mostly_queueing", "fcsim_version", "fcsim_revision"}
+
+
+def _varied(d: pd.DataFrame, keys: list[str], cols: Iterable[str]) -> list[str]:
+    """The columns of ``cols`` that take more than one value among rows with the same ``keys``."""
+    out = []
+    for c in cols:
         try:
             n = d.groupby(keys, dropna=False)[c].nunique(dropna=False).max()
         except TypeError:  # lists (per-chip columns) are not settings
             continue
         if n > 1:
-            varied.append(c)
+            out.append(c)
+    return out
+
+
+def settings_mixed(d: pd.DataFrame, keys: list[str], ys: Sequence[str] = ()) -> list[str]:
+    """The settings (:func:`_setting`, numeric ones included) in which rows drawn at one point
+    (same ``keys``) differ; empty when every point is one setting."""
+    keys = [k for k in keys if k in d.columns]
+    if not keys or not d.duplicated(keys).any():
+        return []
+    return _varied(d, keys, [c for c in d.columns if c not in (*keys, *ys) and _setting(d, c)])
+
+
+def _distinct(d: pd.DataFrame, varied: list[str]) -> list[str]:
+    """``varied`` without the columns whose value follows from one kept before them (an echo:
+    ``stack_disk_ms`` of ``disk``; a ``--set`` axis ``axis_*`` of its ``stack_*``), the
+    ``axis_*`` ones considered last."""
+    kept: list[str] = []
+    for c in sorted(varied, key=lambda c: c.startswith("axis_")):
+        if not any(
+            d[[k, c]].astype(str).drop_duplicates().shape[0] == d[k].astype(str).nunique() for k in kept
+        ):
+            kept.append(c)
+    return kept
+
+
+def _together(d: pd.DataFrame, keys: list[str], varied: list[str]) -> str | None:
+    """The one column of ``varied`` to facet by when every column of it varies with it (the
+    values of one determine the others': ``stack_disks`` and its ``axis_stack_disks``), a
+    ``--set`` axis last; None when they vary apart (or none vary)."""
+    if not varied:
+        return None
+    pick = sorted(varied, key=lambda c: c.startswith("axis_"))[0]
+    n = d[pick].astype(str).nunique()
+    if all(d[[pick, c]].astype(str).drop_duplicates().shape[0] == n for c in varied):
+        return pick
+    return None
+
+
+def _value(v: Any) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _mixed(d: pd.DataFrame, keys: list[str], ys: list[str]) -> str:
+    """The settings (:func:`settings_mixed`: text and numeric ones, and the seeds) in which rows
+    drawn at the same point differ, comma-separated (at most four); empty when each point is
+    one row. A figure drawn with ``mixed="mean"`` averages such rows and says so, rather than
+    zigzag between them."""
+    keys = [k for k in keys if k in d.columns]
+    if not d.duplicated(keys).any():
+        return ""
+    varied = settings_mixed(d, keys, ys)
+    seeds = [c for c in ("seed_index", "seeded") if c in d.columns and c not in keys]
+    if _varied(d, keys, seeds):
+        varied.append("seed")
     shown = ", ".join(varied[:4]) + (f" and {len(varied) - 4} more" if len(varied) > 4 else "")
     return shown or "nothing recorded (repeated rows)"
+
+
+def _coincident(series: Mapping[Any, pd.Series], ylim: tuple[float, float], log: bool) -> list[list[Any]]:
+    """Groups of lines (keys of ``series``) drawn on one another: the same x values and, at
+    every x, within 0.5% of the panel's y range (of its decades on a log axis)."""
+    lo, hi = ylim
+    if log and lo > 0 and hi > 0:
+        tol = 0.005 * (math.log10(hi) - math.log10(lo))
+        dist = lambda a, b: abs(math.log10(a) - math.log10(b)) if a > 0 and b > 0 else abs(a - b)  # noqa: E731
+    else:
+        tol = 0.005 * abs(hi - lo)
+        dist = lambda a, b: abs(a - b)  # noqa: E731
+    out: list[list[Any]] = []
+    for g, s in series.items():
+        for same in out:
+            t = series[same[0]]
+            if list(t.index) == list(s.index) and all(
+                dist(float(a), float(b)) <= tol for a, b in zip(t.values, s.values, strict=True)
+            ):
+                same.append(g)
+                break
+        else:
+            out.append([g])
+    return [same for same in out if len(same) > 1]
+
+
+def _coincide_handles(
+    coincide: Mapping[tuple[Any, ...], list[str]], label_of: Mapping[Any, str], panels: int
+) -> list[Any]:
+    """Legend entries naming the lines that coincide: ``LRU = ARC = LARC`` and, unless they do
+    so in every panel, where."""
+    from matplotlib.lines import Line2D
+
+    out = []
+    for same, where in coincide.items():
+        text = " = ".join(label_of[g] for g in same) + " coincide"
+        if len(where) < panels and any(where):
+            text += " in " + "; ".join(w for w in dict.fromkeys(where) if w)
+        out.append(Line2D([], [], linestyle="none", label=textwrap.fill(text, 34)))
+    return out
 
 
 def _log_tick(v: float, base: int) -> str:
@@ -733,6 +971,31 @@ def outside(fig: Any) -> list[str]:
         if e.x0 < box.x0 - 0.5 or e.y0 < box.y0 - 0.5 or e.x1 > box.x1 + 0.5 or e.y1 > box.y1 + 0.5:
             bad.append(t.get_text() if hasattr(t, "get_text") else type(t).__name__)
     return bad
+
+
+def _title_beside_legend(fig: Any, text: str, fontsize: float = 10) -> None:
+    """Sets ``fig``'s title centred over the space left of its legend and wrapped to that width
+    (a character about 0.62 em), so that the legend never covers it (:func:`over_title`)."""
+    left = 1.0
+    if fig.legends:
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        left = min(leg.get_window_extent(renderer).x0 for leg in fig.legends) / fig.bbox.width
+    inches = left * fig.get_size_inches()[0]
+    chars = max(30, int(0.95 * inches * 72 / (0.62 * fontsize)))
+    wrapped = "\n".join(textwrap.fill(t, chars) for t in text.split("\n"))
+    fig.suptitle(wrapped, fontsize=fontsize, x=left / 2)
+
+
+def over_title(fig: Any) -> bool:
+    """Whether a legend of ``fig`` overlaps its title (``suptitle``) when drawn. A test's check."""
+    title = fig._suptitle
+    if title is None or not title.get_text():
+        return False
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = title.get_window_extent(renderer)
+    return any(box.overlaps(leg.get_window_extent(renderer)) for leg in fig.legends)
 
 
 def overlapping(fig: Any) -> list[str]:
@@ -817,12 +1080,21 @@ def load_table(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise ConfigError(f"{p}: not a readable {suffix[1:]} table ({first})") from None
     if not isinstance(table, pd.DataFrame) or table.empty:
         raise ConfigError(f"{p}: an empty table")
-    return table
+    return schema.renamed(table)
 
 
-def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: str | None = None) -> Any:
+def mrc_plot(
+    curve: pd.DataFrame,
+    path: str | os.PathLike[str] | None,
+    title: str | None = None,
+    reference: pd.DataFrame | None = None,
+    ref_label: str = "reference",
+) -> Any:
     """Writes the miss-ratio curve from `fcsim.mrc()` as a PNG, SVG or PDF by ``path``'s
-    extension (atomically); with ``path`` None, returns the figure."""
+    extension (atomically); with ``path`` None, returns the figure. ``reference`` (``mrc
+    --compare``: the exact curve, or full runs at a minisim curve's sizes) is drawn beside it,
+    dashed, named ``ref_label``, and the title gives the mean absolute error at the curve's
+    sizes."""
     if path is not None:
         check_path(path)
     import matplotlib
@@ -842,6 +1114,27 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: st
     else:
         label = "LRU (exact)" if method == "exact" else f"LRU (SHARDS, R={at.get('rate', 0):.3g})"
         ax.step(x, curve["miss_ratio"], where="post", color="tab:blue", label=label)
+    error = ""
+    if reference is not None and len(reference):
+        rx = reference["size_pages"] * page_size / 2**20
+        if reference.attrs.get("method") == "full":
+            ax.plot(
+                rx,
+                reference["miss_ratio"],
+                "s--",
+                color="tab:orange",
+                markerfacecolor="none",
+                label=ref_label,
+            )
+        else:
+            ax.step(
+                rx, reference["miss_ratio"], where="post", color="tab:orange", linestyle="--", label=ref_label
+            )
+        errs = [
+            abs(m - _curve_at(reference, int(p)))
+            for p, m in zip(curve["size_pages"], curve["miss_ratio"], strict=True)
+        ]
+        error = f"mean absolute error against {ref_label}: {sum(errs) / len(errs):.4f} over {len(errs)} sizes"
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -850,8 +1143,78 @@ def mrc_plot(curve: pd.DataFrame, path: str | os.PathLike[str] | None, title: st
     ax.set_ylabel("miss ratio")
     ax.set_ylim(0, 1.02)
     ax.grid(True, which="both", alpha=0.3)
-    ax.set_title(title or workload_label(curve.attrs.get("trace", "")), fontsize=10)
+    head = title or workload_label(curve.attrs.get("trace", ""))
+    ax.set_title("\n".join(t for t in (head, error) if t), fontsize=10)
     ax.legend(loc="best")
+    if path is None:
+        return fig
+    save(fig, path)
+    return None
+
+
+def _curve_at(curve: pd.DataFrame, pages: int) -> float:
+    """A curve's miss ratio at ``pages``: its last row at or below (1 below the first), as
+    :func:`fcsim.mrc_at`."""
+    below = curve[curve["size_pages"] <= pages]
+    return float(below.sort_values("size_pages")["miss_ratio"].iloc[-1]) if len(below) else 1.0
+
+
+def mrc_seeds_plot(
+    df: pd.DataFrame,
+    path: str | os.PathLike[str] | None,
+    ref_label: str = "reference",
+    how: str = "",
+) -> Any:
+    """Writes `fcsim mrc --compare --seeds N` (:func:`fcsim.mrc_compare`'s table) as a figure:
+    the sampled miss ratio's mean over the seeds at each size with its 95% confidence band
+    (Student t), the reference dashed, and beneath it each size's absolute error, mean and band.
+    With ``path`` None, returns the figure."""
+    from fcsim import seeds as seeding
+
+    if path is not None:
+        check_path(path)
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    at = df.attrs.get("curve", {})
+    page_size = at.get("page_size", 4096)
+    rows = []
+    for pages, g in df.groupby("size_pages", sort=True):
+        m, mh, _ = seeding.ci95(g["miss_ratio"])
+        e, eh, _ = seeding.ci95(g["abs_error"])
+        rows.append((pages * page_size / 2**20, m, mh, float(g["reference"].iloc[0]), e, eh))
+    t = pd.DataFrame(rows, columns=["mib", "m", "mh", "ref", "e", "eh"]).fillna({"mh": 0.0, "eh": 0.0})
+    fig, (ax, ex) = plt.subplots(
+        2, 1, figsize=(7, 5.6), layout="constrained", sharex=True, gridspec_kw={"height_ratios": [2, 1]}
+    )
+    n = df.attrs.get("seeds", df["seed"].nunique() if "seed" in df.columns else 1)
+    ax.plot(t["mib"], t["m"], "o-", color="tab:blue", markersize=4, label=f"sampled: mean of {n} seeds")
+    ax.fill_between(
+        t["mib"], t["m"] - t["mh"], t["m"] + t["mh"], color="tab:blue", alpha=0.25, label="95% CI"
+    )
+    ax.plot(
+        t["mib"], t["ref"], "s--", color="tab:orange", markerfacecolor="none", markersize=5, label=ref_label
+    )
+    ax.set_ylabel("miss ratio")
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="best", fontsize=8)
+    ex.plot(t["mib"], t["e"], "o-", color="tab:red", markersize=4, label="mean")
+    ex.fill_between(t["mib"], (t["e"] - t["eh"]).clip(lower=0), t["e"] + t["eh"], color="tab:red", alpha=0.25)
+    ex.set_ylabel("absolute error\n|sampled - reference|")
+    ex.set_ylim(bottom=0)
+    ex.set_xlabel("cache size (MiB)")
+    for a in (ax, ex):
+        a.set_xscale("log")
+        a.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        a.xaxis.set_minor_formatter(NullFormatter())
+        a.yaxis.set_major_formatter(plain_formatter())
+        a.grid(True, which="both", alpha=0.3)
+    head = workload_label(at.get("trace", ""))
+    sub = f"{how}, {n} seeds of the sampling hash; bands: 95% confidence interval (Student t)"
+    ax.set_title("\n".join(textwrap.wrap(f"{head}: {sub}" if head else sub, 90)), fontsize=10)
     if path is None:
         return fig
     save(fig, path)
@@ -884,7 +1247,7 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
     panels = [
         (hit, hit_label),
         ("flash_page_writes", "flash page writes"),
-        ("resp_p99_us", "p99 response (µs)"),
+        ("resp_p99_us", "p99 response time (µs)"),
     ]
     panels = [(c, label) for c, label in panels if c in df.columns and df[c].notna().any()]
     d = df.assign(mib=df["size_pages"] * df["page_size"] / 2**20)
@@ -910,6 +1273,7 @@ def run_plot(df: pd.DataFrame, path: str | os.PathLike[str] | None, title: str |
         ref_label="no cache (policy none)",
         names={g: g for g in dict.fromkeys(d["line"])},
         legend_title="policy / device" if several else "policy",
+        mixed="facet",
     )
 
 
@@ -1003,12 +1367,15 @@ def epoch_plot(
     )
     lines = list(dict.fromkeys(d["line"]))
     colour = dict(zip(lines, _colours(len(lines)), strict=True))
+    # Each run's steps thinner than the one before, drawn over it: runs that coincide show as a
+    # thin line inside a wide one (the legend says so).
+    width = {g: 4.0 - 3.0 * i / max(len(lines) - 1, 1) for i, g in enumerate(lines)}
     for ax, (col, name, second) in zip(axes[:, 0], panels, strict=True):
         values: list[float] = []
         for line, g in d.groupby("line", sort=False):
             # Each epoch a step over its own span (an empty epoch's ratio is a gap).
             edges = [*g["x0"], g["x1"].iloc[-1]]
-            ax.stairs(g[col].astype(float), edges, color=colour[line], baseline=None)
+            ax.stairs(g[col].astype(float), edges, color=colour[line], linewidth=width[line], baseline=None)
             values += [float(v) for v in g[col].dropna()]
             if second is not None:
                 ax.stairs(
@@ -1033,7 +1400,16 @@ def epoch_plot(
         ax.grid(True, which="both", alpha=0.3)
     from matplotlib.lines import Line2D
 
-    handles = [Line2D([], [], color=colour[g], label=g) for g in lines]
+    handles = [Line2D([], [], color=colour[g], linewidth=width[g], label=g) for g in lines]
+    if len(lines) > 1:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                linestyle="none",
+                label="lines drawn thinner in turn:\na thin one inside a wide one\nis two runs that coincide",
+            )
+        )
     fig.legend(handles=handles, loc="outside right upper", fontsize=7)
     axes[-1][0].xaxis.set_major_formatter(plain_formatter())
     axes[-1][0].set_xlabel("simulated time (s)" if timed else "epoch")
@@ -1041,8 +1417,8 @@ def epoch_plot(
     head = title or traces + " per epoch"
     responses = "resp_mean_us" in d.columns and d["resp_mean_us"].notna().any()
     if rows is not None and responses and (said := _saturation_line(rows)):
-        head += "\n" + textwrap.fill(said, 78)
-    fig.suptitle(head, fontsize=10)
+        head += "\n" + said
+    _title_beside_legend(fig, head)
     if path is None:
         return fig
     save(fig, path)

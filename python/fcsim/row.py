@@ -55,7 +55,7 @@ class Row:
     runtime_s: float | None
     load_balance: float | None
     sim_seconds: float
-    requests_per_s: float
+    requests_per_wall_s: float
     bad_lines: int
     read_hits_dirty: int
     write_hits_dirty: int
@@ -90,6 +90,8 @@ class Row:
     saturated: bool | None
     mostly_queueing: bool | None
     drain_s: float | None
+    throughput_iops: float | None
+    throughput_mb_s: float | None
     flush_pages: int
     flush_s: float | None
     stack: str

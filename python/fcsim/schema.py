@@ -95,7 +95,7 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("runtime_s", F, "sum of chip busy time, s (GASA's overall runtime)"),
     ("load_balance", F, "max chip busy / mean chip busy over the run"),
     ("sim_seconds", F, "wall time of the simulation loop, s"),
-    ("requests_per_s", F, "requests simulated per wall-clock second of the loop"),
+    ("requests_per_wall_s", F, "the simulator's speed: requests per wall-clock second of the loop"),
     ("bad_lines", I, "malformed trace lines skipped"),
     ("read_hits_dirty", I, "read hits on a dirty page"),
     ("write_hits_dirty", I, "write hits on a dirty page"),
@@ -130,6 +130,8 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("saturated", B, "a chip or disk got more than a second's work in some second"),
     ("mostly_queueing", B, "a device's ops waited behind earlier requests longer than they were served"),
     ("drain_s", F, "from the last arrival to the last completion of arrival work, s"),
+    ("throughput_iops", F, "host requests per simulated second (first arrival to last completion)"),
+    ("throughput_mb_s", F, "page accesses x page size, MB (1e6 B) per simulated second"),
     ("flush_pages", I, "pages the end-of-run flush wrote back (work done, not offered load)"),
     ("flush_s", F, "from the last arrival to the flush's last completion, s"),
     ("stack", S, "the stack: ssd-cache or offline-bounds; null for a DRAM buffer"),
@@ -473,6 +475,24 @@ def _axis_dtype(values: pd.Series) -> str:
     return S
 
 
+#: Columns renamed since tables were first written: old name -> new. :func:`frame` and
+#: :func:`renamed` read an old table under the new names.
+RENAMED = {"requests_per_s": "requests_per_wall_s"}
+
+
+def renamed(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with each old column of :data:`RENAMED` under its new name (a table written
+    before the rename; where rows of both kinds meet, as in a resumed sweep, one column)."""
+    old = [a for a in RENAMED if a in df.columns]
+    if not old:
+        return df
+    df = df.copy()
+    for a in old:
+        b = RENAMED[a]
+        df[b] = df[a] if b not in df.columns else df[b].where(df[b].notna(), df[a])
+    return df.drop(columns=old)
+
+
 def frame(
     records: Iterable[Mapping[str, Any]] | pd.DataFrame,
     columns: Sequence[Column] = ROWS,
@@ -482,7 +502,7 @@ def frame(
     of its dtype (a column no record has is all null), then one ``axis_<key>`` column per key
     of ``axes`` (each record holding that key with the value given). ValueError for a record
     column outside ``columns`` and ``axes``: the schema is incomplete."""
-    df = records if isinstance(records, pd.DataFrame) else pd.DataFrame(list(records))
+    df = renamed(records if isinstance(records, pd.DataFrame) else pd.DataFrame(list(records)))
     names = [c.name for c in columns]
     stray = [c for c in df.columns if c not in names and c not in axes]
     if stray:

@@ -151,6 +151,8 @@ pub const UNTIMED_NULL: &[&str] = &[
     "mostly_queueing",
     "drain_s",
     "flush_s",
+    "throughput_iops",
+    "throughput_mb_s",
     "resp_mean_us",
     "resp_std_us",
     "resp_p50_us",
@@ -525,7 +527,8 @@ impl ResultRow {
         // The loop's speed: the warm-up's requests were simulated in `sim_seconds` too.
         let simulated = c.requests + self.warmup.map_or(0, |w| w.requests);
         let rps = if self.sim_seconds > 0.0 { Value::Float(simulated as f64 / self.sim_seconds) } else { Value::Null };
-        v.push(("requests_per_s".into(), rps));
+        // Named for the wall clock so it cannot be read as the simulated IOPS (`throughput_iops`).
+        v.push(("requests_per_wall_s".into(), rps));
         v.push(("bad_lines".into(), Value::Int(self.bad_lines)));
         v.push(("read_hits_dirty".into(), Value::Int(c.read_hits_dirty)));
         v.push(("write_hits_dirty".into(), Value::Int(c.write_hits_dirty)));
@@ -570,6 +573,12 @@ impl ResultRow {
                 if self.timing == Timing::UntimedTrace { Value::Null } else { Value::Bool(d.mostly_queueing()) },
             ));
             v.push(("drain_s".into(), Value::Float(d.drain_ns as f64 / 1e9)));
+            // What the host got: measured requests (and their page bytes) over the simulated
+            // span from the first arrival to the last completion of arrival work.
+            let span_s = (d.duration_ns + d.drain_ns) as f64 / 1e9;
+            let per_s = |x: f64| if span_s > 0.0 { Value::Float(x / span_s) } else { Value::Null };
+            v.push(("throughput_iops".into(), per_s(c.requests as f64)));
+            v.push(("throughput_mb_s".into(), per_s(c.accesses as f64 * f64::from(self.page_size) / 1e6)));
             v.push(("flush_pages".into(), Value::Int(d.flush_pages)));
             v.push(("flush_s".into(), Value::Float(d.flush_ns as f64 / 1e9)));
             for (k, val) in &d.params {

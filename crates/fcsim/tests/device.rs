@@ -498,6 +498,15 @@ fn ssd_read_cache_hand_computed() {
     assert_eq!((col(&row, "disk_util_peak_1s"), col(&row, "disk_util_peak_60s")), (Float(0.03), Float(0.03 / 60.0)));
     assert_eq!(col(&row, "drain_s"), Float(30192e-6));
     assert_eq!(col(&row, "disk_queue_mean"), Float(104979.0 / 30200.0));
+    // Simulated throughput over the same 30200 us: 9 host requests (t1..t9, the trim
+    // included; it has no response time, so the mean is over 8), 9 page accesses of 4 KiB.
+    assert_eq!(row.counters.requests, 9);
+    let near = |name: &str, want: f64| match col(&row, name) {
+        Float(x) => assert!((x - want).abs() < 1e-9 * want, "{name} {x} != {want}"),
+        other => panic!("{name} {other:?}"),
+    };
+    near("throughput_iops", 9.0 / 30200e-6);
+    near("throughput_mb_s", 9.0 * 4096.0 / 1e6 / 30200e-6);
     // Write-back: both writes enter the cache dirty. W4 evicts 3 (dirty, written to disk),
     // and R3 evicts 4 (dirty) then 1; writes are never disk writes on their own.
     let row = golden_ssd_cache("back");

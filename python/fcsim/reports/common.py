@@ -31,9 +31,13 @@ def size_pct(df: pd.DataFrame) -> pd.Series:
     return sizes.map(lambda s: float(s[:-1]) if s.endswith("%") else float("nan"))
 
 
-def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False) -> None:
+def plot(
+    df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = False, zero: bool = True
+) -> None:
     """A paper's metric against cache size (% of the working set), a panel per trace (synthetic
-    profiles marked), a line per policy (:func:`fcsim.plot.figure`); nothing without rows."""
+    profiles marked), a line per policy (:func:`fcsim.plot.figure`); nothing without rows.
+    ``zero=False``: each panel's y axis spans its data (differences of a few percent between
+    policies, as GASA's runtimes, would be one line on an axis from zero)."""
     if df.empty or df[metric].isna().all():
         return
     figure(
@@ -46,6 +50,7 @@ def plot(df: pd.DataFrame, metric: str, ylabel: str, path: Path, log: bool = Fal
         xlabel="cache size (% of working set)",
         ylabel=ylabel,
         ylog=log,
+        zero=zero,
         xlog=False,
         names={p: str(p).upper() for p in dict.fromkeys(df["policy"])},
         markers=MARKERS,
