@@ -480,7 +480,10 @@ fn long_operations_take_no_memory_per_epoch() {
     // Before: the per-epoch loads held a slot per 10 ms epoch of an operation's span: a disk of
     // 1e9 ms a page tried to allocate gigabytes for the flash cache's first program (aborting),
     // and 1e9 us reads took 1.2 GB for 1,000 requests.
-    let cfg = config_with(2, None, &[("stack.kind", "ssd-cache"), ("stack.disk_ms", "1e9")]);
+    // (A flash cache of 2 pages on the default `offline` flash, its 512-page blocks set so that
+    // the geometry is kept.)
+    let kv = [("stack.kind", "ssd-cache"), ("stack.disk_ms", "1e9"), ("device.pages_per_block", "512")];
+    let cfg = config_with(2, Some("offline"), &kv);
     let row = fcsim::simulate(&fixture("golden.csv"), &golden(), &cfg, None, None).unwrap();
     let resp = row.columns().into_iter().find(|(n, _)| n == "resp_max_us").unwrap().1;
     assert!(matches!(resp, fcsim::Value::Float(r) if r >= 1e12), "{resp:?}");
