@@ -17,6 +17,10 @@ import fcsim
 from conftest import children, running
 from fcsim import journal, sweep
 
+# Each test here kills a process at a moment it watches for: alone on the machine (`make test`
+# runs them after the parallel tests), the moment is not missed by a starved core.
+pytestmark = pytest.mark.serial
+
 # 12 points of a few tenths of a second each.
 GRID = """
 traces = ["synth:zipf,alpha=0.8,requests=150000,pages=40000,write=0.3,seed=4"]
