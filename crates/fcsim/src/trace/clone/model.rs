@@ -643,7 +643,9 @@ impl Model {
                     // Every number on the line, its states' and bins' indices too: a bound on
                     // its counts, added as the line is read (a line read again only adds more).
                     let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
-                    line_counts.set(numbers.map(u128::from).sum());
+                    let (sum, top) = numbers.fold((0u128, 0u64), |(s, t), x| (s + u128::from(x), t.max(x)));
+                    line_counts.set(sum);
+                    line_top.set(top);
                 }
                 "end" => ended = true,
                 _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
