@@ -1427,6 +1427,16 @@ mod tests {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
             assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 and 2)")), "{e}");
         }
+        // Given where a trace is expected: named a model, with how to clone it.
+        let p = tmp("bom-trace.model", &format!("\u{feff}{text}"));
+        let e = crate::trace::open(&p.to_string_lossy(), &TraceOptions::default()).err().unwrap().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "is a clone model (made by 'fcsim trace clone'), not a trace: run its clone as synth:clone={}",
+                p.display()
+            )),
+            "{e}"
+        );
         // Counts: one past 2^64, and a sum past 2^62 tipped over by a later small count.
         let e = err("o.model", &text.replacen("requests 1000", "requests 18446744073709551616", 1));
         assert!(e.contains(":4: requests: 18446744073709551616 is past 2^64 - 1, the most a count holds"), "{e}");
