@@ -128,7 +128,7 @@ def ci95(values: Iterable[float]) -> tuple[float, float, int]:
 
 
 def _spec_seed(spec: str) -> int:
-    """The seed a ``synth:`` spec gives (its last ``seed=`` key), else the default."""
+    """The seed a ``synth:`` spec gives (its ``seed=`` key, given at most once), else the default."""
     found = re.findall(r"(?:^|,)\s*seed\s*=\s*([^,]*)", spec[len("synth:") :])
     if not found:
         return DEFAULT_SEED
