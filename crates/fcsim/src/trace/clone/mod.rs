@@ -322,7 +322,7 @@ pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>
                 path,
                 Location::File,
                 format!(
-                    "a clone model larger than {} MiB (decompressed); a model 'fcsim trace clone' writes is far smaller (its lines are bounded; see MAX_MODEL_BYTES)",
+                    "a clone model larger than {} MiB (decompressed), the most fcsim reads; a model 'fcsim trace clone' writes is far smaller (under 1 MiB for the traces here)",
                     model::MAX_MODEL_BYTES >> 20
                 ),
             ));
