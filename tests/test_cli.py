@@ -68,6 +68,8 @@ def test_policies_and_formats_list() -> None:
     assert {"lcs-csv", "oracle-general", "csv", "fct", "diskmon"} <= set(names)
 
 
+LRU5 = ["--policy", "lru", "--size", "5"]
+
 BAD = [
     (["run", "missing.csv", "--policy", "lru", "--size", "5"], "missing.csv: no such file"),
     (
@@ -108,6 +110,25 @@ BAD = [
         "seed=18446744073709551616",
     ),
     (["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", str(10**30)], "cache size"),
+    # Issue 42: what was typed, and why, not 'expected a number' or a seed nobody typed.
+    (
+        ["run", FIXTURES / "arc_p2.lis", "--policy", "lru", "--size", "5", "--epoch", "1e30"],
+        "epoch=1e30: more requests than fcsim counts (at most 2^64 - 1)",
+    ),
+    (
+        ["run", f"synth:zipf,requests=100,pages=50,seed={2**64 - 1}", *LRU5, "--seeds", "2"],
+        f"the trace's seed {2**64 - 1} with seeds=2: seed index 1 would run seed {2**64 - 1} + 1, past the "
+        f"largest seed (2^64 - 1 = {2**64 - 1}); give a seed at most {2**64 - 2}",
+    ),
+    (
+        ["run", "synth:zipf,requests=100,pages=50,seed=1,seed=2", *LRU5],
+        "synth: seed=2: seed is given twice (seed=1 before it); give each key once",
+    ),
+    (
+        ["run", f"synth:clone={TRACES / 'msr_hm_0_excerpt1000.csv'},format=csv", *LRU5],
+        "synth:clone: format=csv: the generic CSV format needs its columns (--set trace.offset=COLUMN ...), "
+        "which a clone spec cannot pass",
+    ),
     # `none` has no cache, so no curve (minisim printed one).
     (
         ["mrc", FIXTURES / "arc_p2.lis", "--method", "minisim", "--policy", "none"],

@@ -418,6 +418,8 @@ def test_a_sweep_table_is_parquet(tmp_path: Path) -> None:
     )
     lines = error_lines(cli_sweep(exp, tmp_path / "o.csv"))
     assert lines == [f"{tmp_path / 'o.csv'}: a sweep's table is Parquet (.parquet or .pq), not .csv"]
+    # Issue 42: refused before its journal is made (none is left behind, empty or not).
+    assert sorted(p.name for p in tmp_path.iterdir()) == [exp.name]
     junk = tmp_path / "junk.parquet"
     junk.write_text("trace,policy\n")  # say, a CSV table renamed
     lines = error_lines(cli_sweep(exp, junk))

@@ -611,7 +611,7 @@ def run(
             row[k] = c[k]
         row["size"] = s
         if seeds_n > 1:
-            _seeds.mark(row, seeded, index, sum(1 for r in runs if r[0] == i))
+            _seeds.mark(row, seeded, index, sum(1 for r in runs if r[0] == i), t)
         if row.epochs is not None:
             row.epochs["seed_index"] = pd.Series([index] * len(row.epochs), dtype="Int64")
         return row
@@ -669,6 +669,7 @@ def _seed_runs(
     runs = []
     for i, (t, p, _, d, c) in enumerate(points):
         seeded = _seeds.components(t, p, d, c) if seeds > 1 else {}
+        _seeds.check_range(seeded, seeds)
         runs += [(i, k, seeded) for k in range(seeds if seeded else 1)]
     return runs
 

@@ -127,6 +127,13 @@ class Bar:
             self.shown = 0
 
 
+def show(text: str) -> None:
+    """Prints ``text`` on stdout, each line's control characters escaped (:func:`printable`):
+    file names and spec text printed in a table, a header or a 'wrote' line cannot move the
+    cursor, ring the bell or fake a line."""
+    print("\n".join(printable(line) for line in text.split("\n")))
+
+
 def say(line: str) -> None:
     """Prints one line on stderr, its control characters escaped (it may hold text from input:
     a trace's field, a file name)."""
@@ -299,17 +306,17 @@ def cmd_run(a: argparse.Namespace) -> int:
         for line in output.rows_json(df):
             print(line)
     elif not a.quiet:
-        print(format_table(df, columns))
+        show(format_table(df, columns))
         if summary is not None:
             print()
             print(
                 f"mean ± 95% confidence interval (Student t) over the seeds of each point "
                 f"(--seeds {a.seeds}; seeds 1: nothing random in it)"
             )
-            print(format_summary(df, summary, columns))
+            show(format_summary(df, summary, columns))
         if epochs is not None and not a.out:
             print()
-            print(format_epochs(epochs))
+            show(format_epochs(epochs))
     if epochs is not None and not a.out and a.json:
         say("fcsim: note: the per-epoch table is written with --out FILE, to FILE.epochs.EXT beside the rows")
     say_notes(df)
@@ -404,6 +411,8 @@ def format_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
     cols = table_columns(df, columns)
     t = df[cols].copy()
     for c in cols:
+        if t[c].dtype == object:  # text (a trace's name): its control characters escaped
+            t[c] = t[c].map(lambda v: printable(v) if isinstance(v, str) else v)
         col = t[c]
         counts = (
             pd.api.types.is_float_dtype(col)
@@ -546,7 +555,7 @@ def cmd_info(a: argparse.Namespace) -> int:
         lines.append(f"  volume {v:<6} {n:,} requests ({r:,} reads, {w:,} writes)")
     if len(vols) > 20:
         lines.append(f"  ... {len(vols) - 20} more (use --json for all)")
-    print("\n".join(lines))
+    show("\n".join(lines))
     return 0
 
 
@@ -688,7 +697,7 @@ def cmd_compare(a: argparse.Namespace) -> int:
         )
     bursty = f"A {_yes_no(fa['bursty'])}, B {_yes_no(fb['bursty'])}"
     lines.append(f"bursty arrivals (Fano factor at 1 s > 2): {bursty}")
-    print("\n".join(lines))
+    show("\n".join(lines))
     return 0
 
 
@@ -716,7 +725,7 @@ def cmd_fetch(a: argparse.Namespace) -> int:
             )
         finally:
             bar.close()
-        print(f"{name}: {path}")
+        show(f"{name}: {path}")
     return 0
 
 
@@ -733,7 +742,7 @@ def cmd_convert(a: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    print(
+    show(
         f"wrote {a.output}: {info['requests']:,} requests, {info['page_accesses']:,} page accesses, "
         f"{info['unique_pages']:,} unique pages"
     )
@@ -750,7 +759,7 @@ def cmd_clone(a: argparse.Namespace) -> int:
             "give --page-size to the run of the clone"
         )
     info = fcsim.clone(a.trace, a.output, **c)
-    print(
+    show(
         f"wrote {a.output}: a clone model of {info['source']} ({info['requests']:,} requests, "
         f"{info['pages']:,} pages of 4 KiB); use it as synth:clone={a.output}[,scale=K][,length=N][,seed=S]"
     )
@@ -1058,11 +1067,11 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     if exp.seeds > 1:
         summary = output.beside(out, "seeds")
         output.write_table(sweep.summarize_seeds(df), summary, exp.inputs)
-        print(f"wrote {summary}: each point's mean and 95% confidence interval over its seeds")
+        show(f"wrote {summary}: each point's mean and 95% confidence interval over its seeds")
     at = df.attrs
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     done = f"{at['computed']} computed now, {at['reused']} reused"
-    print(f"wrote {out}: {at['table_points']} points{ours} ({done})")
+    show(f"wrote {out}: {at['table_points']} points{ours} ({done})")
     return 0
 
 
@@ -1086,7 +1095,7 @@ def cmd_reproduce(a: argparse.Namespace) -> int:
         )
     finally:
         bar.close()
-    print(f"wrote {summary} and the plots and table beside it")
+    show(f"wrote {summary} and the plots and table beside it")
     return 0
 
 
@@ -1128,7 +1137,7 @@ def cmd_plot(a: argparse.Namespace) -> int:
     )
     if varied:
         say(f"fcsim: note: rows differ in {', '.join(varied)} on no axis: one panel per value (--facet)")
-    print(f"wrote {out}")
+    show(f"wrote {out}")
     return 0
 
 

@@ -53,6 +53,7 @@ import pandas as pd
 
 from fcsim import notes, schema
 from fcsim.output import atomic, guard
+from fcsim.terminal import printable
 
 #: What a plot file can be, by its name's extension.
 FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
@@ -93,6 +94,15 @@ def save(fig: Any, path: str | os.PathLike[str], **options: Any) -> None:
     import matplotlib.pyplot as plt
 
     options.setdefault("dpi", DPI)
+    # Text from input (a trace's file name in a title, legend or tick) with control characters
+    # would have no glyph: matplotlib warns about it on stderr, naming its own source file. It
+    # is drawn escaped instead (\x1b), as the command line prints it.
+    from matplotlib.text import Text
+
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        if not text.isprintable():
+            t.set_text("\n".join(printable(line) for line in text.split("\n")))
     try:
         with atomic(path) as tmp:
             fig.savefig(tmp, format=kind, **options)

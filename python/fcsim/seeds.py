@@ -128,7 +128,7 @@ def ci95(values: Iterable[float]) -> tuple[float, float, int]:
 
 
 def _spec_seed(spec: str) -> int:
-    """The seed a ``synth:`` spec gives (its last ``seed=`` key), else the default."""
+    """The seed a ``synth:`` spec gives (its ``seed=`` key, given at most once), else the default."""
     found = re.findall(r"(?:^|,)\s*seed\s*=\s*([^,]*)", spec[len("synth:") :])
     if not found:
         return DEFAULT_SEED
@@ -199,6 +199,22 @@ def components(trace: str, policy: str, device: str | None, sets: Mapping[str, A
     return out
 
 
+#: The largest seed a component takes (seeds are unsigned 64-bit).
+MAX_SEED = 2**64 - 1
+
+
+def check_range(seeded: Mapping[str, int], n: int) -> None:
+    """ConfigError when a seeded component's seed plus ``n - 1`` (its last seed index) is past
+    :data:`MAX_SEED`: the message names the seed as given, not the sum nobody typed."""
+    for key, base in seeded.items():
+        if base + n - 1 > MAX_SEED:
+            name = "the trace's seed" if key == "trace" else key
+            raise ConfigError(
+                f"{name} {base} with seeds={n}: seed index {n - 1} would run seed {base} + {n - 1}, past "
+                f"the largest seed (2^64 - 1 = {MAX_SEED}); give a seed at most {MAX_SEED - (n - 1)}"
+            )
+
+
 def variant(
     trace: str, sets: Mapping[str, Any], seeded: Mapping[str, int], index: int
 ) -> tuple[str, dict[str, Any]]:
@@ -209,7 +225,8 @@ def variant(
         return trace, out
     for key, base in seeded.items():
         if key == "trace":
-            trace = f"{trace},seed={base + index}"
+            # The spec's own seed= key is replaced, not repeated (a spec refuses a key twice).
+            trace = re.sub(r",\s*seed\s*=[^,]*", "", trace) + f",seed={base + index}"
         else:
             out = {k: v for k, v in out.items() if k.lower() != key}
             out[key] = str(base + index)
@@ -221,13 +238,17 @@ def describe(seeded: Mapping[str, int], index: int) -> str:
     return ", ".join(f"{k} {base + index}" for k, base in seeded.items())
 
 
-def mark(row: dict[str, Any], seeded: Mapping[str, int], index: int, n: int) -> dict[str, Any]:
+def mark(
+    row: dict[str, Any], seeded: Mapping[str, int], index: int, n: int, trace: str | None = None
+) -> dict[str, Any]:
     """``row`` (a run at seed index ``index`` of ``n``) with its trace named as the point names
-    it (without the ``seed=`` key :func:`variant` added) and the columns ``seeds`` (``n``),
-    ``seed_index`` and ``seeded`` (:func:`describe`)."""
+    it (``trace``, the point's spec, when given; else without the ``seed=`` key :func:`variant`
+    added) and the columns ``seeds`` (``n``), ``seed_index`` and ``seeded`` (:func:`describe`)."""
     if "trace" in seeded and index:
         suffix = f",seed={seeded['trace'] + index}"
-        if str(row.get("trace", "")).endswith(suffix):
+        if trace is not None:
+            row["trace"] = trace
+        elif str(row.get("trace", "")).endswith(suffix):
             row["trace"] = row["trace"][: -len(suffix)]
     row.update(seeds=n, seed_index=index, seeded=describe(seeded, index))
     return row

@@ -263,6 +263,7 @@ class Experiment:
         out = []
         for pt in seen.values():
             random = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
+            seeds.check_range(random, self.seeds)
             out += [{**pt, "seed": i, "seeds": self.seeds} for i in range(self.seeds)] if random else [pt]
         return out
 
@@ -476,7 +477,8 @@ def _run_point(job: Job) -> Outcome:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
         return key, None, f"{type(e).__name__}: {e}"
-    row = {**seeds.mark(row, seeded, index, pt.get("seeds", 1)), "size": str(pt["size"]), "point": key}
+    row = seeds.mark(row, seeded, index, pt.get("seeds", 1), pt["trace"])
+    row = {**row, "size": str(pt["size"]), "point": key}
     if journal_path is not None:
         journal.record(journal_path, row)
     return key, row, None

@@ -58,16 +58,30 @@ pub fn compact(v: f64) -> String {
     }
 }
 
+/// An I/O error in words, without the OS's error number: the common kinds said as what they
+/// mean for the file named before it, others as the OS says them minus its `(os error N)`.
+pub fn io_text(err: &std::io::Error) -> String {
+    use std::io::ErrorKind as K;
+    match err.kind() {
+        K::NotFound => "no such file".to_string(),
+        K::PermissionDenied => "permission denied".to_string(),
+        K::NotADirectory => "a part of the path before the file name is a file, not a directory".to_string(),
+        K::IsADirectory => "is a directory, not a file".to_string(),
+        K::InvalidFilename => "the file name is too long or not a valid name".to_string(),
+        _ => {
+            let text = err.to_string();
+            text.split(" (os error").next().unwrap_or(&text).trim().to_string()
+        }
+    }
+}
+
 impl Error {
     pub fn trace(file: &Path, location: Location, message: impl Into<String>) -> Self {
         Error::Trace { file: file.to_path_buf(), location, message: message.into() }
     }
 
     pub fn io(file: &Path, err: &std::io::Error) -> Self {
-        let message = match err.kind() {
-            std::io::ErrorKind::NotFound => "no such file".to_string(),
-            _ => err.to_string(),
-        };
+        let message = io_text(err);
         Error::Io { file: file.to_path_buf(), message }
     }
 

@@ -206,8 +206,13 @@ fn parse_span(key: &str, text: &str) -> Result<Every> {
     }
     let unit_ns = match unit.trim() {
         "" => {
-            if value.fract() != 0.0 || value >= 2f64.powi(64) {
-                return Err(bad());
+            if value.fract() != 0.0 {
+                return Err(Error::config(format!(
+                    "{key}={text}: expected a whole number of requests, or a time with its unit (60s, 5min)"
+                )));
+            }
+            if value >= 2f64.powi(64) {
+                return Err(Error::config(format!("{key}={text}: more requests than fcsim counts (at most 2^64 - 1)")));
             }
             return Ok(Every::Requests(value as u64));
         }

@@ -437,7 +437,10 @@ fn disk_keys_and_their_errors() {
         assert_eq!(err(&[("disks", n)]), format!("stack.disks={n}: expected a number of disks from 1 to 65536, or volume"));
     }
     assert!(err(&[("stripe", "64KiB")]).starts_with("stack.stripe: the stripe unit of an array needs stack.disks=N with N >= 2"));
-    assert_eq!(err(&[("disks", "2"), ("stripe", "16")]), "stack.stripe=16: expected a stripe unit in bytes (64KiB, 1MiB)");
+    // A bare number is bytes (issue 42: stack.stripe=65536 was refused as not bytes).
+    assert_eq!(err(&[("disks", "2"), ("stripe", "16")]), "stack.stripe=16 B: expected a whole number of pages (4096 B each)");
+    assert_eq!(err(&[("disks", "2"), ("stripe", "16p")]), "stack.stripe=16p: expected a stripe unit in bytes (65536, 64KiB, 1MiB)");
+    assert_eq!(err(&[("disks", "2"), ("stripe", "65536")]), "");
     assert_eq!(err(&[("disks", "2"), ("stripe", "6KiB")]), "stack.stripe=6144 B: expected a whole number of pages (4096 B each)");
     // Object ids carry no volume.
     let lcs = fcsim::TraceOptions { format: Some("lcs-csv".into()), ..Default::default() };

@@ -500,12 +500,24 @@ fn a_split_window_too_small_to_measure_is_refused() {
         fcsim::simulate(&msr_excerpt(), &TraceOptions::default(), &config_with(65536, Some("dynamic"), kv), None, None)
     };
     let e = config_err(run(&kv));
-    assert!(e.starts_with("stack.window=1e-12: ") && e.contains("at least"), "{e}");
+    assert!(e.starts_with("stack.window=1e-12, stack.train=0.125: ") && e.contains("at least"), "{e}");
+    assert!(!e.contains("stack.train must be"), "no share of the window can do: {e}");
     let least: f64 = e.rsplit("at least ").next().unwrap().split([' ', ')', ';', ',']).next().unwrap().parse().unwrap();
     let mut ok = kv;
     let least = least.to_string();
     ok[3].1 = &least;
     assert!(run(&ok).is_ok());
+    // Issue 42: stack.train=1e-300 blamed stack.window and asked for a window of 9.8e296 SSDs;
+    // now both keys are named and only the remedy in range is given.
+    let kv = [("stack.kind", "ssd-cache"), ("stack.write", "back"), ("stack.split", "dynamic"), ("stack.train", "1e-300")];
+    let e = config_err(run(&kv));
+    assert!(e.starts_with("stack.window=2, stack.train=1e-300: "), "{e}");
+    assert!(e.contains("stack.train must be at least ") && !e.contains("stack.window at least"), "{e}");
+    let least: f64 = e.rsplit("at least ").next().unwrap().parse().unwrap();
+    let least = least.to_string();
+    let mut ok = kv;
+    ok[3].1 = &least;
+    assert!(run(&ok).is_ok(), "stack.train={least}");
 }
 
 #[test]

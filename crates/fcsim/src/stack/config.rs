@@ -137,8 +137,9 @@ impl DiskConfig {
         let disks = match disks {
             Disks::Count { disks, .. } if disks >= 2 => {
                 let s: String = p.take("stack", "stripe", "64KiB".to_string(), "")?;
-                let what = || Error::config(format!("stack.stripe={s}: expected a stripe unit in bytes (64KiB, 1MiB)"));
-                let stripe_bytes = match SizeSpec::parse(&s) {
+                let what = || Error::config(format!("stack.stripe={s}: expected a stripe unit in bytes (65536, 64KiB, 1MiB)"));
+                // A bare number is bytes here (a stripe unit is in bytes), not pages as a cache size.
+                let stripe_bytes = match s.trim().parse::<u64>().map(SizeSpec::Bytes).or_else(|_| SizeSpec::parse(&s)) {
                     Ok(SizeSpec::Bytes(b)) if b > 0 => b,
                     _ => return Err(what()),
                 };

@@ -182,13 +182,23 @@ impl Dynamic {
         if matches!(self.training, Training::Offline(_)) || self.writes(physical).1 >= u64::from(pages_per_block) {
             return Ok(());
         }
-        let least = f64::from(pages_per_block) / (self.train * physical as f64);
+        // Either key can be the one too small: name both, and each remedy that is in range (a
+        // share of the window is at most 1; a window past 1000 SSDs of writes is not one).
+        let least_window = f64::from(pages_per_block) / (self.train * physical as f64);
+        let least_train = f64::from(pages_per_block) / (self.window * physical as f64);
+        let mut fixes = Vec::new();
+        if least_train <= 1.0 {
+            fixes.push(format!("stack.train must be at least {}", compact(least_train)));
+        }
+        if least_window <= 1000.0 {
+            fixes.push(format!("stack.window at least {}", compact(least_window)));
+        }
+        let fix = if fixes.is_empty() { "neither key can make it hold one: use a larger SSD".to_string() } else { fixes.join(", or ") };
         Err(Error::config(format!(
-            "stack.window={}: a training stretch (stack.train={} of the window) must hold at least one erase block \
-             ({pages_per_block} host page writes) to measure GC; on this SSD of {physical} pages, stack.window must be at least {}",
+            "stack.window={}, stack.train={}: a training stretch (stack.train of the window) must hold at least one erase block \
+             ({pages_per_block} host page writes) to measure GC; on this SSD of {physical} pages, {fix}",
             compact(self.window),
             compact(self.train),
-            compact(least)
         )))
     }
 }

@@ -439,6 +439,13 @@ fn detect_source(mut src: Source) -> Result<&'static FormatInfo> {
     if head.is_empty() {
         return Err(Error::trace(path, Location::File, "empty trace: the file holds no requests"));
     }
+    if clone::Model::is_model(&head) {
+        return Err(Error::trace(
+            path,
+            Location::File,
+            format!("is a clone model (made by 'fcsim trace clone'), not a trace: run its clone as synth:clone={}", path.display()),
+        ));
+    }
     let lines = first_lines(&mut src, 20)?;
     let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
     let sniffs = |f: &FormatInfo| match f.opener {

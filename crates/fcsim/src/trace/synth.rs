@@ -102,6 +102,21 @@ pub struct Spec {
     write_locality: Option<(f64, f64)>,
 }
 
+/// Refuses a spec key given twice, or two keys that set one thing (`same`: groups of such
+/// keys, `requests` and `n`): a spec's keys are not last-wins. `seen` holds the keys so far;
+/// `prefix` starts the message (`synth`, `synth:clone`).
+pub(crate) fn once<'a>(seen: &mut Vec<(&'a str, &'a str)>, prefix: &str, k: &'a str, v: &'a str, same: &[&[&str]]) -> Result<()> {
+    let group = |x: &str| same.iter().position(|g| g.contains(&x));
+    let earlier = seen.iter().find(|(k0, _)| *k0 == k || (group(k).is_some() && group(k) == group(k0)));
+    if let Some((k0, v0)) = earlier {
+        let what =
+            if *k0 == k { format!("{k} is given twice ({k0}={v0} before it)") } else { format!("{k} sets what {k0}={v0} before it sets") };
+        return Err(Error::config(format!("{prefix}: {k}={v}: {what}; give each key once")));
+    }
+    seen.push((k, v));
+    Ok(())
+}
+
 fn bad(key: &str, v: &str, what: &str) -> Error {
     Error::config(format!("synth: {key}={v}: expected {what}"))
 }
@@ -196,8 +211,10 @@ impl Spec {
         let (mut requests, mut pages) = (Amount::Count(s.requests), Amount::Count(s.pages));
         let mut size = None;
         let mut scale = 1.0f64;
+        let mut seen = Vec::new();
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth: expected key=value, found '{part}'")))?;
+            once(&mut seen, "synth", k, v, &[&["requests", "n", "requested"], &["pages", "working_set"], &["size", "mean_size"]])?;
             match k {
                 "requests" | "n" => requests = Amount::Count(num(k, v, "a positive integer")?),
                 "requested" => requests = Amount::Bytes(bytes(k, v)?),
@@ -497,6 +514,23 @@ impl TraceReader for Generator {
 
 #[cfg(test)]
 mod tests {
+    /// Issue 42: a spec's keys are not last-wins: a key given twice, or two keys that set one
+    /// thing, is refused with both named.
+    #[test]
+    fn a_key_given_twice_is_refused() {
+        let e = |spec: &str| Spec::parse(spec).unwrap_err().to_string();
+        assert_eq!(e("zipf,seed=1,seed=2"), "synth: seed=2: seed is given twice (seed=1 before it); give each key once");
+        assert_eq!(e("zipf,n=5,requests=6"), "synth: requests=6: requests sets what n=5 before it sets; give each key once");
+        assert_eq!(
+            e("zipf,pages=5,working_set=1MiB"),
+            "synth: working_set=1MiB: working_set sets what pages=5 before it sets; give each key once"
+        );
+        assert_eq!(
+            e("zipf,size=4096,mean_size=8KiB"),
+            "synth: mean_size=8KiB: mean_size sets what size=4096 before it sets; give each key once"
+        );
+    }
+
     use super::*;
 
     fn collect(spec: &str) -> Vec<HostRequest> {

@@ -167,12 +167,12 @@ use self::arrivals::{Arrivals, Stream};
 use self::stack::Stack;
 use super::urn::Urn;
 use super::{Progress, TraceOptions, TraceReader};
-use crate::error::{compact, Error, Result};
+use crate::error::{compact, Error, Location, Result};
 use crate::request::{HostRequest, Op};
 use crate::time::{HORIZON, HORIZON_NS};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -210,10 +210,21 @@ impl CloneSpec {
             renewal: false,
             ablate: renewal::Ablate::default(),
         };
+        let mut seen = Vec::new();
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) = part.split_once('=').ok_or_else(|| Error::config(format!("synth:clone: expected key=value, found '{part}'")))?;
+            super::synth::once(&mut seen, "synth:clone", k, v, &[&["length", "requests"]])?;
             let bad = |what: &str| Error::config(format!("synth:clone: {k}={v}: expected {what}"));
             match k {
+                // The generic CSV format's columns come from --set trace.*, which a synth: trace
+                // refuses: say so here rather than ask for a key that cannot reach it.
+                "format" if v == "csv" => {
+                    return Err(Error::config(format!(
+                        "synth:clone: format=csv: the generic CSV format needs its columns (--set trace.offset=COLUMN ...), which a clone spec cannot pass; \
+                         convert the trace first ('fcsim trace convert {} -o TRACE.fct --format csv --set trace.offset=COLUMN ...') and clone TRACE.fct",
+                        s.path.display()
+                    )))
+                }
                 "format" => s.format = Some(v.to_string()),
                 "scale" => {
                     s.scale = v
@@ -295,13 +306,30 @@ pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>
         let message = format!("is {what}; a clone is fitted from a trace file or read from a model file, so save it to a file first");
         return Err(Error::Io { file: path.to_path_buf(), message });
     }
-    let mut head = [0u8; 32];
-    let n = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)).map_err(|e| Error::io(path, &e))?;
-    if Model::is_model(&head[..n]) {
+    // The file's first bytes, decompressed (a model may be gzipped, zstd- or xz-compressed as a
+    // trace may): a model starts, after a byte-order mark, blank and comment lines, with its
+    // magic word, whatever format number follows it.
+    let mut src = super::Source::open(path)?;
+    let head = src.reader.fill_buf().map_err(|e| Error::io(path, &e))?;
+    if Model::is_model(head) {
         if opts.format.is_some() || opts.volume.is_some() {
             return Err(Error::config(format!("{}: is a clone model, not a trace: format and volume apply to a trace", path.display())));
         }
-        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, &e))?;
+        let mut bytes = Vec::new();
+        (&mut src.reader).take(model::MAX_MODEL_BYTES + 1).read_to_end(&mut bytes).map_err(|e| Error::io(path, &e))?;
+        if bytes.len() as u64 > model::MAX_MODEL_BYTES {
+            return Err(Error::trace(
+                path,
+                Location::File,
+                format!(
+                    "a clone model larger than {} MiB (decompressed), the most fcsim reads; a model 'fcsim trace clone' writes is far smaller (under 1 MiB for the traces here)",
+                    model::MAX_MODEL_BYTES >> 20
+                ),
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::trace(path, Location::Byte(e.utf8_error().valid_up_to() as u64), "a clone model is UTF-8 text; found a byte that is not")
+        })?;
         return Model::parse(&text, path).map(Arc::new);
     }
     let key = (path.to_path_buf(), opts.format.clone(), meta.len(), meta.modified().ok());
@@ -1370,6 +1398,84 @@ mod tests {
         let p = tmp("ticks.model", &edited);
         let e = open(&format!("clone={},length=10,model=renewal", p.display())).err().unwrap().to_string();
         assert!(e.contains("ticks.model: renewal ticks 2305843009213693952: expected the state lines' gaps and ends, 2473"), "{e}");
+    }
+
+    /// Issue 42: a model with a byte-order mark, comments or blank lines before its first line,
+    /// or gzipped, is read as a model (before, each was called a trace of unknown format); one
+    /// of another format number says which it reads; one past [`model::MAX_MODEL_BYTES`] is
+    /// refused before it is read whole; a count past 2^64 or a sum past 2^62 says which.
+    #[test]
+    fn models_are_known_by_their_magic_and_bounded() {
+        let orig = data("msr_hm_0_excerpt1000.csv");
+        let text = load(&orig, &TraceOptions::default()).unwrap().to_text();
+        let want = requests(&format!("clone={},seed=3,length=50", tmp("plain.model", &text).display()));
+        for (name, body) in [
+            ("bom.model", format!("\u{feff}{text}")),
+            ("comment.model", format!("# a note\n\n{text}")),
+            ("crlf.model", text.replace('\n', "\r\n")),
+        ] {
+            let p = tmp(name, &body);
+            assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want, "{name}");
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+        let p = tmp("gz.model", "");
+        std::fs::write(&p, gz.finish().unwrap()).unwrap();
+        assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want);
+        let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display())).err().unwrap().to_string();
+        for first in ["fcsim-clone-model 3", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
+            let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
+            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 and 2)")), "{e}");
+        }
+        // Given where a trace is expected: named a model, with how to clone it.
+        let p = tmp("bom-trace.model", &format!("\u{feff}{text}"));
+        let e = crate::trace::open(&p.to_string_lossy(), &TraceOptions::default()).err().unwrap().to_string();
+        assert!(
+            e.ends_with(&format!(
+                "is a clone model (made by 'fcsim trace clone'), not a trace: run its clone as synth:clone={}",
+                p.display()
+            )),
+            "{e}"
+        );
+        // Counts: one past 2^64, and a sum past 2^62 tipped over by a later small count.
+        let e = err("o.model", &text.replacen("requests 1000", "requests 18446744073709551616", 1));
+        assert!(e.contains(":4: requests: 18446744073709551616 is past 2^64 - 1, the most a count holds"), "{e}");
+        let e = err("o.model", &text.replacen("requests 1000", "requests 4611686018427387904", 1));
+        assert!(
+            e.contains(":5: pages: the model's counts add up past 2^62 by this line (the largest: requests 4611686018427387904 on line 4)"),
+            "{e}"
+        );
+        // Larger than any model: refused without reading it whole (a sparse file).
+        let p = tmp("huge.model", &format!("{}\n", model::MAGIC));
+        std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(model::MAX_MODEL_BYTES + 10).unwrap();
+        let e = open(&format!("clone={}", p.display())).err().unwrap().to_string();
+        assert!(e.contains("huge.model: a clone model larger than 64 MiB (decompressed)"), "{e}");
+        // Not UTF-8: the byte offset of the first bad byte.
+        let p = tmp("bin.model", "");
+        std::fs::write(&p, [model::MAGIC.as_bytes(), b"\nsource \xff\n"].concat()).unwrap();
+        let e = open(&format!("clone={}", p.display())).err().unwrap().to_string();
+        assert!(e.contains("bin.model at byte 27: a clone model is UTF-8 text; found a byte that is not"), "{e}");
+        // A path through a file, not a directory: said in words, not the OS's text.
+        let e = open(&format!("clone={}/x", tmp("file.model", &text).display())).err().unwrap().to_string();
+        assert!(e.ends_with("file.model/x: a part of the path before the file name is a file, not a directory"), "{e}");
+        assert!(!e.contains("os error"), "{e}");
+    }
+
+    /// Issue 42: a key given twice (or two keys for one thing) is refused, not last-wins; the
+    /// generic CSV format, whose columns a clone spec cannot pass, is refused as such.
+    #[test]
+    fn clone_spec_keys_are_given_once() {
+        let e = CloneSpec::parse("clone=x,seed=1,seed=2").unwrap_err().to_string();
+        assert_eq!(e, "synth:clone: seed=2: seed is given twice (seed=1 before it); give each key once");
+        let e = CloneSpec::parse("clone=x,length=10,requests=20").unwrap_err().to_string();
+        assert_eq!(e, "synth:clone: requests=20: requests sets what length=10 before it sets; give each key once");
+        let e = CloneSpec::parse("clone=x.csv,format=csv").unwrap_err().to_string();
+        assert!(
+            e.starts_with("synth:clone: format=csv: the generic CSV format needs its columns") && e.contains("fcsim trace convert x.csv"),
+            "{e}"
+        );
+        let e = super::profile::ProfileSpec::parse("profile=lcr-web_0,n=5,requests=6").unwrap_err().to_string();
+        assert!(e.ends_with("requests=6: requests sets what n=5 before it sets; give each key once"), "{e}");
     }
 
     /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening

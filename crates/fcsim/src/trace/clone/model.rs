@@ -31,6 +31,15 @@ pub const FORMAT: u32 = 2;
 pub const MAX_COUNTS: u128 = 1 << 62;
 /// The most pages a model may hold: the clones number pages in 32 bits.
 pub const MAX_PAGES: u64 = u32::MAX as u64;
+/// The largest model file read (decompressed bytes). What a model holds is bounded but for its
+/// lists of distinct request sizes and run lengths: 2 × 3 lines of 64 counts per window, 64
+/// transition lines, 12 histogram lines of at most 500 bins, at most 64 arrival levels of 64
+/// classes × 16 quantiles, a profile of at most 4,096 counts and the renewal section's 43,008
+/// states come to under 8 MiB at 20 digits a count; the largest models fitted here (cloudphysics,
+/// a 50k-request sample of tencent) take 219-428 KB. 64 MiB leaves the size and run lists
+/// room for millions of distinct values while an arbitrary file is refused before it is read
+/// whole into memory.
+pub const MAX_MODEL_BYTES: u64 = 64 << 20;
 
 const OPS: [&str; 2] = ["read", "write"];
 /// `[prev][op]` names of the distance classes.
@@ -361,17 +370,23 @@ impl Model {
     }
 
     /// Whether `head` (a file's first bytes) starts a model file.
+    /// Its first line that is not blank or a comment, after a UTF-8 byte-order mark, starts with
+    /// the magic word `fcsim-clone-model` (any format number after it: [`Model::parse`] says
+    /// which formats it reads).
     pub fn is_model(head: &[u8]) -> bool {
-        head.starts_with(MAGIC_STEM.as_bytes())
+        let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+        let first = head.split(|&b| b == b'\n').map(|l| l.trim_ascii()).find(|l| !l.is_empty() && !l.starts_with(b"#"));
+        first.is_some_and(|l| l.starts_with(MAGIC_STEM.trim_end().as_bytes()))
     }
 
     /// Parses a model file's text; errors name `path`, the line and what was expected.
     pub fn parse(text: &str, path: &Path) -> Result<Model> {
         let bad = |line: usize, what: String| Error::trace(path, Location::Line(line as u64), what);
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim())).filter(|(_, l)| !l.is_empty() && !l.starts_with('#'));
         let format = match lines.next() {
-            Some((n, l)) if l.starts_with(MAGIC_STEM) => match l[MAGIC_STEM.len()..].parse::<u32>() {
-                Ok(v @ 1..=FORMAT) => v,
+            Some((n, l)) if l.starts_with(MAGIC_STEM.trim_end()) => match l.strip_prefix(MAGIC_STEM).map(|v| v.trim().parse::<u32>()) {
+                Some(Ok(v @ 1..=FORMAT)) => v,
                 _ => {
                     return Err(bad(
                         n,
@@ -411,6 +426,8 @@ impl Model {
         // The counts of the lines so far, the renewal lines' apart (a line given again replaces
         // their earlier counts).
         let mut counts = 0u128;
+        // The largest single count so far: (count, line, key).
+        let mut top = (0u64, 0usize, "");
         for (n, line) in lines {
             if ended {
                 return Err(bad(n, "text after 'end'".into()));
@@ -419,13 +436,21 @@ impl Model {
             let key = words.next().unwrap_or("");
             let rest: Vec<&str> = words.collect();
             let num = |w: &str, what: &str| -> Result<u64> {
-                w.parse::<u64>().map_err(|_| bad(n, format!("{key}: expected {what}, found '{w}'")))
+                w.parse::<u64>().map_err(|_| {
+                    if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                        bad(n, format!("{key}: {w} is past 2^64 - 1, the most a count holds; expected {what} of a trace as 'fcsim trace clone' writes it (an edited model?)"))
+                    } else {
+                        bad(n, format!("{key}: expected {what}, found '{w}'"))
+                    }
+                })
             };
             // A count (of requests, pages, accesses), added to the model's total.
             let line_counts = std::cell::Cell::new(0u128);
+            let line_top = std::cell::Cell::new(0u64);
             let count = |w: &str| -> Result<u64> {
                 let v = num(w, "a count")?;
                 line_counts.set(line_counts.get() + u128::from(v));
+                line_top.set(line_top.get().max(v));
                 Ok(v)
             };
             let op = |w: Option<&&str>| -> Result<usize> {
@@ -618,17 +643,26 @@ impl Model {
                     // Every number on the line, its states' and bins' indices too: a bound on
                     // its counts, added as the line is read (a line read again only adds more).
                     let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
-                    line_counts.set(numbers.map(u128::from).sum());
+                    let (sum, top) = numbers.fold((0u128, 0u64), |(s, t), x| (s + u128::from(x), t.max(x)));
+                    line_counts.set(sum);
+                    line_top.set(top);
                 }
                 "end" => ended = true,
                 _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
             }
             counts += line_counts.get();
+            if line_top.get() > top.0 {
+                top = (line_top.get(), n, key);
+            }
             if counts > MAX_COUNTS {
+                // Name the largest count read so far: the one that took the sum past the bound
+                // (a later line of small counts only tips it over).
+                let (v, at, k) = top;
+                let largest = if at == n { format!("{k} {v} on this line") } else { format!("{k} {v} on line {at}") };
                 return Err(bad(
                     n,
                     format!(
-                        "{key}: the model's counts add up past 2^62 by this line; expected the counts of a trace's requests and pages as 'fcsim trace clone' writes them (an edited model?)"
+                        "{key}: the model's counts add up past 2^62 by this line (the largest: {largest}); expected the counts of a trace's requests and pages as 'fcsim trace clone' writes them (an edited model?)"
                     ),
                 ));
             }

@@ -287,9 +287,11 @@ impl ProfileSpec {
             Error::config(format!("synth: unknown profile '{name}'; expected one of {}", names.join(", ")))
         })?;
         let mut s = ProfileSpec { profile, scale: 1.0, seed: 42, iops: 1000.0, requests: None };
+        let mut seen = Vec::new();
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) =
                 part.split_once('=').ok_or_else(|| Error::config(format!("synth:profile={name}: expected key=value, found '{part}'")))?;
+            crate::trace::synth::once(&mut seen, &format!("synth:profile={name}"), k, v, &[&["requests", "n"]])?;
             let bad = |what: &str| Error::config(format!("synth:profile={name}: {k}={v}: expected {what}"));
             let clean = v.replace('_', "");
             match k {
