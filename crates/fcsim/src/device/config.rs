@@ -210,17 +210,17 @@ pub static DEFAULTS: &[(&str, &str)] = &[
     ("seed", "42"),
 ];
 
+/// How far above `op` the spare of a drive sized by its capacity may come (issue 42: a cache's
+/// flash has the spare asked for, to within a point): past it, the geometry is sized to the
+/// drive (see the module docs).
+pub const OP_TOLERANCE: f64 = 0.01;
+
 /// `op` is taken in (0, 1]: spare space over user capacity, more than none (GC needs a free
 /// block to copy into) and at most the user capacity itself (half the raw drive spare; the
 /// hand-computed tiny drives of the tests use 1). The papers' drives keep 7% (the offline
 /// bounds, §5) to 28% (GASA's and LCR's 15%; the dynamic-allocation paper's splits of 15% to
 /// 85% of the raw drive are `stack.split`, not `op`); `op=7` (700% spare) is a slip for 0.07 far
 /// more often than a drive anyone builds, so it is refused (issue 30).
-/// How far above `op` the spare of a drive sized by its capacity may come (issue 42: a cache's
-/// flash has the spare asked for, to within a point): past it, the geometry is sized to the
-/// drive (see the module docs).
-pub const OP_TOLERANCE: f64 = 0.01;
-
 pub const OP_RANGE: &str = "(0, 1]: spare space over user capacity, 0.15 = 15%";
 
 /// Parameter names (for help and errors), including `capacity`, which has no default.
