@@ -763,7 +763,7 @@ impl Renewal {
     }
 
     /// The window tick `t` is in, and the first tick of the next: the original's windows over
-    /// the clone's span, then those of its last quarter over and over.
+    /// each run of the clone's span.
     #[inline]
     fn window(&self, t: u64) -> (usize, u64) {
         let per = self.span / WINDOWS as f64;
@@ -827,7 +827,9 @@ impl Renewal {
             self.pages.sweep(self.fresh);
             let run = (self.t as f64 / self.span) as u64;
             if run > self.run {
-                // A new run: the pages of the last one end, and it starts on new pages.
+                // A new run: the pages of the last one end, and it starts on new pages, from a
+                // chunk of its own (so every chunk of the last run is freed).
+                self.fresh = self.fresh.next_multiple_of(super::table::CHUNK);
                 (self.run, self.run_first) = (run, self.fresh);
                 self.pages.forget_below(self.fresh);
             }
