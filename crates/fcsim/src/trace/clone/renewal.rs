@@ -105,8 +105,9 @@
 //!   again), and the calendar (an entry per page due, and one per page that joined a request
 //!   before its tick until that tick passes; the entries of a run's pages pass within about
 //!   a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak is 173 MB at its own run (about 20x its requests), 181 MB at 40x
-//!   and 185 MB at 100x (`bench/clone_speed.py`).
+//!   cloudphysics the peak RSS is 169 MiB at its own run (about 20x its requests), 181 MiB at
+//!   100x and 183 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
+//!   memory").
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
