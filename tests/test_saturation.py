@@ -167,3 +167,36 @@ def test_rows_mostly_queueing_are_said_apart_from_saturated_ones() -> None:
         and "a.csv lru 2 pages (flash waited 13.5x its service)" in burst[0]
     )
     assert any("1 row(s) saturated" in line and "a.csv lru 1 pages (flash 1.5x)" in line for line in lines)
+
+
+def test_the_offline_bounds_spare_and_empty_drive_notes_give_their_own_reasons() -> None:
+    # The offline bounds keep the GC reserve on top of device.op by design (device.reserve=extra):
+    # their rows are not told their geometry is too coarse; a drive sized to a flash cache (no
+    # reserve key) is. A flash cache that never collected garbage is not told to age the drive
+    # (device.steady, which the offline bounds and a cache over a disk refuse).
+    from fcsim import notes
+
+    rows = pd.DataFrame(
+        {
+            "trace": ["a.csv"] * 3,
+            "policy": ["m", "lru", "lru"],
+            "size_pages": [100, 200, 300],
+            "device": ["offline", "offline", "lcr"],
+            "device_op": ["0.07", "0.07", "0.15"],
+            "device_op_actual": [0.16, 0.5, 0.15],
+            "device_reserve": ["extra", None, None],
+            "device_state": ["fresh"] * 3,
+            "stack": ["offline-bounds", "ssd-cache", None],
+            "erasures": [0, 0, 0],
+            "flash_page_writes": [10, 10, 10],
+        }
+    )
+    lines = notes.row_notes(rows)
+    extra = [line for line in lines if "device.reserve=extra" in line]
+    coarse = [line for line in lines if "too coarse" in line]
+    assert len(extra) == 1 and "a.csv m 100 pages (0.16 for 0.07)" in extra[0]
+    assert len(coarse) == 1 and "a.csv lru 200 pages" in coarse[0] and "100 pages" not in coarse[0]
+    empty = [line for line in lines if "erased no flash block" in line]
+    cache = [line for line in empty if "a flash cache's medium" in line]
+    aged = [line for line in empty if "device.steady=1" in line]
+    assert len(cache) == 1 and "2 row(s)" in cache[0] and len(aged) == 1 and "a.csv lru 300 pages" in aged[0]

@@ -139,7 +139,11 @@ def row_notes(df: pd.DataFrame) -> list[str]:
         )
     if "device_op_actual" in df.columns and "device_op" in df.columns:
         op = pd.to_numeric(df["device_op"], errors="coerce")
-        rows = df[(df["device_op_actual"] - op).abs() > 0.01]
+        off = ((df["device_op_actual"] - op).abs() > 0.01).fillna(False).astype(bool)
+        extra = off & False
+        if "device_reserve" in df.columns:
+            extra = df["device_reserve"].eq("extra").fillna(False).astype(bool)
+        rows = df[off & ~extra]
         if len(rows):
             lines.append(
                 f"fcsim: note: {len(rows)} row(s) simulate more flash spare than device.op (device_op_actual "
@@ -148,8 +152,17 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 f"open block; left to fcsim, the geometry is sized to the drive: "
                 f"{_names(rows, _spare)}"
             )
+        rows = df[off & extra]
+        if len(rows):
+            lines.append(
+                f"fcsim: note: {len(rows)} row(s) keep the GC reserve and open blocks on top of device.op "
+                "(device.reserve=extra, the offline bounds' default), so they simulate more spare "
+                f"(device_op_actual for device_op in brackets): {_names(rows, _spare)}"
+            )
     never = never_filled(df)
-    cache = df["stack"].eq("ssd-cache").fillna(False).astype(bool) if "stack" in df.columns else never & False
+    cache = never & False  # a flash cache (over a disk, or the offline bounds'): it starts empty
+    if "stack" in df.columns:
+        cache = df["stack"].isin(["ssd-cache", "offline-bounds"]).fillna(False).astype(bool)
     for rows, how in (
         (
             df[never & ~cache],
