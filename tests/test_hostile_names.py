@@ -31,6 +31,7 @@ def test_control_characters_of_names_are_escaped_on_stdout(hostile: Path, tmp_pa
     for args in (
         ["run", hostile, "--policy", "lru", "--size", "100"],
         ["trace", "info", hostile],
+        ["trace", "compare", hostile, TRACES / "msr_hm_0_excerpt1000.csv"],
         ["trace", "clone", hostile, "-o", tmp_path / "m\x1b.model"],
     ):
         r = cli(*args)
