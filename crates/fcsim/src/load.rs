@@ -147,12 +147,7 @@ impl Load {
     pub fn record(&mut self, arrival: u64, start: u64, end: u64, behind: u64) {
         // `open_until` is 0 while flushing, so the flush takes the cold path.
         if arrival < self.open_until {
-            let work = end - start;
-            self.ops += 1;
-            self.busy_ns += work;
-            self.sojourn_ns += u128::from(end - arrival);
-            self.behind_ns += u128::from(behind);
-            self.last_end = self.last_end.max(end);
+            let work = self.count(arrival, start, end, behind);
             for w in &mut self.windows {
                 w.work += work;
             }
@@ -167,12 +162,7 @@ impl Load {
     /// arrival falls there, else a later window's entry.
     #[cold]
     fn record_arrival(&mut self, arrival: u64, start: u64, end: u64, behind: u64) {
-        let work = end - start;
-        self.ops += 1;
-        self.busy_ns += work;
-        self.sojourn_ns += u128::from(end - arrival);
-        self.behind_ns += u128::from(behind);
-        self.last_end = self.last_end.max(end);
+        let work = self.count(arrival, start, end, behind);
         for (w, len) in self.windows.iter_mut().zip(WINDOWS_NS) {
             let i = arrival / len;
             if i <= w.index {
@@ -182,6 +172,19 @@ impl Load {
             }
         }
         self.set_open_until();
+    }
+
+    /// Counts an op of arrival work (ops, busy time, sojourn, wait behind earlier requests,
+    /// latest completion); returns its work, for the caller's windows.
+    #[inline]
+    fn count(&mut self, arrival: u64, start: u64, end: u64, behind: u64) -> u64 {
+        let work = end - start;
+        self.ops += 1;
+        self.busy_ns += work;
+        self.sojourn_ns += u128::from(end - arrival);
+        self.behind_ns += u128::from(behind);
+        self.last_end = self.last_end.max(end);
+        work
     }
 
     /// An op of the end-of-run flush that held the server from `start` to `end`: work done, not
