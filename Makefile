@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 SOURCES := $(shell find crates python -name '*.rs' -o -name '*.py' -o -name '*.pyi' -o -name '*.toml') Cargo.toml Cargo.lock pyproject.toml $(wildcard data/profiles/models/*.model)
 DEMO_TRACE := data/traces/cloudphysics_vscsi_2h.csv.gz
 
-.PHONY: demo test golden lint fmt bench rust-test py-test clean profile-models profiles-fidelity fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
+.PHONY: demo test golden lint lint-rust lint-py fmt bench rust-test py-test clean profile-models profiles-fidelity fuzz fuzz-build fuzz-rust fuzz-toml fuzz-fetch fuzz-merge
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,9 +23,13 @@ demo: $(VENV)/.installed
 	@echo
 	$(BIN)/fcsim run $(DEMO_TRACE) --policy lru,fifo --size 1%,5%,10%,64MiB
 
-lint: $(VENV)/.installed
+lint: lint-rust lint-py
+
+lint-rust:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
+
+lint-py: $(VENV)/.installed
 	$(BIN)/ruff check python tests bench fuzz
 	$(BIN)/ruff format --check python tests bench fuzz
 
@@ -36,10 +40,15 @@ rust-test:
 # independent processes' work (each writes under its own tmp_path). Tests marked `serial` kill
 # processes at moments they watch for, which a starved core can miss: they run alone, after.
 py-test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -n 2 -m "not serial" tests
+	$(BIN)/python -m pytest -q -n 2 -m "not serial" --durations=20 tests
 	$(BIN)/python -m pytest -q -m serial tests
 
-test: lint rust-test py-test
+# The three builds (the release wheel, clippy's check, the quick test binaries) go to separate
+# target directories (release, debug, quick), so they run side by side: each has long stretches
+# on one core (the release build's single codegen unit, the type checks of the core crate).
+test:
+	$(MAKE) -j3 --output-sync=target $(VENV)/.installed lint-rust rust-test
+	$(MAKE) lint-py py-test
 
 # Every golden row (tests/test_golden_policies.py; `make test` checks the quick part).
 golden: $(VENV)/.installed
