@@ -211,7 +211,7 @@ def test_sweep_of_one_policys_parameter() -> None:
     df = _sweep_rows({"a.csv": [100, 90, 80, 500], "b.csv": [100, 104, 90, 90], "c.csv": [100, 99, 98, 98]})
     falls = Sweep(
         "f", "falls", "§IV.D.1", "window-response", "mean", "lcr", "window", "falls", 5.0, "smaller",
-        end=0.5, step=1.0, explain="dirty", explain_label="dirty share",
+        end=0.5, step=1.0, explain=(("dirty", "dirty share"),),
     )  # fmt: skip
     v = score(falls, df[df["trace"] == "a.csv"], NO_GATE)
     assert v is not None and v.verdict == "agrees"
@@ -223,13 +223,13 @@ def test_sweep_of_one_policys_parameter() -> None:
     # Each failing point in numbers: its figure per window, why it fails, what moved beside it.
     assert v.detail == [
         "b.csv: 30%: 1/64: 100, 1/8: 104, 1/2: 90 (-10.0% from 1/64 to 1/2; rises 1/64 → 1/8 +4.0%); "
-        "dirty share: 1/64 0.50, 1/8 0.50, 1/2 0.50",
-        "c.csv: 30%: 1/64: 100, 1/8: 99, 1/2: 98 (-2.0% from 1/64 to 1/2); dirty share: 1/64 0.50, 1/8 0.50, "
-        "1/2 0.50",
+        "dirty share: 1/64 0.5, 1/8 0.5, 1/2 0.5",
+        "c.csv: 30%: 1/64: 100, 1/8: 99, 1/2: 98 (-2.0% from 1/64 to 1/2); dirty share: 1/64 0.5, 1/8 0.5, "
+        "1/2 0.5",
     ]
     # "Flat": (max - min) / min over every window within 5%: c.csv (100 vs 98: 2.0%) holds,
     # a.csv ((500 - 80) / 80: 525%) does not.
-    flat = replace(falls, id="s", shape="flat", end=math.inf, explain="")
+    flat = replace(falls, id="s", shape="flat", end=math.inf, explain=())
     v = score(flat, df[df["trace"] != "b.csv"], NO_GATE)
     assert v is not None and v.verdict == "disagrees"
     assert v.fcsim == "holds at 1 of 2 (trace, load) points (spread 2.0% … 525.0%)"

@@ -227,10 +227,9 @@ class Sweep:
     skip: str = "unscored"
     fmt: str = ".0f"
     note: str = ""
-    #: A numeric column a failing point's detail lists along the sweep beside the figure (what
-    #: moves with it), as ``explain_label``: 1/64 0.95, ...
-    explain: str = ""
-    explain_label: str = ""
+    #: Numeric columns a failing point's detail lists along the sweep beside the figure (what
+    #: moves with it), each as (column, label): "label: 1/64 0.95, ...".
+    explain: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.shape not in SHAPES:
@@ -557,12 +556,12 @@ def _sweep(c: Sweep, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
                 why.append(f"{testable.short(t)} at {at}: {lack}")
                 continue
             value, ok, text = _sweep_point(c, s)
-            if not ok and c.explain in g.columns:
-                e = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[c.explain].first().sort_index()
+            for col, label in c.explain if not ok else ():
+                if col not in g.columns:
+                    continue
+                e = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[col].first().sort_index()
                 e = e[(e.index >= c.start) & (e.index <= c.end)]
-                text += f"; {c.explain_label or c.explain}: " + ", ".join(
-                    f"{_param(float(k))} {float(v):.2f}" for k, v in e.items()
-                )
+                text += f"; {label}: " + ", ".join(f"{_param(float(k))} {float(v):.3g}" for k, v in e.items())
             pts.append(_Point(t, at, c.policy, value, ok, text))
     why = list(dict.fromkeys(why))
     skipped = _left_out(gate, c.family, every)
