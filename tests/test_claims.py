@@ -10,10 +10,20 @@ from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
-from test_reports_testable import RICH
+from test_reports_testable import READ_ONLY, RICH
 
 from fcsim.reports import testable
-from fcsim.reports.claims import UP_TO_FACTOR, Claim, Contrast, disagreements, evaluate, score, table, up_to
+from fcsim.reports.claims import (
+    UP_TO_FACTOR,
+    Claim,
+    Contrast,
+    Sweep,
+    disagreements,
+    evaluate,
+    score,
+    table,
+    up_to,
+)
 
 NO_GATE = testable.Gate("gasa", None)
 
@@ -179,6 +189,87 @@ def test_lowest_between_and_the_table() -> None:
         "- **GASA highest** (§IV.B.1: any). fcsim: holds at 0 of 1 (trace, size) points."
     )
     assert disagreements(vs[:2]) == ["Nowhere: every claim above holds."]
+
+
+def _sweep_rows(means: dict[str, list[float]], windows: tuple[float, ...] = (1 / 64, 1 / 8, 1 / 2, 1.0)):
+    """One policy's rows along its window: ``means[trace]`` is the mean response per window,
+    one load; the window as the result rows write it (text, "" for a policy without one)."""
+    rows = [
+        {"trace": t, "policy": "lcr", "load": "30%", "window": f"{w:g}", "mean": m, "dirty": 0.5}
+        for t, ms in means.items()
+        for w, m in zip(windows, ms, strict=True)
+    ]
+    # Another policy at the same load, without the parameter: not part of the sweep.
+    rows.append({"trace": "a.csv", "policy": "lru", "load": "30%", "window": "", "mean": 1.0, "dirty": 0.5})
+    return pd.DataFrame(rows)
+
+
+def test_sweep_of_one_policys_parameter() -> None:
+    # "Falls from 1/64 to 1/2": the mean at 1/2 at least 5% below 1/64's, no step up more than 1%.
+    # a.csv falls 100 -> 90 -> 80 (-20%); b.csv falls overall (-10%) but rises 100 -> 104 on the
+    # way (+4%); c.csv barely moves (-2%). The run at 1 is outside the claim's span.
+    df = _sweep_rows({"a.csv": [100, 90, 80, 500], "b.csv": [100, 104, 90, 90], "c.csv": [100, 99, 98, 98]})
+    falls = Sweep(
+        "f", "falls", "§IV.D.1", "window-response", "mean", "lcr", "window", "falls", 5.0, "smaller",
+        end=0.5, step=1.0, explain=(("dirty", "dirty share"),),
+    )  # fmt: skip
+    v = score(falls, df[df["trace"] == "a.csv"], NO_GATE)
+    assert v is not None and v.verdict == "agrees"
+    assert v.fcsim == "holds at 1 of 1 (trace, load) points (change -20.0%)"
+    assert v.paper == "§IV.D.1: smaller"
+    v = score(falls, df, NO_GATE)
+    assert v is not None and v.verdict == "disagrees"
+    assert v.fcsim == "holds at 1 of 3 (trace, load) points (change -20.0% … -2.0%)"
+    # Each failing point in numbers: its figure per window, why it fails, what moved beside it.
+    assert v.detail == [
+        "b.csv: 30%: 1/64: 100, 1/8: 104, 1/2: 90 (-10.0% from 1/64 to 1/2; rises 1/64 → 1/8 +4.0%); "
+        "dirty share: 1/64 0.5, 1/8 0.5, 1/2 0.5",
+        "c.csv: 30%: 1/64: 100, 1/8: 99, 1/2: 98 (-2.0% from 1/64 to 1/2); dirty share: 1/64 0.5, 1/8 0.5, "
+        "1/2 0.5",
+    ]
+    # "Flat": (max - min) / min over every window within 5%: c.csv (100 vs 98: 2.0%) holds,
+    # a.csv ((500 - 80) / 80: 525%) does not.
+    flat = replace(falls, id="s", shape="flat", end=math.inf, explain=())
+    v = score(flat, df[df["trace"] != "b.csv"], NO_GATE)
+    assert v is not None and v.verdict == "disagrees"
+    assert v.fcsim == "holds at 1 of 2 (trace, load) points (spread 2.0% … 525.0%)"
+    assert v.detail == ["a.csv: 30%: 1/64: 100, 1/8: 90, 1/2: 80, 1: 500 (spread 525.0%)"]
+
+
+def test_sweep_untestable() -> None:
+    df = _sweep_rows({"a.csv": [100, 90, 80, 80], "b.csv": [100, 90, 80, 80]})
+    falls = Sweep(
+        "f", "falls", "§IV.D.1", "window-response", "mean", "lcr", "window", "falls", 5.0, "smaller",
+        start=1 / 64, end=0.5, step=1.0, skip="saturated",
+    )  # fmt: skip
+    # A sweep with a saturated run is left out whole, with its reason; none left: untestable.
+    sat = df.assign(saturated="")
+    sat.loc[(sat["trace"] == "b.csv") & (sat["window"] == "0.5"), "saturated"] = "b at 30% (saturated)"
+    v = score(falls, sat, NO_GATE)
+    assert v is not None and v.verdict == "agrees"
+    assert (
+        v.fcsim == "holds at 1 of 1 (trace, load) points (change -20.0%) (not scored: b at 30% (saturated))"
+    )
+    v = score(falls, sat.assign(saturated="saturated"), NO_GATE)
+    assert v is not None and (v.verdict, v.fcsim) == ("untestable", "saturated")
+    # A sweep without a run at an end of the claim's span cannot show its shape.
+    v = score(falls, df[df["window"] != "0.015625"], NO_GATE)
+    assert v is not None and v.verdict == "untestable"
+    assert v.fcsim == "a at 30%: no run at 1/64; b at 30%: no run at 1/64"
+    # A workload without writes cannot test it (the window only orders dirty pages): b.csv is
+    # left out and says why; with neither, untestable.
+    gate = testable.Gate("lcr", {"a.csv": RICH, "b.csv": READ_ONLY})
+    v = score(falls, df, gate)
+    assert (
+        v is not None
+        and v.verdict == "agrees"
+        and v.fcsim.endswith("(untestable on b: writes 0.0% of pages)")
+    )
+    v = score(falls, df, testable.Gate("lcr", {"a.csv": READ_ONLY, "b.csv": READ_ONLY}))
+    assert v is not None and v.verdict == "untestable"
+    assert v.fcsim == "a: writes 0.0% of pages; b: writes 0.0% of pages"
+    # A sweep about no trace of the rows is not shown.
+    assert score(replace(falls, traces=lambda t: False), df, NO_GATE) is None
 
 
 def test_every_committed_summary_opens_with_its_verdict_table() -> None:

@@ -122,6 +122,48 @@ def test_lcr_profile_verdicts() -> None:
     assert "p-gcar-proj" not in v and "p-dirty-min" not in v
 
 
+def _lcr_window_rows() -> pd.DataFrame:
+    """Fig. 8's sweep beside the profile rows: LCR alone on web_0 at its 30% load, its window
+    1/64 ... 1, the mean falling from 1/64 to 1/2 and the hit ratio flat; the other rows at the
+    default window 0.1."""
+    rows = _lcr_rows().assign(
+        param_window=lambda d: d["policy"].map(lambda p: None if p == "lru" else "0.1"),
+        size_pages=1024,
+        page_size=4096,
+    )
+    one = rows[(rows["trace"] == "synth:profile=lcr-web_0,scale=0.5") & (rows["policy"] == "lcr")]
+    one = one[one["time_scale"] == 0.0166].iloc[0]
+    means = (1000.0, 950.0, 900.0, 850.0, 800.0, 760.0, 770.0)
+    sweep = [
+        {**one.to_dict(), "param_window": f"{w:g}", "resp_mean_us": m, "hit_ratio": 0.30 + 0.001 * i}
+        for i, (w, m) in enumerate(zip(lcr.WINDOWS, means, strict=True))
+    ]
+    return pd.concat([rows, pd.DataFrame(sweep)], ignore_index=True)
+
+
+def test_lcr_profile_window_sweep(tmp_path: Path) -> None:
+    rows = _lcr_window_rows()
+    d, win = lcr._profile_frame(rows), lcr._profile_frame(rows, sweep=True)
+    # The sweep's rows never mix into Fig. 5-7's: LCR's default-window rows alone there.
+    assert len(d) == len(_lcr_rows()) and set(d["window"]) == {"", "0.1"}
+    assert len(win) == 7 and set(win["policy"]) == {"lcr"}
+    v = {x.claim.id: x for x in lcr.profile_verdicts(d, testable.Gate("lcr", None), win)}
+    assert v["p-mean-lru"].verdict == "agrees" and "least -30.0% over 5" in v["p-mean-lru"].fcsim
+    # web_0: 1000 us at 1/64 to 760 us at 1/2 (-24%), no step up; the rise to 770 at 1 is past
+    # the claim's span. The hit ratio moves 0.300 ... 0.306: a spread of 2%, within 5%.
+    assert v["w-falls"].verdict == "agrees"
+    assert v["w-falls"].fcsim == "holds at 1 of 1 (trace, load) points (change -24.0%)"
+    assert v["w-hit"].verdict == "agrees" and v["w-hit"].fcsim.endswith("(spread 2.0%)")
+    # wdev_2 and proj_0 are not among the rows: their claim is not shown.
+    assert "w-stable" not in v
+    text = lcr.report(rows.assign(device_steady="0"), tmp_path, "fcsim reproduce lcr --only ...").read_text()
+    assert "## Window size on the profiles (LCR Fig. 8)" in text
+    assert (
+        "| web_0 | 30% (time x0.0166) | 1000 | 950 | 900 | 850 | 800 | 760 | 770 | 0.3000 … 0.3060 |" in text
+    )
+    assert (tmp_path / "window_profiles.png").stat().st_size > 10_000
+
+
 def _dynamic_rows() -> pd.DataFrame:
     rows = []
     spares = [15, 25, 35, 45, 55, 65, 75, 85]

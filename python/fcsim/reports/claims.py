@@ -2,7 +2,8 @@
 
 Each paper's report declares its claims as a list of :class:`Claim` (a claim about points: one
 policy against a baseline, an order among policies, a range a figure must fall in) and
-:class:`Contrast` (a statistic on one group of workloads against another's). A claim names:
+:class:`Contrast` (a statistic on one group of workloads against another's) and :class:`Sweep`
+(one policy's figure along one of its own parameters: flat, or falling). A claim names:
 its section of the paper, the metric, the paper's figure or the range fcsim reads it as, how a
 point is read from the result rows (which rows, which traces, which policies, which baseline,
 which comparison, and how the points are aggregated) and what a workload must reproduce to test
@@ -186,12 +187,61 @@ class Contrast:
     note: str = ""
 
 
+#: The shapes a :class:`Sweep` checks along its parameter.
+SHAPES = ("flat", "falls")
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """A claim about one policy's figure along one of its own parameters (LCR's window, Fig. 8),
+    not against other policies. Per trace and ``at`` value (a load), the policy's rows ordered by
+    the numeric column ``along``, from ``start`` to ``end`` (both ends must be among the rows),
+    make one point, and ``shape`` says what its figures do:
+
+    - ``flat`` ("not sensitive", "stable"): the spread, (max - min) / min x 100 over the point's
+      figures, is at most ``tol`` percent;
+    - ``falls`` ("becomes smaller as it grows"): the figure at ``end`` is at least ``tol`` percent
+      below the figure at ``start``, and no step up the parameter rises by more than ``step``
+      percent of the figure before it.
+
+    A point some of whose rows cannot be scored (``skip``: saturated, ...) is left out whole and
+    named (a sweep with a hole shows no shape); every point must pass (``every``)."""
+
+    id: str
+    text: str
+    section: str
+    family: str
+    metric: str
+    policy: str
+    along: str
+    shape: str
+    tol: float
+    #: The paper's figure or words, as the verdict table shows them.
+    paper: str
+    start: float = -math.inf
+    end: float = math.inf
+    step: float = 0.0
+    rows: Mapping[str, object] = field(default_factory=dict)
+    traces: Callable[[str], bool] | None = None
+    at: str = "load"
+    skip: str = "unscored"
+    fmt: str = ".0f"
+    note: str = ""
+    #: Numeric columns a failing point's detail lists along the sweep beside the figure (what
+    #: moves with it), each as (column, label): "label: 1/64 0.95, ...".
+    explain: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.shape not in SHAPES:
+            raise ValueError(f"claim {self.id}: shape {self.shape!r} not one of {', '.join(SHAPES)}")
+
+
 @dataclass
 class Verdict:
     """A claim scored: ``verdict`` is ``agrees``, ``disagrees`` or ``untestable``; ``fcsim`` the
     figure fcsim measures (or why the claim is untestable); ``detail`` the failing points."""
 
-    claim: Claim | Contrast
+    claim: Claim | Contrast | Sweep
     verdict: str
     fcsim: str
     detail: list[str] = field(default_factory=list)
@@ -333,7 +383,7 @@ def _at(x: object, column: str) -> str:
 
 
 def score(
-    c: Claim | Contrast, df: pd.DataFrame, gate: testable.Gate, names: Mapping[str, str] | None = None
+    c: Claim | Contrast | Sweep, df: pd.DataFrame, gate: testable.Gate, names: Mapping[str, str] | None = None
 ) -> Verdict | None:
     """One claim scored on ``df`` (result rows with ``trace``, ``policy``, the claim's ``at``
     column and metric; ``names``: policies as the paper writes them, for the details). None
@@ -341,6 +391,8 @@ def score(
     names = names or {}
     if isinstance(c, Contrast):
         return _contrast(c, df, gate)
+    if isinstance(c, Sweep):
+        return _sweep(c, df, gate)
     if c.bound is not None:
         return _per_trace(c, df, gate, names)
     rows = _select(df, c.rows)
@@ -447,6 +499,88 @@ def _per_trace(c: Claim, df: pd.DataFrame, gate: testable.Gate, names: Mapping[s
     return Verdict(c, "disagrees" if bad else "agrees", fig, detail)
 
 
+def _param(x: float) -> str:
+    """A parameter's value as a reader of the paper writes it: 1/64 for 0.015625, else as is."""
+    if 0 < x < 1 and float(1 / x).is_integer():
+        return f"1/{int(1 / x)}"
+    return f"{x:g}"
+
+
+def _sweep_point(c: Sweep, s: pd.Series) -> tuple[float, bool, str]:
+    """One point of a sweep (``s``: the figure by the parameter, ascending): its value (spread
+    or change from start to end, in percent), whether it has the claim's shape, and its text."""
+    v = [float(x) for x in s]
+    text = ", ".join(f"{_param(float(k))}: {x:{c.fmt}}" for k, x in s.items())
+    if c.shape == "flat":
+        lo, hi = min(v), max(v)
+        x = (hi - lo) / lo * 100 if lo > 0 else (0.0 if hi == lo else math.inf)
+        return x, x <= c.tol, f"{text} (spread {x:.1f}%)"
+    x = (v[-1] / v[0] - 1) * 100 if v[0] else math.nan
+    rises = [
+        f"{_param(float(a))} → {_param(float(b))} {(q / p - 1) * 100:+.1f}%"
+        for (a, p), (b, q) in itertools.pairwise(s.items())
+        if p and (q / p - 1) * 100 > c.step
+    ]
+    ok = not math.isnan(x) and x <= -c.tol and not rises
+    return (
+        x,
+        ok,
+        f"{text} ({x:+.1f}% from {_param(float(s.index[0]))} to {_param(float(s.index[-1]))}"
+        + (f"; rises {', '.join(rises)})" if rises else ")"),
+    )
+
+
+def _sweep(c: Sweep, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
+    rows = _select(df, c.rows)
+    rows = rows[rows["policy"] == c.policy] if "policy" in rows.columns else rows.iloc[0:0]
+    every = _traces(rows, c.traces)
+    if not every:
+        return None
+    keep = gate.keep(c.family, every)
+    if not keep:
+        return Verdict(c, "untestable", gate.reasons(c.family, every))
+    pts: list[_Point] = []
+    why: list[str] = []
+    for t in keep:
+        for at, g in rows[rows["trace"] == t].groupby(c.at, sort=False):
+            skipped = g[c.skip].fillna("").astype(str) if c.skip in g.columns else pd.Series(dtype=str)
+            if (skipped != "").any():
+                why.extend(skipped[skipped != ""])
+                continue
+            x = pd.to_numeric(g[c.along], errors="coerce")
+            s = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[c.metric].first().sort_index()
+            s = s[(s.index >= c.start) & (s.index <= c.end)].dropna()
+            ends = [e for e in (c.start, c.end) if not math.isinf(e) and e not in s.index]
+            if len(s) < 2 or ends:
+                lack = f"no run at {', '.join(_param(e) for e in ends)}" if ends else "fewer than 2 runs"
+                why.append(f"{testable.short(t)} at {at}: {lack}")
+                continue
+            value, ok, text = _sweep_point(c, s)
+            for col, label in c.explain if not ok else ():
+                if col not in g.columns:
+                    continue
+                e = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[col].first().sort_index()
+                e = e[(e.index >= c.start) & (e.index <= c.end)]
+                text += f"; {label}: " + ", ".join(f"{_param(float(k))} {float(v):.3g}" for k, v in e.items())
+            pts.append(_Point(t, at, c.policy, value, ok, text))
+    why = list(dict.fromkeys(why))
+    skipped = _left_out(gate, c.family, every)
+    if not pts:
+        return Verdict(c, "untestable", ("; ".join(why) or "no sweep") + skipped)
+    if why:
+        skipped += f" (not scored: {'; '.join(why)})"
+    good = sum(p.ok for p in pts)
+    values = [p.value for p in pts]
+    sign = "" if c.shape == "flat" else "+"
+    lo, hi = f"{min(values):{sign}.1f}%", f"{max(values):{sign}.1f}%"
+    fig = (
+        f"holds at {good} of {len(pts)} (trace, {c.at}) points "
+        f"({'spread' if c.shape == 'flat' else 'change'} {lo if lo == hi else f'{lo} … {hi}'})"
+    )
+    detail = [f"{p.trace}: {_at(p.at, c.at)}: {p.text}" for p in pts if not p.ok]
+    return Verdict(c, "agrees" if good == len(pts) else "disagrees", fig + skipped, detail)
+
+
 def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
     groups = []
     for pred, rows in ((c.a, c.a_rows), (c.b, c.b_rows)):
@@ -497,7 +631,7 @@ def _contrast(c: Contrast, df: pd.DataFrame, gate: testable.Gate) -> Verdict | N
 
 
 def evaluate(
-    claims: Iterable[Claim | Contrast],
+    claims: Iterable[Claim | Contrast | Sweep],
     df: pd.DataFrame,
     gate: testable.Gate,
     names: Mapping[str, str] | None = None,
@@ -579,4 +713,15 @@ def kinds(shares: Mapping[str, float], kind: Callable[[float], str], *wanted: st
     return lambda t: t in shares and kind(shares[t]) in wanted
 
 
-__all__ = ["Claim", "Contrast", "Verdict", "count", "disagreements", "evaluate", "kinds", "score", "table"]
+__all__ = [
+    "Claim",
+    "Contrast",
+    "Sweep",
+    "Verdict",
+    "count",
+    "disagreements",
+    "evaluate",
+    "kinds",
+    "score",
+    "table",
+]
