@@ -20,7 +20,11 @@
 //!   `[k·w, (k+1)·w)`; the bin holding the last request is partial and left out, so the bins are
 //!   the K = ⌊span / w⌋ whole ones (empty ones included). Fano = population variance / mean of
 //!   the K counts. Not applicable with fewer than [`MIN_BINS`] whole bins, or when the trace's
-//!   timestamps are coarser than w.
+//!   timestamps are coarser than w, or, for a clone whose arrivals repeat its original's time
+//!   shape pass after pass ([`super::TraceReader::repeats_ns`]; a paper profile longer than its
+//!   donor), with fewer than [`MIN_BINS`] bins in one pass: at such a width every bin holds
+//!   about one pass's count, so the variance is the repetition's, not the original's (a profile
+//!   whose pass lasts 1 s has a Fano factor near 0 at 1 s, whatever its donor's).
 //! - **Inter-arrival CV**: population standard deviation / mean of the requests − 1 gaps; not
 //!   applicable when the timestamps are coarser than the mean gap.
 //! - **Sequential**: a request is sequential when its offset is where the previous request of
@@ -144,6 +148,8 @@ pub struct TraceStats {
     pub gap_mean: f64,
     pub gap_m2: f64,
     pub bins: [Bins; 3],
+    /// The length of a pass of a clone whose arrivals repeat (ns; [`super::TraceReader::repeats_ns`]).
+    pub repeats_ns: Option<u64>,
     /// The exact LRU curve of the read and write page accesses (trims skipped, as
     /// [`crate::mrc`] does).
     pub mrc: Mrc,
@@ -200,6 +206,9 @@ impl TraceStats {
     /// Fano factor of the arrival counts in bins of `FANO_WIDTHS[i]`.
     pub fn fano(&self, i: usize) -> Measure {
         self.time()?;
+        if let Some(pass) = self.repeats_ns.filter(|&p| self.bins[i].width_ns.saturating_mul(MIN_BINS) > p) {
+            return Err(format!("arrivals repeat every {}: fewer than {MIN_BINS} bins a pass", duration(pass)));
+        }
         self.bins[i].fano(self.resolution_ns)
     }
 
@@ -327,7 +336,9 @@ pub fn trace_stats(reader: &mut dyn TraceReader, page_size: u32, mut progress: O
         n += 1;
         super::report(n, reader, &mut progress)?;
     }
-    Ok(b.finish(reader.bad_lines(), reader.timed()))
+    let mut stats = b.finish(reader.bad_lines(), reader.timed());
+    stats.repeats_ns = reader.repeats_ns();
+    Ok(stats)
 }
 
 #[cfg(test)]
@@ -413,6 +424,22 @@ mod tests {
         // All at one time: no gap to take a CV of.
         let s = stats("7 0 0 8 1\n7 0 8 8 1\n");
         assert_eq!(s.interarrival_cv().unwrap_err(), "all arrivals at one time");
+    }
+
+    #[test]
+    fn a_profile_repeating_its_donor_has_no_fano_factor_at_a_pass_or_above() {
+        // lcr-ts_0 borrows its arrivals from a 1,000-request excerpt of msr hm_0, stretched to
+        // 1,000 requests/s (its default rate): one pass of about a second. 20,000 requests run
+        // about 20 passes; at 10 ms a pass holds about 100 bins, at 1 s about one.
+        let mut r = crate::trace::open("synth:profile=lcr-ts_0,requests=20000", &TraceOptions::default()).unwrap();
+        let pass = r.repeats_ns().expect("a timed clone repeats its donor's shape");
+        assert!((0.5e9..2e9).contains(&(pass as f64)), "a pass of {pass} ns");
+        let s = trace_stats(r.as_mut(), 4096, None).unwrap();
+        assert!(s.fano(0).unwrap() > 0.0);
+        let why = s.fano(1).unwrap_err();
+        assert!(why.starts_with("arrivals repeat every ") && why.ends_with("fewer than 10 bins a pass"), "{why}");
+        // A real trace does not repeat: its 1 s Fano factor is measured where it has the bins.
+        assert_eq!(stats("0 0 0 8 1\n").repeats_ns, None);
     }
 
     #[test]

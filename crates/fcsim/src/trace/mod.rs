@@ -113,6 +113,12 @@ pub trait TraceReader: Send {
     fn timed(&self) -> bool {
         true
     }
+    /// A clone's arrivals repeat its original's time shape, one pass after another: the length
+    /// of a pass (ns, `None` for a trace that does not repeat). Burstiness at a time scale near
+    /// a pass or above it is the repetition's, not the original's ([`fidelity::TraceStats::fano`]).
+    fn repeats_ns(&self) -> Option<u64> {
+        None
+    }
     /// Progress as (done, total) in any unit (bytes of the file, requests of a generator).
     fn progress(&self) -> (u64, u64);
     /// An error about the request returned last (one the page splitter refuses), located as

@@ -157,6 +157,10 @@ impl TraceReader for Sliced {
         self.inner.timed()
     }
 
+    fn repeats_ns(&self) -> Option<u64> {
+        self.inner.repeats_ns()
+    }
+
     fn progress(&self) -> (u64, u64) {
         self.inner.progress()
     }

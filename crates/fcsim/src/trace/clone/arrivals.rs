@@ -283,12 +283,19 @@ pub struct Stream {
     spent: Option<SyncSender<Vec<f64>>>,
     block: Vec<f64>,
     at: usize,
+    pass_ns: f64,
 }
 
 impl Stream {
     /// A stream of the first `count` times of `arrivals`.
     pub fn new(arrivals: Arrivals, count: u64) -> Stream {
-        Stream { pending: Some((arrivals, count)), full: None, spent: None, block: Vec::new(), at: 0 }
+        let pass_ns = arrivals.root_ns;
+        Stream { pending: Some((arrivals, count)), full: None, spent: None, block: Vec::new(), at: 0, pass_ns }
+    }
+
+    /// The length of one pass over the fitted profile (ns): the times repeat its shape after it.
+    pub fn pass_ns(&self) -> f64 {
+        self.pass_ns
     }
 
     fn start(&mut self) -> Result<(), String> {

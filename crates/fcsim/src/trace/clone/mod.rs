@@ -1213,6 +1213,10 @@ impl TraceReader for Generator {
         self.arrivals.is_some()
     }
 
+    fn repeats_ns(&self) -> Option<u64> {
+        self.arrivals.as_ref().map(|a| (a.pass_ns() * self.time_factor) as u64)
+    }
+
     fn progress(&self) -> (u64, u64) {
         (self.i, self.length)
     }

@@ -995,6 +995,10 @@ impl TraceReader for Renewal {
         self.arrivals.is_some()
     }
 
+    fn repeats_ns(&self) -> Option<u64> {
+        self.arrivals.as_ref().map(|a| a.pass_ns() as u64)
+    }
+
     fn progress(&self) -> (u64, u64) {
         match self.length {
             Some(n) => (self.i, n),
