@@ -84,9 +84,22 @@
 //!   back as one block while its pages' states agree, cut again into requests: sequential then
 //!   as well. Each request draws its own class, as before: with one class a run, a run's pages
 //!   never drifted apart, and cloudphysics' panel error at 1% of the working set rose from
-//!   0.004 to 0.019 [0.004, 0.026] over 5 seeds (`bench/clone_panel.py`). Sequential
-//!   new requests spread over the ticks by the budget (the first design) came back at as many
-//!   ticks, between other requests: 0.000-0.094 of the requests followed on.
+//!   0.004 to 0.019 [0.004, 0.026] over 5 seeds (`bench/clone_panel.py`). A set of random
+//!   numbers for each request of a run instead gave the same sizes and sequential share and
+//!   cloudphysics' panel error 0.011 and 0.013 at 1% and 10%, LRU curve 0.015 (shared: 0.010,
+//!   0.008, 0.012). Sequential new requests spread over the ticks by the budget (the first
+//!   design) came back at as many ticks, between other requests: 0.000-0.094 of the requests
+//!   followed on.
+//!
+//! **What it costs the ranking** (`bench/clone_panel.py --seeds 5 --generators renewal`, mean
+//! [min, max]; before → now): separated pairs kept at 1% / 10% of the working set, cloudphysics
+//! 99/96% → 100/96%, tencent 100/100% → 99/99%, arc_P12 100/95% → 100/95%, diskmon 100/97% →
+//! 100/98%; panel error at 1%, 0.004 → 0.010 [0.002, 0.021], 0.003 → 0.002, 0.005 → 0.005,
+//! 0.006 → 0.010 [0.004, 0.023]; at 10%, 0.006 → 0.008, 0.005 → 0.006, 0.014 → 0.011, 0.006
+//! → 0.009 [0.002, 0.023]; LRU curve 0.011 → 0.012, 0.005 → 0.005, 0.011 → 0.009, 0.005 →
+//! 0.008 [0.004, 0.022]. The error grows on cloudphysics and diskmon, whose new requests are
+//! now larger (cloudphysics 48.5 KiB, was 16.4): more pages share one draw, so a seed's hit
+//! ratios spread more; one seed of five passes 0.02 on each.
 //! - Blocks are cut by the original's reuse request lengths, not at the boundaries of the new
 //!   requests that first touched the pages: cut at those, a page never leaves the request that
 //!   first touched it, and every request was a new request's size (cloudphysics 48.6 KiB,
