@@ -112,6 +112,9 @@
 //!   request never follows on, so a link within a block is kept with the original's share × the
 //!   requests cut so far / (those requests - the blocks), the counts of the clone itself.
 //!   The order of requests due at one tick is the model's to choose: they are all due then.
+//! - A model saved before this change (format 2 without `renewal reuse` lines) still clones:
+//!   its blocks are issued whole, and its new requests take its sizes of requests whose first
+//!   page is new, as before (`fcsim trace clone TRACE -o MODEL` fits it again).
 //! - Still smaller than the original's (cloudphysics 28.0 KiB against 36.1): a block is at most
 //!   the pages due in a row at one tick, and a drawn length longer than what is left of it is
 //!   cut short.
@@ -1251,6 +1254,11 @@ mod tests {
         let pages: u64 = a.iter().map(|r| (r.offset % PAGE + u64::from(r.len).max(1)).div_ceil(PAGE)).sum();
         assert!((pages as f64) > 0.5 * c.ticks as f64 && (pages as f64) < 1.5 * c.ticks as f64, "{pages} pages for {} ticks", c.ticks);
         assert_eq!(requests(&format!("clone={},model=renewal,length=5000,scale=2", saved.display())).len(), 5000);
+        // A model saved before the reuse lines still clones, its blocks whole.
+        let older: String = text.lines().filter(|l| !l.starts_with("renewal reuse")).map(|l| format!("{l}\n")).collect();
+        let older_path = dir.join("older.model");
+        std::fs::write(&older_path, older).unwrap();
+        assert!(!requests(&format!("clone={},model=renewal,seed=3", older_path.display())).is_empty());
         // A model saved without the renewal counts is refused with the command that refits it.
         let old: String = text.lines().filter(|l| !l.starts_with("renewal")).map(|l| format!("{l}\n")).collect();
         let stale = dir.join("old.model");
