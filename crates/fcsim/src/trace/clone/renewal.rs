@@ -163,8 +163,8 @@
 //!   again), and the calendar (an entry per page due, and one per page that joined a request
 //!   before its tick until that tick passes; the entries of a run's pages pass within about
 //!   a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak RSS is 169 MiB at its own run (about 20x its requests), 181 MiB at
-//!   100x and 183 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
+//!   cloudphysics the peak RSS is 159 MiB at its own run (about 13x its requests), 176 MiB at
+//!   100x and 180 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
 //!   memory").
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
@@ -176,8 +176,8 @@
 //! original's reuse request lengths).
 //!
 //! **Quarters** are kept apart by default (`phases=4`); `phases=1` pools them (a stationary
-//! clone). Measured with `bench/clone_panel.py` (5 seeds, every shipped trace; `bench/RESULTS.md`,
-//! "Trace clones: policy ranking"): with the classes in the state, keeping them apart is as
+//! clone). Measured with `bench/clone_panel.py` before requests kept the original's sizes (5
+//! seeds, every shipped trace; `bench/RESULTS.md`, "Trace clones: policy ranking"): with the classes in the state, keeping them apart is as
 //! good or better on every trace but the 1,000-request msr excerpt (arc_OLTP keeps 100% and 91%
 //! of the policy pairs in order at 1% and 10% of the working set against 95% and 78% pooled,
 //! diskmon 97% at 10% against 85%; LRU's curve within 0.02 on 11 of 12 traces against 9).
