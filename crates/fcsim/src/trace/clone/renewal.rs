@@ -37,26 +37,87 @@
 //!   write as in the original (read-after-write, write-after-write, ... at page level, and how
 //!   soon: a write soon rewritten is not a write soon read).
 //! - *New pages.* Per window (64 of the trace's ticks) and op, the pages first referenced by
-//!   that op; per op, the sizes (bytes, offset in the page) of the requests whose first page is
-//!   new, and how many of them start where the previous request ended.
+//!   that op; per op, the sizes (bytes, offset in the page) of the requests that touch a new
+//!   page (wherever in them: a file grown by a request that starts on its last known page and
+//!   runs on into new ones is one), and how many of them start where the previous request
+//!   ended.
+//! - *Reuse requests.* Per op, the pages of the requests that touch no new page, and how many
+//!   of them start where the previous request ended.
 //!
-//! **Generation.** A clock of ticks, a calendar of the pages due ([`super::calendar`]), a budget of new
-//! pages. At each tick the pages due are taken in page order and joined into requests: pages in
-//! a row with the same op, and the pages that follow in the row if they are due within as many
-//! ticks as the request has pages so far (a request's pages take one tick each in the
-//! original), up to the original's largest request. Then each op's budget grows by the
-//! window's new pages of that op per tick, and while it covers the op's next new request (its
-//! size drawn from the op's requests whose first page is new, without replacement) that
-//! request is issued on pages never used before: right after the last new pages with the
-//! original's share of such requests that follow on from the previous request, else after
-//! [`GAP`] unused page number. Every page a request touches takes its next state and draws
-//! its gap to its next reference from that state's distribution, and the op of that reference.
-//! A request's pages draw with *the same* random numbers (common random numbers), and so do the
-//! new requests of one sequential run: pages with the same history stay together and come
-//! back as one request, as a file written in pieces is read back whole, while pages whose
-//! histories differ drift apart. A request that covers exactly the pages of the new request
-//! that first touched them keeps its byte length and offset; another is page-aligned. Ticks
-//! with nothing to do are skipped in one step.
+//! **Generation.** A clock of ticks, a calendar of the pages due ([`super::calendar`]), a budget
+//! of new pages. At each tick the pages due are taken in page order and joined into blocks:
+//! pages in a row with the same op, and the pages that follow in the row if they are due within
+//! as many ticks as the block has pages so far (a request's pages take one tick each in the
+//! original), up to the original's largest request. A block's pages share one set of random
+//! numbers (below), and the block is issued as requests of the lengths of the original's reuse
+//! requests of its op (drawn, the last cut short by the block's end), queued so that a request
+//! follows on from the one before it with the original's share of reuse requests that do
+//! (see *Request sizes* below). Then each op's budget grows by the window's new pages of that
+//! op per tick, and while it covers the op's next new request (its size drawn from the op's
+//! requests that touch a new page, without replacement) a *run* of new requests is issued on
+//! pages never used before, after [`GAP`] unused page number: its first request, then, with the
+//! original's share of such requests that start where the previous request ended, one more
+//! right after it on the next page (at its first byte when the one before ended on a page
+//! boundary), and so on, all at this tick (as the original's sequential requests follow one
+//! another), each paid from the budget, which may go below zero (the next run waits until it is
+//! paid back). Every page a request touches takes its next state and draws its gap to its next
+//! reference from that state's distribution, and the op of that reference. A block's pages draw
+//! with *the same* random numbers (common random numbers), and so do a run's new requests (each
+//! of which draws its own class): pages with the same history stay together and come back together,
+//! as a file written in pieces is read back, while pages whose histories differ drift apart. A
+//! request that covers exactly the pages of the new request that first touched them keeps its
+//! byte length and offset; another is page-aligned. Ticks with nothing to do are skipped in one
+//! step.
+//!
+//! **Request sizes** (the original's sizes and sequential runs, kept since this change; before
+//! it, requests were the blocks themselves and new requests took the sizes of requests whose
+//! first page is new). Measured with `examples/request_shape.rs`, seed 1, original → before →
+//! now: mean request cloudphysics 36.1 → 15.6 → 28.0 KiB, tencent 29.7 → 27.9 → 27.5, arc_P12
+//! 12.1 → 19.0 → 10.3, diskmon 23.3 → 38.5 → 18.3; share of requests that start where the one
+//! before ended 0.260 → 0.000 → 0.213, 0.021 → 0.013 → 0.017, 0.162 → 0.001 → 0.132, 0.255 →
+//! 0.070 → 0.241. Choices:
+//!
+//! - New requests are the original's requests that touch a new page, not only those whose
+//!   first page is new (cloudphysics: 22,045 of its 113,872 requests touch a new page, 48.5 KiB
+//!   on average; 4,902 start on one, and their sizes made the clone's requests 16 KiB).
+//! - A run of new requests is issued at once and shares its random numbers, so that it comes
+//!   back as one block while its pages' states agree, cut again into requests: sequential then
+//!   as well. Each request draws its own class, as before: with one class a run, a run's pages
+//!   never drifted apart, and cloudphysics' panel error at 1% of the working set rose from
+//!   0.004 to 0.019 [0.004, 0.026] over 5 seeds (`bench/clone_panel.py`). A set of random
+//!   numbers for each request of a run instead gave the same sizes and sequential share and
+//!   cloudphysics' panel error 0.011 and 0.013 at 1% and 10%, LRU curve 0.015 (shared: 0.010,
+//!   0.008, 0.012). Sequential new requests spread over the ticks by the budget (the first
+//!   design) came back at as many ticks, between other requests: 0.000-0.094 of the requests
+//!   followed on.
+//!
+//! **What it costs the ranking** (`bench/clone_panel.py --seeds 5 --generators renewal`, mean
+//! [min, max]; before → now): separated pairs kept at 1% / 10% of the working set, cloudphysics
+//! 99/96% → 100/96%, tencent 100/100% → 99/99%, arc_P12 100/95% → 100/95%, diskmon 100/97% →
+//! 100/98%; panel error at 1%, 0.004 → 0.010 [0.002, 0.021], 0.003 → 0.002, 0.005 → 0.005,
+//! 0.006 → 0.010 [0.004, 0.023]; at 10%, 0.006 → 0.008, 0.005 → 0.006, 0.014 → 0.011, 0.006
+//! → 0.009 [0.002, 0.023]; LRU curve 0.011 → 0.012, 0.005 → 0.005, 0.011 → 0.009, 0.005 →
+//! 0.008 [0.004, 0.022]. The error grows on cloudphysics and diskmon, whose new requests are
+//! now larger (cloudphysics 48.5 KiB, was 16.4): more pages share one draw, so a seed's hit
+//! ratios spread more; one seed of five passes 0.02 on each.
+//! - Blocks are cut by the original's reuse request lengths, not at the boundaries of the new
+//!   requests that first touched the pages: cut at those, a page never leaves the request that
+//!   first touched it, and every request was a new request's size (cloudphysics 48.6 KiB,
+//!   arc_P12 20.6 against 12.1). A block is cut with one set of random numbers: cut with a set
+//!   per request, the pieces drifted apart and blocks shrank run after run (cloudphysics 15.4
+//!   KiB, arc_P12 5.5).
+//! - A block's pieces are queued as runs, each kept in page order, the runs last first: a run's
+//!   first request then does not follow on from the last one queued (in page order, every cut
+//!   followed on: 0.48, 0.14, 0.59 and 0.63 of the requests on the four traces above). A block's first
+//!   request never follows on, so a link within a block is kept with the original's share × the
+//!   requests cut so far / (those requests - the blocks), the counts of the clone itself.
+//!   The order of requests due at one tick is the model's to choose: they are all due then.
+//! - A model saved before this change (format 2 without `renewal reuse` lines) still clones:
+//!   its blocks are issued whole, and its new requests take its sizes of requests whose first
+//!   page is new, as before (`fcsim trace clone TRACE -o MODEL` fits it again).
+//! - Still smaller than the original's (cloudphysics 28.0 KiB against 36.1): a block is at most
+//!   the pages due in a row at one tick, and a drawn length longer than what is left of it is
+//!   cut short.
 //!
 //! **Scale and length.** `scale=K`: gaps above [`super::UNSCALED`] ticks are multiplied by K,
 //! and the clone runs K times the original's ticks, so it touches K times its pages with the
@@ -92,21 +153,18 @@
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
-//! - Request boundaries other than those of new requests are not modelled: a reused request is
-//!   whatever run of due pages the calendar brings together. Real traces grow files by
-//!   requests that start on known pages and run on into new ones (cloudphysics: 4,902 of its
-//!   113,872 requests start on a new page, yet 269,210 pages are new), which a clone cannot
-//!   join to a reuse (its new pages are numbered apart): its requests are smaller and more
-//!   numerous than the original's (cloudphysics: 16 KiB mean against 37 KiB at about the same
-//!   page accesses). Arrivals follow the original's request rate, so the clone's span is
-//!   longer by the same ratio.
+//! - A new request never shares a page with the request before it (its pages are numbered
+//!   apart from every page in use), so a file the original grows by requests that start on its
+//!   last known page is cloned as requests on new pages only. Arrivals follow the original's
+//!   request rate, so where the clone's requests are more numerous than the original's (about
+//!   1.36x on cloudphysics), its span is longer by the same ratio.
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
 //!   again), and the calendar (an entry per page due, and one per page that joined a request
 //!   before its tick until that tick passes; the entries of a run's pages pass within about
 //!   a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak RSS is 169 MiB at its own run (about 20x its requests), 181 MiB at
-//!   100x and 183 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
+//!   cloudphysics the peak RSS is 159 MiB at its own run (about 13x its requests), 176 MiB at
+//!   100x and 180 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
 //!   memory").
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
@@ -114,11 +172,12 @@
 //! alone), `recency` over
 //! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
 //! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
-//! writes among new pages.
+//! writes among new pages, `requests` issues each block as one request (not cut into the
+//! original's reuse request lengths).
 //!
 //! **Quarters** are kept apart by default (`phases=4`); `phases=1` pools them (a stationary
-//! clone). Measured with `bench/clone_panel.py` (5 seeds, every shipped trace; `bench/RESULTS.md`,
-//! "Trace clones: policy ranking"): with the classes in the state, keeping them apart is as
+//! clone). Measured with `bench/clone_panel.py` before requests kept the original's sizes (5
+//! seeds, every shipped trace; `bench/RESULTS.md`, "Trace clones: policy ranking"): with the classes in the state, keeping them apart is as
 //! good or better on every trace but the 1,000-request msr excerpt (arc_OLTP keeps 100% and 91%
 //! of the policy pairs in order at 1% and 10% of the working set against 95% and 78% pooled,
 //! diskmon 97% at 10% against 85%; LRU's curve within 0.02 on 11 of 12 traces against 9).
@@ -155,6 +214,9 @@ pub const MIN_SEEN: u64 = 16;
 /// so that it does not look sequential (a disk positions for it). More would only grow the
 /// clone's page table (64 made a 10x cloudphysics clone's table 2.5 GB).
 pub const GAP: u64 = 1;
+/// Most requests in one run of new requests: a bound on the loop, not a model (a share of
+/// sequential new requests of 0.99 gives runs of 100 on average).
+const RUN: usize = 4096;
 /// Ticks per chunk of the fit's count of new pages (rebinned into [`WINDOWS`] at the end).
 const CHUNK: u64 = 1024;
 
@@ -229,6 +291,10 @@ pub struct Counts {
     pub sizes: [Values; 2],
     /// Per op: of those requests, how many start where the previous request ended.
     pub sequential: [u64; 2],
+    /// Per op: the pages of the requests that touch no new page (reuses), by count.
+    pub reuse: [Values; 2],
+    /// Per op: of those, how many start where the previous request ended.
+    pub reuse_sequential: [u64; 2],
 }
 
 impl Counts {
@@ -256,6 +322,7 @@ impl Counts {
         let mut c = Counts { events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]], ends: vec![0; STATES], ..Counts::default() };
         let mut chunks: Vec<[[u64; CLASSES]; 2]> = Vec::new();
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut reuse: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut last_end: Option<(u32, u64)> = None;
         let mut t = 0u64;
         let add = |v: &mut Vec<u64>, b: usize| {
@@ -276,6 +343,7 @@ impl Counts {
             let seq = last_end == Some((r.volume, r.offset));
             last_end = Some((r.volume, r.offset.saturating_add(u64::from(r.len))));
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
+            let mut new = false;
             for key in first..first + n {
                 let c_ = class(total.get(&key).copied().unwrap_or(1));
                 let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
@@ -284,10 +352,7 @@ impl Counts {
                         chunks.resize((t / CHUNK) as usize + 1, [[0; CLASSES]; 2]);
                     }
                     chunks[(t / CHUNK) as usize][o][c_] += 1;
-                    if key == first {
-                        *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
-                        c.sequential[o] += u64::from(seq);
-                    }
+                    new = true;
                     0
                 } else {
                     let g = t - e.0;
@@ -298,6 +363,16 @@ impl Counts {
                 e.0 = t;
                 e.2 = state(phase(t, ticks as f64), c_, jbin(e.1), octave(gap), o) as u32;
                 t += 1;
+            }
+            // A request that touches a new page, wherever in it (a file grown by a request that
+            // starts on its last known page and runs on into new ones is one): its size, and
+            // whether it starts where the previous request ended.
+            if new {
+                *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
+                c.sequential[o] += u64::from(seq);
+            } else {
+                *reuse[o].entry(n).or_default() += 1;
+                c.reuse_sequential[o] += u64::from(seq);
             }
         }
         c.ticks = t;
@@ -314,11 +389,13 @@ impl Counts {
                 }
             }
         }
-        c.sizes = sizes.map(|m| {
+        let sorted = |m: FxHashMap<u64, u64>| {
             let mut v: Values = m.into_iter().collect();
             v.sort_unstable();
             v
-        });
+        };
+        c.sizes = sizes.map(sorted);
+        c.reuse = reuse.map(sorted);
         Ok(c)
     }
 
@@ -338,6 +415,14 @@ impl Counts {
                 join(&mut self.sizes[o].iter().map(|&(x, c)| format!("{}+{}:{c}", x >> 12, x & 0xfff)))
             );
         }
+        if self.reuse.iter().any(|v| !v.is_empty()) {
+            let _ = writeln!(s, "renewal reuse-sequential {} {}", self.reuse_sequential[0], self.reuse_sequential[1]);
+        }
+        for (o, name) in ["read", "write"].iter().enumerate() {
+            if !self.reuse[o].is_empty() {
+                let _ = writeln!(s, "renewal reuse {name} {}", join(&mut self.reuse[o].iter().map(|&(x, c)| format!("{x}:{c}"))));
+            }
+        }
         for i in 0..STATES {
             let (r, w, c) = (&self.events[0][i], &self.events[1][i], self.ends[i]);
             if r.iter().chain(w).all(|&x| x == 0) && c == 0 {
@@ -356,7 +441,8 @@ impl Counts {
             self.ends = vec![0; STATES];
             self.new_pages = vec![[[0; CLASSES]; 2]; WINDOWS];
         }
-        let (key, rest) = words.split_first().ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes or state)")?;
+        let (key, rest) =
+            words.split_first().ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes, reuse, reuse-sequential or state)")?;
         match *key {
             "ticks" => {
                 let [v] = rest else { return Err("renewal ticks: expected one count".into()) };
@@ -398,6 +484,28 @@ impl Counts {
                 }
                 self.sizes[o] = v;
             }
+            "reuse-sequential" => {
+                let [r, w] = rest else { return Err("renewal reuse-sequential: expected two counts".into()) };
+                self.reuse_sequential = [count(r, "reuse-sequential")?, count(w, "reuse-sequential")?];
+            }
+            "reuse" => {
+                let o = match rest.first() {
+                    Some(&"read") => 0,
+                    Some(&"write") => 1,
+                    _ => return Err("renewal reuse: expected read or write".into()),
+                };
+                let mut v = Values::new();
+                for w in &rest[1..] {
+                    let bad = || format!("renewal reuse: expected PAGES:COUNT (pages at least 1), found '{w}'");
+                    let (n, c) = w.split_once(':').ok_or_else(bad)?;
+                    let (n, c) = (count(n, "reuse")?, count(c, "reuse")?);
+                    if n == 0 || n >= 1 << 40 {
+                        return Err(bad());
+                    }
+                    v.push((n, c));
+                }
+                self.reuse[o] = v;
+            }
             "state" => {
                 let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
                 let i = i.ok_or_else(|| format!("renewal state: expected a state below {STATES}"))? as usize;
@@ -423,7 +531,11 @@ impl Counts {
                 let [ends] = rest[bar2 + 1..] else { return Err("renewal state: expected one count of ends after the second |".into()) };
                 self.ends[i] = count(ends, "state")?;
             }
-            k => return Err(format!("renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes or state")),
+            k => {
+                return Err(format!(
+                    "renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes, reuse, reuse-sequential or state"
+                ))
+            }
         }
         Ok(())
     }
@@ -453,19 +565,22 @@ impl Counts {
     }
 }
 
-/// What the ablations turn off (`ablate=frequency+recency+together+ops`).
+/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ablate {
     pub frequency: bool,
     pub recency: bool,
     pub together: bool,
     pub ops: bool,
+    /// Issue each block of pages due in a row as one request (not cut into the original's reuse
+    /// request lengths).
+    pub requests: bool,
     /// Pool the quarters (`phases=1`; the default, `phases=4`, keeps them apart).
     pub pool_phases: bool,
 }
 
 impl Ablate {
-    /// Parses `a+b+...` of frequency, recency, together and ops.
+    /// Parses `a+b+...` of frequency, recency, together, ops and requests.
     pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
         let mut a = Ablate::default();
         for part in v.split('+').filter(|p| !p.is_empty()) {
@@ -474,7 +589,8 @@ impl Ablate {
                 "recency" => a.recency = true,
                 "together" => a.together = true,
                 "ops" => a.ops = true,
-                _ => return Err(format!("unknown part '{part}'; expected frequency, recency, together or ops (joined with +)")),
+                "requests" => a.requests = true,
+                _ => return Err(format!("unknown part '{part}'; expected frequency, recency, together, ops or requests (joined with +)")),
             }
         }
         Ok(a)
@@ -590,6 +706,17 @@ pub struct Renewal {
     which: Vec<u32>,
     sizes: [Bag; 2],
     sequential: [f64; 2],
+    /// Per op: the pages of the original's reuse requests (`None` for a model without them,
+    /// or `requests` ablated: a reuse request is then as long as its pages due in a row).
+    reuse: [Option<Bag>; 2],
+    /// Per op: the share of the original's reuse requests that start where the previous one
+    /// ended.
+    reuse_sequential: [f64; 2],
+    /// The pieces of the block being cut, before they are queued in their order.
+    pieces: Vec<(u64, u32)>,
+    /// Per op: reuse requests and blocks cut so far (a block's first request never follows
+    /// on, so a link within a block is kept more often than the original's share; see `cut`).
+    cut_counts: [[u64; 2]; 2],
     /// Ticks of the clone's windows (all of them).
     span: f64,
     max_pages: u64,
@@ -609,6 +736,8 @@ pub struct Renewal {
     out: VecDeque<(u64, u32, usize, Draws)>,
     /// The random numbers of the current run of new requests.
     run_rn: Draws,
+    /// The byte after the last new request's.
+    last_new_end: u64,
     arrivals: Option<super::arrivals::Stream>,
     last_ns: u64,
 }
@@ -705,6 +834,12 @@ impl Renewal {
         let starts = |o: usize| c.sizes[o].iter().map(|x| x.1).sum::<u64>();
         let sequential = [0, 1].map(|o| if starts(o) > 0 { c.sequential[o] as f64 / starts(o) as f64 } else { 0.0 });
         let sizes = [0, 1].map(|o| Bag::new(if starts(o) > 0 { &c.sizes[o] } else { &c.sizes[1 - o] }));
+        let reuse = [0, 1].map(|o| {
+            let v = if c.reuse[o].is_empty() { &c.reuse[1 - o] } else { &c.reuse[o] };
+            (!v.is_empty() && !ablate.requests).then(|| Bag::new(v))
+        });
+        let reuses = |o: usize| c.reuse[o].iter().map(|x| x.1).sum::<u64>();
+        let reuse_sequential = [0, 1].map(|o| if reuses(o) > 0 { c.reuse_sequential[o] as f64 / reuses(o) as f64 } else { 0.0 });
         let max_pages = c
             .sizes
             .iter()
@@ -739,6 +874,10 @@ impl Renewal {
             which,
             sizes,
             sequential,
+            reuse,
+            reuse_sequential,
+            pieces: Vec::new(),
+            cut_counts: [[0; 2]; 2],
             span,
             max_pages,
             t: 0,
@@ -752,6 +891,7 @@ impl Renewal {
             due: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
+            last_new_end: 0,
             arrivals,
             last_ns: 0,
         })
@@ -820,6 +960,98 @@ impl Renewal {
         self.pages.get(p).is_some_and(|e| e.due != NEVER && e.due <= self.t + ahead && e.op as usize == o)
     }
 
+    /// Issues a run of new requests of op `o` in window `w` on pages never used before: its
+    /// first request after [`GAP`] unused page number, then, with the original's share of new
+    /// requests that start where the previous request ended, one more right after it, at once
+    /// (as the original's sequential requests follow one another), each paid from the op's
+    /// budget of new pages (which may go below zero: the next run waits until it is paid back).
+    /// The run's requests share their random numbers, so that the run comes back together (a
+    /// file written in pieces is read back).
+    fn new_run(&mut self, o: usize, w: usize) -> Result<()> {
+        self.fresh += GAP;
+        self.run_rn = (self.rng.gen(), self.rng.gen(), self.rng.gen());
+        for k in 0..RUN {
+            let (packed, drawn) = self.next_new(o)?;
+            self.credit[o] -= drawn as f64;
+            self.next_new[o] = None;
+            // A request that follows on starts on the page after the last one's, at its first
+            // byte when the last one ended on a page boundary (as sequential as a clone whose
+            // new requests never share a page can be).
+            let len = packed >> 12;
+            let offset = if k > 0 && self.last_new_end % PAGE == 0 { 0 } else { packed & 0xfff };
+            let n = (offset + len.max(1)).div_ceil(PAGE);
+            let first = self.fresh;
+            self.last_new_end = first * PAGE + offset + len;
+            self.fresh += n;
+            if self.fresh > u64::from(u32::MAX) - 1 {
+                return Err(Error::config(format!(
+                    "{}: the clone's page numbers pass 2^32 (scale or length too large for one clone)",
+                    self.label
+                )));
+            }
+            self.pages.give(first, n);
+            // The request's class, drawn from the window's new pages of its op.
+            let counts = &self.classes[w][o];
+            let mut x = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
+            let class = counts.iter().position(|&c| {
+                x < c || {
+                    x -= c;
+                    false
+                }
+            });
+            let class = class.unwrap_or(0) as u8;
+            let e = self.pages.at(first);
+            (e.span, e.len, e.offset) = (n as u32, len as u32, offset as u16);
+            for p in first..first + n {
+                let e = self.pages.at(p);
+                (e.op, e.class) = (o as u8, class);
+            }
+            self.out.push_back((first, n as u32, o, self.run_rn));
+            if self.rng.gen::<f64>() >= self.sequential[o] {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues the block of `n` pages from `first`, due now with op `o`, as requests of the
+    /// lengths of the original's reuse requests (drawn) with the random numbers `rn`: each
+    /// follows on from the one before it with the original's share of reuse requests that
+    /// start where the previous request ended; the runs so formed are queued last run first
+    /// (their requests in page order), so that a run's first request does not follow on from
+    /// the last of the run queued before it.
+    fn cut(&mut self, first: u64, n: u64, o: usize, rn: Draws) -> Result<()> {
+        let Some(bag) = &mut self.reuse[o] else {
+            self.out.push_back((first, n as u32, o, rn));
+            return Ok(());
+        };
+        self.pieces.clear();
+        let (mut p, end) = (first, first + n);
+        while p < end {
+            let m = bag.draw(&mut self.rng)?.clamp(1, end - p);
+            self.pieces.push((p, m as u32));
+            p += m;
+        }
+        // A block's first request does not follow on: so that the share of reuse requests that
+        // do is the original's s, a link within a block is kept with s × requests / (requests
+        // - blocks), the counts so far.
+        let c = &mut self.cut_counts[o];
+        c[0] += self.pieces.len() as u64;
+        c[1] += 1;
+        let keep = (self.reuse_sequential[o] * c[0] as f64 / (c[0] - c[1]).max(1) as f64).min(1.0);
+        // Runs: split before a piece whose link to the one before it is not kept.
+        let mut stop = self.pieces.len();
+        for i in (0..self.pieces.len()).rev() {
+            if i == 0 || self.rng.gen::<f64>() >= keep {
+                for &(p, m) in &self.pieces[i..stop] {
+                    self.out.push_back((p, m, o, rn));
+                }
+                stop = i;
+            }
+        }
+        Ok(())
+    }
+
     /// Advances the clock until at least one request is queued; false when the clone's ticks
     /// are spent (without `length=`).
     fn step(&mut self) -> Result<bool> {
@@ -869,8 +1101,10 @@ impl Renewal {
                     }
                     n += 1;
                 }
+                // The pages come back together (one set of random numbers), in requests as long
+                // as the original's reuse requests (drawn); see the module docs for their order.
                 let rn = (self.rng.gen(), self.rng.gen(), self.rng.gen());
-                self.out.push_back((first, n as u32, o, rn));
+                self.cut(first, n, o, rn)?;
                 k = at;
             }
             // New requests of each op, while its budget covers them.
@@ -878,47 +1112,14 @@ impl Renewal {
                 self.credit[o] += self.new_rate[w][o];
             }
             for o in (0..2).cycle().take(64) {
-                let (packed, n) = self.next_new(o)?;
+                let n = self.next_new(o)?.1;
                 if self.credit[o] < n as f64 {
                     if self.credit[1 - o] < self.next_new(1 - o)?.1 as f64 {
                         break;
                     }
                     continue;
                 }
-                self.credit[o] -= n as f64;
-                self.next_new[o] = None;
-                // A new request that follows on from the last one shares its random numbers,
-                // so that the run comes back together (a file written in pieces, read whole).
-                if self.fresh > 0 && self.rng.gen::<f64>() >= self.sequential[o] {
-                    self.fresh += GAP;
-                    self.run_rn = (self.rng.gen(), self.rng.gen(), self.rng.gen());
-                }
-                let first = self.fresh;
-                self.fresh += n;
-                if self.fresh > u64::from(u32::MAX) - 1 {
-                    return Err(Error::config(format!(
-                        "{}: the clone's page numbers pass 2^32 (scale or length too large for one clone)",
-                        self.label
-                    )));
-                }
-                self.pages.give(first, n);
-                // The request's class, drawn from the window's new pages of its op.
-                let counts = &self.classes[w][o];
-                let mut k = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
-                let class = counts.iter().position(|&c| {
-                    k < c || {
-                        k -= c;
-                        false
-                    }
-                });
-                let class = class.unwrap_or(0) as u8;
-                let e = self.pages.at(first);
-                (e.span, e.len, e.offset) = (n as u32, (packed >> 12) as u32, (packed & 0xfff) as u16);
-                for p in first..first + n {
-                    let e = self.pages.at(p);
-                    (e.op, e.class) = (o as u8, class);
-                }
-                self.out.push_back((first, n as u32, o, self.run_rn));
+                self.new_run(o, w)?;
             }
             // The requests queued this tick are referenced now (their pages' next references
             // drawn); then the clock moves on, past ticks with nothing to do.
@@ -1057,6 +1258,11 @@ mod tests {
         let pages: u64 = a.iter().map(|r| (r.offset % PAGE + u64::from(r.len).max(1)).div_ceil(PAGE)).sum();
         assert!((pages as f64) > 0.5 * c.ticks as f64 && (pages as f64) < 1.5 * c.ticks as f64, "{pages} pages for {} ticks", c.ticks);
         assert_eq!(requests(&format!("clone={},model=renewal,length=5000,scale=2", saved.display())).len(), 5000);
+        // A model saved before the reuse lines still clones, its blocks whole.
+        let older: String = text.lines().filter(|l| !l.starts_with("renewal reuse")).map(|l| format!("{l}\n")).collect();
+        let older_path = dir.join("older.model");
+        std::fs::write(&older_path, older).unwrap();
+        assert!(!requests(&format!("clone={},model=renewal,seed=3", older_path.display())).is_empty());
         // A model saved without the renewal counts is refused with the command that refits it.
         let old: String = text.lines().filter(|l| !l.starts_with("renewal")).map(|l| format!("{l}\n")).collect();
         let stale = dir.join("old.model");
@@ -1071,7 +1277,8 @@ mod tests {
         let orig = data("msr_hm_0_excerpt1000.csv");
         let err = |spec: String| super::super::open(&spec).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
-        assert!(err(format!("clone={},model=renewal,ablate=size", orig.display())).contains("expected frequency, recency, together or ops"));
+        assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
+            .contains("expected frequency, recency, together, ops or requests"));
         assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
@@ -1083,6 +1290,8 @@ mod tests {
         assert!(c.parse_line(&["new-pages", "64", "1", "2"]).unwrap_err().contains("expected a window below 64"));
         assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 14 counts"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
+        assert!(c.parse_line(&["reuse", "read", "0:3"]).unwrap_err().contains("PAGES:COUNT (pages at least 1)"));
+        assert!(c.parse_line(&["reuse-sequential", "1"]).unwrap_err().contains("expected two counts"));
         assert!(c.check().is_err());
         // A model of format 1 keeps its stack counts; its renewal counts are refused, with the
         // format and the command that fits it again. A format this fcsim does not know is refused.
@@ -1150,6 +1359,28 @@ mod tests {
         // run's until their ticks pass (measured: 1.34x one run's peak; with the windows
         // stretched and a flat table, 14x, and 160 s instead of 8).
         assert!(long < 2 * own, "peak {long} bytes at 10x the length against {own}");
+    }
+
+    #[test]
+    fn a_block_is_cut_into_reuse_requests_by_hand() {
+        // A block of 8 due pages, every reuse request of the original 2 pages: four requests of
+        // 2 pages with the block's random numbers. All of the original's reuse requests follow
+        // on: every link kept (the share × 4 requests / (4 - 1 block) is above 1), one run in
+        // page order. None do: four runs of one request, queued last first, so none follows on.
+        let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
+        let cut = |share: f64| {
+            let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate::default(), "t".into()).unwrap();
+            g.reuse = [Some(Bag::new(&[(2, 1)])), Some(Bag::new(&[(2, 1)]))];
+            g.reuse_sequential = [share; 2];
+            g.cut(100, 8, 1, (0.1, 0.2, 0.3)).unwrap();
+            g.out.iter().map(|&(p, n, o, rn)| (p, n, o, rn.0)).collect::<Vec<_>>()
+        };
+        assert_eq!(cut(1.0), vec![(100, 2, 1, 0.1), (102, 2, 1, 0.1), (104, 2, 1, 0.1), (106, 2, 1, 0.1)]);
+        assert_eq!(cut(0.0), vec![(106, 2, 1, 0.1), (104, 2, 1, 0.1), (102, 2, 1, 0.1), (100, 2, 1, 0.1)]);
+        // Ablated, a block is one request.
+        let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate { requests: true, ..Ablate::default() }, "t".into()).unwrap();
+        g.cut(100, 8, 0, (0.1, 0.2, 0.3)).unwrap();
+        assert_eq!(g.out.iter().map(|q| (q.0, q.1)).collect::<Vec<_>>(), vec![(100, 8)]);
     }
 
     #[test]
