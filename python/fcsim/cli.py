@@ -1116,7 +1116,7 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--panel",
         metavar="P,P,...",
-        help=f"policies ranked at 1%% and 10%% of each working set (default {','.join(fcsim.api.PANEL)})",
+        help=f"policies ranked at 1%% and 10%% of each working set (default {','.join(fcsim.traces.PANEL)})",
     )
     cmp.add_argument(
         "--no-baseline",

@@ -10,11 +10,12 @@ a sweep adds ``seed`` (the seed index) and ``seeds`` to a random point's copies.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -189,3 +190,26 @@ def run_point(
     if n is not None:
         seeds.mark(row, random, index, n, pt["trace"])
     return row
+
+
+@contextlib.contextmanager
+def dask_client(scheduler: Any) -> Iterator[Any]:
+    """A Dask client for ``scheduler``: a ``distributed.Client`` (used as it is, left open), or
+    a scheduler's address (connected here, closed after)."""
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError("--scheduler needs Dask's distributed: pip install 'fcsim[dask]'") from None
+    if isinstance(scheduler, distributed.Client):
+        yield scheduler
+        return
+    if not isinstance(scheduler, str):
+        raise ConfigError(
+            f"scheduler={scheduler!r}: expected a Dask scheduler's address or a distributed.Client"
+        )
+    try:
+        client = distributed.Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    with client:
+        yield client

@@ -544,21 +544,17 @@ def _workers(client: Any) -> int | None:
         return None
 
 
-def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
-    """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``; WorkersGone once
-    the cluster has had no worker, or its scheduler has not answered, for
-    :data:`NO_WORKERS_DEADLINE` seconds with points left (Dask itself would wait for ever)."""
-    try:
-        import distributed
-    except ImportError:
-        raise ConfigError("--scheduler needs Dask's distributed: pip install 'fcsim[dask]'") from None
-    try:
-        client = distributed.Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
-    with client:
-        futures = client.map(_run_point, todo, pure=False)
-        pending = set(futures)
+def _dask(todo: list[Job], scheduler: Any) -> Iterator[Outcome]:
+    """Results of ``todo`` as they finish on the Dask cluster of ``scheduler`` (an address or a
+    ``distributed.Client``); WorkersGone once the cluster has had no worker, or its scheduler
+    has not answered, for :data:`NO_WORKERS_DEADLINE` seconds with points left (Dask itself
+    would wait for ever). Each point's future is released once the caller has its outcome (and
+    has saved its row): a worker lost later takes nothing saved with it, so the cluster
+    recomputes only the points in flight, never one already saved."""
+    import distributed
+
+    with grid.dask_client(scheduler) as client:
+        pending = set(client.map(_run_point, todo, pure=False))
         alone_since: float | None = None  # when the cluster was first seen without a worker
         try:
             while pending:
@@ -570,6 +566,7 @@ def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
                     done = set()
                 for f in done:
                     yield f.result()
+                    f.release()  # its row is saved: the scheduler may forget it
                 if done:
                     alone_since = None
                     continue
@@ -586,7 +583,7 @@ def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
                         f"(for {NO_WORKERS_DEADLINE:g} s, with {len(pending)} points left)"
                     )
         finally:
-            client.cancel(futures)
+            client.cancel(list(pending))
 
 
 def run(
@@ -594,14 +591,16 @@ def run(
     out: str | os.PathLike[str],
     *,
     jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
     keep_stale: bool = False,
 ) -> pd.DataFrame:
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
-    ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
-    traces at the same paths); returns the whole table. The grid is checked first (see
+    ``jobs`` workers, or on the Dask cluster at ``scheduler`` (an address or a
+    ``distributed.Client``; its workers need fcsim and the traces at the same paths); returns
+    the whole table. ``exp`` is an experiment file's (:func:`load`) or one built in Python
+    (:func:`from_dict`). The grid is checked first (see
     :meth:`Experiment.check`). Each finished point is appended to the table's journal at once;
     the table is rewritten (atomically) at most every second, and at the end, when the journal
     is removed. A journal left by a killed sweep is merged into the table first. ``notify``
@@ -642,7 +641,7 @@ def _run(
     inputs: list[str],
     log: journal.Journal,
     jobs: int | None,
-    scheduler: str | None,
+    scheduler: Any,
     progress: Callable[[float], object] | None,
     notify: Callable[[str], object] | None,
     keep_stale: bool = False,
@@ -721,12 +720,12 @@ def _run(
 
         # Local workers record their points in the journal themselves; the sweep records what
         # comes back from a Dask cluster.
-        by_worker = None if scheduler else log.path
+        by_worker = None if scheduler is not None else log.path
         work = [
             (pt, sizes.get(grid.trace_key(pt)) if grid.needs_working_set(pt) else None, by_worker)
             for pt in todo
         ]
-        results = _dask(work, scheduler) if scheduler else _local(work, jobs)
+        results = _dask(work, scheduler) if scheduler is not None else _local(work, jobs)
         interrupted = False
         gone: WorkersGone | None = None
         try:
@@ -783,7 +782,7 @@ def sweep(
     *,
     traces_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
     keep_stale: bool = False,
