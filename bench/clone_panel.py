@@ -164,7 +164,7 @@ def main() -> None:
         gens = {}
         for g in a.generators.split(","):
             if g == "naive":
-                gens[g] = [fcsim.api.baseline_spec(fcsim.trace_info(t)) + scale]
+                gens[g] = [fcsim.traces.baseline_spec(fcsim.trace_info(t)) + scale]
             else:
                 # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=1, ablate=...)
                 extra = (
@@ -232,7 +232,7 @@ def main() -> None:
         "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=1`, `ablate=PARTS`); "
         f"S = 1..{a.seeds}, mean [min, max]; naive: the "
         "`synth:calibrated` spec `fcsim trace compare` scores beside a clone "
-        "(`fcsim.api.baseline_spec`: requests, working set, write share, mean size, P/A locality, rate).",
+        "(`fcsim.traces.baseline_spec`: requests, working set, write share, mean size, P/A locality, rate).",
         "",
         "| trace | generator | kept 1% | MAE 1% | tau 1% | kept 10% | MAE 10% | tau 10% "
         "| LRU MRC MAE | dirty 1% (pts) | dirty 10% (pts) | flash order |",

@@ -43,7 +43,7 @@ def test_a_trace_against_itself_passes_every_testable_measure() -> None:
     assert len(a["mrc_miss_ratio"]) == 50 and a["bursty"] is True
     panel = report.panel
     assert list(panel.columns) == ["policy", "share", "a", "h1", "h2", "b", "baseline"]
-    assert len(panel) == 2 * len(fcsim.api.PANEL) and (panel["a"] == panel["b"]).all()
+    assert len(panel) == 2 * len(fcsim.traces.PANEL) and (panel["a"] == panel["b"]).all()
 
 
 def test_todays_clone_of_cloudphysics_fails_on_the_panel_ranking() -> None:
@@ -104,12 +104,12 @@ def test_the_baseline_spec_comes_from_trace_info() -> None:
         "timed": True,
         "span_ns": 4_000_000_000,
     }
-    assert fcsim.api.baseline_spec(info) == (
+    assert fcsim.traces.baseline_spec(info) == (
         "synth:calibrated,requests=1000,pages=250,write=0.4,unit=4096,mean_size=8192,"
         "read_locality=20/80,write_locality=10/90,iops=250"
     )
     # Read-only and untimed: write=0, no write locality, no iops.
-    spec = fcsim.api.baseline_spec(fcsim.trace_info(READ_ONLY))
+    spec = fcsim.traces.baseline_spec(fcsim.trace_info(READ_ONLY))
     assert ",write=0," in spec and "write_locality" not in spec and "iops" not in spec
     n = fcsim.trace_info(spec)
     a = fcsim.trace_info(READ_ONLY)

@@ -1,7 +1,9 @@
-"""The Python package's modules form no import cycle (issue 42, item 6), as the core's modules
-form layers (``crates/fcsim/tests/layers.rs``): every ``import`` and ``from ... import`` of
-``python/fcsim`` is read from the source, those inside functions (lazy imports) and under
-``TYPE_CHECKING`` included, since a lazy import only hides a circle until it is called.
+"""The Python package's modules form layers that a newcomer can read from the bottom up, as the
+core's do (``crates/fcsim/tests/layers.rs``; issue 46, item 6): each module imports only
+modules of lower layers (:data:`LAYERS`), which also rules out every import cycle, and a module
+missing from the table fails. Every ``import`` and ``from ... import`` of ``python/fcsim`` is
+read from the source, those inside functions (lazy imports) and under ``TYPE_CHECKING``
+included, since a lazy import only hides a circle (or an upward import) until it is called.
 
 An edge goes from a module to the fcsim module it names: ``from fcsim import api`` is an edge
 to ``fcsim.api`` (a submodule), ``from fcsim import ConfigError`` or ``import fcsim`` one to
@@ -15,6 +17,41 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "python" / "fcsim"
+
+#: Lowest first. A module may import the modules of every layer before its own.
+LAYERS: list[list[str]] = [
+    ["fcsim._core"],
+    # Leaves: the core's names, terminal text, notes, the row's and tables' schema, the
+    # catalogue, the journal and output files.
+    [
+        "fcsim.registry",
+        "fcsim.terminal",
+        "fcsim.notes",
+        "fcsim.row",
+        "fcsim.schema",
+        "fcsim.catalogue",
+        "fcsim.journal",
+        "fcsim.output",
+    ],
+    ["fcsim.checks", "fcsim.seeds"],
+    # One run; fetching traces; the printed tables and figures.
+    ["fcsim.simulation", "fcsim.fetch", "fcsim.tables", "fcsim.plot"],
+    # A grid's points; traces' statistics, conversion and fidelity reports.
+    ["fcsim.grid", "fcsim.traces"],
+    ["fcsim.api", "fcsim.sweep"],
+    ["fcsim.reports.testable"],
+    ["fcsim.reports.claims", "fcsim.reports.common"],
+    [
+        "fcsim.reports.dynamic",
+        "fcsim.reports.gasa",
+        "fcsim.reports.larc",
+        "fcsim.reports.lcr",
+        "fcsim.reports.offline",
+    ],
+    ["fcsim.reports"],
+    ["fcsim"],
+    ["fcsim.cli", "fcsim.reports.profile_fidelity"],
+]
 
 
 def _module_name(path: Path, root: Path) -> str:
@@ -108,6 +145,25 @@ def test_the_package_has_no_import_cycle() -> None:
     assert cycles(graph) == [], "import circles (each a set of modules importing one another)"
 
 
+def upward(graph: dict[str, set[str]], layers: list[list[str]]) -> list[str]:
+    """Each import of a module of the same layer or a higher one, and each module missing from
+    ``layers``, one line each."""
+    layer = {m: i for i, names in enumerate(layers) for m in names}
+    problems = [f"{m} is in no layer of LAYERS" for m in sorted(graph) if m not in layer]
+    for m in sorted(graph):
+        for t in sorted(graph[m]):
+            if m in layer and t in layer and layer[t] >= layer[m]:
+                problems.append(f"{m} (layer {layer[m]}) imports {t} (layer {layer[t]})")
+    return problems
+
+
+def test_modules_import_only_lower_layers() -> None:
+    graph = imports(_modules())
+    assert upward(graph, LAYERS) == []
+    listed = sorted(m for names in LAYERS for m in names)
+    assert listed == sorted(graph), "a layer names a module that is gone"
+
+
 def test_the_registry_is_a_leaf() -> None:
     """The names the core registers come from a module that imports no other fcsim module but
     the core, so anything may import it."""
@@ -125,3 +181,21 @@ def test_the_check_finds_a_circle_lazy_imports_included(tmp_path: Path) -> None:
     graph = imports(_modules(pkg))
     assert graph["fcsim.leaf"] == {"fcsim.api"}
     assert cycles(graph) == [["fcsim.api", "fcsim.seeds"]]
+
+
+def test_the_check_finds_an_upward_import(tmp_path: Path) -> None:
+    """The layer check itself: a lazy import of a higher layer, one of the same layer, and a
+    module the table leaves out are each named."""
+    pkg = tmp_path / "fcsim"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "checks.py").write_text("def f():\n    from fcsim import api\n")
+    (pkg / "seeds.py").write_text("from fcsim.checks import f\n")
+    (pkg / "api.py").write_text("from . import seeds\n")
+    (pkg / "stray.py").write_text("")
+    layers = [["fcsim.checks", "fcsim.seeds"], ["fcsim.api"], ["fcsim"]]
+    assert upward(imports(_modules(pkg)), layers) == [
+        "fcsim.stray is in no layer of LAYERS",
+        "fcsim.checks (layer 0) imports fcsim.api (layer 1)",
+        "fcsim.seeds (layer 0) imports fcsim.checks (layer 0)",
+    ]

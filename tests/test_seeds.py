@@ -12,7 +12,7 @@ import pytest
 import fcsim
 from conftest import TRACES
 from conftest import cli as fcsim_cli  # `fcsim` run in this process
-from fcsim import cli, seeds, sweep
+from fcsim import cli, seeds, sweep, tables
 
 SYNTH = "synth:zipf,alpha=0.9,requests=20000,pages=2000,write=0.3"
 
@@ -231,20 +231,20 @@ def test_set_with_commas_makes_an_axis() -> None:
 def test_printed_columns_follow_the_mode() -> None:
     p3 = str(TRACES / "arc_P3.lis.zst")
     ssd = fcsim.run_grid(p3, ["lru"], ["5%"], set={"stack.kind": "ssd-cache"})
-    cols = cli.table_columns(ssd)
+    cols = tables.table_columns(ssd)
     for c in ("read_hit_ratio", "cache_writes", "fue", "erasures", "disk_reads", "disk_writes"):
         assert c in cols, c
     assert "backing_writes" not in cols
     offline = fcsim.run_grid(p3, ["m+"], ["5%"])
-    cols = cli.table_columns(offline)
+    cols = tables.table_columns(offline)
     for c in ("read_hit_ratio", "erasures", "epbpd", "fue", "wfue_0.2", "wfue_0.8"):
         assert c in cols, c
     buffer = fcsim.run_grid(p3, ["lru"], ["5%"])
-    assert "cache_writes" not in cli.table_columns(buffer) and "hit_ratio" in cli.table_columns(buffer)
-    assert cli.table_columns(buffer, ["policy", "hits"]) == ["policy", "hits"]
+    assert "cache_writes" not in tables.table_columns(buffer) and "hit_ratio" in tables.table_columns(buffer)
+    assert tables.table_columns(buffer, ["policy", "hits"]) == ["policy", "hits"]
     with pytest.raises(fcsim.ConfigError, match="--columns: no column nope"):
-        cli.table_columns(buffer, ["nope"])
-    text = cli.format_table(ssd)
+        tables.table_columns(buffer, ["nope"])
+    text = tables.format_table(ssd)
     assert text.splitlines()[0].split()[:6] == [
         "trace",
         "policy",
@@ -258,7 +258,7 @@ def test_printed_columns_follow_the_mode() -> None:
 def test_readme_gives_every_printed_metric_a_formula() -> None:
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     section = readme.split("### Metrics and their formulas")[1].split("\n## ")[0]
-    named = {c for c in cli.TABLE_COLUMNS + cli.SSD_CACHE_COLUMNS + cli.OFFLINE_COLUMNS}
+    named = {c for c in tables.TABLE_COLUMNS + tables.SSD_CACHE_COLUMNS + tables.OFFLINE_COLUMNS}
     named -= {"trace", "policy", "device", "device_state", "size_pages", "saturated"}
     for c in sorted(named):
         assert f"`{c}`" in section, c
@@ -272,5 +272,5 @@ def test_an_aged_drive_takes_a_seed_per_run() -> None:
     assert list(df["seeded"]) == [f"trace {42 + i}, device.seed {42 + i}" for i in range(3)]
     assert s is not None and len(s) == 1 and s.iloc[0]["erasures"] == pytest.approx(df["erasures"].mean())
     assert s["device_state"].isna().all()  # the seeds disagree on it
-    text = cli.format_summary(df, s)
+    text = tables.format_summary(df, s)
     assert " ± " in text.splitlines()[1]

@@ -11,24 +11,19 @@ from fcsim._core import REVISION as __revision__
 from fcsim._core import VERSION as __version__
 from fcsim._core import ConfigError, TraceError
 from fcsim.api import (
-    Comparison,
     Grid,
     Result,
     check,
-    clone,
-    compare,
-    convert,
-    fidelity,
     mrc,
     mrc_at,
     mrc_compare,
     run,
     run_grid,
     simulate,
-    trace_info,
 )
 from fcsim.registry import devices, formats, policies
 from fcsim.seeds import summarize
+from fcsim.traces import Comparison, clone, compare, convert, fidelity, trace_info
 
 __all__ = [
     "Comparison",

@@ -1,4 +1,8 @@
-"""The Python API: one run, a grid of runs, trace statistics and conversion.
+"""The Python API's entry points for runs (:func:`simulate`, :func:`check`), grids
+(:func:`run`, :func:`run_grid`) and miss-ratio curves (:func:`mrc`, :func:`mrc_compare`). The
+checks of what a caller gives are in :mod:`fcsim.checks`, one run in :mod:`fcsim.simulation`,
+a grid's points in :mod:`fcsim.grid`, and traces (statistics, conversion, clone models,
+fidelity reports) in :mod:`fcsim.traces`.
 
 Options mirror the CLI. ``set`` takes the CLI's ``--set KEY=VALUE`` overrides as a dict:
 ``trace.*`` keys go to the trace reader, ``device.*`` keys to the flash device, ``<policy>.*``
@@ -7,401 +11,38 @@ keys to that policy.
 
 from __future__ import annotations
 
-import difflib
-import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, catalogue, output, schema
+from fcsim import _core, schema
+from fcsim import grid as _grid
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
+from fcsim.checks import (
+    U64_MAX,
+    Problems,
+    callback,
+    check_device,
+    check_policy,
+    integer,
+    listed,
+    sections,
+    size_text,
+    text,
+)
 from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
 from fcsim.registry import formats as formats
 from fcsim.registry import policies as policies
-from fcsim.row import Row
+from fcsim.simulation import REVISION as REVISION
+from fcsim.simulation import VERSION as VERSION
+from fcsim.simulation import Progress, Result, check, reader_options, simulate, trace_kwargs, trace_path
 
-Progress = Callable[[int, int], object]
-
-U32_MAX = 2**32 - 1
-U64_MAX = 2**64 - 1
-
-
-def whole(value: Any) -> bool:
-    """Whether ``value`` is an integer as a numpy user writes one: an ``int`` or a numpy
-    integer (``np.int64``), not a bool."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def integer(name: str, value: Any, low: int = 0, high: int = U32_MAX) -> int:
-    """``value`` as an int if it is an integer (:func:`whole`) from ``low`` to ``high`` (the
-    core's range for the option); else ConfigError naming the option."""
-    if not whole(value) or not low <= value <= high:
-        raise ConfigError(f"{name}={value!r}: expected an integer from {low} to {high}")
-    return int(value)
-
-
-def boolean(name: str, value: Any) -> bool:
-    """``value`` if it is True or False (a string such as ``"no"`` is not taken for either);
-    else ConfigError naming the option."""
-    if not isinstance(value, bool):
-        raise ConfigError(f"{name}={value!r}: expected True or False")
-    return value
-
-
-def text(name: str, value: Any) -> str:
-    """``value`` if it is a string; else ConfigError naming the option."""
-    if not isinstance(value, str):
-        raise ConfigError(f"{name}={value!r}: expected a string")
-    return value
-
-
-def path(name: str, value: Any) -> str:
-    """A trace or output path (str or os.PathLike) as a string; else ConfigError."""
-    try:
-        return text(name, os.fspath(value))
-    except TypeError:
-        raise ConfigError(f"{name}={value!r}: expected a path") from None
-
-
-def callback(value: Any, name: str = "progress") -> Any:
-    """``value`` (argument ``name``) if it is None or callable; else ConfigError naming it."""
-    if value is not None and not callable(value):
-        raise ConfigError(f"{name}={value!r}: expected a function or None")
-    return value
-
-
-def size_text(value: Any) -> str:
-    """A cache size (pages as an integer, :func:`whole`, or a string: pages, bytes, percent) as
-    the core's string."""
-    if whole(value):
-        return str(int(value))
-    if not isinstance(value, str):
-        raise ConfigError(f"size={value!r}: expected pages (an integer), bytes ('64MiB') or a percent ('5%')")
-    return str(value)
-
-
-def listed(value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]) -> list[Any]:
-    """``value`` (one of ``single``, or an iterable of them such as a list or a numpy array) as
-    a list, each item converted."""
-    try:
-        items = [value] if isinstance(value, single) else list(value)
-    except TypeError:
-        items = [value]
-    return [convert(x) for x in items]
-
-
-class Problems:
-    """The bad inputs of a grid, collected so that one ConfigError names every one, a line
-    each, however many there are and whatever kind (a missing trace, an unknown policy)."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def check(self, convert: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[bool, Any]:
-        """(True, ``convert(*args, **kwargs)``), or (False, None) with its error's lines kept."""
-        try:
-            return True, convert(*args, **kwargs)
-        except (ConfigError, _core.TraceError) as e:
-            self.lines += [line for line in str(e).splitlines() if line not in self.lines]
-            return False, None
-
-    def listed(
-        self, what: str, value: Any, single: type | tuple[type, ...], convert: Callable[[Any], Any]
-    ) -> list[Any]:
-        """:func:`listed`, keeping the items ``convert`` accepts and the others' errors; an
-        empty list is a problem too (``what``: what it lists)."""
-        items = listed(value, single, lambda v: v)
-        if not items:
-            self.lines.append(f"expected at least one {what}")
-        out = []
-        for x in items:
-            ok, converted = self.check(convert, x)
-            if ok:
-                out.append(converted)
-        return out
-
-    def raise_any(self) -> None:
-        """ConfigError with every problem kept, if any."""
-        if self.lines:
-            raise ConfigError("\n".join(self.lines))
-
-
-class Result(dict[str, Any], Row):
-    """One result row: a dict whose columns are also attributes (``row.hit_ratio``), each
-    declared with its type (:class:`fcsim.row.Row`), so that a type checker or an IDE knows
-    ``row.hit_ratio`` and refuses ``row.hit_ratoi``.
-
-    ``epochs`` is the run's per-epoch table (a DataFrame, one row per epoch) when it was
-    simulated with ``epoch=``, else None; it is not a column of the row."""
-
-    epochs: pd.DataFrame | None
-
-    def __init__(self, *args: Any, epochs: pd.DataFrame | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.epochs = epochs
-
-    if not TYPE_CHECKING:  # to a type checker, the declared columns are the attributes
-
-        def __getattr__(self, name: str) -> Any:
-            try:
-                return self[name]
-            except KeyError:
-                near = difflib.get_close_matches(name, [k for k in self if k.isidentifier()], 1)
-                hint = f"; did you mean '{near[0]}'?" if near else ""
-                raise AttributeError(f"the row has no column '{name}'{hint}") from None
-
-
-#: fcsim's version and the source revision it was built from (``unknown`` for a build outside
-#: a git checkout, such as from a tarball); every result row carries both.
-VERSION: str = _core.VERSION
-REVISION: str = _core.REVISION
-
-
-def provenance() -> dict[str, str]:
-    """The provenance columns of a result row: ``fcsim_version`` and ``fcsim_revision`` (the
-    git commit of the source built, ``-dirty`` when it had uncommitted changes to tracked
-    files, or ``unknown``)."""
-    return {"fcsim_version": VERSION, "fcsim_revision": REVISION}
-
-
-class Sets:
-    """``--set`` overrides split by section: trace reader, device, and per policy."""
-
-    def __init__(self, sets: Mapping[str, Any] | None) -> None:
-        self.trace: dict[str, str] = {}
-        self.device: dict[str, str] = {}
-        self.stack: dict[str, str] = {}
-        self.sim: dict[str, Any] = {}
-        self.policy: dict[str, dict[str, str]] = {}
-        names = {p[0] for p in _core.policies()}
-        if sets is not None and not isinstance(sets, Mapping):
-            raise ConfigError(f"set={sets!r}: expected a mapping of KEY to VALUE")
-        for key, value in (sets or {}).items():
-            if not isinstance(key, str) or not isinstance(value, str | numbers.Real):
-                raise ConfigError(f"option {key!r}={value!r}: expected a string key and a number or string")
-            prefix, dot, rest = key.partition(".")
-            if not dot or not rest:
-                raise ConfigError(
-                    f"option '{key}': expected SECTION.KEY (trace., device., stack., sim. or POLICY.KEY)"
-                )
-            prefix = prefix.lower()
-            if prefix == "trace":
-                self.trace[rest] = str(value)
-            elif prefix == "device":
-                self.device[rest] = str(value)
-            elif prefix == "stack":
-                self.stack[rest] = str(value)
-            elif prefix == "sim":
-                self.sim[rest] = self._sim_value(key, rest, value)
-            elif prefix in names:
-                self.policy.setdefault(prefix, {})[rest] = str(value)
-            else:
-                raise ConfigError(
-                    f"option '{key}': unknown section '{prefix}'; expected trace, device, stack, sim "
-                    f"or a policy ({', '.join(sorted(names))})"
-                )
-
-    def check_policies(self, policies: Iterable[str]) -> None:
-        """ConfigError when a POLICY.KEY names a policy that none of ``policies`` is: the key
-        would be accepted and ignored (``gasa.gsmin`` in a run of ``cflru``)."""
-        run = {p.lower() for p in policies}
-        stray = sorted(f"{p}.{k}" for p, keys in self.policy.items() if p not in run for k in keys)
-        if stray:
-            raise ConfigError(
-                f"option '{stray[0]}' sets a parameter of {stray[0].split('.')[0]}, which this run does not "
-                f"simulate (policies: {', '.join(sorted(run))})"
-            )
-
-    @staticmethod
-    def _sim_value(key: str, name: str, value: Any) -> Any:
-        if name == "time_scale":
-            try:
-                return float(value)
-            except ValueError:
-                raise ConfigError(f"option '{key}={value}': expected a number") from None
-        if name == "warmup":
-            # A number of requests, a time with its unit (60s, 5min) or full: the core parses it.
-            if isinstance(value, bool) or not isinstance(value, str | int):
-                raise ConfigError(
-                    f"option '{key}={value}': expected a number of requests, a time (60s, 5min) or full"
-                )
-            return str(value)
-        if name == "queue_depth":
-            # A whole number: 2.5, inf and nan are refused, not truncated or overflowed.
-            if isinstance(value, float) and not value.is_integer():
-                raise ConfigError(f"option '{key}={value}': expected a whole number")
-            try:
-                depth = int(value)
-            except ValueError:
-                raise ConfigError(f"option '{key}={value}': expected a whole number") from None
-            return integer(key, depth)
-        if name == "read_ahead":
-            # True, False, or their names (a --set value is text).
-            named = {"true": True, "false": False}.get(value.lower()) if isinstance(value, str) else value
-            if not isinstance(named, bool):
-                raise ConfigError(f"option '{key}={value}': expected true or false")
-            return named
-        if name == "epoch":
-            raise ConfigError(
-                f"option '{key}': the per-epoch table is asked for with epoch= (the API) or --epoch "
-                "(fcsim run), not a sim key"
-            )
-        raise ConfigError(
-            f"option '{key}': unknown; sim takes time_scale, queue_depth, warmup and read_ahead"
-        )
-
-
-def check_policy(name: str) -> None:
-    """ConfigError unless ``name`` is a registered policy."""
-    known = {p[0] for p in _core.policies()}
-    if name.lower() not in known:
-        raise ConfigError(f"unknown policy '{name}'; registered: {', '.join(sorted(known))}")
-
-
-def check_device(name: str | None) -> None:
-    """ConfigError unless ``name`` is None (no device) or a device preset."""
-    presets = {d["name"] for d in devices()} - {"defaults"}
-    if name is not None and name.lower() not in presets:
-        raise ConfigError(f"unknown device preset '{name}'; presets: {', '.join(sorted(presets))}")
-
-
-def _path(trace: str | os.PathLike[str], *, fit: bool = True) -> str:
-    """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache. With
-    ``fit``, a ``synth:clone=`` trace's model is fitted here (or read), where Ctrl-C stops it:
-    the trace's first open, which takes no progress, would fit it deaf to Ctrl-C."""
-    name = catalogue.resolve(path("trace", trace))
-    if fit:
-        _core.prefit_clone(name)
-    return name
-
-
-def _trace_kwargs(
-    format: str | None, volume: int | None, skip_bad_lines: bool, page_size: int, trace_params: dict[str, str]
-) -> dict[str, Any]:
-    return {
-        "format": None if format is None else text("format", format),
-        "volume": None if volume is None else integer("volume", volume),
-        "skip_bad_lines": boolean("skip_bad_lines", skip_bad_lines),
-        "page_size": integer("page_size", page_size, 1),
-        "trace_params": trace_params,
-    }
-
-
-def simulate(
-    trace: str | os.PathLike[str],
-    policy: str = "lru",
-    size: str | int = "5%",
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    set: Mapping[str, Any] | None = None,
-    device: str | None = None,
-    epoch: str | int | None = None,
-    working_set: int | None = None,
-    progress: Progress | None = None,
-) -> Result:
-    """Simulates ``policy`` with a cache of ``size`` (pages, bytes like ``"64MiB"`` or ``"5%"``
-    of the working set) over ``trace`` (a file or a ``synth:`` spec); returns one result row.
-
-    With ``device`` (a preset: ``lcr``, ``gasa``, ``dynamic``, ``offline``; see ``devices()``)
-    the cache is a DRAM buffer over a flash SSD, tuned by ``device.*`` keys in ``set``, and the
-    row carries flash reads and writes, GC, erasures, wear and response times. ``policy="none"``
-    drives the device straight from the trace (``size`` is ignored).
-
-    ``set={"stack.kind": "ssd-cache"}`` makes the cache a flash cache over a disk instead: the
-    device (default preset ``offline``) is the cache's medium, sized to the cache; ``stack.write``
-    is ``around`` (a read cache, the default), ``through`` or ``back``; ``stack.dram`` puts an LRU
-    DRAM tier of that fraction of the cache in front. The disk: ``stack.disk`` (``flat``, the
-    papers' 5 ms per access, the default; ``7200`` or ``15k``, a mechanical drive: seek, half a
-    revolution and transfer per access), ``stack.disk_ms`` (the flat disk's time per access, 5),
-    ``stack.disks`` (``N`` disks striped in ``stack.stripe`` units, default 64KiB, or ``volume``:
-    one disk per trace volume).
-
-    ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
-    ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests. The row's
-    ``timing`` says which (``trace``, ``closed-loop``), or ``untimed-trace`` for a trace without
-    timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD and
-    per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
-    ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``.
-
-    ``sim.warmup`` (a number of requests, a time such as ``"60s"`` or ``"5min"``, or ``"full"``:
-    until the cache is full) runs the trace's start as a warm-up and then resets every counter,
-    histogram and device statistic, keeping the cache's contents and the devices' state; the
-    row's ``warmup``, ``warmup_requests`` and ``warmup_s`` say what was left out.
-
-    ``epoch`` (a time such as ``"60s"``, or a number of requests) adds the per-epoch table as
-    ``row.epochs``: a DataFrame with one row per epoch, led by the run's ``trace``, ``policy``,
-    ``size_pages``, ``device``, ``time_scale`` and ``queue_depth``, whose counts add up to the
-    row's (see the README's "Per-epoch table"). A time needs arrival times: a trace without
-    timestamps takes a number of requests (or ``sim.queue_depth``)."""
-    kwargs = _run_kwargs(
-        policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
-    )
-    row, epochs = _core.simulate(_path(trace), progress=callback(progress), **kwargs)
-    row.update(provenance())
-    return Result(row, epochs=schema.frame(epochs, schema.EPOCHS) if epoch is not None else None)
-
-
-def check(
-    trace: str | os.PathLike[str],
-    policy: str = "lru",
-    size: str | int = "5%",
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    set: Mapping[str, Any] | None = None,
-    device: str | None = None,
-    epoch: str | int | None = None,
-    working_set: int | None = None,
-) -> None:
-    """Checks what :func:`simulate` with the same arguments checks before it simulates (the
-    policy, size, device, every ``set`` key and value, the trace's format and header) and
-    raises the same ConfigError or TraceError; simulates nothing. A percent size costs a pass
-    over the trace unless ``working_set`` is given."""
-    kwargs = _run_kwargs(
-        policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
-    )
-    _core.check(_path(trace), **kwargs)
-
-
-def _run_kwargs(
-    policy: str,
-    size: str | int,
-    format: str | None,
-    volume: int | None,
-    skip_bad_lines: bool,
-    page_size: int,
-    set: Mapping[str, Any] | None,
-    device: str | None,
-    working_set: int | None,
-    epoch: str | int | None = None,
-) -> dict[str, Any]:
-    """The core's arguments of :func:`simulate` and :func:`check` but the trace and progress."""
-    sets = Sets(set)
-    policy = text("policy", policy)
-    if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, str | int)):
-        raise ConfigError(f"epoch={epoch!r}: expected a time ('60s', '5min') or a number of requests")
-    return {
-        "epoch": None if epoch is None else str(epoch),
-        "policy": policy,
-        "size": size_text(size),
-        "policy_params": sets.policy.get(policy.lower(), {}),
-        "device": None if device is None else text("device", device),
-        "device_params": sets.device,
-        "stack_params": sets.stack,
-        **sets.sim,
-        "working_set": None if working_set is None else integer("working_set", working_set, 0, U64_MAX),
-        **_trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace),
-    }
+__all__ = ["REVISION", "VERSION", "Result", "check", "devices", "formats", "policies", "simulate"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -441,6 +82,7 @@ def run_grid(
     progress: Callable[[float], object] | None = None,
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
+    scheduler: Any = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per run, in grid
     order: the ``rows`` of :func:`run`, whose arguments it takes (but ``epoch``). The seeds'
@@ -459,6 +101,7 @@ def run_grid(
         progress=progress,
         seeds=seeds,
         grid=grid,
+        scheduler=scheduler,
     ).rows
 
 
@@ -478,6 +121,7 @@ def run(
     progress: Callable[[float], object] | None = None,
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
+    scheduler: Any = None,
 ) -> Grid:
     """Runs every (trace, policy, size, device) point, as ``fcsim run`` does; returns a
     :class:`Grid`: ``rows``, ``summary`` and ``epochs``. ``traces``, ``policies``, ``sizes``
@@ -506,7 +150,10 @@ def run(
     seed's own trace. ``size``, the size as given, is in every row.
 
     Points run in threads (the core releases the GIL); ``jobs`` defaults to the number of
-    cores. ``progress``, if given, is called with the fraction of the grid done so far.
+    cores. ``progress``, if given, is called with the fraction of the grid done so far. With
+    ``scheduler`` (a Dask scheduler's address, or a ``distributed.Client``), they run on that
+    cluster instead (its workers need fcsim and the traces at the same paths), each point's
+    future released as soon as its row is back; ``jobs`` is then unused.
     """
     # Each input on its own first, every bad one named at once; then the grid's points.
     problems = Problems()
@@ -515,18 +162,13 @@ def run(
     seeds_n = problems.check(_seeds.count, seeds)[1]
     problems.check(callback, progress)
     ok, combos = problems.check(_combos, set, grid)
-    trace_sets = combos[0] if ok else {}
+    trace_sets = sections(combos[0])["trace"] if ok else {}
 
     def readable(t: Any) -> str:
         """The trace ``t`` names, if it opens and its format and header read (as every point's
         check reads them: with LRU, size 1)."""
-        name = _path(t)
-        _core.check(
-            name,
-            "lru",
-            "1",
-            **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(trace_sets).trace),
-        )
+        name = trace_path(t)
+        _core.check(name, "lru", "1", sets=[(f"trace.{k}", v) for k, v in trace_sets.items()], **opts)
         return name
 
     def known_policy(p: Any) -> str:
@@ -541,42 +183,24 @@ def run(
         check_device(None if d is None else text("device", d))
         return d
 
-    trace_list = problems.listed("trace", traces, (str, os.PathLike), readable)
+    opts: dict[str, Any] = {}
+    if problems.check(lambda: opts.update(reader_options(format, volume, skip_bad_lines, page_size)))[0]:
+        trace_list = problems.listed("trace", traces, (str, os.PathLike), readable)
+    else:
+        trace_list = []
     policy_list = problems.listed("policy", policies, str, known_policy)
     size_list = problems.listed("size", sizes, str, size)
     device_list = problems.listed("device (None for no device)", device, (str, type(None)), known_device)
-    for c in combos if ok else []:
-        problems.check(Sets(c).check_policies, policy_list)
     problems.raise_any()
-    percent = any(s.strip().endswith("%") for s in size_list) and any(
-        p.lower() != "none" for p in policy_list
-    )
-    # A percent size is of the trace as read: per trace and trace.* keys.
-    ws: dict[tuple[str, str], int | None] = {}
-    for t in trace_list:
-        for c in combos:
-            key = (t, repr(sorted(Sets(c).trace.items())))
-            if key not in ws:
-                tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(c).trace)
-                ws[key] = problems.check(_core.working_set, t, **tkw)[1] if percent else None
+    points = [pt for t in trace_list for pt in _grid.expand(t, policy_list, size_list, device_list, combos)]
+    ws = _grid.check(points, problems, jobs, opts, epoch)  # every point, before any runs
     problems.raise_any()
-    points = [
-        (t, p, s, d, c)
-        for t in trace_list
-        for p in policy_list
-        for s in (size_list[:1] if p.lower() == "none" else size_list)
-        for d in device_list
-        for c in combos
+    runs = [
+        (i, k, random)
+        for i, pt in enumerate(points)
+        for random in [_grid.seeded(pt, seeds_n) if seeds_n > 1 else {}]
+        for k in range(seeds_n if random else 1)
     ]
-
-    def working_set(t: str, c: dict[str, Any]) -> int | None:
-        return ws[(t, repr(sorted(Sets(c).trace.items())))]
-
-    opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
-    for t, p, s, d, c in points:  # every point's configuration, before any runs
-        problems.check(check, t, p, s, device=d, set=c, epoch=epoch, working_set=working_set(t, c), **opts)
-    problems.raise_any()
-    runs = _seed_runs(points, seeds_n)
     done = [0.0] * len(runs)
     axes = list(grid or {})
 
@@ -588,40 +212,42 @@ def run(
 
         return cb
 
-    def one(j: int) -> Result:
-        i, index, seeded = runs[j]
-        t, p, s, d, c = points[i]
-        trace, sets = _seeds.variant(t, c, seeded, index)
-        row = simulate(
-            trace,
-            p,
-            s,
-            device=d,
-            set=sets,
-            epoch=epoch,
-            # Another seed of a synthetic trace is another trace: its own working set.
-            working_set=working_set(t, c) if trace == t else None,
-            progress=report(j),
-            **opts,
+    def args(j: int) -> tuple[Any, ...]:
+        """:func:`fcsim.grid.run_point`'s arguments of run ``j`` but its progress."""
+        i, index, random = runs[j]
+        pt = points[i]
+        key = _grid.trace_key(pt) if _grid.needs_working_set(pt) else None
+        return (
+            pt,
+            ws.get(key) if key else None,
+            random,
+            index,
+            (seeds_n if random else 1) if seeds_n > 1 else None,
         )
+
+    def finish(j: int, row: Result) -> Result:
         done[j] = 1.0
         if progress is not None:
             progress(sum(done) / len(runs))
+        pt, _, _, index, _ = args(j)
         for k in axes:
-            row[k] = c[k]
-        row["size"] = s
-        if seeds_n > 1:
-            _seeds.mark(row, seeded, index, sum(1 for r in runs if r[0] == i), t)
+            row[k] = pt["set"][k]
         if row.epochs is not None:
             row.epochs["seed_index"] = pd.Series([index] * len(row.epochs), dtype="Int64")
         return row
 
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
-    if workers == 1:
-        rows = [one(j) for j in range(len(runs))]
+    def one(j: int) -> Result:
+        return finish(j, _grid.run_point(*args(j), epoch=epoch, progress=report(j), options=opts))
+
+    if scheduler is not None:
+        rows = _on_dask(scheduler, [args(j) for j in range(len(runs))], epoch, opts, finish)
     else:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            rows = list(pool.map(one, range(len(runs))))
+        workers = max(1, min(jobs or os.cpu_count() or 1, len(runs)))
+        if workers == 1:
+            rows = [one(j) for j in range(len(runs))]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                rows = list(pool.map(one, range(len(runs))))
     df = schema.frame(rows, schema.ROWS, axes)
     summary = None
     if seeds_n > 1:
@@ -634,117 +260,63 @@ def run(
     return Grid(df, summary, epochs)
 
 
+def _on_dask(
+    scheduler: Any,
+    runs: list[tuple[Any, ...]],
+    epoch: str | int | None,
+    options: Mapping[str, Any],
+    finish: Callable[[int, Result], Result],
+) -> list[Result]:
+    """The rows of ``runs`` (:func:`fcsim.grid.run_point`'s arguments) computed on the Dask
+    cluster of ``scheduler``, in order; each future is released once its row is back, so a
+    worker lost later costs only the runs in flight."""
+    import distributed
+
+    rows: list[Result | None] = [None] * len(runs)
+    with _grid.dask_client(scheduler) as client:
+        futures: list[Any] = [
+            client.submit(_grid.run_point, *r, epoch=epoch, options=dict(options), pure=False) for r in runs
+        ]
+        index = {f.key: j for j, f in enumerate(futures)}
+        try:
+            for f in distributed.as_completed(futures):
+                j = index[f.key]
+                rows[j] = finish(j, f.result())
+                f.release()
+                futures[j] = None
+        finally:
+            client.cancel([f for f in futures if f is not None])
+    return [r for r in rows if r is not None]
+
+
 #: The most combinations of ``grid`` axes a run_grid takes (an experiment file is the tool for
 #: more; see fcsim.sweep.MAX_POINTS).
 MAX_COMBOS = 10_000
 
 
 def _combos(sets: Mapping[str, Any] | None, grid: Mapping[str, Iterable[Any]] | None) -> list[dict[str, Any]]:
-    """The ``--set`` keys of each combination of ``grid``'s axes over ``sets``."""
+    """The ``--set`` keys of each combination of ``grid``'s axes over ``sets``
+    (:func:`fcsim.grid.combos`), each key checked by the core once."""
     base = dict(sets or {})
-    Sets(base)  # a bad key fails here, once
+    sections(base)  # a bad key fails here, once
     if grid is None:
         return [base]
     if not isinstance(grid, Mapping):
         raise ConfigError(f"grid={grid!r}: expected a mapping of --set keys to lists of values")
-    combos = [base]
+    axes: dict[str, list[Any]] = {}
+    n = 1
     for key, values in grid.items():
         vals = listed(values, (str, int, float), lambda v: v)
         if not vals:
             raise ConfigError(f"grid: {key}: expected at least one value")
-        if len(combos) * len(vals) > MAX_COMBOS:
+        n *= len(vals)
+        if n > MAX_COMBOS:
             raise ConfigError(
                 f"grid: more than {MAX_COMBOS} combinations; use an experiment file (fcsim sweep)"
             )
-        Sets({key: vals[0]})
-        combos = [{**c, key: v} for c in combos for v in vals]
-    return combos
-
-
-def _seed_runs(
-    points: list[tuple[str, str, str, str | None, dict[str, Any]]], seeds: int
-) -> list[tuple[int, int, dict[str, int]]]:
-    """The runs of a grid: (point, seed index, seeded components) for each point, ``seeds`` of
-    them for a random point, one for the others (see :mod:`fcsim.seeds`)."""
-    runs = []
-    for i, (t, p, _, d, c) in enumerate(points):
-        seeded = _seeds.components(t, p, d, c) if seeds > 1 else {}
-        _seeds.check_range(seeded, seeds)
-        runs += [(i, k, seeded) for k in range(seeds if seeded else 1)]
-    return runs
-
-
-def trace_info(
-    trace: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    set: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
-    return _core.trace_info(
-        _path(trace), **_trace_kwargs(format, volume, skip_bad_lines, page_size, Sets(set).trace)
-    )
-
-
-def convert(
-    trace: str | os.PathLike[str],
-    out: str | os.PathLike[str],
-    *,
-    to: str | None = None,
-    annotate_next: bool = False,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    set: Mapping[str, Any] | None = None,
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    """Writes ``trace`` as fcsim binary (``.fct``), libCacheSim CSV or oracleGeneral (``to`` =
-    ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic.
-
-    Returns the trace's statistics (as ``trace_info``) and ``dropped``: what the target format
-    does not carry, one sentence each (libCacheSim's formats hold page accesses, not requests;
-    oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column).
-
-    ``out`` is checked first by :func:`fcsim.output.guard`: the trace itself (by any name), a
-    pipe, a device, a directory or a path in a missing directory is refused before any work;
-    a symbolic link is not replaced, the file it names is written."""
-    trace_params = Sets(set).trace
-    name = _path(trace, fit=False)
-    target = output.guard(path("out", out), [name])
-    _core.prefit_clone(name)
-    return _core.convert_trace(
-        name,
-        str(target),
-        to=None if to is None else text("to", to),
-        annotate_next=boolean("annotate_next", annotate_next),
-        progress=callback(progress),
-        **_trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
-    )
-
-
-def clone(
-    trace: str | os.PathLike[str],
-    out: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    set: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Fits a clone model to ``trace`` and saves it to ``out`` (a small text file, written
-    atomically), so that ``synth:clone=OUT[,scale=K][,length=N][,seed=S]`` generates clones
-    without the original. Returns ``source``, ``requests``, ``pages``, ``accesses``, ``timed``
-    and ``notes`` (what the model leaves out, one sentence each). ``out`` is checked as
-    :func:`convert` checks its output."""
-    name = _path(trace)
-    target = output.guard(path("out", out), [name])
-    kwargs = _trace_kwargs(format, volume, skip_bad_lines, 4096, Sets(set).trace)
-    del kwargs["page_size"]
-    return _core.clone_model(name, str(target), **kwargs)
+        sections({key: vals[0]})
+        axes[key] = vals
+    return _grid.combos(base, [axes])
 
 
 MRC_METHODS = ("exact", "shards", "minisim")
@@ -832,9 +404,9 @@ def mrc(
     """
     _check_mrc_options(method, rate, max_samples, policy, sizes, seed)
     callback(progress)
-    sets = Sets(set)
-    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, sets.trace)
-    name = _path(trace)
+    sets = sections(set)
+    tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, sets["trace"])
+    name = trace_path(trace)
     if method == "exact":
         accesses, cold, steps, misses = _core.mrc_exact(name, progress=progress, **tkw)
         df = _curve(steps, misses, accesses)
@@ -877,7 +449,7 @@ def _minisim(
     sizes: str | int | Iterable[str | int] | None,
     rate: float | None,
     seed: int,
-    sets: Sets,
+    sets: dict[str, Any],
     tkw: dict[str, Any],
     page_size: int,
     progress: Progress | None,
@@ -899,7 +471,7 @@ def _minisim(
         pages,
         rate=rate,
         seed=seed,
-        policy_params=sets.policy.get(policy.lower(), {}),
+        policy_params=sets["policy"].get(policy.lower(), {}),
         progress=progress,
         **tkw,
     )
@@ -952,14 +524,67 @@ def mrc_compare(
     hash (``seed`` + 0 .. ``seeds`` - 1): ``fcsim mrc --compare --seeds N``. ``method`` is
     ``shards`` (the reference is LRU's exact curve) or ``minisim`` (full runs of ``policy``).
     The sizes are ``at`` (pages, bytes or percent of the working set; for minisim, the sizes
-    simulated), else 1%, 2%, 5%, 10%, 20%, 50% and 100% of the working set (for shards, the
-    exact one). Other arguments are :func:`mrc`'s.
+    simulated), else for shards 1%, 2%, 5%, 10%, 20%, 50% and 100% of the exact working set,
+    for minisim :func:`mrc`'s default sizes. Other arguments are :func:`mrc`'s.
 
     Returns one row per seed and size: ``seed``, ``size`` (as given or the share),
     ``size_pages``, ``miss_ratio``, ``reference``, ``abs_error``. Each seed's mean absolute
     error is ``df.groupby("seed")["abs_error"].mean()``, and their mean and 95% confidence
     interval :func:`fcsim.seeds.ci95` of those. ``attrs``: ``seeds``, ``method`` and the first
-    seed's curve's ``attrs`` as ``curve`` (see :func:`mrc`)."""
+    seed's curve's ``attrs`` as ``curve`` (see :func:`mrc`). The curves themselves and the
+    reference's are :func:`mrc_comparison`'s."""
+    return mrc_comparison(
+        trace,
+        method,
+        rate=rate,
+        max_samples=max_samples,
+        policy=policy,
+        at=at,
+        seed=seed,
+        seeds=seeds,
+        format=format,
+        volume=volume,
+        skip_bad_lines=skip_bad_lines,
+        page_size=page_size,
+        set=set,
+        progress=progress,
+    ).rows
+
+
+@dataclass(frozen=True, eq=False)
+class MrcComparison:
+    """What :func:`mrc_comparison` returns, each its own DataFrame:
+
+    - ``rows``: one row per seed and size (what :func:`mrc_compare` returns);
+    - ``curves``: each seed's sampled curve (:func:`mrc`), in seed order;
+    - ``reference``: the reference curve: LRU's exact one for shards (:func:`mrc`), or for
+      minisim the full runs' (``size_pages``, ``miss_ratio``; ``attrs`` ``method="full"`` and
+      ``policy``)."""
+
+    rows: pd.DataFrame
+    curves: list[pd.DataFrame]
+    reference: pd.DataFrame
+
+
+def mrc_comparison(
+    trace: str | os.PathLike[str],
+    method: str = "shards",
+    *,
+    rate: float | None = None,
+    max_samples: int | None = None,
+    policy: str | None = None,
+    at: str | int | Iterable[str | int] | None = None,
+    seed: int = 0,
+    seeds: int = 1,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> MrcComparison:
+    """:func:`mrc_compare`, with the curves it compared (see :class:`MrcComparison`); ``fcsim
+    mrc --compare`` prints and writes from it."""
     n = _seeds.count(seeds)
     if method not in ("shards", "minisim"):
         raise ConfigError(f"mrc_compare: method {method!r}: expected shards or minisim (sampled curves)")
@@ -973,22 +598,25 @@ def mrc_compare(
     opts = {"format": format, "volume": volume, "skip_bad_lines": skip_bad_lines, "page_size": page_size}
     kw = {"rate": rate, "max_samples": max_samples, "policy": policy, "set": set, **opts}
     if method == "minisim":
-        sizes = at_list if at_list is not None else [f"{100 * x:g}%" for x in MRC_SHARES]
-        curves = [mrc(trace, method, seed=seed + i, sizes=sizes, progress=progress, **kw) for i in range(n)]
+        curves = [mrc(trace, method, seed=seed + i, sizes=at_list, progress=progress, **kw) for i in range(n)]
         pages = [int(p) for p in curves[0]["size_pages"]]
         full = run_grid(trace, [str(policy)], pages, set=set, **opts)
         reference = [1.0 - h for h in full["hit_ratio"]]
+        ref_curve = pd.DataFrame({"size_pages": pages, "miss_ratio": reference})
+        ref_curve.attrs.update(method="full", policy=curves[0].attrs["policy"])
         ws = curves[0].attrs["cold"]
-        labels = [f"{p / ws:.2%}" if ws else str(p) for p in pages]
+        # A size as given (--at), else its share of the working set.
+        given = {_core.size_pages(x, page_size, ws): x for x in at_list or []}
+        labels = [given.get(p, f"{p / ws:.2%}" if ws else str(p)) for p in pages]
     else:
-        exact = mrc(trace, "exact", set=set, progress=progress, **opts)
+        exact = ref_curve = mrc(trace, "exact", set=set, progress=progress, **opts)
         ws = exact.attrs["cold"]
         if at_list is not None:
             labels = at_list
             pages = [_core.size_pages(x, page_size, ws) for x in at_list]
         else:
             labels = [f"{x:.0%}" for x in MRC_SHARES]
-            pages = [_share_pages(x, page_size, ws) for x in MRC_SHARES]
+            pages = [share_pages(x, page_size, ws) for x in MRC_SHARES]
         reference = [mrc_at(exact, p) for p in pages]
         curves = [mrc(trace, method, seed=seed + i, progress=progress, **kw) for i in range(n)]
     rows = []
@@ -1007,10 +635,10 @@ def mrc_compare(
             )
     df = pd.DataFrame(rows)
     df.attrs.update(seeds=n, method=method, curve=dict(curves[0].attrs))
-    return df
+    return MrcComparison(df, curves, ref_curve)
 
 
-def _share_pages(share: float, page_size: int, ws: int) -> int:
+def share_pages(share: float, page_size: int, ws: int) -> int:
     """A share of the working set in pages, as ``fcsim run`` resolves ``--size 5%`` (at least
     one page)."""
     try:
@@ -1038,187 +666,3 @@ def mrc_at(curve: pd.DataFrame, size_pages: int) -> float:
     if steps.empty:
         return 1.0
     return float(steps["miss_ratio"].iloc[-1])
-
-
-def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
-    """The ``trace.*`` keys of ``set`` (argument ``name``); ConfigError for any other section:
-    a fidelity report reads traces and runs LRU, nothing else takes options."""
-    sets = Sets(set)
-    if sets.device or sets.stack or sets.sim or sets.policy:
-        raise ConfigError(f"{name}: a fidelity report takes trace.KEY options only")
-    return sets.trace
-
-
-COMPARE_COLUMNS = [c.name for c in schema.COMPARISON]
-PANEL: tuple[str, ...] = tuple(_core.PANEL)
-
-
-def _panel(panel: Iterable[str] | None) -> list[str]:
-    """The policies of a fidelity report's panel (default :data:`PANEL`), each a registered
-    policy (the same check as ``simulate``'s); the core refuses fewer than two, a repeat, or
-    one that needs a device or is an offline bound."""
-    if panel is None:
-        return list(PANEL)
-    names = listed(panel, str, lambda p: text("panel", p).strip().lower())
-    for p in names:
-        check_policy(p)
-    return names
-
-
-def baseline_spec(info: Mapping[str, Any]) -> str:
-    """The naive baseline of a trace, from its :func:`trace_info`: one ``synth:calibrated`` spec
-    with its requests, ``pages`` = its unique pages, ``write`` = writes / (reads + writes),
-    ``mean_size`` = bytes / requests, ``read_locality`` and ``write_locality`` = its P/A (an op
-    the trace lacks has none: a read-only trace gives ``write=0`` and no ``write_locality``),
-    and ``iops`` = requests / span in seconds (omitted when untimed, or with a zero span). Its
-    page unit is the trace's page size. Sizes are left out for an object-id trace (one page a
-    request), and a mean below one 512 B sector (the smallest ``mean_size``) is given as
-    ``size``."""
-    requests = int(info["requests"])
-    rw = int(info["reads"]) + int(info["writes"])
-    parts = [
-        f"requests={requests}",
-        f"pages={int(info['unique_pages'])}",
-        f"write={(int(info['writes']) / rw if rw else 0.0):.6g}",
-        f"unit={int(info['page_size'])}",
-    ]
-    if not info["object_keys"] and requests:
-        mean = int(info["bytes"]) / requests
-        parts.append(f"mean_size={mean:.6g}" if mean >= 512 else f"size={max(1, round(mean))}")
-    for key in ("read_locality", "write_locality"):
-        loc = info[key]
-        if loc is not None and 0 < loc[0] < 1:
-            parts.append(f"{key}={100 * loc[0]:.6g}/{100 * loc[1]:.6g}")
-    span_s = (info["span_ns"] or 0) / 1e9
-    if info["timed"] and span_s > 0:
-        parts.append(f"iops={requests / span_s:.6g}")
-    return "synth:calibrated," + ",".join(parts)
-
-
-def fidelity(
-    trace: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    set: Mapping[str, Any] | None = None,
-    panel: Iterable[str] | None = (),
-    progress: Progress | None = None,
-) -> dict[str, Any]:
-    """The measures of one trace that a fidelity report compares (see :func:`compare`): one key
-    per measure (None where it does not apply, the reason in ``notes``; ``measures`` lists
-    them), plus ``bursty`` (Fano factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio``
-    (LRU's curve at 1%..50% of the working set), ``lru_pages`` (the sizes of the 1% and 10% LRU
-    runs), ``time_resolution_ns`` (gcd of the non-zero steps between consecutive request times)
-    and the hit ratios of ``panel``'s policies at those sizes (``panel``, ``panel_shares``,
-    ``panel_pages``, ``panel_hit_ratio``: one list per size; no panel by default, None for
-    :data:`PANEL`)."""
-    tkw = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
-    given = None if panel is None else list(panel)
-    names = _panel(given) if given is None or given else []
-    return _core.trace_fidelity(_path(trace), panel=names, progress=callback(progress), **tkw)
-
-
-@dataclass(frozen=True, eq=False)
-class Comparison:
-    """What :func:`compare` returns: the report's rows and what it was computed from.
-
-    - ``rows``: one row per measure (a DataFrame; see :func:`compare`).
-    - ``panel``: the panel's hit ratios, one row per policy and share of the working set:
-      ``policy``, ``share``, and the hit ratio on ``a``, ``h1``, ``h2``, ``b`` and ``baseline``
-      (None without a baseline).
-    - ``a``, ``b``, ``baseline``: each trace's measures (:func:`fidelity`; ``baseline`` None
-      with ``baseline=False``), ``halves``: those of A's two halves, and ``baseline_spec``: the
-      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline)."""
-
-    rows: pd.DataFrame
-    panel: pd.DataFrame
-    a: dict[str, Any]
-    b: dict[str, Any]
-    baseline: dict[str, Any] | None
-    halves: tuple[dict[str, Any], dict[str, Any]]
-    baseline_spec: str | None
-
-
-def compare(
-    a: str | os.PathLike[str],
-    b: str | os.PathLike[str],
-    *,
-    format: str | None = None,
-    volume: int | None = None,
-    set: Mapping[str, Any] | None = None,
-    format_b: str | None = None,
-    volume_b: int | None = None,
-    set_b: Mapping[str, Any] | None = None,
-    skip_bad_lines: bool = False,
-    page_size: int = 4096,
-    panel: Iterable[str] | None = None,
-    baseline: bool = True,
-    progress: Progress | None = None,
-) -> Comparison:
-    r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
-    against trace ``a`` (its original), with every tolerance derived from ``a`` alone: ``a`` is
-    cut into two halves by request count, each half is measured as a clone is, and a measure's
-    tolerance is the worse of the halves' scores against ``a`` (README, "trace compare").
-
-    Returns a :class:`Comparison`, whose ``rows`` hold one row per measure: ``measure``,
-    ``description``, ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
-    ``b`` is B's value against A and ``a`` is None), ``difference`` (b - a), ``ratio`` (b / a),
-    ``tolerance`` (as text), ``bound``, ``tolerance_from`` (``H1`` or ``H2``: the half that set
-    it), ``h1``/``h2`` (the halves' scores), ``score`` (B's: \|b - a\|, \|ln b/a\| or the
-    pair's value), ``status`` (``pass``, ``fail``, ``untestable`` when A cannot test a clone on
-    the measure, ``""`` for a measure reported without a tolerance), ``note`` (why), and the
-    naive baseline's ``baseline``, ``baseline_score``, ``baseline_status`` (None with
-    ``baseline=False``; the baseline is :func:`baseline_spec` of ``a``).
-
-    ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
-    trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
-    ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
-    read ``b``."""
-    ka = _trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
-    kb = _trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
-    names = _panel(panel)
-    boolean("baseline", baseline)
-    name_a, name_b = _path(a), _path(b)
-    # The core refuses a volume for a synth: trace; here the error names B's own option.
-    for flag, name, kw in (("--volume", name_a, ka), ("--volume-b", name_b, kb)):
-        if kw["volume"] is not None and name.startswith("synth:"):
-            raise ConfigError(
-                f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
-            )
-    spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
-    fa, fb, fn, halves, rows = _core.trace_compare(
-        name_a,
-        name_b,
-        panel=names,
-        baseline=spec,
-        format=ka["format"],
-        volume=ka["volume"],
-        skip_bad_lines=ka["skip_bad_lines"],
-        trace_params=ka["trace_params"],
-        format_b=kb["format"],
-        volume_b=kb["volume"],
-        trace_params_b=kb["trace_params"],
-        page_size=ka["page_size"],
-        progress=callback(progress),
-    )
-    traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
-    table = [
-        {
-            "policy": p,
-            "share": fa["panel_shares"][k],
-            **{t: (None if f is None else f["panel_hit_ratio"][k][i]) for t, f in traces.items()},
-        }
-        for k in range(len(fa["panel_shares"]))
-        for i, p in enumerate(fa["panel"])
-    ]
-    return Comparison(
-        rows=schema.frame(pd.DataFrame(rows, columns=COMPARE_COLUMNS), schema.COMPARISON),
-        panel=schema.frame(pd.DataFrame(table, columns=["policy", "share", *traces]), schema.PANEL),
-        a=fa,
-        b=fb,
-        baseline=fn,
-        halves=(halves[0], halves[1]),
-        baseline_spec=spec,
-    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
@@ -16,87 +15,10 @@ from typing import Any, NoReturn
 import pandas as pd
 
 import fcsim
-from fcsim import _core, catalogue, notes, output, plot
+from fcsim import _core, catalogue, notes, output, plot, tables
 from fcsim import seeds as seeding
 from fcsim.reports import PAPERS
 from fcsim.terminal import printable
-
-TABLE_COLUMNS = [
-    "trace",
-    "policy",
-    "size_pages",
-    "accesses",
-    "hit_ratio",
-    "read_hit_ratio",
-    "backing_reads",
-    "backing_writes",
-    "dirty_evictions",
-    "device",
-    "device_state",
-    "flash_page_writes",
-    "erasures",
-    "write_amplification",
-    "resp_mean_us",
-    "resp_p99_us",
-    "throughput_iops",
-    "saturated",
-    "requests_per_wall_s",
-]
-
-#: The columns `fcsim run` prints for an SSD cache over a disk (``stack.kind=ssd-cache``): the
-#: read hit ratio is the metric of a read cache (LARC §4, dynamic-allocation §IV), then what the
-#: cache costs the flash (cache_writes, FUE, erasures) and what reaches the disk.
-SSD_CACHE_COLUMNS = [
-    "trace",
-    "policy",
-    "size_pages",
-    "accesses",
-    "read_hit_ratio",
-    "hit_ratio",
-    "cache_writes",
-    "fue",
-    "erasures",
-    "write_amplification",
-    "device",
-    "device_state",
-    "disk_reads",
-    "disk_writes",
-    "disk_util_peak_1s",
-    "resp_mean_us",
-    "resp_p99_us",
-    "throughput_iops",
-    "saturated",
-    "requests_per_wall_s",
-]
-
-#: The columns for the offline bounds and their online baselines (offline-bounds §3.1): RHR,
-#: erasures, EPBPD, FUE and WFUE at the paper's two weights (Fig. 9).
-OFFLINE_COLUMNS = [
-    "trace",
-    "policy",
-    "size_pages",
-    "accesses",
-    "read_hit_ratio",
-    "flash_page_writes",
-    "erasures",
-    "epbpd",
-    "fue",
-    "wfue_0.2",
-    "wfue_0.8",
-    "requests_per_wall_s",
-]
-
-DEVICE_TABLE_COLUMNS = {
-    "device",
-    "device_state",
-    "flash_page_writes",
-    "erasures",
-    "write_amplification",
-    "resp_mean_us",
-    "resp_p99_us",
-    "throughput_iops",
-    "saturated",
-}
 
 
 class Bar:
@@ -268,7 +190,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         bar.close()
     df, summary, epochs = result.rows, result.summary, result.epochs
     if a.json or a.quiet:
-        table_columns(df, columns)  # a bad --columns is an error whatever is printed
+        tables.table_columns(df, columns)  # a bad --columns is an error whatever is printed
     wrote: list[str] = []
     plot_error: fcsim.ConfigError | None = None
     if a.out:
@@ -306,17 +228,17 @@ def cmd_run(a: argparse.Namespace) -> int:
         for line in output.rows_json(df):
             print(line)
     elif not a.quiet:
-        show(format_table(df, columns))
+        show(tables.format_table(df, columns))
         if summary is not None:
             print()
             print(
                 f"mean ± 95% confidence interval (Student t) over the seeds of each point "
                 f"(--seeds {a.seeds}; seeds 1: nothing random in it)"
             )
-            show(format_summary(df, summary, columns))
+            show(tables.format_summary(df, summary, columns))
         if epochs is not None and not a.out:
             print()
-            show(format_epochs(epochs))
+            show(tables.format_epochs(epochs))
     if epochs is not None and not a.out and a.json:
         say("fcsim: note: the per-epoch table is written with --out FILE, to FILE.epochs.EXT beside the rows")
     say_notes(df)
@@ -328,163 +250,6 @@ def cmd_run(a: argparse.Namespace) -> int:
     if plot_error is not None:
         raise plot_error
     return 0
-
-
-def _mode(row: pd.Series) -> str:
-    """The kind of run of a row: ``offline`` (an offline bound or its online baselines),
-    ``ssd-cache`` (a flash cache over a disk) or ``buffer`` (a DRAM buffer, over a device or
-    nothing)."""
-    if pd.notna(row.get("wfue_0.2")) or str(row.get("stack")) == "offline-bounds":
-        return "offline"
-    if pd.notna(row.get("cache_writes")):
-        return "ssd-cache"
-    return "buffer"
-
-
-def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list[str]:
-    """The columns `fcsim run` prints: ``chosen`` (``--columns``; each must be a column of the
-    table), else those of the modes run (:data:`TABLE_COLUMNS` for a buffer, without its
-    device columns when no row has a device; :data:`SSD_CACHE_COLUMNS`;
-    :data:`OFFLINE_COLUMNS`), in that order, each once, followed by ``--set`` axes and seeds."""
-    if chosen is not None:
-        unknown = [c for c in chosen if c not in df.columns]
-        if unknown:
-            raise fcsim.ConfigError(
-                f"--columns: no column {', '.join(unknown)} in the table; "
-                f"its columns: {', '.join(df.columns)}"
-            )
-        return list(chosen)
-    modes = {_mode(r) for _, r in df.iterrows()} or {"buffer"}
-    buffer = [c for c in TABLE_COLUMNS if c in df.columns]
-    if "device" in df.columns and df["device"].isna().all():
-        buffer = [c for c in buffer if c not in DEVICE_TABLE_COLUMNS]
-    lists = {"buffer": buffer, "ssd-cache": SSD_CACHE_COLUMNS, "offline": OFFLINE_COLUMNS}
-    cols: list[str] = []
-    for mode in ("buffer", "ssd-cache", "offline"):
-        if mode in modes:
-            cols += [c for c in lists[mode] if c in df.columns and c not in cols]
-    extra = [c for c in df.columns if c.startswith("axis_") and c not in cols]  # --set axes (stack.split)
-    at = cols.index("size_pages") + 1 if "size_pages" in cols else len(cols)
-    cols[at:at] = extra
-    if "seed_index" in df.columns and df["seed_index"].notna().any():
-        cols[at + len(extra) : at + len(extra)] = ["seed_index"]
-    # the simulator's speed last, apart from what was simulated
-    if "requests_per_wall_s" in cols:
-        cols.remove("requests_per_wall_s")
-        cols.append("requests_per_wall_s")
-    return cols
-
-
-#: How each printed column is formatted (others as pandas prints them).
-FORMATS = {
-    "hit_ratio": "{:.4f}",
-    "read_hit_ratio": "{:.4f}",
-    "write_amplification": "{:.4f}",
-    "fue": "{:.4f}",
-    "wfue_0.2": "{:.4f}",
-    "wfue_0.8": "{:.4f}",
-    "epbpd": "{:.4g}",
-    "disk_util_peak_1s": "{:.2f}",
-    "resp_mean_us": "{:.1f}",
-    "resp_p99_us": "{:.1f}",
-    "throughput_iops": "{:.1f}",
-}
-
-
-def _fmt(column: str, v: Any, counts: bool = False) -> str:
-    """A cell as printed: empty for null, ``FORMATS`` for its column, a whole number for a
-    column of counts (``counts``: a count column that pandas made float for its nulls)."""
-    if v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)):
-        return ""
-    if column == "requests_per_wall_s":
-        return f"{v / 1e6:.2f}M"
-    f = FORMATS.get(column)
-    if f is not None and isinstance(v, int | float) and not isinstance(v, bool):
-        return f.format(v)
-    if counts:
-        return f"{int(v)}"
-    return str(v)
-
-
-def format_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
-    """The table `fcsim run` prints: :func:`table_columns`, formatted."""
-    cols = table_columns(df, columns)
-    t = df[cols].copy()
-    for c in cols:
-        if t[c].dtype == object:  # text (a trace's name): its control characters escaped
-            t[c] = t[c].map(lambda v: printable(v) if isinstance(v, str) else v)
-        col = t[c]
-        counts = (
-            pd.api.types.is_float_dtype(col)
-            and c not in FORMATS
-            and bool(col.dropna().map(float.is_integer).all())
-        )
-        if counts or c in FORMATS or c == "requests_per_wall_s" or col.isna().any():
-            t[c] = col.map(lambda v, c=c, counts=counts: _fmt(c, v, counts))
-    return t.to_string(index=False)
-
-
-def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
-    """The seeds' summary as `fcsim run --seeds N` prints it: the printed columns of each
-    point, a metric as ``mean ± half-width`` of its 95% confidence interval (Student t; the
-    mean alone for a point that ran once)."""
-    cols = [c for c in table_columns(df, columns) if c not in ("seed_index", "requests_per_wall_s")]
-    cols = [c for c in cols if c in summary.columns]
-    if "size" in summary.columns and "size" not in cols:
-        cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "size")
-    cols.insert(cols.index("size") + 1 if "size" in cols else len(cols), "seeds")
-    t = summary[cols].copy()
-    for c in cols:
-        half = f"{c}_ci95"
-        if half in summary.columns:
-            large = summary[c].abs().max() >= 1000
-            fmt = FORMATS.get(c, "{:.0f}" if large else "{:.4g}")
-            t[c] = [seeding.pm(m, h, fmt) for m, h in zip(summary[c], summary[half], strict=True)]
-    return t.to_string(index=False)
-
-
-EPOCH_TABLE_COLUMNS = [
-    "policy",
-    "size_pages",
-    "device",
-    "epoch",
-    "start_s",
-    "requests",
-    "hit_ratio",
-    "flash_page_writes",
-    "erasures",
-    "resp_mean_us",
-    "resp_p99_us",
-    "flash_util_peak_1s",
-    "flash_queue_mean",
-    "disk_util_peak_1s",
-    "disk_queue_mean",
-]
-
-
-def format_epochs(epochs: pd.DataFrame) -> str:
-    """The per-epoch table in short, as printed without ``--out``: a response beside the load it
-    was measured under (each device's busiest second on its busiest server, and its mean ops)."""
-    if epochs.empty:
-        return "(no epochs)"
-    cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
-    t = epochs[cols].copy()
-    for c, f in (
-        ("hit_ratio", "{:.4f}"),
-        ("resp_mean_us", "{:.1f}"),
-        ("resp_p99_us", "{:.1f}"),
-        ("start_s", "{:g}"),
-        ("flash_util_peak_1s", "{:.3g}"),
-        ("flash_queue_mean", "{:.3g}"),
-        ("disk_util_peak_1s", "{:.3g}"),
-        ("disk_queue_mean", "{:.3g}"),
-    ):
-        if c in t:
-            t[c] = t[c].map(lambda v, f=f: "" if pd.isna(v) else f.format(v))
-    for c in ("flash_page_writes", "erasures"):
-        if c in t:
-            t[c] = t[c].map(lambda v: "" if pd.isna(v) else f"{int(v)}")
-    return t.to_string(index=False)
 
 
 def _fmt_ns(ns: int) -> str:
@@ -768,9 +533,6 @@ def cmd_clone(a: argparse.Namespace) -> int:
     return 0
 
 
-MRC_POINTS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
-
-
 def cmd_mrc(a: argparse.Namespace) -> int:
     inputs = _check_outputs(a)
     common = _common(a)
@@ -787,6 +549,8 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         sizes = at_sizes
     if a.seeds != 1:
         return _mrc_seeds(a, inputs, common, sizes if a.method == "minisim" else at_sizes)
+    if a.compare and a.method != "exact":
+        return _mrc_compared(a, inputs, common, sizes if a.method == "minisim" else at_sizes)
     bar = Bar("computing MRC")
     try:
         curve = fcsim.mrc(
@@ -803,29 +567,42 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     finally:
         bar.close()
     at = curve.attrs
-    sample = f"{at['samples']:,} sampled accesses, {at['sampled_pages']:,} sampled pages"
+    _curve_head(a.method, at)
     if a.method == "minisim":
-        full = _minisim_table(a, curve, common, sample)
-        _write_mrc(a, inputs, curve, full, f"full {at['policy']} runs")
+        pages = [int(p) for p in curve["size_pages"]]
+        ws = at["cold"]
+        if at_sizes is not None:
+            by_pages = {_core.size_pages(s, a.page_size, ws): s for s in at_sizes}
+            rows = [(by_pages.get(p, f"{p:,}"), p) for p in pages]
+        else:
+            rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
+        _print_rows(rows, list(curve["miss_ratio"]), None, "", list(curve["mini_size_pages"]))
+        _write_mrc(a, inputs, curve, None, "")
         return 0
-    ws = at["cold"]
-    exact = None
-    if a.compare and a.method != "exact":
-        bar = Bar("computing the exact MRC")
-        try:
-            exact = fcsim.mrc(a.trace, progress=lambda d, t: bar(d / t if t else 0.0), **common)
-        finally:
-            bar.close()
-    _write_mrc(a, inputs, curve, exact, "exact LRU")
+    _write_mrc(a, inputs, curve, None, "")
     # Sizes as `run` resolves them (a percent of the working set rounds half away from zero); the
     # default shares of a tiny working set are at least one page.
-    base = ws if exact is None else exact.attrs["cold"]
     if at_sizes is not None:
-        rows = [(label, _core.size_pages(label, a.page_size, base)) for label in at_sizes]
+        rows = [(label, _core.size_pages(label, a.page_size, at["cold"])) for label in at_sizes]
     else:
-        rows = [(f"{s:.0%}", _share_pages(s, a.page_size, base)) for s in MRC_POINTS]
-    if a.method == "exact":
+        rows = [(f"{s:.0%}", fcsim.api.share_pages(s, a.page_size, at["cold"])) for s in fcsim.api.MRC_SHARES]
+    _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], None, "", None)
+    if a.compare:
+        print("(--compare: the exact curve is its own reference)")
+    return 0
+
+
+def _curve_head(method: str, at: dict[str, Any]) -> None:
+    """The line that leads a printed curve: its accesses, working set and sampling."""
+    sample = f"{at['samples']:,} sampled accesses, {at['sampled_pages']:,} sampled pages"
+    ws = at["cold"]
+    if method == "exact":
         print(f"{at['accesses']:,} accesses, {ws:,} unique pages (LRU, exact)")
+    elif method == "minisim":
+        print(
+            f"{at['accesses']:,} accesses, {ws:,} unique pages ({at['policy']}, minisim at R={at['rate']:g}; "
+            f"{sample})"
+        )
     else:
         how = (
             f"fixed rate R={at['rate']:g}"
@@ -833,12 +610,38 @@ def cmd_mrc(a: argparse.Namespace) -> int:
             else f"fixed size s_max={at['max_samples']:,}, final R={at['rate']:.4g}"
         )
         print(f"{at['accesses']:,} accesses, about {ws:,} unique pages (LRU, SHARDS {how}; {sample})")
-    if exact is not None:
-        print(f"sizes are shares of the exact working set, {base:,} pages")
-    ref = None if exact is None else [fcsim.mrc_at(exact, pages) for _, pages in rows]
-    _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], ref, "exact LRU", None)
-    if a.compare and a.method == "exact":
-        print("(--compare: the exact curve is its own reference)")
+
+
+def _mrc_compared(
+    a: argparse.Namespace, inputs: list[str], common: dict[str, Any], at: list[str] | None
+) -> int:
+    """`fcsim mrc --compare` of a sampled curve (shards or minisim), one seed: the curve and its
+    reference at each size, as :func:`fcsim.api.mrc_comparison` computes them."""
+    bar = Bar("computing the curve and its reference")
+    try:
+        result = fcsim.api.mrc_comparison(
+            a.trace,
+            a.method,
+            rate=a.rate,
+            max_samples=a.max_samples,
+            policy=a.policy,
+            at=at,
+            seed=a.seed,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+            **common,
+        )
+    finally:
+        bar.close()
+    curve, t = result.curves[0], result.rows
+    _curve_head(a.method, curve.attrs)
+    if a.method == "minisim":
+        ref_name, mini = f"full {curve.attrs['policy']} runs", list(curve["mini_size_pages"])
+    else:
+        ref_name, mini = "exact LRU", None
+        print(f"sizes are shares of the exact working set, {result.reference.attrs['cold']:,} pages")
+    rows = list(zip(t["size"], (int(p) for p in t["size_pages"]), strict=True))
+    _print_rows(rows, list(t["miss_ratio"]), list(t["reference"]), ref_name, mini)
+    _write_mrc(a, inputs, curve, result.reference, ref_name)
     return 0
 
 
@@ -909,45 +712,6 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
     if a.plot:
         say(f"fcsim: wrote {a.plot} (mean curve, 95% band over the seeds, reference)")
     return 0
-
-
-def _share_pages(share: float, page_size: int, ws: int) -> int:
-    try:
-        return _core.size_pages(f"{share:.0%}", page_size, ws)
-    except fcsim.ConfigError:  # less than one page
-        return 1
-
-
-def _minisim_table(
-    a: argparse.Namespace, curve: pd.DataFrame, common: dict[str, Any], sample: str
-) -> pd.DataFrame | None:
-    """Prints a minisim curve (and with ``--compare`` its full runs' miss ratios and errors);
-    returns the full runs' curve (``size_pages``, ``miss_ratio``), None without ``--compare``."""
-    at = curve.attrs
-    ws = at["cold"]
-    policy = at["policy"]
-    print(
-        f"{at['accesses']:,} accesses, {ws:,} unique pages ({policy}, minisim at R={at['rate']:g}; {sample})"
-    )
-    pages = [int(p) for p in curve["size_pages"]]
-    ref = None
-    reference = None
-    if a.compare:
-        bar = Bar(f"simulating {policy} at full size")
-        try:
-            full = fcsim.run_grid(a.trace, [policy], pages, progress=bar, **common)
-        finally:
-            bar.close()
-        ref = [1.0 - h for h in full["hit_ratio"]]
-        reference = pd.DataFrame({"size_pages": pages, "miss_ratio": ref})
-        reference.attrs.update(method="full", policy=policy)
-    if a.at is not None:
-        by_pages = {_core.size_pages(s, a.page_size, ws): s for s in _split_list(a.at)}
-        rows = [(by_pages.get(p, f"{p:,}"), p) for p in pages]
-    else:
-        rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
-    _print_rows(rows, list(curve["miss_ratio"]), ref, f"full {policy} runs", list(curve["mini_size_pages"]))
-    return reference
 
 
 def _write_mrc(
@@ -1352,7 +1116,7 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument(
         "--panel",
         metavar="P,P,...",
-        help=f"policies ranked at 1%% and 10%% of each working set (default {','.join(fcsim.api.PANEL)})",
+        help=f"policies ranked at 1%% and 10%% of each working set (default {','.join(fcsim.traces.PANEL)})",
     )
     cmp.add_argument(
         "--no-baseline",

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from fcsim import api
+from fcsim import checks
 from fcsim._core import ConfigError
 from fcsim.catalogue import Volume, fetchable, lookup
 from fcsim.terminal import printable
@@ -81,13 +81,13 @@ def fetch(
     anything, ``deadline`` for the whole fetch; ``retries`` resumptions after broken
     connections. A bad argument raises ConfigError, a failed fetch FetchError; what was
     received stays in ``FILE.part`` for the next fetch to resume, unless it is known bad."""
-    name = api.text("name", name)
-    api.callback(progress)
-    say = _escaped(api.callback(note, "note"))
+    name = checks.text("name", name)
+    checks.callback(progress)
+    say = _escaped(checks.callback(note, "note"))
     connect_timeout = _seconds("connect_timeout", connect_timeout)
     stall_timeout = _seconds("stall_timeout", stall_timeout)
     deadline = _seconds("deadline", deadline)
-    retries = api.integer("retries", retries)
+    retries = checks.integer("retries", retries)
     v = lookup(name)
     if v is None:
         raise FetchError(f"{name}: not in the trace catalogue (fcsim trace catalogue lists it)")

@@ -34,7 +34,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import registry
+from fcsim import _core, registry
 from fcsim._core import ConfigError
 
 #: fcsim's default seed of every seeded component (``device.seed``, ``pt-lru.seed``, and the
@@ -153,14 +153,14 @@ def _device_table() -> dict[str, dict[str, Any]]:
     return {d["name"]: d["values"] for d in registry.devices()}
 
 
-def _device_values(device: str | None, sets: Mapping[str, Any]) -> dict[str, str] | None:
+def _device_values(policy: str, device: str | None, sets: Mapping[str, Any]) -> dict[str, str] | None:
     """The device's effective values (fcsim's defaults, its preset's, then ``device.*`` keys),
-    or None when the run has no device. A flash cache (``stack.kind=ssd-cache``) without a
-    named device has the ``offline`` preset, as has an offline bound given ``device.*`` keys."""
-    kind = str(sets.get("stack.kind", "buffer")).lower()
-    # A flash cache, or an offline bound given device.* keys, runs on the `offline` preset.
-    keyed = any(k.lower().startswith("device.") for k in sets)
-    name = device if device is not None else ("offline" if kind == "ssd-cache" or keyed else None)
+    or None when the run has no device. Which preset a run without a named device has (a flash
+    cache's, an offline bound's) is the core's answer (``_core.device_preset``)."""
+    try:
+        name = _core.device_preset(policy, device, [(k, str(v)) for k, v in sets.items()])
+    except ConfigError:
+        return None  # a bad stack.* or --set key: refused by the run's own check, with its message
     if name is None:
         return None
     table = _device_table()
@@ -187,7 +187,7 @@ def components(trace: str, policy: str, device: str | None, sets: Mapping[str, A
         key = f"{policy.lower()}.seed"
         given = next((v for k, v in sets.items() if k.lower() == key), None)
         out[key] = DEFAULT_SEED if given is None else _as_int(key, given)
-    values = _device_values(device, sets)
+    values = _device_values(policy, device, sets)
     if values is not None:
         try:
             steady = float(values.get("steady", "0"))

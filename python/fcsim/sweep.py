@@ -44,7 +44,6 @@ N seeds, one row each (``seed_index``); :func:`summarize_seeds` gives each point
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import multiprocessing
@@ -55,7 +54,6 @@ import threading
 import time
 import tomllib
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -63,7 +61,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import _core, api, catalogue, journal, output, schema, seeds
+from fcsim import catalogue, checks, grid, journal, output, schema, seeds, simulation
 from fcsim import seeds as _seeds
 from fcsim._core import ConfigError, TraceError
 
@@ -114,25 +112,19 @@ class Part:
         return sum(runs * grid * math.prod(len(v) for v in t.axes.values()) for t in self.traces)
 
     def points(self) -> list[dict[str, Any]]:
-        """Every point, in order: trace, policy, size, device, then the --set axes."""
-        out = []
-        for t in self.traces:
-            axes: list[dict[str, Any]] = [{}]
-            for entry in [*self.grid, t.axes]:
-                keys = list(entry)
-                axes = [
-                    {**a, **dict(zip(keys, combo, strict=True))}
-                    for a in axes
-                    for combo in itertools.product(*(entry[k] for k in keys))
-                ]
-            out += [
-                {"trace": t.path, "policy": p, "size": s, "device": d, "set": {**self.sets, **t.sets, **a}}
-                for p in self.policies
-                for s in (self.sizes[:1] if p.lower() == "none" else self.sizes)
-                for d in self.devices
-                for a in axes
-            ]
-        return out
+        """Every point, in order: trace, policy, size, device, then the --set axes
+        (:func:`fcsim.grid.expand`)."""
+        return [
+            pt
+            for t in self.traces
+            for pt in grid.expand(
+                t.path,
+                self.policies,
+                self.sizes,
+                self.devices,
+                grid.combos({**self.sets, **t.sets}, [*self.grid, t.axes]),
+            )
+        ]
 
 
 @dataclass
@@ -171,83 +163,22 @@ class Experiment:
         set of each trace (by :func:`trace_key`) that a percent size needs, for the points'
         runs: one pass over each such trace, ``jobs`` at a time (in threads: the core releases
         the GIL)."""
-        problems: dict[str, None] = {}
-        if not self.points():  # only if_cached parts, none of whose traces is cached
-            problems[
+        problems = checks.Problems(self.source)
+        points = self.points()
+        if not points:  # only if_cached parts, none of whose traces is cached
+            problems.add(
                 f"no point to run: none of the traces of its if_cached parts is in the trace cache "
                 f"({', '.join(self.absent)}); get them with 'fcsim trace fetch NAME'"
-            ] = None
+            )
         for part in self.parts:
             for t in part.traces:
                 if not (t.path.startswith("synth:") or os.path.exists(t.path)):
-                    problems[
+                    problems.add(
                         f"trace '{t.given}' not found: looked for {os.path.abspath(t.path)} "
                         f"(trace paths are relative to {self.base_from})"
-                    ] = None
-        valid = []
-        # A POLICY.KEY of a policy no part runs would be accepted and ignored.
-        policies = {pt["policy"] for pt in self.points()}
-        for pt in self.points():
-            checks = (
-                (api.check_policy, pt["policy"]),
-                (_core.check_size, pt["size"]),
-                (api.check_device, pt["device"]),
-                (lambda s: api.Sets(s).check_policies(policies), pt["set"]),
-            )
-            ok = True
-            for check, value in checks:
-                try:
-                    check(value)
-                except ConfigError as e:
-                    problems[str(e)] = None
-                    ok = False
-            if ok and (pt["trace"].startswith("synth:") or os.path.exists(pt["trace"])):
-                valid.append(pt)
-        wanted = {trace_key(pt): pt for pt in valid if needs_working_set(pt)}
-        sizes: dict[tuple[str, str], int] = {}
-
-        # Ctrl-C reaches the main thread only: it stops the passes through this flag.
-        stop = threading.Event()
-
-        def progress(done: int, total: int) -> None:
-            if stop.is_set():
-                raise KeyboardInterrupt
-
-        def measure(key: tuple[str, str]) -> int | str:
-            try:
-                return _core.working_set(
-                    key[0], trace_params=api.Sets(wanted[key]["set"]).trace, progress=progress
-                )
-            except (ConfigError, TraceError) as e:
-                return str(e)
-
-        threads = max(1, min(jobs or os.cpu_count() or 1, len(wanted) or 1))
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            try:
-                for key, ws in zip(wanted, pool.map(measure, wanted), strict=True):
-                    if isinstance(ws, str):
-                        problems[ws] = None
-                    else:
-                        sizes[key] = ws
-            except BaseException:
-                stop.set()
-                raise
-        for pt in valid:
-            if needs_working_set(pt) and trace_key(pt) not in sizes:
-                continue  # its trace's problem is reported
-            try:
-                api.check(
-                    pt["trace"],
-                    pt["policy"],
-                    pt["size"],
-                    device=pt["device"],
-                    set=pt["set"],
-                    working_set=sizes.get(trace_key(pt)),
-                )
-            except (ConfigError, TraceError) as e:
-                problems[str(e)] = None
-        if problems:
-            raise ConfigError("\n".join(f"{self.source}: {_one_line(p)}" for p in problems))
+                    )
+        sizes = grid.check(points, problems, jobs)
+        problems.raise_any()
         return sizes
 
     def points(self) -> list[dict[str, Any]]:
@@ -262,16 +193,9 @@ class Experiment:
             return list(seen.values())
         out = []
         for pt in seen.values():
-            random = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
-            seeds.check_range(random, self.seeds)
+            random = grid.seeded(pt, self.seeds)
             out += [{**pt, "seed": i, "seeds": self.seeds} for i in range(self.seeds)] if random else [pt]
         return out
-
-
-def _one_line(text: str) -> str:
-    """``text`` with its line breaks escaped: a name or value from the file that holds one must
-    not split an error's line (one line per problem, each naming the file)."""
-    return text.replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _list(doc: dict[str, Any], key: str, where: str) -> list[str]:
@@ -381,11 +305,28 @@ def parse(
     except RecursionError:
         # tomllib parses nested arrays and inline tables recursively, without a depth limit.
         raise ConfigError(f"{p}: not valid TOML: arrays or tables nested too deeply") from None
+    return _experiment(doc, p, traces_dir)
+
+
+def from_dict(
+    doc: dict[str, Any], name: str = "experiment", traces_dir: str | os.PathLike[str] | None = None
+) -> Experiment:
+    """An experiment built in Python: ``doc`` holds the keys of an experiment file (``traces``,
+    ``policies``, ``sizes``, ``devices``, ``set``, ``grid`` as a list of dicts, ``part``,
+    ``seeds``, ...) as the TOML's tables and arrays read into dicts and lists, checked as the
+    file is. ``name`` names it (in errors, and its ``name`` unless ``doc`` has one); trace paths
+    are relative to ``traces_dir``, else the working directory."""
+    if not isinstance(doc, dict):
+        raise ConfigError(f"{name}: expected a dict of an experiment file's keys, not {type(doc).__name__}")
+    return _experiment({"name": name, **doc}, Path(name), traces_dir)
+
+
+def _experiment(doc: dict[str, Any], p: Path, traces_dir: str | os.PathLike[str] | None) -> Experiment:
+    """The experiment of ``doc`` (an experiment file's keys) from ``p`` (named in errors)."""
     unknown = set(doc) - KEYS
     if unknown:
-        raise ConfigError(
-            f"{p}: unknown key(s) {_one_line(', '.join(sorted(unknown)))}; expected {', '.join(sorted(KEYS))}"
-        )
+        names = checks.one_line(", ".join(sorted(unknown)))
+        raise ConfigError(f"{p}: unknown key(s) {names}; expected {', '.join(sorted(KEYS))}")
     base = Path(traces_dir) if traces_dir is not None else p.parent
     parts_doc = doc.get("part", [])
     if not isinstance(parts_doc, list) or not all(isinstance(x, dict) for x in parts_doc):
@@ -394,7 +335,7 @@ def parse(
         bad = set(pd_) - GRID_KEYS
         if bad:
             raise ConfigError(
-                f"{p}: [[part]] {i + 1}: unknown key(s) {_one_line(', '.join(sorted(bad)))}; "
+                f"{p}: [[part]] {i + 1}: unknown key(s) {checks.one_line(', '.join(sorted(bad)))}; "
                 f"expected {', '.join(sorted(GRID_KEYS))}"
             )
     if "if_cached" in doc:
@@ -444,16 +385,6 @@ def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:
     return schema.summary_frame(seeds.summarize(rows, ["base_point"]), ["base_point"], rows)
 
 
-def needs_working_set(pt: dict[str, Any]) -> bool:
-    """Whether a point's size is a percent of its trace's working set."""
-    return str(pt["size"]).strip().endswith("%") and pt["policy"].lower() != "none"
-
-
-def trace_key(pt: dict[str, Any]) -> tuple[str, str]:
-    """A point's trace as read: its path and its ``trace.*`` keys."""
-    return pt["trace"], json.dumps(api.Sets(pt["set"]).trace, sort_keys=True)
-
-
 def _run_point(job: Job) -> Outcome:
     """Runs one point: its key and its row (recorded in the journal first, when the job names
     one), or its key and why it failed (a plain message, which crosses process boundaries
@@ -461,24 +392,13 @@ def _run_point(job: Job) -> Outcome:
     pt, ws, journal_path = job
     key = point_key(pt)
     try:
-        index = pt.get("seed", 0)
-        seeded = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
-        trace, sets = seeds.variant(pt["trace"], pt["set"], seeded, index)
-        row = api.simulate(
-            trace,
-            pt["policy"],
-            pt["size"],
-            device=pt["device"],
-            set=sets,
-            # Another seed of a synthetic trace is another trace, with its own working set.
-            working_set=ws if trace == pt["trace"] else None,
-        )
+        random = seeds.components(pt["trace"], pt["policy"], pt["device"], pt["set"])
+        row = grid.run_point(pt, ws, random, pt.get("seed", 0), pt.get("seeds", 1))
     except (ConfigError, TraceError) as e:
         return key, None, str(e)
     except Exception as e:  # a bug or a resource limit: reported with the point, the others go on
         return key, None, f"{type(e).__name__}: {e}"
-    row = seeds.mark(row, seeded, index, pt.get("seeds", 1), pt["trace"])
-    row = {**row, "size": str(pt["size"]), "point": key}
+    row = {**row, "point": key}
     if journal_path is not None:
         journal.record(journal_path, row)
     return key, row, None
@@ -501,7 +421,7 @@ def table(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def _current(row: dict[str, Any]) -> bool:
     """Whether a table's row was made by this fcsim: its version and source revision."""
-    return row.get("fcsim_version") == api.VERSION and row.get("fcsim_revision") == api.REVISION
+    return row.get("fcsim_version") == simulation.VERSION and row.get("fcsim_revision") == simulation.REVISION
 
 
 def _made_by(row: dict[str, Any]) -> str:
@@ -624,21 +544,17 @@ def _workers(client: Any) -> int | None:
         return None
 
 
-def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
-    """Results of ``todo`` as they finish on the Dask cluster at ``scheduler``; WorkersGone once
-    the cluster has had no worker, or its scheduler has not answered, for
-    :data:`NO_WORKERS_DEADLINE` seconds with points left (Dask itself would wait for ever)."""
-    try:
-        import distributed
-    except ImportError:
-        raise ConfigError("--scheduler needs Dask's distributed: pip install 'fcsim[dask]'") from None
-    try:
-        client = distributed.Client(scheduler, timeout="20s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise ConfigError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
-    with client:
-        futures = client.map(_run_point, todo, pure=False)
-        pending = set(futures)
+def _dask(todo: list[Job], scheduler: Any) -> Iterator[Outcome]:
+    """Results of ``todo`` as they finish on the Dask cluster of ``scheduler`` (an address or a
+    ``distributed.Client``); WorkersGone once the cluster has had no worker, or its scheduler
+    has not answered, for :data:`NO_WORKERS_DEADLINE` seconds with points left (Dask itself
+    would wait for ever). Each point's future is released once the caller has its outcome (and
+    has saved its row): a worker lost later takes nothing saved with it, so the cluster
+    recomputes only the points in flight, never one already saved."""
+    import distributed
+
+    with grid.dask_client(scheduler) as client:
+        pending = set(client.map(_run_point, todo, pure=False))
         alone_since: float | None = None  # when the cluster was first seen without a worker
         try:
             while pending:
@@ -650,6 +566,7 @@ def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
                     done = set()
                 for f in done:
                     yield f.result()
+                    f.release()  # its row is saved: the scheduler may forget it
                 if done:
                     alone_since = None
                     continue
@@ -666,7 +583,7 @@ def _dask(todo: list[Job], scheduler: str) -> Iterator[Outcome]:
                         f"(for {NO_WORKERS_DEADLINE:g} s, with {len(pending)} points left)"
                     )
         finally:
-            client.cancel(futures)
+            client.cancel(list(pending))
 
 
 def run(
@@ -674,14 +591,16 @@ def run(
     out: str | os.PathLike[str],
     *,
     jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
     keep_stale: bool = False,
 ) -> pd.DataFrame:
     """Runs every point of ``exp`` not already in ``out`` (Parquet) on a local process pool of
-    ``jobs`` workers, or on the Dask cluster at ``scheduler`` (its workers need fcsim and the
-    traces at the same paths); returns the whole table. The grid is checked first (see
+    ``jobs`` workers, or on the Dask cluster at ``scheduler`` (an address or a
+    ``distributed.Client``; its workers need fcsim and the traces at the same paths); returns
+    the whole table. ``exp`` is an experiment file's (:func:`load`) or one built in Python
+    (:func:`from_dict`). The grid is checked first (see
     :meth:`Experiment.check`). Each finished point is appended to the table's journal at once;
     the table is rewritten (atomically) at most every second, and at the end, when the journal
     is removed. A journal left by a killed sweep is merged into the table first. ``notify``
@@ -705,7 +624,7 @@ def run(
         )
     output.guard(journal.path_of(out), exp.inputs)
     if jobs is not None:
-        api.integer("jobs", jobs, 1)
+        checks.integer("jobs", jobs, 1)
     sizes = exp.check(jobs)
     points = exp.points()
     log = journal.Journal(out)
@@ -722,7 +641,7 @@ def _run(
     inputs: list[str],
     log: journal.Journal,
     jobs: int | None,
-    scheduler: str | None,
+    scheduler: Any,
     progress: Callable[[float], object] | None,
     notify: Callable[[str], object] | None,
     keep_stale: bool = False,
@@ -771,8 +690,9 @@ def _run(
         else:
             if notify is not None:
                 notify(
-                    f"{len(stale)} point(s) of {out} were made by another fcsim ({made}); computing them "
-                    f"again with fcsim {api.VERSION} ({api.REVISION}) (--keep-stale reuses them)"
+                    f"{len(stale)} point(s) of {out} were made by another fcsim ({made}); computing "
+                    f"them again with fcsim {simulation.VERSION} ({simulation.REVISION}) "
+                    "(--keep-stale reuses them)"
                 )
             gone = {r["point"] for r in stale}
             rows = [r for r in rows if r["point"] not in gone]
@@ -800,9 +720,12 @@ def _run(
 
         # Local workers record their points in the journal themselves; the sweep records what
         # comes back from a Dask cluster.
-        by_worker = None if scheduler else log.path
-        work = [(pt, sizes.get(trace_key(pt)) if needs_working_set(pt) else None, by_worker) for pt in todo]
-        results = _dask(work, scheduler) if scheduler else _local(work, jobs)
+        by_worker = None if scheduler is not None else log.path
+        work = [
+            (pt, sizes.get(grid.trace_key(pt)) if grid.needs_working_set(pt) else None, by_worker)
+            for pt in todo
+        ]
+        results = _dask(work, scheduler) if scheduler is not None else _local(work, jobs)
         interrupted = False
         gone: WorkersGone | None = None
         try:
@@ -859,7 +782,7 @@ def sweep(
     *,
     traces_dir: str | os.PathLike[str] | None = None,
     jobs: int | None = None,
-    scheduler: str | None = None,
+    scheduler: Any = None,
     progress: Callable[[float], object] | None = None,
     notify: Callable[[str], object] | None = None,
     keep_stale: bool = False,

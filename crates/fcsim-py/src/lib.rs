@@ -2,6 +2,7 @@
 //! the GIL released; a progress callback, if given, re-acquires it briefly every few tens of
 //! thousands of requests and also lets Ctrl-C stop the run.
 
+use fcsim::config::Sets;
 use fcsim::fidelity::{self, Fidelity, Get};
 use fcsim::metrics::Value;
 use fcsim::mrc::Sampling;
@@ -117,43 +118,36 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     Ok(d)
 }
 
-/// A run's configuration from the binding's arguments.
+/// A `--set` map as (key, value) pairs in the order given (a Python dict's items).
+type Pairs = Vec<(String, String)>;
+
+fn parse_sets(sets: &Pairs) -> PyResult<Sets> {
+    Sets::parse(sets.iter().map(|(k, v)| (k.as_str(), v.as_str()))).map_err(|e| to_py(e, None))
+}
+
+/// A run's configuration and its reader's options, from the `--set` map whole (the core splits
+/// it: [`Sets::parse`], [`SimConfig::from_sets`]).
 #[allow(clippy::too_many_arguments)]
-fn sim_config(
-    policy: String,
+fn run_config(
+    policy: &str,
     size: &str,
     page_size: u32,
-    policy_params: Option<BTreeMap<String, String>>,
-    device: Option<String>,
-    device_params: Option<BTreeMap<String, String>>,
-    stack_params: Option<BTreeMap<String, String>>,
-    time_scale: f64,
-    queue_depth: u32,
-    warmup: Option<String>,
-    epoch: Option<String>,
-) -> PyResult<SimConfig> {
-    let warmup = warmup.map(|w| fcsim::sim::Warmup::parse(&w)).transpose().map_err(|e| to_py(e, None))?.flatten();
-    let epoch = epoch.map(|e| fcsim::sim::Every::parse(&e)).transpose().map_err(|e| to_py(e, None))?;
-    Ok(SimConfig {
-        policy,
-        size: SizeSpec::parse(size).map_err(|e| to_py(e, None))?,
-        page_size,
-        params: policy_params.unwrap_or_default(),
-        device,
-        device_params: device_params.unwrap_or_default(),
-        stack_params: stack_params.unwrap_or_default(),
-        time_scale,
-        queue_depth,
-        warmup,
-        epoch,
-        read_ahead: true,
-    })
+    device: Option<&str>,
+    epoch: Option<&str>,
+    sets: Option<Pairs>,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+) -> PyResult<(SimConfig, TraceOptions)> {
+    let sets = parse_sets(&sets.unwrap_or_default())?;
+    let cfg = SimConfig::from_sets(policy, size, page_size, device, epoch, &sets).map_err(|e| to_py(e, None))?;
+    Ok((cfg, options(format, volume, skip_bad_lines, Some(sets.trace))))
 }
 
 /// Simulates one policy at one size over a trace; returns the result row as a dict and the
 /// per-epoch table as a list of dicts (empty without `epoch`).
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, read_ahead=true, working_set=None, progress=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, sets=None, device=None, epoch=None, working_set=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -164,23 +158,13 @@ fn simulate<'py>(
     volume: Option<u32>,
     skip_bad_lines: bool,
     page_size: u32,
-    trace_params: Option<BTreeMap<String, String>>,
-    policy_params: Option<BTreeMap<String, String>>,
+    sets: Option<Pairs>,
     device: Option<String>,
-    device_params: Option<BTreeMap<String, String>>,
-    stack_params: Option<BTreeMap<String, String>>,
-    time_scale: f64,
-    queue_depth: u32,
-    warmup: Option<String>,
     epoch: Option<String>,
-    read_ahead: bool,
     working_set: Option<u64>,
     progress: Option<PyObject>,
 ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyList>)> {
-    let mut cfg =
-        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
-    cfg.read_ahead = read_ahead;
-    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let (cfg, opts) = run_config(&policy, size, page_size, device.as_deref(), epoch.as_deref(), sets, format, volume, skip_bad_lines)?;
     let row = run(py, progress, |p| fcsim::simulate(&trace, &opts, &cfg, working_set, Some(p)))?;
     let d = PyDict::new(py);
     for (k, v) in row.columns() {
@@ -200,7 +184,7 @@ fn simulate<'py>(
 /// Checks what `simulate` with the same arguments checks before its first request, without
 /// simulating; raises the error it would raise.
 #[pyfunction]
-#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, policy_params=None, device=None, device_params=None, stack_params=None, time_scale=1.0, queue_depth=0, warmup=None, epoch=None, read_ahead=true, working_set=None))]
+#[pyo3(signature = (trace, policy, size, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, sets=None, device=None, epoch=None, working_set=None))]
 #[allow(clippy::too_many_arguments)]
 fn check(
     py: Python<'_>,
@@ -211,23 +195,44 @@ fn check(
     volume: Option<u32>,
     skip_bad_lines: bool,
     page_size: u32,
-    trace_params: Option<BTreeMap<String, String>>,
-    policy_params: Option<BTreeMap<String, String>>,
+    sets: Option<Pairs>,
     device: Option<String>,
-    device_params: Option<BTreeMap<String, String>>,
-    stack_params: Option<BTreeMap<String, String>>,
-    time_scale: f64,
-    queue_depth: u32,
-    warmup: Option<String>,
     epoch: Option<String>,
-    read_ahead: bool,
     working_set: Option<u64>,
 ) -> PyResult<()> {
-    let mut cfg =
-        sim_config(policy, size, page_size, policy_params, device, device_params, stack_params, time_scale, queue_depth, warmup, epoch)?;
-    cfg.read_ahead = read_ahead;
-    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let (cfg, opts) = run_config(&policy, size, page_size, device.as_deref(), epoch.as_deref(), sets, format, volume, skip_bad_lines)?;
     run(py, None, |_| fcsim::check(&trace, &opts, &cfg, working_set))
+}
+
+/// The `--set` map split by the core ([`Sets::parse`], which refuses a bad key or `sim.*`
+/// value): `{"trace": {..}, "device": {..}, "stack": {..}, "sim": {..}, "policy": {NAME: {..}}}`,
+/// each section's keys without its prefix.
+#[pyfunction]
+fn split_sets(py: Python<'_>, sets: Pairs) -> PyResult<Bound<'_, PyDict>> {
+    let s = parse_sets(&sets)?;
+    let d = PyDict::new(py);
+    d.set_item("trace", s.trace)?;
+    d.set_item("device", s.device)?;
+    d.set_item("stack", s.stack)?;
+    d.set_item("sim", s.sim)?;
+    d.set_item("policy", s.policy)?;
+    Ok(d)
+}
+
+/// The device preset a run of `policy` simulates: `device` if named, else for a flash cache
+/// (`stack.kind=ssd-cache`) or an offline bound the core's default
+/// ([`fcsim::run::DEFAULT_SSD_CACHE_DEVICE`]), else none.
+#[pyfunction]
+#[pyo3(signature = (policy, device, sets))]
+fn device_preset(policy: &str, device: Option<String>, sets: Pairs) -> PyResult<Option<String>> {
+    if device.is_some() {
+        return Ok(device);
+    }
+    let s = parse_sets(&sets)?;
+    let bound = fcsim::offline::algorithm(policy).is_some();
+    let (stack, _) = fcsim::stack::StackConfig::build(&s.stack).map_err(|e| to_py(e, None))?;
+    let ssd = stack.kind == fcsim::stack::StackKind::SsdCache;
+    Ok((bound || ssd).then(|| fcsim::run::DEFAULT_SSD_CACHE_DEVICE.to_string()))
 }
 
 /// Statistics of a trace.
@@ -595,6 +600,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("PANEL", fcsim::fidelity::PANEL.to_vec())?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(split_sets, m)?)?;
+    m.add_function(wrap_pyfunction!(device_preset, m)?)?;
     m.add_function(wrap_pyfunction!(trace_info, m)?)?;
     m.add_function(wrap_pyfunction!(working_set, m)?)?;
     m.add_function(wrap_pyfunction!(convert_trace, m)?)?;

@@ -550,7 +550,8 @@ def measure(traces: Mapping[str, tuple[str, Mapping[str, Any]]], out: Path) -> d
     core that generates and measures it (``fcsim._core.SOURCE_DIGEST``, a digest of its whole
     source and compiled-in donor models). A trace is measured once, not per row, and again when
     any of these changes; a cache made by another core is dropped whole."""
-    from fcsim import _core, api, output
+    from fcsim import _core, output
+    from fcsim.traces import fidelity
 
     path = out / CACHE
     try:
@@ -564,7 +565,7 @@ def measure(traces: Mapping[str, tuple[str, Mapping[str, Any]]], out: Path) -> d
     for name, (src, sets) in traces.items():
         key = json.dumps([src, dict(sets), content_key(src)], sort_keys=True)
         if key not in cache["traces"]:
-            cache["traces"][key] = api.fidelity(src, set=dict(sets) or None)
+            cache["traces"][key] = fidelity(src, set=dict(sets) or None)
             changed = True
         got[name] = cache["traces"][key]
     if changed:

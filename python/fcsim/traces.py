@@ -1,0 +1,275 @@
+"""Traces: their statistics (:func:`trace_info`), conversion (:func:`convert`), clone models
+(:func:`clone`) and fidelity reports (:func:`fidelity`, :func:`compare`: how well one trace,
+typically a clone, stands in for another).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from fcsim import _core, output, schema
+from fcsim._core import ConfigError
+from fcsim.checks import boolean, callback, check_policy, listed, path, sections, text
+from fcsim.simulation import Progress, trace_kwargs, trace_path
+
+
+def trace_info(
+    trace: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
+    return _core.trace_info(
+        trace_path(trace), **trace_kwargs(format, volume, skip_bad_lines, page_size, sections(set)["trace"])
+    )
+
+
+def convert(
+    trace: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    to: str | None = None,
+    annotate_next: bool = False,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Writes ``trace`` as fcsim binary (``.fct``), libCacheSim CSV or oracleGeneral (``to`` =
+    ``fct``, ``lcs-csv``, ``oracle-general``; by default from ``out``'s name). Atomic.
+
+    Returns the trace's statistics (as ``trace_info``) and ``dropped``: what the target format
+    does not carry, one sentence each (libCacheSim's formats hold page accesses, not requests;
+    oracleGeneral has no read/write flag, while the CSV keeps it in an ``op`` column).
+
+    ``out`` is checked first by :func:`fcsim.output.guard`: the trace itself (by any name), a
+    pipe, a device, a directory or a path in a missing directory is refused before any work;
+    a symbolic link is not replaced, the file it names is written."""
+    trace_params = sections(set)["trace"]
+    name = trace_path(trace, fit=False)
+    target = output.guard(path("out", out), [name])
+    _core.prefit_clone(name)
+    return _core.convert_trace(
+        name,
+        str(target),
+        to=None if to is None else text("to", to),
+        annotate_next=boolean("annotate_next", annotate_next),
+        progress=callback(progress),
+        **trace_kwargs(format, volume, skip_bad_lines, page_size, trace_params),
+    )
+
+
+def clone(
+    trace: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    set: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Fits a clone model to ``trace`` and saves it to ``out`` (a small text file, written
+    atomically), so that ``synth:clone=OUT[,scale=K][,length=N][,seed=S]`` generates clones
+    without the original. Returns ``source``, ``requests``, ``pages``, ``accesses``, ``timed``
+    and ``notes`` (what the model leaves out, one sentence each). ``out`` is checked as
+    :func:`convert` checks its output."""
+    name = trace_path(trace)
+    target = output.guard(path("out", out), [name])
+    kwargs = trace_kwargs(format, volume, skip_bad_lines, 4096, sections(set)["trace"])
+    del kwargs["page_size"]
+    return _core.clone_model(name, str(target), **kwargs)
+
+
+def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
+    """The ``trace.*`` keys of ``set`` (argument ``name``); ConfigError for any other section:
+    a fidelity report reads traces and runs LRU, nothing else takes options."""
+    sets = sections(set)
+    if any(sets[k] for k in ("device", "stack", "sim", "policy")):
+        raise ConfigError(f"{name}: a fidelity report takes trace.KEY options only")
+    return sets["trace"]
+
+
+COMPARE_COLUMNS = [c.name for c in schema.COMPARISON]
+PANEL: tuple[str, ...] = tuple(_core.PANEL)
+
+
+def _panel(panel: Iterable[str] | None) -> list[str]:
+    """The policies of a fidelity report's panel (default :data:`PANEL`), each a registered
+    policy (the same check as ``simulate``'s); the core refuses fewer than two, a repeat, or
+    one that needs a device or is an offline bound."""
+    if panel is None:
+        return list(PANEL)
+    names = listed(panel, str, lambda p: text("panel", p).strip().lower())
+    for p in names:
+        check_policy(p)
+    return names
+
+
+def baseline_spec(info: Mapping[str, Any]) -> str:
+    """The naive baseline of a trace, from its :func:`trace_info`: one ``synth:calibrated`` spec
+    with its requests, ``pages`` = its unique pages, ``write`` = writes / (reads + writes),
+    ``mean_size`` = bytes / requests, ``read_locality`` and ``write_locality`` = its P/A (an op
+    the trace lacks has none: a read-only trace gives ``write=0`` and no ``write_locality``),
+    and ``iops`` = requests / span in seconds (omitted when untimed, or with a zero span). Its
+    page unit is the trace's page size. Sizes are left out for an object-id trace (one page a
+    request), and a mean below one 512 B sector (the smallest ``mean_size``) is given as
+    ``size``."""
+    requests = int(info["requests"])
+    rw = int(info["reads"]) + int(info["writes"])
+    parts = [
+        f"requests={requests}",
+        f"pages={int(info['unique_pages'])}",
+        f"write={(int(info['writes']) / rw if rw else 0.0):.6g}",
+        f"unit={int(info['page_size'])}",
+    ]
+    if not info["object_keys"] and requests:
+        mean = int(info["bytes"]) / requests
+        parts.append(f"mean_size={mean:.6g}" if mean >= 512 else f"size={max(1, round(mean))}")
+    for key in ("read_locality", "write_locality"):
+        loc = info[key]
+        if loc is not None and 0 < loc[0] < 1:
+            parts.append(f"{key}={100 * loc[0]:.6g}/{100 * loc[1]:.6g}")
+    span_s = (info["span_ns"] or 0) / 1e9
+    if info["timed"] and span_s > 0:
+        parts.append(f"iops={requests / span_s:.6g}")
+    return "synth:calibrated," + ",".join(parts)
+
+
+def fidelity(
+    trace: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    panel: Iterable[str] | None = (),
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """The measures of one trace that a fidelity report compares (see :func:`compare`): one key
+    per measure (None where it does not apply, the reason in ``notes``; ``measures`` lists
+    them), plus ``bursty`` (Fano factor at 1 s above 2), ``mrc_shares`` and ``mrc_miss_ratio``
+    (LRU's curve at 1%..50% of the working set), ``lru_pages`` (the sizes of the 1% and 10% LRU
+    runs), ``time_resolution_ns`` (gcd of the non-zero steps between consecutive request times)
+    and the hit ratios of ``panel``'s policies at those sizes (``panel``, ``panel_shares``,
+    ``panel_pages``, ``panel_hit_ratio``: one list per size; no panel by default, None for
+    :data:`PANEL`)."""
+    tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
+    given = None if panel is None else list(panel)
+    names = _panel(given) if given is None or given else []
+    return _core.trace_fidelity(trace_path(trace), panel=names, progress=callback(progress), **tkw)
+
+
+@dataclass(frozen=True, eq=False)
+class Comparison:
+    """What :func:`compare` returns: the report's rows and what it was computed from.
+
+    - ``rows``: one row per measure (a DataFrame; see :func:`compare`).
+    - ``panel``: the panel's hit ratios, one row per policy and share of the working set:
+      ``policy``, ``share``, and the hit ratio on ``a``, ``h1``, ``h2``, ``b`` and ``baseline``
+      (None without a baseline).
+    - ``a``, ``b``, ``baseline``: each trace's measures (:func:`fidelity`; ``baseline`` None
+      with ``baseline=False``), ``halves``: those of A's two halves, and ``baseline_spec``: the
+      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline)."""
+
+    rows: pd.DataFrame
+    panel: pd.DataFrame
+    a: dict[str, Any]
+    b: dict[str, Any]
+    baseline: dict[str, Any] | None
+    halves: tuple[dict[str, Any], dict[str, Any]]
+    baseline_spec: str | None
+
+
+def compare(
+    a: str | os.PathLike[str],
+    b: str | os.PathLike[str],
+    *,
+    format: str | None = None,
+    volume: int | None = None,
+    set: Mapping[str, Any] | None = None,
+    format_b: str | None = None,
+    volume_b: int | None = None,
+    set_b: Mapping[str, Any] | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    panel: Iterable[str] | None = None,
+    baseline: bool = True,
+    progress: Progress | None = None,
+) -> Comparison:
+    r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
+    against trace ``a`` (its original), with every tolerance derived from ``a`` alone: ``a`` is
+    cut into two halves by request count, each half is measured as a clone is, and a measure's
+    tolerance is the worse of the halves' scores against ``a`` (README, "trace compare").
+
+    Returns a :class:`Comparison`, whose ``rows`` hold one row per measure: ``measure``,
+    ``description``, ``a``, ``b`` (for a measure of the pair, ``mrc_mae`` and ``panel_*``,
+    ``b`` is B's value against A and ``a`` is None), ``difference`` (b - a), ``ratio`` (b / a),
+    ``tolerance`` (as text), ``bound``, ``tolerance_from`` (``H1`` or ``H2``: the half that set
+    it), ``h1``/``h2`` (the halves' scores), ``score`` (B's: \|b - a\|, \|ln b/a\| or the
+    pair's value), ``status`` (``pass``, ``fail``, ``untestable`` when A cannot test a clone on
+    the measure, ``""`` for a measure reported without a tolerance), ``note`` (why), and the
+    naive baseline's ``baseline``, ``baseline_score``, ``baseline_status`` (None with
+    ``baseline=False``; the baseline is :func:`baseline_spec` of ``a``).
+
+    ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
+    trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
+    ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
+    read ``b``."""
+    ka = trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
+    kb = trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
+    names = _panel(panel)
+    boolean("baseline", baseline)
+    name_a, name_b = trace_path(a), trace_path(b)
+    # The core refuses a volume for a synth: trace; here the error names B's own option.
+    for flag, name, kw in (("--volume", name_a, ka), ("--volume-b", name_b, kb)):
+        if kw["volume"] is not None and name.startswith("synth:"):
+            raise ConfigError(
+                f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
+            )
+    spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
+    fa, fb, fn, halves, rows = _core.trace_compare(
+        name_a,
+        name_b,
+        panel=names,
+        baseline=spec,
+        format=ka["format"],
+        volume=ka["volume"],
+        skip_bad_lines=ka["skip_bad_lines"],
+        trace_params=ka["trace_params"],
+        format_b=kb["format"],
+        volume_b=kb["volume"],
+        trace_params_b=kb["trace_params"],
+        page_size=ka["page_size"],
+        progress=callback(progress),
+    )
+    traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
+    table = [
+        {
+            "policy": p,
+            "share": fa["panel_shares"][k],
+            **{t: (None if f is None else f["panel_hit_ratio"][k][i]) for t, f in traces.items()},
+        }
+        for k in range(len(fa["panel_shares"]))
+        for i, p in enumerate(fa["panel"])
+    ]
+    return Comparison(
+        rows=schema.frame(pd.DataFrame(rows, columns=COMPARE_COLUMNS), schema.COMPARISON),
+        panel=schema.frame(pd.DataFrame(table, columns=["policy", "share", *traces]), schema.PANEL),
+        a=fa,
+        b=fb,
+        baseline=fn,
+        halves=(halves[0], halves[1]),
+        baseline_spec=spec,
+    )
