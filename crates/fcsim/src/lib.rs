@@ -12,12 +12,14 @@
 //! trace    a reader per format → HostRequests; synth; .fct; info; convert
 //! policy   one replacement policy per file + the registry (sees the device only as a view)
 //! device   flash (geometry, FTL, GC, per-chip timing), disk; the Backing/Store boundary
-//! stack    cache tiers over what is below them: write modes, the flash cache over a disk
-//! sim      the one loop: requests → pages → tier → device, counters and response times
+//! stack    cache tiers over what is below them: write modes, the flash cache over a disk; the
+//!          stack as a value (its shapes and their assembly), the admission and controller seams
+//! sim      the one loop: a request at a time (`Run::step`) through a stack, counters and
+//!          response times
 //! curves   a trace's miss-ratio curves (its page accesses fed to mrc; miniature simulations)
 //! metrics  the result row, from the stack's counters and the device's statistics
 //! config   SimConfig: what one run is
-//! run      assembles a SimConfig into policy + stack + device, runs the loop, builds the row
+//! run      sizes a SimConfig for its trace, has the stack built, runs the loop, builds the row
 //! fidelity a trace's measures (one pass + LRU runs) and a clone's report against its original
 //! ```
 //!

@@ -30,6 +30,14 @@ impl Params {
         Ok(v)
     }
 
+    /// A value the caller fixes, typed (a split SSD's spare share): any given value of `key` is
+    /// dropped, and `value` is recorded for the result row as [`Params::take`] would record it.
+    pub fn put<T: std::fmt::Display>(&mut self, key: &str, value: T) -> T {
+        self.given.remove(key);
+        self.used.push((key.to_string(), value.to_string()));
+        value
+    }
+
     /// Fails on a parameter of `section` (a policy, `device`) that was not taken; returns the
     /// parameters used.
     pub fn finish(self, section: &str, known: &[&str]) -> Result<UsedParams> {

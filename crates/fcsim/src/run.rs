@@ -3,7 +3,7 @@
 //! it may use every module, and no module uses it.
 
 use crate::config::SimConfig;
-use crate::device::{no_device, Buffer, DeviceConfig, Disk, Eviction, Flash, Layout};
+use crate::device::{DeviceConfig, Flash, Layout, Sizing};
 use crate::error::{compact, Error, Result};
 use crate::metrics::{BoundsRow, DeviceRow, ResultRow, SplitRow, SsdRow, Timing};
 use crate::offline::{self, Algorithm};
@@ -12,8 +12,10 @@ use crate::policy;
 use crate::request::{KeyUnit, PageSplitter};
 use crate::sim::{self, Progress, Run};
 use crate::size::SizeSpec;
-use crate::stack::split::SPLITS;
-use crate::stack::{Below, CostModel, Split, SplitMode, SsdCache, StackConfig, StackKind, Tier};
+use crate::stack::{
+    Built, ControllerLog, Counters, Plan, Shape, Spec, SplitMode, SplitShape, SsdCache, StackConfig, StackKind, Tier, WriteMode,
+    DEFAULT_SSD_CACHE_DEVICE,
+};
 use crate::trace::{self, TraceOptions};
 use std::time::Instant;
 
@@ -50,23 +52,14 @@ fn check_measure(cfg: &SimConfig, timed: bool, stack: &StackConfig) -> Result<()
 }
 
 /// A configuration assembled for one trace, before its first request: what [`check`] checks
-/// and [`simulate`] runs.
+/// and [`simulate`] runs. The stack's own checks and shape are [`Plan`]'s.
 struct Assembly {
     info: &'static policy::PolicyInfo,
-    stack: StackConfig,
     stack_params: UsedParams,
-    ssd: bool,
-    /// A flash cache's disks: how pages are placed on them.
-    disk_layout: Option<Layout>,
+    split_mode: Option<SplitMode>,
+    write: WriteMode,
     reader: Box<dyn trace::TraceReader>,
     size: u64,
-    device: Option<(DeviceConfig, UsedParams)>,
-    dram_pages: usize,
-    /// A split SSD: its physical pages, cost model, cache pages and dynamic controller.
-    split: Option<(u64, CostModel, usize, Option<Split>)>,
-    capacity: usize,
-    policy: Box<dyn policy::Policy>,
-    params: UsedParams,
 }
 
 impl Assembly {
@@ -77,7 +70,7 @@ impl Assembly {
         cfg: &SimConfig,
         working_set: Option<u64>,
         progress: Option<Progress<'_>>,
-    ) -> Result<Assembly> {
+    ) -> Result<(Assembly, Plan)> {
         let info = policy::policy_by_name(&cfg.policy)?;
         let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
         let ssd = stack.kind == StackKind::SsdCache;
@@ -97,70 +90,19 @@ impl Assembly {
             (_, ws) => ws,
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
-        // A flash cache's SSD holds the cache: its user capacity is the cache size. A split SSD's
-        // raw capacity is the size; its logical space holds the largest cache a split allows.
-        let mut device_params = cfg.device_params.clone();
-        if let Some(mode) = stack.split {
-            if let Some(k) = ["capacity", "physical", "op"].into_iter().find(|k| device_params.contains_key(*k)) {
-                return Err(Error::config(format!(
-                    "device.{k}: with stack.split the SSD's raw capacity is --size and its spare share the split; drop device.{k}"
-                )));
-            }
-            let least = match mode {
-                SplitMode::Static(s) => s.min(SPLITS[0]),
-                SplitMode::Dynamic(_) => SPLITS[0],
-            };
-            device_params.insert("physical".into(), size.max(1).to_string());
-            device_params.insert("op".into(), compact(least / (1.0 - least)));
-        } else if ssd {
-            device_params.entry("capacity".into()).or_insert_with(|| size.max(1).to_string());
-        }
-        let preset = cfg.device.as_deref().or(ssd.then_some(DEFAULT_SSD_CACHE_DEVICE));
-        let device = preset.map(|p| DeviceConfig::build(p, &device_params, cfg.page_size)).transpose()?;
-        if info.needs_view && (device.is_none() || ssd) {
-            return Err(Error::config(format!(
-                "{} chooses victims by the flash device's chip loads: run it as the DRAM buffer over a flash device (--device lcr); without that view it would be CFLRU",
-                info.name
-            )));
-        }
-        let dram_pages = (stack.dram * size as f64).round() as usize;
-        if dram_pages > 0 && info.offline {
-            return Err(Error::config(format!("{} is offline: it cannot run below a DRAM tier (set stack.dram=0)", info.name)));
-        }
-        // A split SSD: the cache's size follows from the drive's raw pages (whole blocks).
-        let split = match (stack.split, &device) {
-            (Some(mode), Some((dc, _))) => {
-                let physical = dc.geometry.physical_pages();
-                let model = CostModel {
-                    read_ns: dc.read_ns as f64,
-                    write_ns: dc.write_ns as f64,
-                    erase_ns: dc.erase_ns as f64,
-                    // Eq. 5's disk access latency: the disk's expected random single-page read.
-                    disk_ns: stack.disk.model.random_page_ns(cfg.page_size),
-                    pages_per_block: f64::from(dc.geometry.pages_per_block),
-                    // The per-request rule's parallelism: the chips, which program at once.
-                    parallel: f64::from(dc.geometry.chips()),
-                };
-                Some(match mode {
-                    SplitMode::Static(s) => (physical, model, Split::cache_pages(physical, s), None),
-                    SplitMode::Dynamic(d) => {
-                        d.check(physical, dc.geometry.pages_per_block)?;
-                        let ctl = Split::new(physical, model, d);
-                        (physical, model, ctl.capacity(), Some(ctl))
-                    }
-                })
-            }
-            _ => None,
-        };
-        let capacity = split.as_ref().map_or(size.max(1) as usize, |s| s.2);
-        let (mut policy, params) = policy::build(&cfg.policy, capacity, cfg.params.clone())?;
-        if matches!(split, Some((.., Some(_)))) && !policy.resize(capacity, &mut Vec::new()) {
-            return Err(Error::config(format!(
-                "{} cannot change its size; stack.split=dynamic resizes the cache (use lru, as the paper)",
-                info.name
-            )));
-        }
-        Ok(Assembly { info, stack, stack_params, ssd, disk_layout, reader, size, device, dram_pages, split, capacity, policy, params })
+        let (split_mode, write) = (stack.split, stack.write);
+        let plan = Plan::new(Spec {
+            policy: &cfg.policy,
+            info,
+            policy_params: cfg.params.clone(),
+            stack,
+            size,
+            page_size: cfg.page_size,
+            device: cfg.device.as_deref(),
+            device_params: &cfg.device_params,
+            disk_layout,
+        })?;
+        Ok((Assembly { info, stack_params, split_mode, write, reader, size }, plan))
     }
 }
 
@@ -178,113 +120,111 @@ pub fn simulate(
         return simulate_bounds(trace, opts, cfg, alg, progress);
     }
     // Every pass over the trace (working set, next accesses, the run) reports to `progress`.
-    let Assembly { info, stack, stack_params, ssd, disk_layout, mut reader, size, device, dram_pages, split, capacity, policy, params } =
-        Assembly::new(trace, opts, cfg, working_set, trace::lend(&mut progress))?;
-    let next = if info.offline { sim::next_accesses(trace, opts, cfg.page_size, trace::lend(&mut progress))? } else { Vec::new() };
-    if !info.offline {
-        // The run uses none of a `.fct` header's counts; an offline policy's uses the length of
-        // the next-access column, which only the counts check.
-        reader.skip_count_checks();
-    }
-    let mut tier = Tier::with_mode(policy, capacity, stack.write);
-    tier.read_bypass = stack.read_bypass;
-    let mut run = Run::new(tier, PageSplitter::new(cfg.page_size, reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
-    run.read_ahead = cfg.read_ahead;
-    run.measure(cfg.warmup, cfg.epoch);
-    let split = split.map(|(physical, model, _, ctl)| {
-        run.split = ctl;
-        (physical, model)
-    });
-
+    let (mut a, plan, mut run) = prepare(trace, opts, cfg, working_set, &mut progress)?;
     // The clock starts after the device is built and preconditioned (reported apart as
     // `device_setup_s`, and stopped by `progress` as the loop is), so requests/s measures the
     // loop alone.
     let setup = Instant::now();
-    let flash = match &device {
-        Some((dc, _)) => Some(Flash::new(dc.clone(), trace::lend(&mut progress))?),
-        None => None,
-    };
+    let mut built = plan.build(trace::lend(&mut progress))?;
     let setup_seconds = setup.elapsed().as_secs_f64();
     let start = Instant::now();
-    let device = match (flash, device) {
-        (Some(mut flash), Some((dc, used))) if !ssd => {
-            // Only a policy that declares the device view reads a chip's load (the windowed rules
-            // of GCaR and LCR); for every other the chips keep no queue.
-            flash.keep_queue(info.needs_view);
-            let mut b = Buffer { store: flash, dram_ns: dc.dram_ns, eviction: dc.eviction };
-            run.drive(reader.as_mut(), &mut b, progress)?;
-            Some(device_row(&mut run, &b.store, used, setup_seconds, None))
+    let reader = a.reader.as_mut();
+    match &mut built.shape {
+        Shape::Cache(s) => run.drive(reader, s, progress)?,
+        Shape::Buffer(s) => run.drive(reader, s, progress)?,
+        Shape::Ssd(s) => run.drive(reader, s, progress)?,
+        Shape::Layered(s) => run.drive(reader, s, progress)?,
+    }
+    let sim_seconds = start.elapsed().as_secs_f64();
+    Ok(row(trace, cfg, &a, &mut run, built, setup_seconds, sim_seconds))
+}
+
+/// The assembly of a configuration for one trace, its plan, and a run ready for the loop: the
+/// next-access pass of an offline policy done (which `progress` follows).
+fn prepare(
+    trace: &str,
+    opts: &TraceOptions,
+    cfg: &SimConfig,
+    working_set: Option<u64>,
+    progress: &mut Option<Progress<'_>>,
+) -> Result<(Assembly, Plan, Run)> {
+    let (mut a, plan) = Assembly::new(trace, opts, cfg, working_set, trace::lend(progress))?;
+    let next = if a.info.offline { sim::next_accesses(trace, opts, cfg.page_size, trace::lend(progress))? } else { Vec::new() };
+    if !a.info.offline {
+        // The run uses none of a `.fct` header's counts; an offline policy's uses the length of
+        // the next-access column, which only the counts check.
+        a.reader.skip_count_checks();
+    }
+    let mut run = Run::new(PageSplitter::new(cfg.page_size, a.reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
+    run.read_ahead = cfg.read_ahead;
+    run.measure(cfg.warmup, cfg.epoch);
+    Ok((a, plan, run))
+}
+
+/// The result row of `run` over `built`, once the loop has ended.
+fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, setup_seconds: f64, sim_seconds: f64) -> ResultRow {
+    let Built { shape, device_params, dram_pages, split, params } = built;
+    let counts = |t: &Tier| (t.counters, t.resident(), t.capacity());
+    let ssd_row = |cache: &SsdCache, cache_pages: usize, log: Option<ControllerLog>, dram: Option<Counters>| SsdRow {
+        split: split.map(|SplitShape { physical, model }| SplitRow {
+            mode: match a.split_mode {
+                Some(SplitMode::Static(s)) => compact(s),
+                _ => "dynamic".into(),
+            },
+            physical_pages: physical,
+            cache_pages: cache_pages as u64,
+            model,
+            log: log.map(|ControllerLog::Split(l)| l),
+        }),
+        write_mode: a.write.name(),
+        stats: cache.stats,
+        disk: cache.disk.model().name(),
+        disks: cache.disk.spindles() as u64,
+        disk_reads: cache.disk.reads,
+        disk_writes: cache.disk.writes,
+        disk_load: cache.disk.load(),
+        dram_pages: dram_pages as u64,
+        dram: dram.unwrap_or_default(),
+        stack_params: a.stack_params.clone(),
+    };
+    let used = device_params.unwrap_or_default();
+    let (measured, device) = match shape {
+        Shape::Cache(s) => (counts(s.measured()), None),
+        Shape::Buffer(s) => (counts(s.measured()), Some(device_row(run, &s.below.store, used, setup_seconds, None))),
+        Shape::Ssd(mut s) => {
+            let log = s.controller.take().map(|c| c.finish());
+            let ssd = ssd_row(&s.below, s.tier.capacity(), log, None);
+            (counts(s.measured()), Some(device_row(run, &s.below.flash, used, setup_seconds, Some(ssd))))
         }
-        (Some(flash), Some((dc, used))) => {
-            let disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), cfg.page_size)?;
-            let mut cache = SsdCache::new(flash, disk, stack.write);
-            let mut dram = None;
-            if dram_pages > 0 {
-                let lru = policy::build("lru", dram_pages, Default::default())?.0;
-                let flash_tier = std::mem::replace(&mut run.tier, Tier::new(lru, dram_pages));
-                let mut b = Buffer { store: Below { tier: flash_tier, dev: cache }, dram_ns: dc.dram_ns, eviction: Eviction::Parallel };
-                run.drive_over(reader.as_mut(), &mut b, progress, |b| Some(&b.store.tier))?;
-                dram = Some(std::mem::replace(&mut run.tier, b.store.tier).counters);
-                cache = b.store.dev;
-            } else {
-                run.drive(reader.as_mut(), &mut cache, progress)?;
-            }
-            let split = split.map(|(physical_pages, model)| SplitRow {
-                mode: match stack.split {
-                    Some(SplitMode::Static(s)) => compact(s),
-                    _ => "dynamic".into(),
-                },
-                physical_pages,
-                cache_pages: run.tier.capacity() as u64,
-                model,
-                log: run.split.take().map(Split::finish),
-            });
-            let row = SsdRow {
-                split,
-                write_mode: stack.write.name(),
-                stats: cache.stats,
-                disk: cache.disk.model().name(),
-                disks: cache.disk.spindles() as u64,
-                disk_reads: cache.disk.reads,
-                disk_writes: cache.disk.writes,
-                disk_load: cache.disk.load(),
-                dram_pages: dram_pages as u64,
-                dram: dram.unwrap_or_default(),
-                stack_params,
-            };
-            Some(device_row(&mut run, &cache.flash, used, setup_seconds, Some(row)))
-        }
-        _ => {
-            run.drive(reader.as_mut(), &mut no_device(), progress)?;
-            None
+        Shape::Layered(s) => {
+            let cache = &s.below.store.dev;
+            let ssd = ssd_row(cache, s.measured().capacity(), None, Some(s.tier.counters));
+            (counts(s.measured()), Some(device_row(run, &cache.flash, used, setup_seconds, Some(ssd))))
         }
     };
-    let sim_seconds = start.elapsed().as_secs_f64();
-    let mut counters = run.tier.counters;
+    let (mut counters, resident, capacity) = measured;
     counters.requests = run.measured_requests();
-    debug_assert!(run.tier.resident() <= run.tier.capacity());
-    let timing = Timing::of(reader.timed(), cfg.queue_depth);
-    Ok(ResultRow {
+    debug_assert!(resident <= capacity);
+    ResultRow {
         trace: sim::trace_name(trace),
-        format: reader.format().to_string(),
-        policy: info.name.to_string(),
-        size_pages: size,
+        format: a.reader.format().to_string(),
+        policy: a.info.name.to_string(),
+        size_pages: a.size,
         page_size: cfg.page_size,
         counters,
         sim_seconds,
-        bad_lines: reader.bad_lines(),
+        bad_lines: a.reader.bad_lines(),
         params,
         device,
         time_scale: cfg.time_scale,
         queue_depth: cfg.queue_depth,
         bounds: None,
-        timing,
+        timing: Timing::of(a.reader.timed(), cfg.queue_depth),
         warmup: run.excluded(),
         epoch: cfg.epoch,
         epochs: run.take_epochs(),
-    })
+    }
 }
-
 /// An offline-bounds algorithm ([`offline`]): the trace read once into memory, a DRAM tier
 /// (`stack.dram` of the cache, 0.05) over a flash cache on the `offline` preset's flash (one
 /// plane, user capacity the cache; `stack.buffer` write-buffer containers, 4).
@@ -400,7 +340,8 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
             return Err(Error::config(format!("device.{k}: {} starts from an empty flash cache", alg.name)));
         }
     }
-    dp.insert("capacity".into(), size.to_string());
+    // The flash's user capacity is the cache (a `device.capacity` given is overridden).
+    dp.remove("capacity");
     // The C family's write buffer needs free containers beyond the cache's, which 7% of a small
     // cache cannot give: the GC reserve and open block come on top of `device.op` (the row shows
     // the spare simulated, `device_op_actual`).
@@ -409,7 +350,7 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
         dp.entry(k.into()).or_insert_with(|| "1".into());
     }
     let preset = cfg.device.as_deref().unwrap_or(DEFAULT_SSD_CACHE_DEVICE);
-    let (dc, device_params) = DeviceConfig::build(preset, &dp, cfg.page_size)?;
+    let (dc, device_params) = DeviceConfig::build_sized(preset, &dp, cfg.page_size, Sizing::Capacity(size))?;
     if dc.geometry.total_planes() != 1 {
         return Err(Error::config(format!(
             "{}: the flash cache is one plane (one FTL write frontier); drop device.channels/chips/dies/planes",
@@ -436,10 +377,6 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
     }
     Ok((setup, plan, preset.to_string(), device_params, stack_params))
 }
-
-/// The device of a flash cache when none is named: the offline-bounds paper's (2 MiB erase
-/// units, OP 7%), sized to the cache.
-pub const DEFAULT_SSD_CACHE_DEVICE: &str = "offline";
 
 /// What `flash` did during the run, for the result row.
 fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f64, ssd: Option<SsdRow>) -> DeviceRow {
@@ -476,5 +413,95 @@ fn device_row(run: &mut Run, flash: &Flash, params: UsedParams, setup_seconds: f
         flush_ns: flush_end.saturating_sub(last),
         setup_seconds,
         ssd,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Every;
+
+    fn set(pairs: &[(&str, &str)]) -> std::collections::BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// The cells of a row that do not depend on wall-clock time, as text (a NaN equals a NaN).
+    fn cells(r: &ResultRow) -> Vec<(String, String)> {
+        let wall = ["sim_seconds", "requests_per_s", "requests_per_wall_s", "device_setup_s"];
+        r.columns().into_iter().filter(|(k, _)| !wall.contains(&k.as_str())).map(|(k, v)| (k, format!("{v:?}"))).collect()
+    }
+
+    /// One request stream, read once and fed request by request ([`Run::step`]) into three stacks
+    /// (a DRAM buffer over an SSD with epochs; a DRAM tier over a flash cache over a disk; a
+    /// flash write cache whose controller re-splits it), gives each stack the row its own run
+    /// gives: the stacks share nothing but the requests.
+    #[test]
+    fn one_stream_feeds_several_stacks() {
+        let trace = "synth:zipf,alpha=0.9,requests=60000,pages=60000,seed=7,iops=4000,write=0.6";
+        let opts = TraceOptions::default();
+        let mut buffer = SimConfig::new("lru", SizeSpec::Pages(500));
+        buffer.device = Some("lcr".into());
+        buffer.epoch = Some(Every::Requests(7000));
+        let mut layered = SimConfig::new("arc", SizeSpec::Pages(800));
+        layered.stack_params = set(&[("kind", "ssd-cache"), ("write", "back"), ("dram", "0.1")]);
+        let mut split = SimConfig::new("lru", SizeSpec::Pages(40000));
+        split.device = Some("dynamic".into());
+        split.device_params = set(&[("channels", "1"), ("chips_per_channel", "4")]);
+        split.stack_params = set(&[
+            ("kind", "ssd-cache"),
+            ("write", "back"),
+            ("split", "dynamic"),
+            ("window", "0.1"),
+            ("training", "offline"),
+            ("u", "0.9:0.8:0.65:0.5:0.4:0.3:0.2:0.1"),
+        ]);
+        let configs = [buffer, layered, split];
+        let alone: Vec<ResultRow> = configs.iter().map(|c| simulate(trace, &opts, c, None, None).unwrap()).collect();
+
+        let mut stacks = Vec::new();
+        for c in &configs {
+            let (a, plan, run) = prepare(trace, &opts, c, None, &mut None).unwrap();
+            stacks.push((a, run, plan.build(None).unwrap()));
+        }
+        let mut reader = trace::open(trace, &opts).unwrap();
+        while let Some(r) = reader.next_request().unwrap() {
+            for (_, run, built) in &mut stacks {
+                match &mut built.shape {
+                    Shape::Cache(s) => run.step(&r, s),
+                    Shape::Buffer(s) => run.step(&r, s),
+                    Shape::Ssd(s) => run.step(&r, s),
+                    Shape::Layered(s) => run.step(&r, s),
+                }
+                .unwrap();
+            }
+        }
+        let shapes: Vec<&str> = stacks
+            .iter()
+            .map(|(_, _, b)| match b.shape {
+                Shape::Cache(_) => "cache",
+                Shape::Buffer(_) => "buffer",
+                Shape::Ssd(_) => "ssd",
+                Shape::Layered(_) => "layered",
+            })
+            .collect();
+        assert_eq!(shapes, ["buffer", "layered", "ssd"]);
+        for ((a, mut run, mut built), (cfg, want)) in stacks.into_iter().zip(configs.iter().zip(&alone)) {
+            match &mut built.shape {
+                Shape::Cache(s) => run.close(s),
+                Shape::Buffer(s) => run.close(s),
+                Shape::Ssd(s) => run.close(s),
+                Shape::Layered(s) => run.close(s),
+            }
+            .unwrap();
+            let got = row(trace, cfg, &a, &mut run, built, 0.0, 0.0);
+            assert_eq!(cells(&got), cells(want), "{}", cfg.policy);
+        }
+        // The runs did something worth comparing: epochs, a flash cache's flash writes, and
+        // the controller's decisions.
+        assert_eq!(alone[0].epochs.len(), 9);
+        let ssd = |r: &ResultRow| r.device.as_ref().and_then(|d| d.ssd.clone()).unwrap();
+        assert!(ssd(&alone[1]).stats.cache_writes > 0 && ssd(&alone[1]).dram.accesses > 0);
+        let log = ssd(&alone[2]).split.and_then(|s| s.log).unwrap();
+        assert!(log.decisions > 0, "{log:?}");
     }
 }

@@ -1,6 +1,13 @@
 //! The one simulation loop: trace → page splitter → cache tier → what is below it, with the
-//! counters and response times it leaves behind. It is handed a built tier and backing store
-//! ([`crate::run`] assembles them from a configuration) and knows nothing of rows.
+//! counters and response times it leaves behind. It is handed a built [`Stack`] (its tiers,
+//! backing store and controller; [`crate::stack::build`] assembles one) and knows nothing of
+//! rows.
+//!
+//! [`Run::step`] simulates one host request on a stack; [`Run::drive`] is the reader loop over
+//! it, and [`Run::close`] ends a stream (the end-of-run flush, the last epoch). A [`Run`] holds
+//! what one stream does to one stack (arrivals, which a closed loop ties to that stack's
+//! completions; response times; the warm-up and epochs), so one request stream feeds several
+//! stacks through one `Run` each: read a request once, `step` it into each.
 //!
 //! Time moves forward only here; no stage calls back into an earlier one.
 
@@ -11,8 +18,8 @@ use crate::histogram::Histogram;
 use crate::load::{Flush, Summary};
 use crate::mem;
 use crate::policy::list::up_front;
-use crate::request::{Op, PageSplitter, NEVER};
-use crate::stack::{Counters, Probe, Split, Tier};
+use crate::request::{HostRequest, Op, PageSplitter, Refused, NEVER};
+use crate::stack::{Counters, Lower, Stack};
 use crate::time::{self as simtime, HORIZON, HORIZON_NS};
 use crate::trace::{self, info, TraceOptions, TraceReader};
 use std::cmp::Reverse;
@@ -134,14 +141,14 @@ fn past_horizon(scale: f64, n: u64, after: u64) -> Error {
     ))
 }
 
-/// The state of one run of the loop.
+/// The state of one stream of requests through one stack.
 #[derive(Debug)]
 pub struct Run {
     arrivals: Arrivals,
-    /// The cache tier the trace's pages go through, with its counters.
-    pub tier: Tier,
     splitter: PageSplitter,
     next: Vec<u64>,
+    /// Read and write page accesses simulated (the index of the next one).
+    index: u64,
     /// Host requests simulated.
     pub requests: u64,
     first_ns: Option<u64>,
@@ -152,8 +159,6 @@ pub struct Run {
     /// Response times of the current epoch (the whole run without epochs), merged into
     /// `response` when it closes and cleared for the next, never reallocated.
     window: Histogram,
-    /// A controller that resizes the tier as it runs (a split SSD write cache), if any.
-    pub split: Option<Split>,
     /// Warm-up and epochs, if asked for ([`Run::measure`]).
     meter: Option<Box<Meter>>,
     /// Whether the trace may be read on a second thread ([`trace::read_ahead`]).
@@ -411,22 +416,21 @@ fn load_since(now: Option<Summary>, before: Option<Summary>) -> Option<Summary> 
 }
 
 impl Run {
-    /// A run of `tier`, its pages split by `splitter`. `next` holds the next-access index of
+    /// A run whose requests' pages are split by `splitter`. `next` holds the next-access index of
     /// every page access for an offline policy (empty otherwise). Requests arrive at the trace's
     /// times with inter-arrival gaps multiplied by `time_scale`, or, with `queue_depth` > 0, in a
     /// closed loop of that many outstanding requests.
-    pub fn new(tier: Tier, splitter: PageSplitter, next: Vec<u64>, time_scale: f64, queue_depth: u32) -> Self {
+    pub fn new(splitter: PageSplitter, next: Vec<u64>, time_scale: f64, queue_depth: u32) -> Self {
         Run {
             arrivals: Arrivals::new(time_scale, queue_depth),
-            tier,
             splitter,
             next,
+            index: 0,
             requests: 0,
             first_ns: None,
             last_ns: 0,
             response: Histogram::default(),
             window: Histogram::default(),
-            split: None,
             meter: None,
             read_ahead: true,
             mark_requests: u64::MAX,
@@ -482,21 +486,16 @@ impl Run {
         self.meter.as_mut().map(|m| std::mem::take(&mut m.epochs)).unwrap_or_default()
     }
 
-    /// The cumulative counters now: the row's tier (`lower`'s if it gives one) and the device's.
-    fn snapshot<B: Backing>(&self, dev: &B, lower: fn(&B) -> Option<&Tier>) -> Snap {
-        Snap {
-            requests: self.requests,
-            counters: lower(dev).map_or(self.tier.counters, |t| t.counters),
-            flash: dev.flash_stats(),
-            loads: dev.loads(),
-        }
+    /// The cumulative counters now: the measured tier's ([`Stack::measured`]) and the device's.
+    fn snapshot<B: Backing + Lower>(&self, stack: &Stack<B>) -> Snap {
+        Snap { requests: self.requests, counters: stack.measured().counters, flash: stack.below.flash_stats(), loads: stack.below.loads() }
     }
 
     /// Closes the current epoch at `end` (ns): its counts are the counters' growth since the
     /// previous boundary; its response times are merged into the run's and cleared.
-    fn close_epoch<B: Backing>(&mut self, m: &mut Meter, end: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
-        let now = self.snapshot(dev, lower);
-        dev.mark_epoch();
+    fn close_epoch<B: Backing + Lower>(&mut self, m: &mut Meter, end: u64, stack: &mut Stack<B>) -> Result<()> {
+        let now = self.snapshot(stack);
+        stack.below.mark_epoch();
         let p = m.prev;
         let index = m.epochs.len() as u64;
         if index >= MAX_EPOCHS {
@@ -527,28 +526,28 @@ impl Run {
     /// or per request while a `full` warm-up runs).
     #[cold]
     #[inline(never)]
-    fn mark<B: Backing>(&mut self, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+    fn mark<B: Backing + Lower>(&mut self, now: u64, stack: &mut Stack<B>) -> Result<()> {
         let Some(mut m) = self.meter.take() else {
             (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
             return Ok(());
         };
-        let r = self.mark_inner(&mut m, now, dev, lower);
+        let r = self.mark_inner(&mut m, now, stack);
         self.meter = Some(m);
         r
     }
 
-    fn mark_inner<B: Backing>(&mut self, m: &mut Meter, now: u64, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+    fn mark_inner<B: Backing + Lower>(&mut self, m: &mut Meter, now: u64, stack: &mut Stack<B>) -> Result<()> {
         if !m.started {
             m.started = true;
             m.origin = now;
             m.epoch_start = now;
-            m.prev = self.snapshot(dev, lower);
+            m.prev = self.snapshot(stack);
         }
         if let Some(w) = m.warmup {
             let over = match w {
                 Warmup::Requests(n) => self.requests >= n,
                 Warmup::Time(d) => now >= m.origin.saturating_add(d),
-                Warmup::Full => lower(dev).map_or(self.tier.resident() >= self.tier.capacity(), |t| t.resident() >= t.capacity()),
+                Warmup::Full => stack.measured().resident() >= stack.measured().capacity(),
             };
             if !over {
                 (self.mark_requests, self.mark_ns) = match w {
@@ -563,8 +562,8 @@ impl Run {
                 Warmup::Time(d) => m.origin + d,
                 _ => now,
             };
-            self.tier.counters = Counters::default();
-            dev.reset_stats();
+            stack.tier.counters = Counters::default();
+            stack.below.reset_stats();
             self.window.clear();
             self.response.clear();
             self.first_ns = Some(start);
@@ -572,7 +571,7 @@ impl Run {
             m.excluded = Some(Excluded { warmup: w, requests: self.requests, ns: start - m.origin });
             m.epoch_start = start;
             m.epoch_first = self.requests;
-            m.prev = self.snapshot(dev, lower);
+            m.prev = self.snapshot(stack);
         }
         (self.mark_requests, self.mark_ns) = (u64::MAX, u64::MAX);
         match m.every {
@@ -585,14 +584,14 @@ impl Run {
                 }
                 while now >= m.epoch_start + len {
                     let end = m.epoch_start + len;
-                    self.close_epoch(m, end, dev, lower)?;
+                    self.close_epoch(m, end, stack)?;
                     m.epoch_start = end;
                 }
                 self.mark_ns = m.epoch_start + len;
             }
             Some(Every::Requests(n)) => {
                 if self.requests >= m.epoch_first + n {
-                    self.close_epoch(m, now, dev, lower)?;
+                    self.close_epoch(m, now, stack)?;
                     m.epoch_start = now;
                     m.epoch_first = self.requests;
                 }
@@ -604,12 +603,12 @@ impl Run {
 
     /// The end of the loop, after the flush: a warm-up still running is an error (nothing was
     /// measured); the last epoch closes (with the flush in it); the response times are merged.
-    fn finish<B: Backing>(&mut self, dev: &mut B, lower: fn(&B) -> Option<&Tier>) -> Result<()> {
+    fn finish<B: Backing + Lower>(&mut self, stack: &mut Stack<B>) -> Result<()> {
         if let Some(mut m) = self.meter.take() {
             if let Some(w) = m.warmup {
                 let what = match w {
                     Warmup::Full => {
-                        let (held, cap) = lower(dev).map_or((self.tier.resident(), self.tier.capacity()), |t| (t.resident(), t.capacity()));
+                        let (held, cap) = (stack.measured().resident(), stack.measured().capacity());
                         format!("the cache never filled: it held {held} of its {cap} pages after the trace's {} requests", self.requests)
                     }
                     Warmup::Requests(_) => format!("the trace has {} requests", self.requests),
@@ -628,7 +627,7 @@ impl Run {
                     None => None,
                 };
                 if let Some(end) = end {
-                    self.close_epoch(&mut m, end, dev, lower)?;
+                    self.close_epoch(&mut m, end, stack)?;
                 }
             }
             self.meter = Some(m);
@@ -638,44 +637,33 @@ impl Run {
         Ok(())
     }
 
-    /// The loop: each request's pages go through the tier to `dev`; a timed device records the
-    /// request's response time (completion of its last page minus its arrival). Time moves
-    /// forward only: a request stamped before its predecessor arrives at its predecessor's time.
-    /// Arrivals follow the trace (optionally time-scaled) or a closed loop.
-    pub fn drive<B: Backing>(&mut self, reader: &mut dyn TraceReader, dev: &mut B, progress: Option<Progress<'_>>) -> Result<()> {
-        self.drive_over(reader, dev, progress, |_| None)
-    }
-
-    /// [`Run::drive`], where the row's tier is `lower(dev)` (a flash tier behind this run's DRAM
-    /// tier) when it gives one: its counters fill the per-epoch table and its fullness ends a
-    /// `full` warm-up.
-    pub fn drive_over<B: Backing>(
+    /// The loop: each request of `reader` goes through `stack` ([`Run::step`]), then the stream
+    /// ends ([`Run::close`]).
+    pub fn drive<B: Backing + Lower>(
         &mut self,
         reader: &mut dyn TraceReader,
-        dev: &mut B,
+        stack: &mut Stack<B>,
         progress: Option<Progress<'_>>,
-        lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
         // Two copies of the loop: without a warm-up or epochs it has no mark to check at all.
         if self.meter.is_some() {
-            self.drive_loop::<B, true>(reader, dev, progress, lower)
+            self.drive_loop::<B, true>(reader, stack, progress)
         } else {
-            self.drive_loop::<B, false>(reader, dev, progress, lower)
+            self.drive_loop::<B, false>(reader, stack, progress)
         }
     }
 
-    /// The loop; with `MEASURE`, one predictable branch per request for the marks. The trace
-    /// is read a batch at a time, on a second thread where that pays ([`trace::read_ahead`]).
-    fn drive_loop<B: Backing, const MEASURE: bool>(
+    /// The reader loop over [`Run::step`]; with `MEASURE`, one predictable branch per request for
+    /// the marks. The trace is read a batch at a time, on a second thread where that pays
+    /// ([`trace::read_ahead`]).
+    fn drive_loop<B: Backing + Lower, const MEASURE: bool>(
         &mut self,
         reader: &mut dyn TraceReader,
-        dev: &mut B,
+        stack: &mut Stack<B>,
         mut progress: Option<Progress<'_>>,
-        lower: fn(&B) -> Option<&Tier>,
     ) -> Result<()> {
-        let preload = self.tier.capacity() >= PRELOAD_FROM && self.tier.preloads();
+        let preload = stack.tier.capacity() >= PRELOAD_FROM && stack.tier.preloads();
         trace::read_ahead(reader, self.splitter, self.read_ahead, |feed| {
-            let mut index = 0u64;
             while let Some(mut batch) = feed.next_batch()? {
                 let requests = batch.requests;
                 for (j, r) in requests.iter().enumerate() {
@@ -684,69 +672,102 @@ impl Run {
                     // unchanged).
                     if preload {
                         if let Some(Ok((ahead, _))) = requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
-                            self.tier.preload(ahead);
+                            stack.tier.preload(ahead);
                         }
-                    }
-                    let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
-                    self.first_ns.get_or_insert(now);
-                    self.last_ns = now;
-                    dev.background(now)?;
-                    dev.advance(now);
-                    if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
-                        self.mark(now, dev, lower)?;
                     }
                     // A request the page splitter refuses ends the trace, located by the reader.
-                    let Ok((first, n)) = self.splitter.pages(r) else { return Err(batch.refused()) };
-                    let mut done = now;
-                    for key in first..first + n {
-                        let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                        done = done.max(self.tier.access(key, r.op, index, next, now, dev)?);
-                        if r.op != Op::Trim {
-                            index += 1;
-                            if let Some(s) = self.split.as_mut() {
-                                s.access(key)?;
-                            }
-                        }
-                    }
-                    if B::TIMED && r.op != Op::Trim {
-                        self.window.record(done - now);
-                    }
-                    // The controller's resize happens after the request: its write-backs occupy
-                    // the devices, and the requests after it wait for them there.
-                    if let Some(s) = self.split.as_mut() {
-                        let probe = Probe {
-                            flash: dev.flash_stats().unwrap_or_default(),
-                            resident: self.tier.resident(),
-                            writebacks: self.tier.counters.backing_writes,
-                            now,
-                        };
-                        if let Some(cap) = s.after_request(done - now, probe) {
-                            // A shrink's dirty victims: written back in the disk's idle time, or at once.
-                            dev.defer_writebacks(s.background());
-                            self.tier.resize(cap, now, dev)?;
-                            dev.defer_writebacks(false);
-                        }
-                    }
-                    self.arrivals.complete(done);
-                    self.requests += 1;
+                    self.step_with::<B, MEASURE>(r, stack, |_| batch.refused())?;
                     batch.report(self.requests, &mut progress)?;
                 }
             }
             Ok(())
         })?;
+        self.close(stack)
+    }
+
+    /// One host request through `stack`: it arrives (at its trace time, scaled, or when a closed
+    /// loop lets it; never before its predecessor), the stack's controller and devices catch up
+    /// to it, a warm-up or epoch mark falls due, its pages go through the tier to what is below
+    /// it, its response time is recorded (completion of its last page minus its arrival, on a
+    /// timed stack), and the controller sees it complete. Time moves forward only. A request the
+    /// page splitter refuses is an error naming it (without its place in the trace: the reader
+    /// loop of [`Run::drive`] locates it).
+    #[inline]
+    pub fn step<B: Backing + Lower>(&mut self, r: &HostRequest, stack: &mut Stack<B>) -> Result<()> {
+        self.step_with::<B, true>(r, stack, |m| Error::config(m.to_string()))
+    }
+
+    /// [`Run::step`], `refused` making the error of a request the splitter refuses; without
+    /// `MEASURE` no mark is checked (the run has no warm-up or epochs).
+    #[inline(always)]
+    fn step_with<B: Backing + Lower, const MEASURE: bool>(
+        &mut self,
+        r: &HostRequest,
+        stack: &mut Stack<B>,
+        refused: impl FnOnce(Refused) -> Error,
+    ) -> Result<()> {
+        let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+        self.first_ns.get_or_insert(now);
+        self.last_ns = now;
+        if let Some(c) = stack.controller.as_mut() {
+            c.before(now, &mut stack.below)?;
+        }
+        stack.below.advance(now);
+        if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
+            self.mark(now, stack)?;
+        }
+        let (first, n) = match self.splitter.pages(r) {
+            Ok(p) => p,
+            Err(m) => return Err(refused(m)),
+        };
+        let mut done = now;
+        let mut index = self.index;
+        for key in first..first + n {
+            let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+            done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+            if r.op != Op::Trim {
+                index += 1;
+                if let Some(c) = stack.controller.as_mut() {
+                    c.access(key)?;
+                }
+            }
+        }
+        self.index = index;
+        if B::TIMED && r.op != Op::Trim {
+            self.window.record(done - now);
+        }
+        // The controller acts after the request: what it does (a resize's write-backs) occupies
+        // the devices, and the requests after it wait for it there.
+        if let Some(c) = stack.controller.as_mut() {
+            c.after(done - now, now, &mut stack.tier, &mut stack.below)?;
+        }
+        self.arrivals.complete(done);
+        self.requests += 1;
+        Ok(())
+    }
+
+    /// Ends the stream on `stack`: the end-of-run flush (the tier's dirty pages, then what the
+    /// controller holds), then a warm-up still running is an error (nothing was measured), the
+    /// last epoch closes (with the flush in it) and the response times are merged.
+    pub fn close<B: Backing + Lower>(&mut self, stack: &mut Stack<B>) -> Result<()> {
         // The flush is the simulator's, not the workload's: the devices count it apart
         // (`crate::load`, "The end-of-run flush").
-        dev.begin_flush();
-        let before = self.tier.counters.flushed;
-        self.tier.flush(self.last_ns, dev)?;
-        self.flushed_pages = self.tier.counters.flushed - before + dev.flush_deferred(self.last_ns)?;
-        self.finish(dev, lower)
+        stack.below.begin_flush();
+        let before = stack.tier.counters.flushed;
+        stack.tier.flush(self.last_ns, &mut stack.below)?;
+        let held = match stack.controller.as_mut() {
+            Some(c) => c.end(self.last_ns, &mut stack.below)?,
+            None => 0,
+        };
+        self.flushed_pages = stack.tier.counters.flushed - before + held;
+        self.finish(stack)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stack::Tier;
     use crate::view::DeviceView;
 
     /// A device that reports a load: each op is 1 us of work and 3 us in the system.
@@ -797,15 +818,18 @@ mod tests {
         }
     }
 
+    impl Lower for Loaded {}
+
     #[test]
     fn epochs_difference_the_loads_a_device_reports() {
         let opts = TraceOptions::default();
         let mut reader = trace::open("synth:uniform,requests=1000,pages=50,seed=3,iops=1000", &opts).unwrap();
         let policy = crate::policy::build("lru", 10, Default::default()).unwrap().0;
-        let mut run = Run::new(Tier::new(policy, 10), PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
+        let mut run = Run::new(PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
         run.measure(Some(Warmup::Requests(100)), Some(Every::Requests(300)));
-        let mut dev = Loaded::default();
-        run.drive(reader.as_mut(), &mut dev, None).unwrap();
+        let mut stack = Stack::new(Tier::new(policy, 10), Loaded::default());
+        run.drive(reader.as_mut(), &mut stack, None).unwrap();
+        let dev = &stack.below;
         let epochs = run.take_epochs();
         // 900 requests after the warm-up, in epochs of 300; the device's ops after the warm-up
         // are the epochs' ops, their busy time and sojourns with them.
@@ -826,8 +850,9 @@ mod tests {
         let mut reader = trace::open(src, &opts).unwrap();
         let policy = crate::policy::build("lru", cap, Default::default()).unwrap().0;
         assert!(policy.preloads());
-        let mut run = Run::new(Tier::new(policy, cap), PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
-        run.drive(reader.as_mut(), &mut crate::device::no_device(), None).unwrap();
+        let mut run = Run::new(PageSplitter::new(4096, reader.key_unit()), Vec::new(), 1.0, 0);
+        let mut stack = Stack::new(Tier::new(policy, cap), crate::device::no_device());
+        run.drive(reader.as_mut(), &mut stack, None).unwrap();
         let mut reader = trace::open(src, &opts).unwrap();
         let split = PageSplitter::new(4096, reader.key_unit());
         let mut lru = crate::policy::build("lru", cap, Default::default()).unwrap().0;
@@ -840,7 +865,7 @@ mod tests {
                 i += 1;
             }
         }
-        let c = run.tier.counters;
+        let c = stack.tier.counters;
         assert_eq!((c.hits, c.evictions, c.accesses), (hits, evicted.len() as u64, i));
         assert!(hits > 0 && !evicted.is_empty());
     }

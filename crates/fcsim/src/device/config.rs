@@ -261,6 +261,29 @@ fn choice<T: Copy>(p: &mut Params, key: &str, default: &str, options: &[(&str, T
         .ok_or_else(|| Error::config(format!("device.{key}={s}: expected one of {}", names.join(", "))))
 }
 
+/// How a drive is sized, as a typed value from the stack that holds it (never written back into
+/// the `device.` keys to be parsed again).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Sizing {
+    /// By the keys alone: `device.capacity`, `device.physical`, or the preset's geometry.
+    Keys,
+    /// User capacity of this many pages, unless `device.capacity` is given (a flash cache's SSD
+    /// holds the cache).
+    Capacity(u64),
+    /// Raw capacity of this many pages with spare `op` (a split SSD, whose cache and spare
+    /// share a fixed drive); the caller has refused `device.capacity`, `device.physical` and
+    /// `device.op`.
+    Physical { pages: u64, op: f64 },
+}
+
+/// A drive size given as text (bytes with a unit, or pages); `Err` for a percent.
+fn pages_of(text: &str, page_size: u32) -> Result<u64> {
+    SizeSpec::parse(text).and_then(|s| match s {
+        SizeSpec::Percent(_) => Err(Error::config("")),
+        s => s.pages(page_size, None),
+    })
+}
+
 impl DeviceConfig {
     /// The drive's actual spare space over user capacity, in `op`'s terms: physical pages over
     /// user pages, minus 1 (the GC reserve and open blocks included).
@@ -299,6 +322,17 @@ impl DeviceConfig {
     /// overriding it; `page_size` is the simulation's page size, which the device must share.
     /// Returns the configuration and every parameter's value, for the result row.
     pub fn build(preset: &str, params: &BTreeMap<String, String>, page_size: u32) -> Result<(DeviceConfig, UsedParams)> {
+        DeviceConfig::build_sized(preset, params, page_size, Sizing::Keys)
+    }
+
+    /// [`DeviceConfig::build`], the drive sized by `sizing` (the row shows a typed size as it
+    /// would show the key: `capacity` and `physical` in pages, `op` as given).
+    pub fn build_sized(
+        preset: &str,
+        params: &BTreeMap<String, String>,
+        page_size: u32,
+        sizing: Sizing,
+    ) -> Result<(DeviceConfig, UsedParams)> {
         let preset = preset_by_name(preset)?;
         let mut given: BTreeMap<String, String> = BTreeMap::new();
         for (k, v) in DEFAULTS.iter().chain(preset.values) {
@@ -309,9 +343,17 @@ impl DeviceConfig {
         }
         let capacity = given.remove("capacity");
         let raw = given.remove("physical");
+        // A size is the key's text (parsed below, where its errors name it) or typed pages.
+        let text = |t: Option<String>| t.map(|t| (t, None));
+        let (capacity, raw, fixed_op) = match sizing {
+            Sizing::Keys => (text(capacity), text(raw), None),
+            Sizing::Capacity(pages) => (text(capacity).or(Some((pages.to_string(), Some(pages)))), text(raw), None),
+            Sizing::Physical { pages, op } => (None, Some((pages.to_string(), Some(pages))), Some(op)),
+        };
         if capacity.is_some() && raw.is_some() {
             return Err(Error::config("device.capacity and device.physical both size the drive: give one"));
         }
+
         let page = given.remove("page_size");
         if let Some(ps) = page {
             if ps.parse::<u32>().ok() != Some(page_size) {
@@ -327,7 +369,10 @@ impl DeviceConfig {
         let mut planes = positive(&mut p, "planes", 1)?;
         let mut blocks = positive(&mut p, "blocks", 1)?;
         let mut pages_per_block = positive(&mut p, "pages_per_block", 1)?;
-        let op: f64 = p.take("device", "op", 0.15, &format!("a fraction in {OP_RANGE}"))?;
+        let op: f64 = match fixed_op {
+            Some(op) => p.put("op", op),
+            None => p.take("device", "op", 0.15, &format!("a fraction in {OP_RANGE}"))?,
+        };
         if !(op > 0.0 && op <= 1.0) {
             return Err(Error::config(format!("device.op={}: expected a fraction in {OP_RANGE}", compact(op))));
         }
@@ -385,13 +430,12 @@ impl DeviceConfig {
         }
         let mut reserve = None;
         let user_pages = match &capacity {
-            Some(c) => {
-                let pages = SizeSpec::parse(c)
-                    .and_then(|s| match s {
-                        SizeSpec::Percent(_) => Err(Error::config("")),
-                        s => s.pages(page_size, None),
-                    })
-                    .map_err(|_| Error::config(format!("device.capacity={c}: expected user capacity in bytes (64GiB) or pages")))?;
+            Some((c, typed)) => {
+                let pages = match typed {
+                    Some(pages) => *pages,
+                    None => pages_of(c, page_size)
+                        .map_err(|_| Error::config(format!("device.capacity={c}: expected user capacity in bytes (64GiB) or pages")))?,
+                };
                 let physical = (pages as f64 * (1.0 + op)).ceil();
                 let too_large = || {
                     Error::config(format!(
@@ -477,13 +521,12 @@ impl DeviceConfig {
             }
             None => 0,
         };
-        if let Some(r) = &raw {
-            let pages = SizeSpec::parse(r)
-                .and_then(|s| match s {
-                    SizeSpec::Percent(_) => Err(Error::config("")),
-                    s => s.pages(page_size, None),
-                })
-                .map_err(|_| Error::config(format!("device.physical={r}: expected the raw capacity in bytes (16GiB) or pages")))?;
+        if let Some((r, typed)) = &raw {
+            let pages = match typed {
+                Some(pages) => *pages,
+                None => pages_of(r, page_size)
+                    .map_err(|_| Error::config(format!("device.physical={r}: expected the raw capacity in bytes (16GiB) or pages")))?,
+            };
             let per_block = planes_total * u64::from(pages_per_block);
             blocks = u32::try_from(pages.div_ceil(per_block))
                 .map_err(|_| Error::config(format!("device.physical={r} is too large: at most 2^32 - 3 pages are supported")))?;
@@ -556,10 +599,10 @@ impl DeviceConfig {
                 *v = fitted.to_string();
             }
         }
-        if let Some(c) = capacity {
+        if let Some((c, _)) = capacity {
             used.push(("capacity".into(), c));
         }
-        if let Some(r) = raw {
+        if let Some((r, _)) = raw {
             used.push(("physical".into(), r));
         }
         Ok((cfg, used))

@@ -16,7 +16,7 @@ pub mod geometry;
 pub mod table;
 pub mod timing;
 
-pub use config::{DeviceConfig, Eviction, PRESETS};
+pub use config::{DeviceConfig, Eviction, Sizing, PRESETS};
 pub use disk::{Disk, DiskModel, Layout};
 pub use flash::Flash;
 
@@ -52,24 +52,12 @@ pub trait Backing {
     /// The loop's clock reached `now`: no op will arrive earlier from here on.
     #[inline]
     fn advance(&mut self, _now: u64) {}
-    /// Background work that can start on an idle device before `now` (called before
-    /// [`Backing::advance`] at each arrival): a flash cache's deferred write-backs.
-    #[inline]
-    fn background(&mut self, _now: u64) -> Result<()> {
-        Ok(())
-    }
     /// Whether the tier's medium holds `page` (None: this backing does not say). A flash cache
-    /// answers from its slots; a tier whose read misses bypass asks it.
+    /// answers from its slots, which mirror its tier: a tier with an admission slot asks it
+    /// where its policy cannot say ([`crate::stack::admission`]).
     #[inline]
     fn holds(&self, _page: u64) -> Option<bool> {
         None
-    }
-    /// While on, dirty victims are queued for [`Backing::background`] instead of written back
-    /// at once (a flash cache's shrink); others write them back as usual.
-    fn defer_writebacks(&mut self, _on: bool) {}
-    /// Writes back every deferred page at `t` (end of run); returns how many.
-    fn flush_deferred(&mut self, _t: u64) -> Result<u64> {
-        Ok(0)
     }
     /// The end-of-run flush begins: every op from now on is the flush's, not arrival work, in
     /// the loads ([`crate::load::Load::begin_flush`]). No default: a new device with loads
@@ -116,9 +104,10 @@ pub trait Store {
     const TIMED: bool;
     fn read(&mut self, page: u64, t: u64) -> Result<u64>;
     fn write(&mut self, page: u64, t: u64) -> Result<u64>;
-    /// Gives `page` its place on the device, if it has none, when the buffer admits it without
-    /// touching the device (an admitted write miss), so the view can answer for it.
-    fn admit(&mut self, page: u64) -> Result<()>;
+    /// Gives `page` its place on the device (its logical page), if it has none, when the buffer
+    /// takes it without touching the device (an admitted write miss), so the view can answer
+    /// for it. (Not admission: whether a page enters a tier is [`crate::stack::admission`]'s.)
+    fn place(&mut self, page: u64) -> Result<()>;
     fn trim(&mut self, page: u64);
     fn view(&self) -> Option<&dyn DeviceView>;
     /// See [`Backing::advance`].
@@ -175,7 +164,7 @@ impl<S: Store> Backing for Buffer<S> {
         match (write, admitted) {
             (false, _) => self.store.read(page, t),
             (true, true) => {
-                self.store.admit(page)?;
+                self.store.place(page)?;
                 self.dram(t)
             }
             (true, false) => self.store.write(page, t),
@@ -238,7 +227,7 @@ impl Store for NoDevice {
         Ok(t)
     }
     #[inline]
-    fn admit(&mut self, _: u64) -> Result<()> {
+    fn place(&mut self, _: u64) -> Result<()> {
         Ok(())
     }
     #[inline]
@@ -269,7 +258,7 @@ impl Store for Flash {
         Flash::write(self, lpn, t)
     }
     #[inline]
-    fn admit(&mut self, page: u64) -> Result<()> {
+    fn place(&mut self, page: u64) -> Result<()> {
         self.lpn(page).map(|_| ())
     }
     fn trim(&mut self, page: u64) {

@@ -36,6 +36,17 @@
 //! containers, write buffer and flash together; issue 41). The flash beyond it, the
 //! over-provisioning and GC reserve that `Shape::containers` includes, is for cleaning only:
 //! the FTL's GC, or the dead slots and free containers of the container caches.
+//!
+//! **Why a separate path, not a [`crate::stack::Stack`] driven by [`crate::sim::Run::step`]**
+//! (issue 46 left it so on purpose). The offline algorithms decide an insertion by every
+//! future access (MIN's queue, M+'s R_1, M_N's reread counts, M_T's quota over the whole run),
+//! so they need the whole trace in memory and replay it several times (STEPs 1-3), where the
+//! loop sees one request at a time and never looks back. The container caches write whole
+//! erase units chosen by the cache itself, not pages through an FTL the stack's backing stores
+//! model. And nothing here has time: the bounds count hits, copies and erasures, with no
+//! arrivals, queues or response times for the loop to keep. Their admission (Pannier's credits,
+//! M_T's quota, the N of M_N and C_N) is part of each replay, not the stack's admission slot
+//! ([`crate::stack::admission`]), which decides one page at a time with no future.
 
 pub mod container;
 pub mod containers;

@@ -133,6 +133,19 @@ impl Policy for Fifo {
             }
         }
     }
+
+    /// The index holds the resident pages only.
+    fn contains(&self, key: u64) -> Option<bool> {
+        Some(self.arena.get(key).is_some())
+    }
+
+    /// The oldest page (the first entry that is not a hole), once full.
+    fn victim(&self) -> Option<u64> {
+        if self.len < self.capacity {
+            return None;
+        }
+        (0..self.entries).map(|k| self.ring[self.slot(k)]).find(|&i| i != NIL).map(|i| self.arena.node(i).key)
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +165,22 @@ mod tests {
         assert_eq!(t[4].1, [1]);
         assert_eq!(t[5].1, [2]);
         assert_eq!(t[7].1, [3]);
+        // [5 1 4]: 4 is the oldest, the victim-to-be; reading it changes nothing.
+        assert_eq!((p.victim(), p.contains(4), p.contains(3)), (Some(4), Some(true), Some(false)));
+        assert_eq!(trace(p.as_mut(), "6")[0].1, [4]);
+    }
+
+    #[test]
+    fn victim_skips_holes() {
+        // Capacity 2: 1 2 fill, trim 1 leaves a hole, 3 fills the free page: full again with the
+        // hole first; the victim is 2, the oldest page, as the next miss finds.
+        let mut p = Fifo::new(2);
+        trace(&mut p, "1 2");
+        assert_eq!(p.remove(1), Some(false));
+        assert_eq!(p.victim(), None);
+        trace(&mut p, "3");
+        assert_eq!(p.victim(), Some(2));
+        assert_eq!(trace(&mut p, "4")[0].1, [2]);
     }
 
     #[test]

@@ -78,6 +78,17 @@ impl Policy for Lru {
         each_dirty(&self.arena, std::slice::from_ref(&self.list), f);
     }
 
+    /// The index holds the resident pages only.
+    fn contains(&self, key: u64) -> Option<bool> {
+        Some(self.arena.get(key).is_some())
+    }
+
+    /// The back of the list, once full.
+    fn victim(&self) -> Option<u64> {
+        let back = if self.list.len() >= self.capacity { self.list.back() } else { None };
+        back.map(|i| self.arena.node(i).key)
+    }
+
     /// Shrinking evicts from the LRU end (the dynamic-allocation paper, §IV: "evicting the data
     /// from the LRU positions of the cache queue"); growing only raises the limit.
     fn resize(&mut self, capacity: usize, evicted: &mut Vec<Evicted>) -> bool {
@@ -109,6 +120,13 @@ mod tests {
         assert_eq!(t[6].1, [1]);
         assert_eq!(t[7].1, [4]);
         assert_eq!(p.len(), 3);
+        // [3 2 5]: 5 is the victim-to-be, and reading it (or whether 4 is held) changes nothing.
+        assert_eq!((p.victim(), p.contains(5), p.contains(4)), (Some(5), Some(true), Some(false)));
+        assert_eq!(trace(&mut p, "6")[0].1, [5]);
+        // Not full: no victim.
+        let mut q = Lru::new(3);
+        trace(&mut q, "1 2");
+        assert_eq!(q.victim(), None);
     }
 
     #[test]

@@ -115,6 +115,20 @@ pub trait Policy: Send {
     fn preloads(&self) -> bool {
         false
     }
+    /// Whether `key` is resident now, read without changing anything (no hit counted, no order
+    /// moved): what an admission policy asks before a miss reaches the policy
+    /// ([`crate::stack::admission`]). None where the policy does not say (the default; a policy
+    /// that keeps ghosts in its index must tell them from residents to answer).
+    fn contains(&self, key: u64) -> Option<bool> {
+        let _ = key;
+        None
+    }
+    /// The page the policy would evict if a page were admitted now, read without evicting it;
+    /// None while it has room, or where it does not say (the default). An admission policy
+    /// may compare the candidate with it (TinyLFU does).
+    fn victim(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// One row of the registry.

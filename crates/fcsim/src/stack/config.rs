@@ -1,6 +1,7 @@
 //! The cache stack's configuration (`--set stack.KEY=VALUE`): what the tier is, and for a flash
 //! cache over a disk, its write mode, the DRAM tier in front of it and the disk(s) below it.
 
+use super::admission::{admission_by_name, AdmissionInfo};
 use super::split::{Dynamic, Rule, SplitMode, Training, SPLITS};
 use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
 use crate::error::{compact, Error, Result};
@@ -66,8 +67,9 @@ pub enum StackKind {
 /// per-request form) and `stack.shrink` (`background`: shrink victims written back in the
 /// disk's idle time; `burst`: at once).
 ///
-/// A flash cache's admission (`stack.admit`): `all` (default: read misses enter clean) or
-/// `writes` (the dynamic-allocation paper's write cache, §III: write-allocate, read misses
+/// A flash cache's admission (`stack.admit`): `all` (default: every miss may enter; the
+/// tier's admission slot stays empty) or an admission policy of [`super::admission::ADMISSIONS`]
+/// (`writes`: the dynamic-allocation paper's write cache, §III: write-allocate, read misses
 /// served by the disk and not admitted; write-back only).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackConfig {
@@ -76,8 +78,8 @@ pub struct StackConfig {
     pub dram: f64,
     pub disk: DiskConfig,
     pub split: Option<SplitMode>,
-    /// Read misses bypass the flash cache (`stack.admit=writes`).
-    pub read_bypass: bool,
+    /// The flash cache's admission policy (`stack.admit`; None: `all`).
+    pub admit: Option<&'static AdmissionInfo>,
 }
 
 /// The disk(s) behind a flash cache ([`crate::device::disk`]): `stack.disk` (the preset: `flat`,
@@ -233,10 +235,7 @@ impl StackConfig {
         };
         if kind == StackKind::Buffer {
             let used = p.finish("stack", &["kind"]).map_err(|e| Error::config(format!("{e} (the others need stack.kind=ssd-cache)")))?;
-            return Ok((
-                StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None, read_bypass: false },
-                used,
-            ));
+            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None, admit: None }, used));
         }
         let write: String = p.take("stack", "write", "around".to_string(), "")?;
         let write = WriteMode::parse(&write)?;
@@ -246,11 +245,12 @@ impl StackConfig {
         }
         let disk = DiskConfig::build(&mut p, params)?;
         let admit: String = p.take("stack", "admit", "all".to_string(), "")?;
-        let read_bypass = match admit.as_str() {
-            "all" => false,
-            "writes" if write == WriteMode::Back => true,
-            "writes" => return Err(Error::config("stack.admit=writes is a write-back write cache: set stack.write=back")),
-            a => return Err(Error::config(format!("stack.admit={a}: expected all (read misses enter) or writes (read misses bypass)"))),
+        let admit = match admit.as_str() {
+            "all" => None,
+            "writes" if write != WriteMode::Back => {
+                return Err(Error::config("stack.admit=writes is a write-back write cache: set stack.write=back"))
+            }
+            a => Some(admission_by_name(a)?),
         };
         let split: String = p.take("stack", "split", String::new(), "")?;
         let split =
@@ -320,6 +320,6 @@ impl StackConfig {
                 "{e} (initial, window, train, retrain, mrc, settle, training, u, rule and shrink need stack.split=dynamic)"
             )),
         })?;
-        Ok((StackConfig { kind, write, dram, disk, split, read_bypass }, used))
+        Ok((StackConfig { kind, write, dram, disk, split, admit }, used))
     }
 }

@@ -19,19 +19,27 @@
 //! one chip the read queues behind them, and when the backing store says so
 //! ([`Backing::flush_first`]) the read is issued only once they complete.
 
+pub mod admission;
+pub mod build;
 pub mod config;
+pub mod control;
 pub mod split;
 mod ssdcache;
+mod value;
 
+pub use build::{Built, Plan, Shape, Spec, SplitShape, DEFAULT_SSD_CACHE_DEVICE};
 pub use config::{DiskConfig, Disks, StackConfig, StackKind, WriteMode};
+pub use control::{Controller, ControllerLog};
 pub use split::{CostModel, Probe, Split, SplitLog, SplitMode};
 pub use ssdcache::{SsdCache, SsdCacheStats};
+pub use value::{Lower, Stack};
 
 use crate::device::{ftl::FtlStats, Backing, DeviceLoads, Store};
 use crate::error::{Error, Result};
 use crate::policy::{Access, Evicted, Outcome, Policy};
 use crate::request::{Op, NEVER};
 use crate::view::DeviceView;
+use admission::Admission;
 
 /// Counters of one cache tier, in page accesses.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -93,15 +101,19 @@ pub struct Tier {
     capacity: usize,
     mode: WriteMode,
     evicted: Vec<Evicted>,
-    /// Read misses bypass the tier (not admitted) where the backing says the page is not held
-    /// ([`Backing::holds`]): a write cache (`stack.admit=writes`).
-    pub read_bypass: bool,
+    /// The admission slot ([`admission`]): when filled, a page the tier does not hold enters
+    /// only if it admits it (`stack.admit`); empty, the policy alone decides.
+    pub admission: Option<Box<dyn Admission>>,
     pub counters: Counters,
 }
 
 impl std::fmt::Debug for Tier {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Tier").field("capacity", &self.capacity).field("counters", &self.counters).finish()
+        f.debug_struct("Tier")
+            .field("capacity", &self.capacity)
+            .field("admission", &self.admission.is_some())
+            .field("counters", &self.counters)
+            .finish()
     }
 }
 
@@ -112,7 +124,7 @@ impl Tier {
     }
 
     pub fn with_mode(policy: Box<dyn Policy>, capacity: usize, mode: WriteMode) -> Self {
-        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), read_bypass: false, counters: Counters::default() }
+        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), admission: None, counters: Counters::default() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -161,11 +173,19 @@ impl Tier {
             c.backing_writes += 1;
             return Ok(done.max(dev.write_around(key, time)?));
         }
-        if !write && self.read_bypass && dev.holds(key) == Some(false) {
-            // A write cache (the dynamic-allocation paper, §III): the read miss is served by the
-            // backing store and not admitted; the policy never sees it.
-            c.backing_reads += 1;
-            return dev.miss(key, false, false, time);
+        if let Some(adm) = self.admission.as_mut() {
+            // A page the tier does not hold (the policy says, else the backing; where neither
+            // does, the policy decides alone) is offered to the admission policy first; declined,
+            // the access bypasses the tier and the policy never sees it.
+            let held = self.policy.contains(key).or_else(|| dev.holds(key));
+            if held == Some(false) && !adm.admit(key, write, &*self.policy) {
+                if write {
+                    c.backing_writes += 1;
+                } else {
+                    c.backing_reads += 1;
+                }
+                return dev.miss(key, write, false, time);
+            }
         }
         self.evicted.clear();
         let a = Access { key, write: write && self.mode == WriteMode::Back, index, next, time };
@@ -262,7 +282,7 @@ impl<B: Backing> Store for Below<B> {
     fn write(&mut self, page: u64, t: u64) -> Result<u64> {
         self.tier.access(page, Op::Write, 0, NEVER, t, &mut self.dev)
     }
-    fn admit(&mut self, _: u64) -> Result<()> {
+    fn place(&mut self, _: u64) -> Result<()> {
         Ok(())
     }
     fn trim(&mut self, page: u64) {

@@ -78,6 +78,8 @@
 //! - A decision counts when a trained or given U table exists at a window's end (a run with
 //!   fewer than 4 is "no decision" in the report, never scored).
 
+use super::control::{Controller, ControllerLog};
+use super::{SsdCache, Tier};
 use crate::device::ftl::FtlStats;
 use crate::error::{compact, Error, Result};
 use crate::mrc::{CurveBuilder, Sampling, Shards, StackDistances};
@@ -550,6 +552,40 @@ impl Split {
     pub fn finish(mut self) -> SplitLog {
         self.log.u = self.u.iter().map(|u| u.unwrap_or(f64::NAN)).collect();
         self.log
+    }
+}
+
+/// The split as the controller of a flash cache's stack ([`super::control`]): it sees every
+/// page access and every request's response, reads the flash's counters, and applies the cache
+/// sizes it decides after the request that ended a window or stretch; a shrink's dirty victims
+/// are written back in the disk's idle time (deferred, `stack.shrink=background`) or at once.
+impl Controller<SsdCache> for Split {
+    #[inline]
+    fn before(&mut self, now: u64, cache: &mut SsdCache) -> Result<()> {
+        cache.background(now)
+    }
+
+    #[inline]
+    fn access(&mut self, key: u64) -> Result<()> {
+        Split::access(self, key)
+    }
+
+    fn after(&mut self, response_ns: u64, now: u64, tier: &mut Tier, cache: &mut SsdCache) -> Result<()> {
+        let probe = Probe { flash: cache.flash.stats(), resident: tier.resident(), writebacks: tier.counters.backing_writes, now };
+        if let Some(cap) = self.after_request(response_ns, probe) {
+            cache.defer_writebacks(self.background());
+            tier.resize(cap, now, cache)?;
+            cache.defer_writebacks(false);
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, t: u64, cache: &mut SsdCache) -> Result<u64> {
+        cache.flush_deferred(t)
+    }
+
+    fn finish(self: Box<Self>) -> ControllerLog {
+        ControllerLog::Split(Split::finish(*self))
     }
 }
 

@@ -19,8 +19,9 @@
 //! A request waits for the flash read and disk write of a dirty eviction it causes (the
 //! dynamic-allocation paper's eq. 4 charges them to the miss).
 //!
-//! **Deferred write-back** (a shrink of the dynamic split, [`crate::stack::split`]): while
-//! [`Backing::defer_writebacks`] is on, a dirty victim keeps its slot (still valid on the
+//! **Deferred write-back** (a shrink of the dynamic split, [`crate::stack::split`], whose
+//! controller drives it: [`SsdCache::defer_writebacks`], [`SsdCache::background`],
+//! [`SsdCache::flush_deferred`]): while deferral is on, a dirty victim keeps its slot (still valid on the
 //! flash, so GC still copies it) and joins a queue; the queue is written back in the disk's
 //! idle time, one page at a time, each started only when the disk has been free before the
 //! clock ([`Backing::advance`]): a background flush, not a burst the next requests queue
@@ -85,6 +86,31 @@ impl SsdCache {
     /// Pages waiting for a deferred write-back.
     pub fn deferred(&self) -> usize {
         self.deferred.len()
+    }
+
+    /// While on, dirty victims are queued for [`SsdCache::background`] instead of written back
+    /// at once (a shrink of the dynamic split).
+    pub fn defer_writebacks(&mut self, on: bool) {
+        self.defer = on;
+    }
+
+    /// Writes back the queued pages that can start on an idle disk before `now` (called at
+    /// each arrival, before the clocks advance to it).
+    #[inline]
+    pub fn background(&mut self, now: u64) -> Result<()> {
+        if self.order.is_empty() {
+            return Ok(());
+        }
+        self.drain(now)
+    }
+
+    /// Writes back every queued page at `t` (end of run); returns how many.
+    pub fn flush_deferred(&mut self, t: u64) -> Result<u64> {
+        let queued = self.deferred.len() as u64;
+        while let Some(page) = self.order.pop_front() {
+            self.write_back(page, t)?;
+        }
+        Ok(queued)
     }
 
     /// Writes back the deferred `page` (if queued) from its slot starting at `t`: the flash read,
@@ -196,18 +222,6 @@ impl Backing for SsdCache {
         Some(self.slots.contains_key(&page))
     }
 
-    fn defer_writebacks(&mut self, on: bool) {
-        self.defer = on;
-    }
-
-    fn flush_deferred(&mut self, t: u64) -> Result<u64> {
-        let queued = self.deferred.len() as u64;
-        while let Some(page) = self.order.pop_front() {
-            self.write_back(page, t)?;
-        }
-        Ok(queued)
-    }
-
     fn view(&self) -> Option<&dyn DeviceView> {
         None
     }
@@ -216,14 +230,6 @@ impl Backing for SsdCache {
     fn advance(&mut self, now: u64) {
         self.flash.timing_mut().advance(now);
         self.disk.advance(now);
-    }
-
-    #[inline]
-    fn background(&mut self, now: u64) -> Result<()> {
-        if self.order.is_empty() {
-            return Ok(());
-        }
-        self.drain(now)
     }
 
     fn flash_stats(&self) -> Option<FtlStats> {
@@ -271,7 +277,7 @@ mod tests {
         let disk = Disk::new(DiskModel::Flat { access_ns: 5 * MS }, Layout::Single, 4096).unwrap();
         let mut cache = SsdCache::new(flash, disk, WriteMode::Back);
         let mut tier = Tier::new(crate::policy::build("lru", 8, Default::default()).unwrap().0, 8);
-        tier.read_bypass = true;
+        tier.admission = Some((crate::stack::admission::admission_by_name("writes").unwrap().make)());
         for k in 0..8 {
             tier.access(10 * k, Op::Write, k, crate::request::NEVER, 0, &mut cache).unwrap();
         }
