@@ -219,20 +219,13 @@ fn split_sets(py: Python<'_>, sets: Pairs) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
-/// The device preset a run of `policy` simulates: `device` if named, else for a flash cache
-/// (`stack.kind=ssd-cache`) or an offline bound the core's default
-/// ([`fcsim::run::DEFAULT_SSD_CACHE_DEVICE`]), else none.
+/// The device preset a run of `policy` simulates ([`fcsim::run::device_preset`]).
 #[pyfunction]
 #[pyo3(signature = (policy, device, sets))]
 fn device_preset(policy: &str, device: Option<String>, sets: Pairs) -> PyResult<Option<String>> {
-    if device.is_some() {
-        return Ok(device);
-    }
     let s = parse_sets(&sets)?;
-    let bound = fcsim::offline::algorithm(policy).is_some();
     let (stack, _) = fcsim::stack::StackConfig::build(&s.stack).map_err(|e| to_py(e, None))?;
-    let ssd = stack.kind == fcsim::stack::StackKind::SsdCache;
-    Ok((bound || ssd).then(|| fcsim::run::DEFAULT_SSD_CACHE_DEVICE.to_string()))
+    Ok(fcsim::run::device_preset(policy, device.as_deref(), &stack).map(str::to_string))
 }
 
 /// Statistics of a trace.

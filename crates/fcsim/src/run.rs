@@ -19,6 +19,14 @@ use crate::stack::{
 use crate::trace::{self, TraceOptions};
 use std::time::Instant;
 
+/// The device preset a run of `policy` simulates: `device` if named, else for a flash cache
+/// (`stack.kind=ssd-cache`) or an offline bound [`DEFAULT_SSD_CACHE_DEVICE`], else none (a
+/// cache in memory, or a DRAM buffer over the backing store without a device).
+pub fn device_preset<'a>(policy: &str, device: Option<&'a str>, stack: &StackConfig) -> Option<&'a str> {
+    let flash_cache = stack.kind == StackKind::SsdCache || offline::algorithm(policy).is_some();
+    device.or(flash_cache.then_some(DEFAULT_SSD_CACHE_DEVICE))
+}
+
 /// Checks a configuration against a trace without simulating it: everything [`simulate`] checks
 /// before its first request (the policy, size, device, stack and trace keys and values, the
 /// trace's format and header), nothing of the run. A percent size needs the trace's working set:
