@@ -288,3 +288,41 @@ def test_every_committed_summary_opens_with_its_verdict_table() -> None:
         assert end - start > 4, paper  # a header, its rule and at least one claim
         assert " agree, " in head[end + 1] and " untestable" in head[end + 1], paper
         assert "## Where fcsim disagrees with the paper" in text, paper
+
+
+def test_the_verdicts_a_rerun_changed_are_listed() -> None:
+    from fcsim.reports import changes
+
+    def summary(rows: str) -> str:
+        return (
+            "# X\n\n## Verdicts\n\n| claim | paper's figure | fcsim's figure (a) | verdict (a) "
+            "| verdict (b) |\n|---|---|---|---|---|\n"
+            + rows
+            + "\nText after.\n\n| other | table |\n|---|---|\n| x | agrees |\n"
+        )
+
+    before = summary(
+        "| C1 | 5% | holds \\| at 1 | agrees | **disagrees** |\n"
+        "| C2 | 9% | none | untestable on this workload |  |\n"
+        "| C3 | 1% | all | agrees | agrees |\n"
+    )
+    after = summary(
+        "| C1 | 5% | holds \\| at 2 | agrees | agrees |\n"
+        "| C2 | 9% | some | **disagrees** |  |\n"
+        "| C4 | 2% | new | agrees |  |\n"
+    )
+    assert changes.verdicts(before)[("C1", "verdict (b)")] == "disagrees"
+    text = changes.section(before, after)
+    assert "5 verdict(s) of 6 over 4 claim(s) changed" in text
+    for row in (
+        "| C1 | verdict (b) | disagrees | agrees |",
+        "| C2 | verdict (a) | untestable on this workload | disagrees |",
+        "| C3 | verdict (a) | agrees | (no longer scored) |",
+        "| C3 | verdict (b) | agrees | (no longer scored) |",
+        "| C4 | verdict (a) | (no such claim) | agrees |",
+    ):
+        assert row in text, (row, text)
+    assert "| C1 | verdict (a)" not in text
+    # A first run (nothing replaced) adds nothing; the same table twice: none changed.
+    assert changes.section("", after) == ""
+    assert "0 verdict(s) of 4 over 3 claim(s) changed" in changes.section(after, after)

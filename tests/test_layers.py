@@ -40,7 +40,7 @@ LAYERS: list[list[str]] = [
     ["fcsim.grid", "fcsim.traces"],
     ["fcsim.api", "fcsim.sweep"],
     ["fcsim.reports.testable"],
-    ["fcsim.reports.claims", "fcsim.reports.common"],
+    ["fcsim.reports.changes", "fcsim.reports.claims", "fcsim.reports.common"],
     [
         "fcsim.reports.dynamic",
         "fcsim.reports.gasa",

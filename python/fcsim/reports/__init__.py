@@ -15,7 +15,7 @@ import pandas as pd
 
 from fcsim import catalogue, notes, output, schema, sweep
 from fcsim._core import ConfigError
-from fcsim.reports import dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports import changes, dynamic, gasa, larc, lcr, offline, testable
 from fcsim.seeds import count as seeds_count
 
 REPORTS = {
@@ -137,11 +137,13 @@ def reproduce(
     )
     measures = testable.measure(_traces(exp), out)
     is_own = df["trace"].isin(list(own))
+    before = (out / "summary.md").read_text() if (out / "summary.md").is_file() else ""
     summary = REPORTS[paper](df[~is_own], out, command, measures=measures)
     if is_own.any():
         (out / OWN).mkdir(exist_ok=True)
         REPORTS[paper](df[is_own], out / OWN, command, own=True, measures=measures)
-    output.write_text(summary, summary.read_text() + _own_section(used, absent))
+    text = summary.read_text()
+    output.write_text(summary, text + changes.section(before, text) + _own_section(used, absent))
     return summary
 
 
