@@ -17,7 +17,7 @@ import pytest
 
 import fcsim
 from conftest import cli
-from fcsim import plot
+from fcsim import plot, schema
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 POLICIES = ["lru", "cflru", "gcar-cflru", "lcr"]
@@ -341,7 +341,7 @@ def test_report_figures_from_the_committed_table(
         plt.close(fig)
 
     monkeypatch.setattr(plot, "save", checked)
-    REPORTS[paper](pd.read_parquet(root / "results.parquet"), tmp_path, "test")
+    REPORTS[paper](schema.untyped(pd.read_parquet(root / "results.parquet")), tmp_path, "test")
     assert seen and all(not v for v in seen.values()), seen
     assert sorted(seen) == sorted(p.name for p in root.glob("*.png"))
 
