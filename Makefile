@@ -13,12 +13,18 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# fcsim built in release mode and installed with its test extras; redone when a source changes.
-$(VENV)/.installed: $(BIN)/python $(SOURCES)
-	$(BIN)/pip install -q ".[test]"
+# fcsim installed with its test extras, built with the cargo profile the target names; redone
+# when a source changes or the other build was installed last. `make demo`, `make bench` and the
+# data targets install `release` (link-time optimisation, one codegen unit: the speed users
+# get). `make test` installs `quick` (release's code and checks without link-time
+# optimisation), the profile clippy and the Rust tests build too: one target directory, so the
+# C libraries (zstd, xz) and build scripts are compiled once, not three times.
+$(VENV)/.installed-%: $(BIN)/python $(SOURCES)
+	rm -f $(VENV)/.installed-*
+	$(BIN)/pip install -q ".[test]" --config-settings=build-args="--profile $*"
 	touch $@
 
-demo: $(VENV)/.installed
+demo: $(VENV)/.installed-release
 	$(BIN)/fcsim trace info $(DEMO_TRACE)
 	@echo
 	$(BIN)/fcsim run $(DEMO_TRACE) --policy lru,fifo --size 1%,5%,10%,64MiB
@@ -27,9 +33,9 @@ lint: lint-rust lint-py
 
 lint-rust:
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --profile quick --workspace --all-targets -- -D warnings
 
-lint-py: $(VENV)/.installed
+lint-py: $(VENV)/.installed-quick
 	$(BIN)/ruff check python tests bench fuzz
 	$(BIN)/ruff format --check python tests bench fuzz
 
@@ -39,27 +45,22 @@ rust-test:
 # Two workers (pytest-xdist), one per core of the machines fcsim is tested on: the tests are
 # independent processes' work (each writes under its own tmp_path). Tests marked `serial` kill
 # processes at moments they watch for, which a starved core can miss: they run alone, after.
-py-test: $(VENV)/.installed
+py-test: $(VENV)/.installed-quick
 	$(BIN)/python -m pytest -q -n 2 -m "not serial" --durations=20 tests
 	$(BIN)/python -m pytest -q -m serial tests
 
-# The three builds (the release wheel, clippy's check, the quick test binaries) go to separate
-# target directories (release, debug, quick), so they run side by side: each has long stretches
-# on one core (the release build's single codegen unit, the type checks of the core crate).
-test:
-	$(MAKE) -j3 --output-sync=target $(VENV)/.installed lint-rust rust-test
-	$(MAKE) lint-py py-test
+test: lint rust-test py-test
 
 # Every golden row (tests/test_golden_policies.py; `make test` checks the quick part).
-golden: $(VENV)/.installed
+golden: $(VENV)/.installed-quick
 	FCSIM_GOLDEN=all $(BIN)/python -m pytest -q tests/test_golden_policies.py
 
-fmt: $(VENV)/.installed
+fmt: $(VENV)/.installed-quick
 	cargo fmt --all
 	$(BIN)/ruff format python tests bench fuzz
 	$(BIN)/ruff check --fix python tests bench fuzz
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-release
 	cargo bench -p fcsim --bench policy
 	cargo bench -p fcsim --bench device
 	$(BIN)/python bench/side_by_side.py
@@ -93,7 +94,7 @@ fuzz-build:
 	RUSTFLAGS="$(SANCOV)" cargo build -p fcsim-fuzz --features libfuzzer --profile fuzz \
 		--target $(HOST) --target-dir target/fuzz --bin fcsim-fuzz
 
-$(VENV)/.fuzz-installed: $(VENV)/.installed
+$(VENV)/.fuzz-installed: $(VENV)/.installed-release
 	$(BIN)/pip install -q "atheris==2.3.0"
 	touch $@
 
@@ -142,14 +143,14 @@ fuzz-merge: fuzz-build
 
 # The paper profiles' donor models (compiled into fcsim; crates/fcsim/src/trace/profiles.rs),
 # fitted from the real traces in data/traces.
-profile-models: $(VENV)/.installed
+profile-models: $(VENV)/.installed-release
 	$(BIN)/fcsim trace clone data/traces/mqsim_tpcc-small.trace.gz -o data/profiles/models/tpcc.model
 	$(BIN)/fcsim trace clone data/traces/msr_hm_0_excerpt1000.csv -o data/profiles/models/hm_0.model
 	$(BIN)/fcsim trace clone data/traces/diskmon_sys1.trace.gz -o data/profiles/models/diskmon.model
 	$(BIN)/fcsim trace clone data/traces/cloudphysics_vscsi_2h.csv.gz -o data/profiles/models/cloudphysics.model
 
 # Each paper profile's fidelity report against the real trace it borrows from.
-profiles-fidelity: $(VENV)/.installed
+profiles-fidelity: $(VENV)/.installed-release
 	$(BIN)/python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md
 
 clean:
