@@ -252,10 +252,10 @@ def test_control_characters_from_a_trace_are_escaped(tmp_path: Path) -> None:
 
 
 def limited_memory() -> None:
-    """A child's address space capped at 1.5 GB: the machine's memory as a small one has it."""
+    """A child's address space capped at 1 GB: the machine's memory as a small one has it."""
     import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (1_500_000_000, 1_500_000_000))
+    resource.setrlimit(resource.RLIMIT_AS, (1_000_000_000, 1_000_000_000))
 
 
 @pytest.mark.parametrize(

@@ -947,12 +947,19 @@ def _y_axis(ax: Any, values: list[float], log: bool, zero: bool) -> None:
         ax.set_ylim(lo - pad, hi + pad)
 
 
+def _drawn(fig: Any) -> Any:
+    """``fig``'s renderer, the figure drawn first unless nothing changed since its last draw
+    (the checks below run one after another on one figure: one draw serves them all)."""
+    if fig.stale:
+        fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
 def outside(fig: Any) -> list[str]:
     """The texts of ``fig`` (tick labels, axis labels, titles, legend) that fall outside the
     figure, drawn by its renderer; empty when every one is inside. A test's check, and a
     report's: a figure with an entry here has a clipped label."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    renderer = _drawn(fig)
     box = fig.bbox
     bad = []
     texts: list[Any] = [fig._suptitle, fig._supxlabel, fig._supylabel, *fig.legends]
@@ -1002,8 +1009,7 @@ def over_title(fig: Any) -> bool:
     title = fig._suptitle
     if title is None or not title.get_text():
         return False
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    renderer = _drawn(fig)
     box = title.get_window_extent(renderer)
     return any(box.overlaps(leg.get_window_extent(renderer)) for leg in fig.legends)
 
@@ -1012,8 +1018,7 @@ def overlapping(fig: Any) -> list[str]:
     """Pairs of neighbouring x tick labels of ``fig`` that touch or overlap when drawn (closer
     than 2 px), as "A | B"; empty when every label stands apart. A test's check: touching labels
     read as one."""
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    renderer = _drawn(fig)
     bad = []
     for ax in fig.axes:
         if not ax.axison:
@@ -1040,7 +1045,7 @@ def overlapping(fig: Any) -> list[str]:
 def offset_texts(fig: Any) -> list[str]:
     """The axis offset or scientific-factor texts of ``fig`` (``1e-5+4.638e-1``); empty for a
     figure drawn by :func:`figure`."""
-    fig.canvas.draw()
+    _drawn(fig)
     out = []
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
