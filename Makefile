@@ -61,8 +61,8 @@ fmt: $(VENV)/.installed-quick
 	$(BIN)/ruff check --fix python tests bench fuzz
 
 bench: $(VENV)/.installed-release
-	cargo bench -p fcsim --bench policy
-	cargo bench -p fcsim --bench device
+	cargo bench -p fcsim-bench --bench policy
+	cargo bench -p fcsim-bench --bench device
 	$(BIN)/python bench/side_by_side.py
 	$(BIN)/python bench/mrc_sampling.py
 	$(BIN)/python bench/offline_bounds.py

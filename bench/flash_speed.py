@@ -2,7 +2,7 @@
 script owns the sections it writes; side_by_side.py keeps them):
 
 - Limit: fcsim's LRU end to end from `.fct` (one Python call, trace reading included) against
-  a minimal LRU written for the benchmark (`cargo bench -p fcsim --bench limit`: open
+  a minimal LRU written for the benchmark (`cargo bench -p fcsim-bench --bench limit`: open
   addressing + index-linked list) over the same page sequence held in memory, interleaved,
   and libCacheSim's LRU (its sized table, as in side_by_side.py) on the same sequence, so that
   issue 29's "2x libCacheSim" reads as a share of what the machine can do.
@@ -13,7 +13,7 @@ script owns the sections it writes; side_by_side.py keeps them):
 - Device path: `--policy none` on the aged `lcr` drive (filled, then one user capacity of
   uniform random overwrites), uniform random single-page writes: host page writes per CPU
   second of the loop and per second of its wall time, each run in its own process, interleaved
-  with the device limit (`cargo bench -p fcsim --bench flash_limit`: a minimal page-mapped FTL
+  with the device limit (`cargo bench -p fcsim-bench --bench flash_limit`: a minimal page-mapped FTL
   over the same logical page writes held in memory); with `--before DIR` (an older fcsim
   installed there, e.g. `pip install --no-deps --target DIR .` at the older commit) its runs are
   interleaved with this build's and the section gives the ratio.
@@ -57,7 +57,7 @@ DEVICE_TRACE = f"synth:uniform,requests={DEVICE_WRITES},pages=15000000,seed=1,io
 def limit_binary(name: str = "limit") -> Path:
     """Builds the benchmark's minimal LRU (or the named benchmark); its path."""
     out = subprocess.run(
-        ["cargo", "bench", "-p", "fcsim", "--bench", name, "--no-run", "--message-format=json"],
+        ["cargo", "bench", "-p", "fcsim-bench", "--bench", name, "--no-run", "--message-format=json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -233,7 +233,7 @@ def device_lines(dev: list, runs: int) -> list[str]:
         "with the same setup), and per second of its wall time (`sim_seconds`), which is the CPU time",
         "plus the time the process waited for a CPU (`/proc/self/schedstat`): on this shared machine",
         "the wait is the gap between the two. Each run in a fresh process; rows interleaved.",
-        f"`{LIMIT}`: `cargo bench -p fcsim --bench flash_limit`, a page-mapped FTL written for the",
+        f"`{LIMIT}`: `cargo bench -p fcsim-bench --bench flash_limit`, a page-mapped FTL written for the",
         "benchmark (flat l2p and p2l, per-block valid counts, greedy GC by a minimum over the plane's",
         "counts, a serial server per chip) on the same geometry, OP, GC reserve and preconditioning,",
         "over the same logical page writes held in memory; its flash writes must equal fcsim's.",
@@ -305,7 +305,7 @@ def limit_lines(lim: list, runs: int) -> list[str]:
         "",
         f"Made by `.venv/bin/python bench/flash_speed.py` (fcsim {rev.stdout.strip()}). fcsim's LRU end",
         "to end from `.fct` (one Python call, trace reading included) against",
-        "`cargo bench -p fcsim --bench limit`,",
+        "`cargo bench -p fcsim-bench --bench limit`,",
         "a minimal LRU written for the benchmark (open addressing, index-linked list) over the same",
         f"page sequence held in memory (reading it untimed), on `{ZIPF}`; and libCacheSim's LRU",
         "(its hash table sized to the cache, as in the side-by-side section) on the same sequence from",

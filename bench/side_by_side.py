@@ -291,15 +291,15 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
 
 
 def criterion_section() -> list[str]:
-    """The last `cargo bench -p fcsim --bench policy` results, from criterion's own files."""
+    """The last `cargo bench -p fcsim-bench --bench policy` results, from criterion's own files."""
     base = ROOT / "target" / "criterion" / "zipf5m"
     found = sorted(base.glob("*/new/estimates.json")) if base.exists() else []
     if not found:
-        return ["## Criterion", "", "Not run: `cargo bench -p fcsim --bench policy` writes target/criterion."]
+        return ["## Criterion", "", "Not run: `cargo bench -p fcsim-bench --bench policy` writes target/criterion."]
     out = [
         "## Criterion (Rust core alone, no Python)",
         "",
-        "From `cargo bench -p fcsim --bench policy`: LRU and FIFO over the same 5M-request Zipf trace",
+        "From `cargo bench -p fcsim-bench --bench policy`: LRU and FIFO over the same 5M-request Zipf trace",
         "(alpha 1.0, 10^6 pages, seed 1) read from a `.fct` file, time per full run (the estimate",
         "criterion prints).",
         "",
@@ -321,15 +321,15 @@ def criterion_estimate(est: Path) -> float:
 
 
 def criterion_device_section() -> list[str]:
-    """The last `cargo bench -p fcsim --bench device` results."""
+    """The last `cargo bench -p fcsim-bench --bench device` results."""
     ftl = sorted((ROOT / "target" / "criterion" / "ftl").glob("*/new/estimates.json"))
     lru = sorted((ROOT / "target" / "criterion" / "device-zipf5m").glob("*/new/estimates.json"))
     if not ftl and not lru:
-        return ["## Criterion: device", "", "Not run: `cargo bench -p fcsim --bench device`."]
+        return ["## Criterion: device", "", "Not run: `cargo bench -p fcsim-bench --bench device`."]
     out = [
         "## Criterion: device (Rust core alone)",
         "",
-        "From `cargo bench -p fcsim --bench device`. `ftl/greedy-op15-steady_P`: 2M uniform random",
+        "From `cargo bench -p fcsim-bench --bench device`. `ftl/greedy-op15-steady_P`: 2M uniform random",
         "host page writes into preset P preconditioned to steady state (filled, then one user",
         "capacity of random overwrites), greedy GC, OP 15%, GC threshold 5%, each placed, collected",
         "and timed on its chip; issue 4's target is ≥ 5M writes/s. `device-zipf5m/lru-D_S`: LRU at",

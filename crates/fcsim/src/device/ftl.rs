@@ -37,7 +37,7 @@
 //! of the page its `p2l` names points back at it), so no second miss depends on the first; and
 //! GC tests a victim's pages in one pass of independent loads before it copies. What is left:
 //! the `l2p` miss of each invalidation, GC's overlapped loads and stores, and the logical-page
-//! lookup ([`super::Flash`]'s bitmaps). `cargo bench --bench flash_limit`, a minimal FTL over the
+//! lookup ([`super::Flash`]'s bitmaps). `cargo bench -p fcsim-bench --bench flash_limit`, a minimal FTL over the
 //! same writes, is the machine's limit for this path (`bench/RESULTS.md`, device path).
 //!
 //! A valid-page bitmap per block was tried (commit 7cf8ae5, same results) and gave no gain

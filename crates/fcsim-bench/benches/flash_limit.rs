@@ -3,7 +3,7 @@
 //! drive has a ratio to what this machine can do with the same tables and no simulator around
 //! them.
 //!
-//!     cargo bench -p fcsim --bench flash_limit -- TRACE PRESET [KEY=VALUE ...] [runs=N]
+//!     cargo bench -p fcsim-bench --bench flash_limit -- TRACE PRESET [KEY=VALUE ...] [runs=N]
 //!
 //! The drive is PRESET's geometry, over-provisioning and GC reserve with the given `device.`
 //! parameters (without the prefix, e.g. `fill=1 steady=1`; static placement and greedy GC only,
@@ -178,7 +178,7 @@ fn schedstat() -> Option<(f64, f64)> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let [trace_path, preset, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: cargo bench -p fcsim --bench flash_limit -- TRACE PRESET [KEY=VALUE ...] [runs=N]");
+        eprintln!("usage: cargo bench -p fcsim-bench --bench flash_limit -- TRACE PRESET [KEY=VALUE ...] [runs=N]");
         std::process::exit(2);
     };
     let mut params: BTreeMap<String, String> = rest

@@ -4,7 +4,7 @@
 //! it: open addressing (linear probing, backward-shift deletion) from page key to a slot, and an
 //! index-linked list of slots in recency order.
 //!
-//!     cargo bench -p fcsim --bench limit -- TRACE PAGES [RUNS]
+//!     cargo bench -p fcsim-bench --bench limit -- TRACE PAGES [RUNS]
 //!
 //! reads TRACE's page accesses (reads and writes; trims are skipped) into memory with fcsim's
 //! reader, untimed, then runs the LRU of PAGES pages over them RUNS times (default 3) and prints
@@ -147,7 +147,7 @@ impl Lru {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let [trace_path, pages, rest @ ..] = args.as_slice() else {
-        eprintln!("usage: cargo bench -p fcsim --bench limit -- TRACE PAGES [RUNS]");
+        eprintln!("usage: cargo bench -p fcsim-bench --bench limit -- TRACE PAGES [RUNS]");
         std::process::exit(2);
     };
     let pages: usize = pages.parse().expect("PAGES: a number of pages");
