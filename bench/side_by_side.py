@@ -295,7 +295,8 @@ def criterion_section() -> list[str]:
     base = ROOT / "target" / "criterion" / "zipf5m"
     found = sorted(base.glob("*/new/estimates.json")) if base.exists() else []
     if not found:
-        return ["## Criterion", "", "Not run: `cargo bench -p fcsim-bench --bench policy` writes target/criterion."]
+        not_run = "Not run: `cargo bench -p fcsim-bench --bench policy` writes target/criterion."
+        return ["## Criterion", "", not_run]
     out = [
         "## Criterion (Rust core alone, no Python)",
         "",
