@@ -59,6 +59,7 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pandas as pd
 
@@ -530,6 +531,13 @@ def _sweep_point(c: Sweep, s: pd.Series) -> tuple[float, bool, str]:
     )
 
 
+def _along(c: Sweep, by: Any, col: str) -> pd.Series:
+    """Column ``col`` of one point's rows grouped by the sweep's parameter (``by``), ascending,
+    from ``c.start`` to ``c.end``."""
+    v = by[col].first().sort_index()
+    return v[(v.index >= c.start) & (v.index <= c.end)]
+
+
 def _sweep(c: Sweep, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
     rows = _select(df, c.rows)
     rows = rows[rows["policy"] == c.policy] if "policy" in rows.columns else rows.iloc[0:0]
@@ -547,9 +555,8 @@ def _sweep(c: Sweep, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
             if (skipped != "").any():
                 why.extend(skipped[skipped != ""])
                 continue
-            x = pd.to_numeric(g[c.along], errors="coerce")
-            s = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[c.metric].first().sort_index()
-            s = s[(s.index >= c.start) & (s.index <= c.end)].dropna()
+            by = g.assign(_x=pd.to_numeric(g[c.along], errors="coerce")).dropna(subset=["_x"]).groupby("_x")
+            s = _along(c, by, c.metric).dropna()
             ends = [e for e in (c.start, c.end) if not math.isinf(e) and e not in s.index]
             if len(s) < 2 or ends:
                 lack = f"no run at {', '.join(_param(e) for e in ends)}" if ends else "fewer than 2 runs"
@@ -559,9 +566,8 @@ def _sweep(c: Sweep, df: pd.DataFrame, gate: testable.Gate) -> Verdict | None:
             for col, label in c.explain if not ok else ():
                 if col not in g.columns:
                     continue
-                e = g.assign(_x=x).dropna(subset=["_x"]).groupby("_x")[col].first().sort_index()
-                e = e[(e.index >= c.start) & (e.index <= c.end)]
-                text += f"; {label}: " + ", ".join(f"{_param(float(k))} {float(v):.3g}" for k, v in e.items())
+                moved = _along(c, by, col).items()
+                text += f"; {label}: " + ", ".join(f"{_param(float(k))} {float(v):.3g}" for k, v in moved)
             pts.append(_Point(t, at, c.policy, value, ok, text))
     why = list(dict.fromkeys(why))
     skipped = _left_out(gate, c.family, every)
