@@ -56,7 +56,7 @@ def section(before: str, after: str) -> str:
     old, new = verdicts(before), verdicts(after)
     if not old:
         return ""
-    keys = sorted(set(old) | set(new), key=lambda k: (k[0], k[1]))
+    keys = sorted(set(old) | set(new))
     moved = [
         (c, col, a, b)
         for (c, col) in keys
