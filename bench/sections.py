@@ -26,6 +26,21 @@ def kept(path: Path, heading: str) -> list[str]:
     return ["", *section]
 
 
+def others(path: Path, own: list[str]) -> list[str]:
+    """Every `## ` section of `path` whose heading starts with none of `own` (the sections the
+    caller writes itself), as they are, in the file's order, each after a blank line."""
+    old = path.read_text().splitlines() if path.exists() else []
+    starts = [i for i, line in enumerate(old) if line.startswith("## ")]
+    out: list[str] = []
+    for start, end in zip(starts, [*starts[1:], len(old)], strict=True):
+        if not any(old[start].startswith(h) for h in own):
+            section = old[start:end]
+            while section and not section[-1].strip():
+                section.pop()
+            out += ["", *section]
+    return out
+
+
 def replace(path: Path, lines: list[str]) -> None:
     """Writes `lines` (a section: its heading first) in place of the section of `path` with the
     same heading, or at the end; one blank line between it and the next section."""

@@ -197,6 +197,16 @@ def device(runs: int, tmp: Path) -> list:
     return out
 
 
+# The sections this script writes; it keeps every other section of the file as it is.
+OWN = [
+    "## Policies, side by side",
+    "## Exact MRC",
+    "## Memory",
+    "## LRU over the lcr SSD",
+    "## Criterion",
+]
+
+
 def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: list, runs: int) -> None:
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT)
     # The other scripts' sections come from `path`, or from the repository's file when `path` is
@@ -279,13 +289,7 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         "",
         *criterion_section(),
         *criterion_device_section(),
-        *sections.kept(other, "## MRC sampling"),
-        *sections.kept(other, "## Offline bounds"),
-        *sections.kept(other, "## Trace clones"),
-        *sections.kept(other, "## The machine's limit"),
-        *sections.kept(other, "## Flash-aware policies against LRU"),
-        *sections.kept(other, "## Device path"),
-        *sections.kept(other, "## Reading ahead"),
+        *sections.others(other, OWN),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
