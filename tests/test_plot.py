@@ -594,3 +594,21 @@ def test_axes_are_in_words_and_the_legend_never_covers_the_title() -> None:
         assert fig.axes[0].get_ylabel() == "mean response time (µs)"
         assert not plot.over_title(fig) and not plot.outside(fig)
         plt.close(fig)
+
+
+def test_a_panel_null_throughout_says_why_when_the_rows_do() -> None:
+    # EPBPD is null on a trace shorter than an hour; the rows' reason is printed in the panel.
+    why = "the trace spans 1,205 s, under the hour EPBPD needs"
+    t = pd.DataFrame(
+        {
+            "size": [1, 2, 1, 2],
+            "policy": ["a", "a", "b", "b"],
+            "rhr": [0.1, 0.2, 0.15, 0.25],
+            "epbpd": [None] * 4,
+            "epbpd_null_reason": [why] * 4,
+        }
+    )
+    fig = plot.figure(t, "size", ["rhr", "epbpd"], by="policy", ylog={"epbpd"})
+    texts = [" ".join(x.get_text().split()) for ax in fig.axes for x in ax.texts]
+    plt.close(fig)
+    assert f"null throughout: {why}" in texts

@@ -639,7 +639,7 @@ def figure(
             if hline is not None:
                 ax.axhline(hline, color="grey", linewidth=0.8)
                 values.append(hline)
-            _y_axis(ax, values, col in logs, zero)
+            _y_axis(ax, values, col in logs, zero, _null_reason(f, col))
             if not bars:
                 for same in _coincident(series, ax.get_ylim(), col in logs):
                     where = ", ".join(
@@ -922,18 +922,35 @@ def _default_title(d: pd.DataFrame, by: str, facet: str) -> str:
     return ", ".join(workload_label(t) for t in traces)
 
 
-def _y_axis(ax: Any, values: list[float], log: bool, zero: bool) -> None:
-    """The y scale and limits of a panel (see :func:`figure`) and its plain tick labels."""
+def _null_reason(f: pd.DataFrame, col: str) -> str:
+    """Why `col` is null in every row of a panel, where the rows say (a `<col>_null_reason`
+    column, such as `epbpd_null_reason`): the reasons, each once; else empty."""
+    why = f"{col}_null_reason"
+    if why not in f.columns or col not in f.columns or f[col].notna().any():
+        return ""
+    return "; ".join(dict.fromkeys(str(r) for r in f[why].dropna() if str(r)))
+
+
+def _say(ax: Any, text: str) -> None:
+    """A line of text in the middle of an empty panel."""
+    ax.text(0.5, 0.5, textwrap.fill(text, 40), ha="center", va="center", fontsize=7, transform=ax.transAxes)
+
+
+def _y_axis(ax: Any, values: list[float], log: bool, zero: bool, why: str = "") -> None:
+    """The y scale and limits of a panel (see :func:`figure`) and its plain tick labels; `why`
+    is the rows' own reason when every value is null (:func:`_null_reason`)."""
     finite = [v for v in values if math.isfinite(v)]
     if log:
         if any(v > 0 for v in finite):
             ax.set_yscale("log")
-        else:  # nothing to draw on a log axis (every value null or zero): say so in the panel
+        else:  # nothing to draw on a log axis (every value null or zero): say so, and why
             ax.set_yticks([])
-            ax.text(0.5, 0.5, "null or 0 throughout", ha="center", va="center", transform=ax.transAxes)
+            _say(ax, f"null throughout: {why}" if why else "null or 0 throughout")
         return
     ax.yaxis.set_major_formatter(plain_formatter())
     if not finite:
+        if why:
+            _say(ax, f"null throughout: {why}")
         return
     lo, hi = min(finite), max(finite)
     if zero and lo >= 0:
