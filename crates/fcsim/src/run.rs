@@ -191,6 +191,7 @@ fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, 
         disk_reads: cache.disk.reads,
         disk_writes: cache.disk.writes,
         disk_load: cache.disk.load(),
+        dt_peak: cache.disk.dt_peak(),
         dram_pages: dram_pages as u64,
         dram: dram.unwrap_or_default(),
         stack_params: a.stack_params.clone(),
@@ -231,6 +232,7 @@ fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, 
         warmup: run.excluded(),
         epoch: cfg.epoch,
         epochs: run.take_epochs(),
+        misses: Some(run.misses),
     }
 }
 /// An offline-bounds algorithm ([`offline`]): the trace read once into memory, a DRAM tier
@@ -290,6 +292,7 @@ fn simulate_bounds(
         warmup: None,
         epoch: None,
         epochs: Vec::new(),
+        misses: None,
     })
 }
 

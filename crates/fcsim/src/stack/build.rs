@@ -204,7 +204,8 @@ impl Plan {
                     flash.keep_queue(needs_view);
                     Shape::Buffer(Box::new(Stack::new(tier, Buffer { store: flash, dram_ns, eviction })))
                 } else {
-                    let disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), page_size)?;
+                    let mut disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), page_size)?;
+                    disk.set_dt_window(stack.disk.dt_window_ns);
                     let cache = SsdCache::new(flash, disk, stack.write);
                     if dram_pages > 0 {
                         let lru = policy::build("lru", dram_pages, Default::default())?.0;

@@ -3,7 +3,7 @@
 
 use super::admission::{admission_by_name, AdmissionInfo};
 use super::split::{Dynamic, Rule, SplitMode, Training, SPLITS};
-use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
+use crate::device::disk::{DiskModel, Layout, DISK_PRESETS, DT_WINDOW_NS};
 use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
 use crate::size::SizeSpec;
@@ -86,11 +86,15 @@ pub struct StackConfig {
 /// `7200` or `15k`; default `flat`), `stack.disk_ms` (the flat preset's time per access; default
 /// 5, the dynamic-allocation paper's Table I; refused with another preset), `stack.disks` (`1`,
 /// a number N of disks striped RAID-0, or `volume`: one disk per trace volume; default 1) and
-/// `stack.stripe` (the stripe unit in bytes, with N ≥ 2 disks; default 64KiB).
+/// `stack.stripe` (the stripe unit in bytes, with N ≥ 2 disks; default 64KiB), and
+/// `stack.dt_window_s` (the window of the peak disk-head time, `peak_dt`, in seconds of
+/// simulated time; default 600, see [`crate::device::disk`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskConfig {
     pub model: DiskModel,
     pub disks: Disks,
+    /// The window of the peak disk-head time, ns.
+    pub dt_window_ns: u64,
 }
 
 /// The most disks an array may have: as many as the volumes fcsim keeps apart (each spindle
@@ -109,7 +113,11 @@ pub enum Disks {
 impl DiskConfig {
     /// The flat 5 ms disk (what a stack with no disk keys gets).
     pub fn flat() -> DiskConfig {
-        DiskConfig { model: DiskModel::Flat { access_ns: 5_000_000 }, disks: Disks::Count { disks: 1, stripe_bytes: 0 } }
+        DiskConfig {
+            model: DiskModel::Flat { access_ns: 5_000_000 },
+            disks: Disks::Count { disks: 1, stripe_bytes: 0 },
+            dt_window_ns: DT_WINDOW_NS,
+        }
     }
 
     fn build(p: &mut Params, given: &BTreeMap<String, String>) -> Result<DiskConfig> {
@@ -157,16 +165,22 @@ impl DiskConfig {
                 d
             }
         };
-        Ok(DiskConfig { model, disks })
+        let what = "a window of simulated time in seconds (> 0)";
+        let s: f64 = p.take("stack", "dt_window_s", DT_WINDOW_NS as f64 / 1e9, what)?;
+        let dt_window_ns = time::duration_ns("stack.dt_window_s", s, 1e9, what)?;
+        if dt_window_ns == 0 {
+            return Err(Error::config(format!("stack.dt_window_s={}: expected {what}", compact(s))));
+        }
+        Ok(DiskConfig { model, disks, dt_window_ns })
     }
 
     /// The keys taken, for [`Params::finish`].
     fn keys(&self) -> &'static [&'static str] {
         match (&self.model, self.disks) {
-            (DiskModel::Flat { .. }, Disks::Count { disks: 2.., .. }) => &["disk", "disk_ms", "disks", "stripe"],
-            (DiskModel::Flat { .. }, _) => &["disk", "disk_ms", "disks"],
-            (_, Disks::Count { disks: 2.., .. }) => &["disk", "disks", "stripe"],
-            _ => &["disk", "disks"],
+            (DiskModel::Flat { .. }, Disks::Count { disks: 2.., .. }) => &["disk", "disk_ms", "disks", "stripe", "dt_window_s"],
+            (DiskModel::Flat { .. }, _) => &["disk", "disk_ms", "disks", "dt_window_s"],
+            (_, Disks::Count { disks: 2.., .. }) => &["disk", "disks", "stripe", "dt_window_s"],
+            _ => &["disk", "disks", "dt_window_s"],
         }
     }
 
