@@ -38,7 +38,7 @@ LAYERS: list[list[str]] = [
     ["fcsim.simulation", "fcsim.fetch", "fcsim.tables", "fcsim.plot"],
     # A grid's points; traces' statistics, conversion and fidelity reports.
     ["fcsim.grid", "fcsim.traces"],
-    ["fcsim.api", "fcsim.sweep"],
+    ["fcsim.api", "fcsim.pareto", "fcsim.sweep"],
     ["fcsim.reports.testable"],
     ["fcsim.reports.changes", "fcsim.reports.claims", "fcsim.reports.common"],
     [
