@@ -42,6 +42,7 @@ LAYERS: list[list[str]] = [
     ["fcsim.reports.testable"],
     ["fcsim.reports.changes", "fcsim.reports.claims", "fcsim.reports.common"],
     [
+        "fcsim.reports.admission",
         "fcsim.reports.dynamic",
         "fcsim.reports.gasa",
         "fcsim.reports.larc",

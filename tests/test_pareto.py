@@ -39,14 +39,16 @@ def test_knob_grids() -> None:
     def info(lo: float, hi: float, default: float) -> dict:
         return {"name": "x", "knob": "k", "params": [{"name": "k", "lo": lo, "hi": hi, "default": default}]}
 
-    # A probability: log-spaced from 0.01 to 1.
+    # A probability (or a share whose default is 1): log-spaced from 0.01 to 1.
     p = pareto.knob_values(info(0.0, 1.0, 0.5), 5)
-    assert p == [0.01, 0.0316228, 0.1, 0.316228, 1.0]
+    assert p == [0.01, 0.0316228, 0.1, 0.316228, 1.0] == pareto.knob_values(info(0, 1, 1), 5)
     # A whole threshold from 1 to 64: log-spaced, rounded, no repeats.
     assert pareto.knob_values(info(1, 64, 2), 7) == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0]
     # A narrow range: evenly spaced. No knob: no values.
     assert pareto.knob_values(info(0.5, 1.5, 1.0), 3) == [0.5, 1.0, 1.5]
     assert pareto.knob_values({"name": "all", "knob": None, "params": []}) == []
+    # A signed range: evenly spaced, whole.
+    assert pareto.knob_values(info(-16, 16, 0), 5) == [-16.0, -8.0, 0.0, 8.0, 16.0]
     # An unbounded range is cut at 64 times the default.
     assert max(pareto.knob_values(info(1, math.inf, 2), 4)) == 128.0
 

@@ -5,12 +5,13 @@ write budget), and marks the points on the Pareto frontier of flash writes again
 **Points.** Each admission declares its knob, a parameter whose larger values admit more
 (``fcsim admissions``; the seam of ``stack/admission/mod.rs``). Its points are ``points``
 values of the knob over its declared range (:func:`knob_values`): log-spaced over a range that
-spans a factor of ten or more and starts above 0 (a probability from 0.01 to 1, a count
-threshold from 1 to 64), else evenly spaced; whole numbers when the knob's default and bounds
-are whole. ``all`` (admit every miss) and an admission without a knob are one point. With
-``budgets`` (drive writes per day) every admission runs instead at each budget under the
-budget controller, which turns the knob itself (:data:`BUDGET_KEY`). Every point is a flash
-cache (``stack.kind=ssd-cache``) over the disk, with the caller's ``--set`` keys.
+spans a factor of ten or more and starts above 0, or at 0 (a probability from 0.01 to 1, a
+count threshold from 1 to 64), else evenly spaced (a signed slack from -16 to 16); whole
+numbers when the knob's default and bounds are whole. ``all`` (admit every miss) and an
+admission without a knob are one point. With ``budgets`` (drive writes per day) every
+admission runs instead at each budget under the budget controller, which turns the knob
+itself (:data:`BUDGET_KEY`). Every point is a flash cache (``stack.kind=ssd-cache``) over the
+disk, with the caller's ``--set`` keys.
 
 **Frontier** (:func:`frontier`): a point is on it when no other point of the whole table
 writes no more (``dwpd`` no higher) and hits no less (``read_hit_ratio`` no lower), being
@@ -88,14 +89,16 @@ def knob_values(info: Mapping[str, Any], points: int = POINTS) -> list[float]:
     lo, hi, default = float(param["lo"]), float(param["hi"]), float(param["default"])
     if not math.isfinite(hi):
         hi = 64.0 * default if default > 0 else 64.0
-    whole = all(_whole(x) for x in (param["lo"], param["default"])) and _whole(hi)
-    if lo <= 0.0 and hi <= 1.0:
+    # Whole when the bounds and default are, and the range holds a whole number per point (a
+    # share from 0 to 1 with default 1 is not whole).
+    whole = all(_whole(x) for x in (param["lo"], param["default"])) and _whole(hi) and hi - lo >= points
+    if lo == 0.0 and hi <= 1.0:
         lo = 0.01  # a probability or a share: 0 admits nothing, a point nothing is learnt from
-    elif lo <= 0.0:
+    elif lo == 0.0:
         lo = 1.0 if whole else hi / 100.0
     if points <= 1 or hi <= lo:
         values = [hi]
-    elif hi / lo >= 10.0:
+    elif lo > 0.0 and hi / lo >= 10.0:
         values = [lo * (hi / lo) ** (i / (points - 1)) for i in range(points)]
     else:
         values = [lo + (hi - lo) * i / (points - 1) for i in range(points)]
