@@ -25,6 +25,9 @@
 //! Adding one: a file here implementing [`Admission`] with its `INFO`, and one line in
 //! [`ADMISSIONS`]; `--admit NAME` (or `--set stack.admit=NAME`) then picks it.
 
+mod random;
+mod second_hit;
+mod tinylfu;
 pub mod writes;
 
 use crate::error::{compact, Error, Result};
@@ -39,6 +42,19 @@ pub trait Admission: Send {
     /// not hold `a.key`; the implementation must not change the policy (it may read it:
     /// [`Policy::victim`]).
     fn admit(&mut self, a: &Access, policy: &dyn Policy) -> bool;
+    /// The access `a` of a page the tier holds (a hit), before the policy sees it: what an
+    /// admission that counts every access (TinyLFU's sketch) or tunes itself by hits (LARC's
+    /// ghost queue) reads. The default ignores it.
+    #[inline]
+    fn hit(&mut self, a: &Access) {
+        let _ = a;
+    }
+    /// `key` left the tier or was never let in, by a trim or (in a write-around tier) a write
+    /// that invalidates it: anything remembered of it may be dropped. The default ignores it.
+    #[inline]
+    fn forget(&mut self, key: u64) {
+        let _ = key;
+    }
     /// The current value of the knob ([`AdmissionInfo::knob`]), if the admission has one.
     fn knob(&self) -> Option<f64> {
         None
@@ -165,7 +181,7 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
 };
 
 /// The registry: one line per admission policy (`all`, admitting every page, is the empty slot).
-pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO];
+pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO];
 
 /// Every admission a run may name: [`ALL`], then the registry.
 pub fn admissions() -> impl Iterator<Item = &'static AdmissionInfo> {
