@@ -54,13 +54,27 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: O
 /// Next-access index of every read or write page access, for offline policies: the `.fct`
 /// column when the file has one for this page size, else one pass over the trace (which
 /// `progress` follows and can stop).
-pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
+pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
     let mut reader = trace::open(trace, opts)?;
     if let Some(next) = reader.next_access_column(page_size)? {
         return Ok(next);
     }
+    drop(reader);
+    trace::convert::next_access(&page_accesses(trace, opts, page_size, progress)?.0)
+}
+
+/// Every read or write page access of the trace in order: its page, and whether it is a write
+/// (for a plan made before the run, the `opt` admission's). One pass over the trace, which
+/// `progress` follows and can stop.
+pub fn page_accesses(
+    trace: &str,
+    opts: &TraceOptions,
+    page_size: u32,
+    mut progress: Option<Progress<'_>>,
+) -> Result<(Vec<u64>, Vec<bool>)> {
+    let mut reader = trace::open(trace, opts)?;
     let splitter = PageSplitter::new(page_size, reader.key_unit());
-    let mut keys = Vec::new();
+    let (mut keys, mut writes) = (Vec::new(), Vec::new());
     let mut requests = 0u64;
     while let Some(r) = reader.next_request()? {
         requests += 1;
@@ -68,10 +82,12 @@ pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progr
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
+            mem::reserve(&mut writes, n as usize, "the trace's page ops")?;
             keys.extend(first..first + n);
+            writes.extend(std::iter::repeat(r.op == Op::Write).take(n as usize));
         }
     }
-    trace::convert::next_access(&keys)
+    Ok((keys, writes))
 }
 
 /// When requests arrive.
