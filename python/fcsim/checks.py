@@ -144,6 +144,28 @@ def check_policy(name: str) -> None:
         raise ConfigError(f"unknown policy '{name}'; registered: {', '.join(sorted(known))}")
 
 
+def check_admission(name: str) -> None:
+    """ConfigError unless ``name`` is a registered admission policy (``all`` included)."""
+    known = [a[0] for a in _core.admissions()]
+    if name.strip().lower() not in known:
+        raise ConfigError(
+            f"unknown admission '{name}'; registered: {', '.join(known)} (see fcsim admissions)"
+        )
+
+
+def with_admission(sets: Mapping[str, Any] | None, admit: str | None) -> dict[str, Any]:
+    """``sets`` with ``stack.admit`` set to ``admit`` (``--admit``, the same key), if given;
+    ConfigError when both name one and they differ."""
+    out = dict(sets or {})
+    if admit is None:
+        return out
+    given = out.get("stack.admit")
+    if given is not None and str(given).strip().lower() != admit.strip().lower():
+        raise ConfigError(f"--admit {admit} and stack.admit={given} name different admissions: give one")
+    out["stack.admit"] = admit
+    return out
+
+
 def check_device(name: str | None) -> None:
     """ConfigError unless ``name`` is None (no device) or a device preset."""
     presets = {d["name"] for d in registry.devices()} - {"defaults"}

@@ -184,6 +184,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             progress=bar,
             seeds=a.seeds,
             grid=grid or None,
+            admit=None if a.admit is None else _split_list(a.admit),
             **common,
         )
     finally:
@@ -789,6 +790,22 @@ The drive's state when the run starts (the device_state column of every row):
             a drive in use (on lcr it takes seconds, once per process and configuration)."""
 
 
+def cmd_admissions(_: argparse.Namespace) -> int:
+    for a in fcsim.admissions():
+        knob = f"  knob: {a['knob']} (larger admits more)" if a["knob"] else ""
+        print(f"{a['name']:<10} {a['description']}  ({a['source']}){knob}")
+        for p in a["params"]:
+            if p["words"]:
+                default = p["words"][int(p["default"])]
+                took = " or ".join(p["words"])
+            else:
+                default = f"{p['default']:g}"
+                took = f"{p['lo']:g} to {p['hi']:g}"
+            print(f"           admit.{p['name']}={default}  {p['meaning']} ({took})")
+    print("\nPick one with --admit NAME (a list makes an axis); set a parameter with --set admit.KEY=V.")
+    return 0
+
+
 def cmd_devices(_: argparse.Namespace) -> int:
     for d in fcsim.devices():
         values = " ".join(f"{k}={v}" for k, v in d["values"].items())
@@ -805,6 +822,9 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     exp = sweep.load(a.experiment, a.traces)
     if a.seeds is not None:
         exp.seeds = seeding.count(a.seeds)
+    if a.admit is not None:
+        for part in exp.parts:
+            part.admissions = _split_list(a.admit)
     total = len(exp.points())
     bar = Bar("sweeping")
 
@@ -948,6 +968,12 @@ def parser() -> argparse.ArgumentParser:
         help="flash SSD preset(s) behind the cache, comma-separated (lcr, gasa, dynamic, offline); "
         "see 'fcsim devices'",
     )
+    run.add_argument(
+        "--admit",
+        metavar="NAME[,NAME...]",
+        help="the flash cache's admission policy (stack.kind=ssd-cache), comma-separated: an axis "
+        "(default all: every miss may enter); see 'fcsim admissions'",
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object per result row")
     run.add_argument("--out", help="write the results to FILE (.csv, .parquet, .json, .jsonl)")
     run.add_argument(
@@ -1025,6 +1051,8 @@ def parser() -> argparse.ArgumentParser:
 
     pol = sub.add_parser("policies", help="registered policies, one line each")
     pol.set_defaults(func=cmd_policies)
+    adm = sub.add_parser("admissions", help="registered admission policies, their parameters and knob")
+    adm.set_defaults(func=cmd_admissions)
 
     dev = sub.add_parser("devices", help="flash device presets and their parameters")
     dev.set_defaults(func=cmd_devices)
@@ -1037,6 +1065,12 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help=SCHEDULER_HELP)
     sw.add_argument("--seeds", type=int, metavar="N", help=SEEDS_HELP + " (default: the file's seeds, or 1)")
     sw.add_argument("--keep-stale", action="store_true", help=KEEP_STALE_HELP)
+    sw.add_argument(
+        "--admit",
+        metavar="NAME[,NAME...]",
+        help="the flash cache's admission policies, an axis of every part (replaces the file's "
+        "admissions); see 'fcsim admissions'",
+    )
     sw.set_defaults(func=cmd_sweep)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")

@@ -10,9 +10,10 @@ Dtypes are pandas' nullable ones: ``Int64`` for counts, ``Float64`` for measures
 settings, ``boolean``, ``string`` for names and text (not categoricals: two tables with
 different categories concatenate to ``object``, where ``string`` stays ``string``), and
 ``object`` for the few columns that hold a list per run (per-chip busy times, the dynamic
-split's decisions). A configuration echoed as ``param_<name>``, ``device_<name>`` and
-``stack_<name>`` is numeric where every value the key takes is a number (``none`` is null),
-and ``string`` where it also takes words (``stack.split``: a share or ``dynamic``).
+split's decisions). A configuration echoed as ``param_<name>``, ``device_<name>``,
+``stack_<name>`` and ``admit_<name>`` is numeric where every value the key takes is a number
+(``none`` is null), and ``string`` where it also takes words (``stack.split``: a share or
+``dynamic``).
 
 Tables and their columns, in order:
 
@@ -136,6 +137,7 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("flush_s", F, "from the last arrival to the flush's last completion, s"),
     ("stack", S, "the stack: ssd-cache or offline-bounds; null for a DRAM buffer"),
     ("write_mode", S, "a flash cache's write mode: around, through or back"),
+    ("admission", S, "a flash cache's admission policy (--admit; all: every miss may enter)"),
     ("cache_writes", I, "pages a flash cache programs (insertions and write hits)"),
     ("read_hit_flash_reads", I, "flash reads of cached pages by read hits"),
     ("invalidations", I, "cached pages dropped by write-around writes"),
@@ -290,10 +292,14 @@ _STACK: dict[str, str] = {
     "buffer_in": S,
 }
 
+#: Each admission parameter (``admit.KEY``, see ``fcsim admissions``): its dtype.
+_ADMIT: dict[str, str] = {}
+
 ECHO: list[Column] = (
     [Column(f"param_{k}", t, f"the policy's {k} parameter (POLICY.{k})") for k, t in sorted(_PARAM.items())]
     + [Column(f"device_{k}", t, f"device.{k} as the device used it") for k, t in _DEVICE.items()]
     + [Column(f"stack_{k}", t, f"stack.{k} as the stack used it") for k, t in _STACK.items()]
+    + [Column(f"admit_{k}", t, f"admit.{k} as the admission used it") for k, t in sorted(_ADMIT.items())]
 )
 
 #: A result row's columns (see the module's doc).
@@ -391,7 +397,7 @@ IDENTITY = {
     "warmup_requests",
     "point",
 }
-_ECHO_PREFIXES = ("param_", "device_", "stack_")
+_ECHO_PREFIXES = ("param_", "device_", "stack_", "admit_")
 
 
 def metrics(columns: Sequence[Column] = ROWS) -> list[str]:
@@ -547,7 +553,7 @@ def untyped(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` as result tables were before this schema, for code written against them (the
     paper reports): a column that no row has is dropped, nullable dtypes are numpy's (NaN for
     null; ``string`` and ``boolean`` as ``object``), and an echoed configuration
-    (``param_*``, ``device_*``, ``stack_*``) is text again, as the core wrote it."""
+    (``param_*``, ``device_*``, ``stack_*``, ``admit_*``) is text again, as the core wrote it."""
     echo = {c.name for c in ECHO}
     out = {}
     for name in df.columns:

@@ -58,7 +58,7 @@ IDENTITY = {
     "queue_depth",
     "warmup_requests",
 }
-CONFIG_PREFIXES = ("param_", "device_", "stack_")
+CONFIG_PREFIXES = ("param_", "device_", "stack_", "admit_")
 #: Columns of one seed's row only: left out of a summary.
 PER_SEED = {"seed_index", "seeded", "trace_seed", "point", "epochs"}
 

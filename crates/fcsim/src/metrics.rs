@@ -83,6 +83,10 @@ pub struct SsdRow {
     pub dram: Counters,
     /// The stack's parameters, reported as `stack_<name>`.
     pub stack_params: Vec<(String, String)>,
+    /// The flash cache's admission policy (`all`: none), and its parameters, reported as
+    /// `admit_<name>`.
+    pub admission: &'static str,
+    pub admit_params: Vec<(String, String)>,
     /// The SSD split between cache and spare, when it is.
     pub split: Option<SplitRow>,
 }
@@ -587,6 +591,7 @@ impl ResultRow {
             if let Some(s) = &d.ssd {
                 v.push(("stack".into(), Value::Str("ssd-cache".into())));
                 v.push(("write_mode".into(), Value::Str(s.write_mode.into())));
+                v.push(("admission".into(), Value::Str(s.admission.into())));
                 v.push(("cache_writes".into(), Value::Int(s.stats.cache_writes)));
                 v.push(("read_hit_flash_reads".into(), Value::Int(s.stats.read_hit_reads)));
                 v.push(("invalidations".into(), Value::Int(c.invalidations)));
@@ -607,6 +612,9 @@ impl ResultRow {
                 v.push(("dram_read_hits".into(), Value::Int(s.dram.read_hits)));
                 for (k, val) in &s.stack_params {
                     v.push((format!("stack_{k}"), Value::Str(val.clone())));
+                }
+                for (k, val) in &s.admit_params {
+                    v.push((format!("admit_{k}"), Value::Str(val.clone())));
                 }
                 if let Some(sp) = &s.split {
                     v.extend(sp.columns(c, d).into_iter().map(|(n, x)| (n.to_string(), x)));

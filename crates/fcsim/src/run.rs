@@ -12,6 +12,7 @@ use crate::policy;
 use crate::request::{KeyUnit, PageSplitter};
 use crate::sim::{self, Progress, Run};
 use crate::size::SizeSpec;
+use crate::stack::admission::AdmissionInfo;
 use crate::stack::{
     Built, ControllerLog, Counters, Plan, Shape, Spec, SplitMode, SplitShape, SsdCache, StackConfig, StackKind, Tier, WriteMode,
     DEFAULT_SSD_CACHE_DEVICE,
@@ -63,6 +64,9 @@ fn check_measure(cfg: &SimConfig, timed: bool, stack: &StackConfig) -> Result<()
 /// and [`simulate`] runs. The stack's own checks and shape are [`Plan`]'s.
 struct Assembly {
     info: &'static policy::PolicyInfo,
+    /// The flash cache's admission (None: `all`) and its parameters as the row shows them.
+    admission: Option<&'static AdmissionInfo>,
+    admit_params: UsedParams,
     stack_params: UsedParams,
     split_mode: Option<SplitMode>,
     write: WriteMode,
@@ -80,7 +84,7 @@ impl Assembly {
         progress: Option<Progress<'_>>,
     ) -> Result<(Assembly, Plan)> {
         let info = policy::policy_by_name(&cfg.policy)?;
-        let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
+        let (stack, stack_params) = StackConfig::build_with(&cfg.stack_params, &cfg.admit_params)?;
         let ssd = stack.kind == StackKind::SsdCache;
         let mut reader = trace::open(trace, opts)?;
         if matches!(cfg.size, SizeSpec::Percent(_)) {
@@ -98,7 +102,10 @@ impl Assembly {
             (_, ws) => ws,
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
-        let (split_mode, write) = (stack.split, stack.write);
+        let (split_mode, write, admission) = (stack.split, stack.write, stack.admit);
+        let admit_params = admission.map_or_else(Vec::new, |a| {
+            a.params.iter().zip(&stack.admit_values).map(|(p, (_, v))| (p.name.to_string(), p.show(*v))).collect()
+        });
         let plan = Plan::new(Spec {
             policy: &cfg.policy,
             info,
@@ -110,7 +117,7 @@ impl Assembly {
             device_params: &cfg.device_params,
             disk_layout,
         })?;
-        Ok((Assembly { info, stack_params, split_mode, write, reader, size }, plan))
+        Ok((Assembly { info, admission, admit_params, stack_params, split_mode, write, reader, size }, plan))
     }
 }
 
@@ -194,6 +201,8 @@ fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, 
         dram_pages: dram_pages as u64,
         dram: dram.unwrap_or_default(),
         stack_params: a.stack_params.clone(),
+        admission: a.admission.map_or("all", |i| i.name),
+        admit_params: a.admit_params.clone(),
     };
     let used = device_params.unwrap_or_default();
     let (measured, device) = match shape {
@@ -321,7 +330,17 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
     if size == 0 {
         return Err(Error::config("cache size must be at least one page"));
     }
-    let mut sp = Params::new(cfg.stack_params.clone());
+    // An offline bound makes its own admission choices: only `--admit all` goes with it (and
+    // is not echoed, as before the admission layer).
+    let mut stack = cfg.stack_params.clone();
+    let admit = stack.remove("admit").unwrap_or_else(|| "all".into());
+    if crate::stack::admission::admission_by_name(&admit)?.is_some() || !cfg.admit_params.is_empty() {
+        return Err(Error::config(format!(
+            "--admit {admit}: {} is an offline bound, which admits by its own rule (use --admit all)",
+            alg.name
+        )));
+    }
+    let mut sp = Params::new(stack);
     let dram: f64 = sp.take("stack", "dram", 0.05, "a fraction of the flash cache in [0, 1)")?;
     if !(0.0..1.0).contains(&dram) {
         return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));

@@ -18,6 +18,7 @@
 //! [`Shape`] over the backing it needs (implementing [`crate::device::Backing`] and [`super::Lower`]),
 //! one arm in [`Plan::build`]'s match, and its row in `run.rs`.
 
+use super::admission::{Admission, AdmitParams};
 use super::config::{StackConfig, StackKind};
 use super::control::Controller;
 use super::split::{CostModel, Split, SplitMode, SPLITS};
@@ -78,6 +79,8 @@ pub struct Plan {
     controller: Option<Split>,
     capacity: usize,
     policy: Box<dyn policy::Policy>,
+    /// The flash-cache tier's admission policy (`--admit`), built.
+    admission: Option<Box<dyn Admission>>,
     /// The policy's parameters, for the row.
     params: UsedParams,
 }
@@ -158,7 +161,12 @@ impl Plan {
             )));
         }
         let (device, device_params) = device.map_or((None, None), |(d, u)| (Some(d), Some(u)));
+        // The admission is built here, so that what it refuses (its parameters against the
+        // tier) is refused before the device is built.
+        let admission =
+            stack.admit.map(|a| (a.make)(&AdmitParams { values: stack.admit_values.clone(), capacity, dram_pages })).transpose()?;
         Ok(Plan {
+            admission,
             needs_view: info.needs_view,
             stack,
             disk_layout,
@@ -189,10 +197,11 @@ impl Plan {
             controller,
             capacity,
             policy,
+            admission,
             params,
         } = self;
         let mut tier = Tier::with_mode(policy, capacity, stack.write);
-        tier.admission = stack.admit.map(|a| (a.make)());
+        tier.admission = admission;
         let shape = match device {
             None => Shape::Cache(Box::new(Stack::new(tier, no_device()))),
             Some(dc) => {

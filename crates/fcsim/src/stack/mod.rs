@@ -178,7 +178,7 @@ impl Tier {
             // does, the policy decides alone) is offered to the admission policy first; declined,
             // the access bypasses the tier and the policy never sees it.
             let held = self.policy.contains(key).or_else(|| dev.holds(key));
-            if held == Some(false) && !adm.admit(key, write, &*self.policy) {
+            if held == Some(false) && !adm.admit(&Access { key, write, index, next, time }, &*self.policy) {
                 if write {
                     c.backing_writes += 1;
                 } else {
