@@ -79,7 +79,7 @@ def test_sweep_takes_admissions(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"admit": "nope", "set": SSD}, "unknown admission 'nope'; registered: all, writes"),
+        ({"admit": "nope", "set": SSD}, "unknown admission 'nope'; registered: all, writes,"),
         ({"admit": "writes"}, "--admit writes: an admission policy guards a flash cache"),
         ({"set": {**SSD, "admit.p": "0.5"}}, "admit.p: no admission policy takes it (--admit all)"),
         ({"admit": "writes", "set": {**SSD, "admit.p": "0.5"}}, "unknown parameter admit.p of admission"),
