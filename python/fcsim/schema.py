@@ -308,12 +308,16 @@ _STACK: dict[str, str] = {
 
 #: Each admission parameter (``admit.KEY``, see ``fcsim admissions``): its dtype.
 _ADMIT: dict[str, str] = {
+    "budget": F,
     "depth": I,
     "ghost": S,
+    "level": F,
     "p": F,
     "sample": F,
     "seed": I,
     "slack": F,
+    "train": F,
+    "trees": I,
     "width": F,
     "window": F,
 }

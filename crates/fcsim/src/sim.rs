@@ -54,24 +54,49 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: O
 /// Next-access index of every read or write page access, for offline policies: the `.fct`
 /// column when the file has one for this page size, else one pass over the trace (which
 /// `progress` follows and can stop).
-pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
+pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
     let mut reader = trace::open(trace, opts)?;
     if let Some(next) = reader.next_access_column(page_size)? {
         return Ok(next);
     }
+    drop(reader);
+    trace::convert::next_access(&page_accesses(trace, opts, page_size, progress)?.keys)
+}
+
+/// The page accesses of a trace ([`page_accesses`]).
+#[derive(Debug, Default)]
+pub struct PageAccesses {
+    /// Every read or write page access's page, in order.
+    pub keys: Vec<u64>,
+    /// Whether it is a write.
+    pub writes: Vec<bool>,
+    /// The index of each host request's first page access (trims included, as the loop counts
+    /// requests).
+    pub requests: Vec<u64>,
+}
+
+/// Every read or write page access of the trace in order: its page, whether it is a write, and
+/// where each request starts (for a plan made before the run: the `opt` and `ml` admissions').
+/// One pass over the trace, which `progress` follows and can stop.
+pub fn page_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<PageAccesses> {
+    let mut reader = trace::open(trace, opts)?;
     let splitter = PageSplitter::new(page_size, reader.key_unit());
-    let mut keys = Vec::new();
+    let PageAccesses { mut keys, mut writes, requests: mut starts } = PageAccesses::default();
     let mut requests = 0u64;
     while let Some(r) = reader.next_request()? {
         requests += 1;
         trace::report(requests, reader.as_ref(), &mut progress)?;
+        mem::reserve(&mut starts, 1, "the trace's request starts")?;
+        starts.push(keys.len() as u64);
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
+            mem::reserve(&mut writes, n as usize, "the trace's page ops")?;
             keys.extend(first..first + n);
+            writes.extend(std::iter::repeat(r.op == Op::Write).take(n as usize));
         }
     }
-    trace::convert::next_access(&keys)
+    Ok(PageAccesses { keys, writes, requests: starts })
 }
 
 /// When requests arrive.

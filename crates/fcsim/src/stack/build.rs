@@ -92,6 +92,16 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
+    /// The cache tier's capacity in pages.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The flash-cache tier's admission policy, if any (the run tells a learned one its split).
+    pub fn admission_mut(&mut self) -> Option<&mut (dyn Admission + 'static)> {
+        self.admission.as_deref_mut()
+    }
+
     /// Checks `spec` and builds the policy; the device is configured, not built.
     pub fn new(spec: Spec<'_>) -> Result<Plan> {
         let Spec { policy: name, info, policy_params, stack, size, page_size, device, device_params, disk_layout } = spec;

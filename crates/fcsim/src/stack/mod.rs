@@ -167,6 +167,9 @@ impl Tier {
         } else {
             c.reads += 1;
         }
+        if let Some(adm) = self.admission.as_mut() {
+            adm.observe(&Access { key, write, index, next, time });
+        }
         if write && self.mode == WriteMode::Around {
             if let Some(adm) = self.admission.as_mut() {
                 adm.forget(key);

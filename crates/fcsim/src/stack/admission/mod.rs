@@ -25,9 +25,12 @@
 //! Adding one: a file here implementing [`Admission`] with its `INFO`, and one line in
 //! [`ADMISSIONS`]; `--admit NAME` (or `--set stack.admit=NAME`) then picks it.
 
+pub mod ml;
+pub mod opt;
 mod random;
 mod second_hit;
 mod tinylfu;
+pub mod trees;
 pub mod writes;
 
 use crate::error::{compact, Error, Result};
@@ -54,6 +57,18 @@ pub trait Admission: Send {
     #[inline]
     fn forget(&mut self, key: u64) {
         let _ = key;
+    }
+    /// Sees every read or write access `a` of the tier (held or not, under any write mode),
+    /// before the tier decides anything about it: an admission that keeps each page's history
+    /// (`ml`) updates it here. The default does nothing.
+    fn observe(&mut self, a: &Access) {
+        let _ = a;
+    }
+    /// For a learned admission (`ml`): page accesses before `index` are its training part, whose
+    /// `next` is opt's plan (the labels); the rest are evaluated. Called by the run before the
+    /// first access. The default ignores it.
+    fn set_split(&mut self, index: u64) {
+        let _ = index;
     }
     /// The current value of the knob ([`AdmissionInfo::knob`]), if the admission has one.
     fn knob(&self) -> Option<f64> {
@@ -181,7 +196,8 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
 };
 
 /// The registry: one line per admission policy (`all`, admitting every page, is the empty slot).
-pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO];
+pub static ADMISSIONS: &[AdmissionInfo] =
+    &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO];
 
 /// Every admission a run may name: [`ALL`], then the registry.
 pub fn admissions() -> impl Iterator<Item = &'static AdmissionInfo> {
