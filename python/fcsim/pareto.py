@@ -22,6 +22,21 @@ without timestamps ``dwpd`` is null (the row's ``dwpd_null_reason`` says why) an
 is taken over ``cache_writes`` instead: for one trace, size and drive, DWPD is the cache's
 writes over a constant, so the order is the same.
 
+**The bound at each write rate.** ``opt`` (the offline bound) is swept on its knob like the
+others, then run again at the write rate of each other point: its knob is read off its own
+curve (linear between its two nearest points) for that point's ``dwpd``, and once more scaled
+by the ratio of the rate asked to the rate got if it wrote more. So the table holds the bound
+at every online point's write rate, not only at a coarse grid of its own.
+
+**One measured span.** A learned admission (``ml``) trains on the first ``admit.train`` of the
+requests (default 0.3) and its row leaves them out as a warm-up: its read hits and DWPD are of
+the rest of the trace, with a cache it filled while training, so its rows measure another span
+than the others'. They are drawn and listed, and the frontier is taken over the rows of the
+whole trace only (rows with a warm-up have ``frontier`` false). Giving every point the same
+warm-up is no cure: writes made in the warm-up fill the cache for free, so an admission that
+admits everything while it is not measured and nothing after (TinyLFU at a low slack) looks
+better than the bound, which spreads its writes over the whole trace.
+
 **Running.** The points are checked whole before any runs (:func:`fcsim.grid.check`) and run
 in parallel on the grid engine (:func:`fcsim.grid.run_points`), as a sweep's are.
 """
@@ -44,7 +59,7 @@ from fcsim.simulation import reader_options, trace_path
 #: The admission that admits every miss: one point, no knob.
 ALL = "all"
 #: The ``--set`` key of the write budget (drive writes per day) a budget controller holds.
-BUDGET_KEY = "admit.budget"
+BUDGET_KEY = "stack.dwpd"
 #: Knob values per admission by default.
 POINTS = 8
 #: The columns a pareto table leads with, after which come the run's row columns.
@@ -217,19 +232,102 @@ def run(
     problems = Problems()
     ws = _grid.check(pts, problems, jobs, opts)
     problems.raise_any()
-    rows = _grid.run_points(pts, ws, jobs=jobs, progress=progress, options=opts)
-    df = schema.frame(rows, schema.ROWS)
-    lead = pd.DataFrame(
-        {
-            "admission": pd.Series([p["admission"] for p in pts], dtype="string"),
-            "knob": pd.Series([p["knob"] for p in pts], dtype="string"),
-            "knob_value": pd.Series([p["knob_value"] for p in pts], dtype="Float64"),
-            "budget_dwpd": pd.Series([p["budget_dwpd"] for p in pts], dtype="Float64"),
-        }
-    )
-    df = pd.concat([lead, df.drop(columns=[c for c in lead.columns if c in df.columns])], axis=1)
-    df.insert(LEAD.index("frontier"), "frontier", frontier(df, frontier_axis(df)))
+
+    def table(pts: list[_grid.Point]) -> pd.DataFrame:
+        rows = _grid.run_points(pts, ws, jobs=jobs, progress=progress, options=opts)
+        df = schema.frame(rows, schema.ROWS)
+        lead = pd.DataFrame(
+            {
+                "admission": pd.Series([p["admission"] for p in pts], dtype="string"),
+                "knob": pd.Series([p["knob"] for p in pts], dtype="string"),
+                "knob_value": pd.Series([p["knob_value"] for p in pts], dtype="Float64"),
+                "budget_dwpd": pd.Series([p["budget_dwpd"] for p in pts], dtype="Float64"),
+            }
+        )
+        return pd.concat([lead, df.drop(columns=[c for c in lead.columns if c in df.columns])], axis=1)
+
+    df = table(pts)
+    known = admissions()
+    if BOUND in names and known[BOUND].get("knob") and not budgets:
+        info, knob = known[BOUND], known[BOUND]["knob"]
+        param = next(p for p in info["params"] if p["name"] == knob)
+        template = next(p for p in pts if p["admission"] == BOUND)
+        for _ in range(2):
+            values = _bound_knobs(df, float(param["lo"]), float(param["hi"]))
+            if not values:
+                break
+            more = []
+            for v in values:
+                pt = {**template, "set": {**template["set"], f"admit.{knob}": v}, "knob_value": v}
+                more.append(pt)
+            df = pd.concat([df, table(more)], ignore_index=True)
+        df = df.sort_values(["admission", "knob_value"], kind="stable", key=_admission_order(names))
+        df = df.drop_duplicates(subset=["admission", "knob_value", "budget_dwpd"]).reset_index(drop=True)
+    df.insert(LEAD.index("frontier"), "frontier", ranked_frontier(df))
     return df
+
+
+def ranked_frontier(df: pd.DataFrame) -> pd.Series:
+    """:func:`frontier` over the rows of the whole trace (no warm-up; see the module's doc),
+    along :func:`frontier_axis`; rows with a warm-up are not on it."""
+    whole = (
+        df["warmup_requests"].isna() if "warmup_requests" in df.columns else pd.Series(True, index=df.index)
+    )
+    on = pd.Series(False, index=df.index, dtype="boolean")
+    ranked = df[whole]
+    if len(ranked):
+        on[ranked.index] = frontier(ranked, frontier_axis(ranked))
+    return on
+
+
+#: The offline bound, run again at every other point's write rate.
+BOUND = "opt"
+
+
+def _admission_order(names: Sequence[str]) -> Callable[[pd.Series], pd.Series]:
+    """A sort key: admissions in the order asked, knob values ascending."""
+    rank = {n: i for i, n in enumerate(dict.fromkeys(names))}
+
+    def key(col: pd.Series) -> pd.Series:
+        return col.map(rank) if col.name == "admission" else col
+
+    return key
+
+
+def _bound_knobs(df: pd.DataFrame, lo: float, hi: float) -> list[float]:
+    """The bound's knob values for the write rates of the other points of the whole trace that
+    no bound point has yet (within 1%): each read off the bound's curve (linear between its
+    nearest points, knob ascending), or, where the bound's nearest point below wrote more than
+    asked, its knob scaled by the ratio of the rates (see the module's doc)."""
+    x = frontier_axis(df)
+    whole = (
+        df["warmup_requests"].isna() if "warmup_requests" in df.columns else pd.Series(True, index=df.index)
+    )
+    bound = df[(df["admission"] == BOUND) & whole & df[x].notna()].sort_values("knob_value")
+    others = df[(df["admission"] != BOUND) & whole & df[x].notna()]
+    if len(bound) < 2 or others.empty:
+        return []
+    xs, ks = bound[x].astype(float).tolist(), bound["knob_value"].astype(float).tolist()
+    out: list[float] = []
+    for target in sorted(dict.fromkeys(others[x].astype(float))):
+        if target <= 0 or any(
+            abs(b - target) <= 0.01 * target or (b <= target and b >= 0.99 * target) for b in xs
+        ):
+            continue
+        below = [(b, k) for b, k in zip(xs, ks, strict=True) if b <= target]
+        above = [(b, k) for b, k in zip(xs, ks, strict=True) if b > target]
+        if not above:
+            continue  # the bound at its most writes less: its last point covers it
+        if below:
+            (b0, k0), (b1, k1) = below[-1], above[0]
+            v = k0 + (k1 - k0) * (target - b0) / (b1 - b0) if b1 > b0 else k0
+        else:
+            b1, k1 = above[0]
+            v = k1 * target / b1
+        v = min(hi, max(lo, v))
+        if v not in ks and v not in out:
+            out.append(float(f"{v:.6g}"))
+    return out
 
 
 def plot(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
@@ -259,8 +357,15 @@ def plot(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
             d = df[df["admission"].astype(str) == name]
             d = d.sort_values(["knob_value", "budget_dwpd"], na_position="first")
             xs, ys = d[cx].astype(float), d[cy].astype(float)
-            style = {"color": "black", "linestyle": "--"} if name == "opt" else {"color": colour}
-            ax.plot(xs, ys, marker="o", markersize=4, label=name, **style)
+            style: dict[str, Any] = {"color": colour, "marker": "o", "markersize": 4}
+            if name == BOUND:
+                style.update(color="black", linestyle="--")
+            elif name == ALL:  # one point, often under another curve's last
+                style.update(marker="s", markersize=9, markerfacecolor="none", markeredgewidth=1.5)
+            label = name
+            if "warmup_requests" in d.columns and d["warmup_requests"].notna().any():
+                label, style["linestyle"] = f"{name} (after its warm-up: not ranked)", ":"
+            ax.plot(xs, ys, label=label, **style)
         f = df[df["frontier"].fillna(False).astype(bool)]
         ax.scatter(
             f[cx].astype(float),
@@ -272,6 +377,9 @@ def plot(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
             label="frontier",
             zorder=3,
         )
+        if cx == x:
+            # Write rates span orders of magnitude and start at 0: linear below 1, log above.
+            ax.set_xscale("symlog", linthresh=1.0)
         ax.set_xlabel(lx)
         ax.set_ylabel(ly)
         ax.grid(True, alpha=0.3)

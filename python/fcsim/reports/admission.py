@@ -25,6 +25,10 @@ saves). ``all`` writes what it writes: below its own write rate it fits no budge
 is scored in two claims, among the admissions with a knob at every budget, and random >= all
 at ``all``'s own write rate (100% of all).
 
+**ml's rows** are measured after its training part (the first ``admit.train`` of the requests,
+its warm-up), the others over the whole trace: they are drawn, not ranked on the frontier, and
+its budget figures are of that later span (see :mod:`fcsim.pareto`).
+
 **The opt share.** RHR under the budget of each online admission over ``opt``'s: the share of
 the bound's read hits it keeps. Above 100% would be an online point beating the bound.
 """
@@ -210,7 +214,7 @@ def report(
     ]
     for trace, d in df.groupby("trace", sort=False):
         name = testable.short(str(trace))
-        frame = d.assign(frontier=pareto.frontier(d, pareto.frontier_axis(d)))
+        frame = d.assign(frontier=pareto.ranked_frontier(d))
         png = out / f"pareto_{name}.png"
         pareto.plot(frame, png)
         t = derived[derived["trace"] == trace]
