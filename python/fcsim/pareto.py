@@ -267,6 +267,27 @@ def run(
     return df
 
 
+def with_knobs(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` (rows of any run: a sweep's, ``fcsim run``'s) with the pareto table's ``knob``,
+    ``knob_value`` (from the row's ``admit_<knob>`` column) and ``budget_dwpd`` (null) where
+    it has none, so that :func:`plot` draws it."""
+    out = df.copy()
+    adm = out["admission"].astype(object).where(out["admission"].notna(), ALL).astype(str)
+    out["admission"] = adm.astype("string")
+    known = admissions()
+    if "knob" not in out.columns:
+        out["knob"] = pd.Series([known.get(a, {}).get("knob") for a in adm], index=out.index, dtype="string")
+    if "knob_value" not in out.columns:
+        values = [
+            pd.to_numeric(r.get(f"admit_{k}"), errors="coerce") if isinstance(k, str) else None
+            for k, (_, r) in zip(out["knob"], out.iterrows(), strict=True)
+        ]
+        out["knob_value"] = pd.Series(values, index=out.index, dtype="Float64")
+    if "budget_dwpd" not in out.columns:
+        out["budget_dwpd"] = pd.Series(pd.NA, index=out.index, dtype="Float64")
+    return out
+
+
 def ranked_frontier(df: pd.DataFrame) -> pd.Series:
     """:func:`frontier` over the rows of the whole trace (no warm-up; see the module's doc),
     along :func:`frontier_axis`; rows with a warm-up are not on it."""
