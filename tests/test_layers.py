@@ -38,10 +38,11 @@ LAYERS: list[list[str]] = [
     ["fcsim.simulation", "fcsim.fetch", "fcsim.tables", "fcsim.plot"],
     # A grid's points; traces' statistics, conversion and fidelity reports.
     ["fcsim.grid", "fcsim.traces"],
-    ["fcsim.api", "fcsim.sweep"],
+    ["fcsim.api", "fcsim.pareto", "fcsim.sweep"],
     ["fcsim.reports.testable"],
     ["fcsim.reports.changes", "fcsim.reports.claims", "fcsim.reports.common"],
     [
+        "fcsim.reports.admission",
         "fcsim.reports.dynamic",
         "fcsim.reports.gasa",
         "fcsim.reports.larc",

@@ -47,8 +47,9 @@ def test_the_readme_table_is_the_schema() -> None:
 def test_every_registered_parameter_has_a_column() -> None:
     params = {f"param_{k}" for p in fcsim.policies() for k in p["params"]}
     device = {f"device_{k}" for d in fcsim.devices() for k in d["values"]}
+    admit = {f"admit_{p['name']}" for a in fcsim.admissions() for p in a["params"]}
     names = {c.name for c in schema.ECHO}
-    assert params | device <= names, sorted((params | device) - names)
+    assert params | device | admit <= names, sorted((params | device | admit) - names)
 
 
 def kinds() -> list[pd.DataFrame]:

@@ -21,7 +21,7 @@ from fcsim.api import (
     run_grid,
     simulate,
 )
-from fcsim.registry import devices, formats, policies
+from fcsim.registry import admissions, devices, formats, policies
 from fcsim.seeds import summarize
 from fcsim.traces import Comparison, clone, compare, convert, fidelity, trace_info
 
@@ -33,6 +33,7 @@ __all__ = [
     "TraceError",
     "__revision__",
     "__version__",
+    "admissions",
     "check",
     "clone",
     "compare",

@@ -27,6 +27,7 @@ from fcsim.checks import (
     U64_MAX,
     Problems,
     callback,
+    check_admission,
     check_device,
     check_policy,
     integer,
@@ -34,7 +35,9 @@ from fcsim.checks import (
     sections,
     size_text,
     text,
+    with_admission,
 )
+from fcsim.registry import admissions as admissions
 from fcsim.registry import devices as devices  # re-exported, as fcsim.api.devices() was
 from fcsim.registry import formats as formats
 from fcsim.registry import policies as policies
@@ -42,7 +45,17 @@ from fcsim.simulation import REVISION as REVISION
 from fcsim.simulation import VERSION as VERSION
 from fcsim.simulation import Progress, Result, check, reader_options, simulate, trace_kwargs, trace_path
 
-__all__ = ["REVISION", "VERSION", "Result", "check", "devices", "formats", "policies", "simulate"]
+__all__ = [
+    "REVISION",
+    "VERSION",
+    "Result",
+    "admissions",
+    "check",
+    "devices",
+    "formats",
+    "policies",
+    "simulate",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -83,6 +96,7 @@ def run_grid(
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
     scheduler: Any = None,
+    admit: str | Iterable[str] | None = None,
 ) -> pd.DataFrame:
     """Runs every (trace, policy, size, device) point and returns one row per run, in grid
     order: the ``rows`` of :func:`run`, whose arguments it takes (but ``epoch``). The seeds'
@@ -102,6 +116,7 @@ def run_grid(
         seeds=seeds,
         grid=grid,
         scheduler=scheduler,
+        admit=admit,
     ).rows
 
 
@@ -122,6 +137,7 @@ def run(
     seeds: int = 1,
     grid: Mapping[str, Iterable[Any]] | None = None,
     scheduler: Any = None,
+    admit: str | Iterable[str] | None = None,
 ) -> Grid:
     """Runs every (trace, policy, size, device) point, as ``fcsim run`` does; returns a
     :class:`Grid`: ``rows``, ``summary`` and ``epochs``. ``traces``, ``policies``, ``sizes``
@@ -139,6 +155,12 @@ def run(
     (``grid={"stack.split": [0.15, 0.35]}``); every point runs at each combination, after
     ``set``, and each row adds a column per axis, ``axis_<key>`` without dots
     (:func:`fcsim.schema.axis_name`: ``axis_stack_split``), holding the value given.
+
+    ``admit`` names the flash cache's admission policy, or a list of them: an axis, as
+    ``policies`` is (``admit=["all", "random"]``; see :func:`fcsim.admissions`), each the same as
+    ``set={"stack.admit": NAME}``; its parameters are ``admit.KEY`` keys of ``set`` (or of
+    ``grid``). Each row's ``admission`` column names it (``all``, the default, admits every
+    miss).
 
     With ``seeds=N``, every random point (a ``synth:`` trace, a seeded policy, a drive aged or
     filled at random; see :mod:`fcsim.seeds`) runs with N seeds, one row each, and the
@@ -189,6 +211,17 @@ def run(
     else:
         trace_list = []
     policy_list = problems.listed("policy", policies, str, known_policy)
+
+    def known_admission(a: Any) -> str:
+        check_admission(text("admission", a))
+        return str(a)
+
+    admit_list = [] if admit is None else problems.listed("admission", admit, str, known_admission)
+    if admit_list and ok:
+        base = combos
+        ok, combos = problems.check(
+            lambda: [with_admission(c, a, admit_list) for a in admit_list for c in base]
+        )
     size_list = problems.listed("size", sizes, str, size)
     device_list = problems.listed("device (None for no device)", device, (str, type(None)), known_device)
     problems.raise_any()

@@ -144,6 +144,45 @@ def check_policy(name: str) -> None:
         raise ConfigError(f"unknown policy '{name}'; registered: {', '.join(sorted(known))}")
 
 
+def check_admission(name: str) -> None:
+    """ConfigError unless ``name`` is a registered admission policy (``all`` included)."""
+    known = [a[0] for a in _core.admissions()]
+    if name.strip().lower() not in known:
+        raise ConfigError(
+            f"unknown admission '{name}'; registered: {', '.join(known)} (see fcsim admissions)"
+        )
+
+
+def with_admission(
+    sets: Mapping[str, Any] | None, admit: str | None, axis: Iterable[str] | None = None
+) -> dict[str, Any]:
+    """``sets`` with ``stack.admit`` set to ``admit`` (``--admit``, the same key), if given;
+    ConfigError when both name one and they differ. With ``axis`` (every admission of the run,
+    ``admit`` among them), an ``admit.KEY`` that ``admit`` does not take is left out of its
+    points (it is another admission's of the axis), and one that none of ``axis`` takes is a
+    ConfigError."""
+    out = dict(sets or {})
+    if admit is None:
+        return out
+    given = out.get("stack.admit")
+    if given is not None and str(given).strip().lower() != admit.strip().lower():
+        raise ConfigError(f"--admit {admit} and stack.admit={given} name different admissions: give one")
+    out["stack.admit"] = admit
+    if axis is not None:
+        takes = {a["name"]: {p["name"] for p in a["params"]} for a in registry.admissions()}
+        names = [a.strip().lower() for a in axis]
+        for key in [k for k in out if k.lower().startswith("admit.")]:
+            name = key.split(".", 1)[1]
+            if not any(name in takes.get(a, set()) for a in names):
+                raise ConfigError(
+                    f"option '{key}' is a parameter of no admission this run simulates ({', '.join(names)}); "
+                    "see fcsim admissions"
+                )
+            if name not in takes.get(admit.strip().lower(), set()):
+                del out[key]
+    return out
+
+
 def check_device(name: str | None) -> None:
     """ConfigError unless ``name`` is None (no device) or a device preset."""
     presets = {d["name"] for d in registry.devices()} - {"defaults"}

@@ -130,7 +130,8 @@ def _trace_args(p: argparse.ArgumentParser) -> None:
         help="override a parameter: trace.KEY (format options; trace.skip=N and trace.take=M keep a slice "
         "of any trace), device.KEY (see 'fcsim devices'), "
         "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
-        "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB), "
+        "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB, "
+        "stack.dt_window_s=600: the window of peak_dt), "
         "sim.time_scale=F (inter-arrival times x F), sim.queue_depth=N (closed loop), "
         "sim.warmup=N|60s|full (statistics reset after N requests, a time, or once the cache is full), "
         "sim.read_ahead=false (read the trace on the simulating thread, not a second one) "
@@ -184,6 +185,7 @@ def cmd_run(a: argparse.Namespace) -> int:
             progress=bar,
             seeds=a.seeds,
             grid=grid or None,
+            admit=None if a.admit is None else _split_list(a.admit),
             **common,
         )
     finally:
@@ -789,6 +791,22 @@ The drive's state when the run starts (the device_state column of every row):
             a drive in use (on lcr it takes seconds, once per process and configuration)."""
 
 
+def cmd_admissions(_: argparse.Namespace) -> int:
+    for a in fcsim.admissions():
+        knob = f"  knob: {a['knob']} (larger admits more)" if a["knob"] else ""
+        print(f"{a['name']:<10} {a['description']}  ({a['source']}){knob}")
+        for p in a["params"]:
+            if p["words"]:
+                default = p["words"][int(p["default"])]
+                took = " or ".join(p["words"])
+            else:
+                default = f"{p['default']:g}"
+                took = f"{p['lo']:g} to {p['hi']:g}"
+            print(f"           admit.{p['name']}={default}  {p['meaning']} ({took})")
+    print("\nPick one with --admit NAME (a list makes an axis); set a parameter with --set admit.KEY=V.")
+    return 0
+
+
 def cmd_devices(_: argparse.Namespace) -> int:
     for d in fcsim.devices():
         values = " ".join(f"{k}={v}" for k, v in d["values"].items())
@@ -805,6 +823,9 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     exp = sweep.load(a.experiment, a.traces)
     if a.seeds is not None:
         exp.seeds = seeding.count(a.seeds)
+    if a.admit is not None:
+        for part in exp.parts:
+            part.admissions = _split_list(a.admit)
     total = len(exp.points())
     bar = Bar("sweeping")
 
@@ -836,6 +857,54 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     ours = "" if at["table_points"] == len(df) else f", {len(df)} of them this experiment's"
     done = f"{at['computed']} computed now, {at['reused']} reused"
     show(f"wrote {out}: {at['table_points']} points{ours} ({done})")
+    return 0
+
+
+def cmd_pareto(a: argparse.Namespace) -> int:
+    from fcsim import pareto
+
+    inputs = _check_outputs(a)
+    budgets = None
+    if a.budgets is not None:
+        try:
+            budgets = [float(b) for b in _split_list(a.budgets)]
+        except ValueError:
+            raise fcsim.ConfigError(
+                f"--budgets {a.budgets}: expected drive writes per day, comma-separated"
+            ) from None
+        if not budgets:
+            raise fcsim.ConfigError("--budgets: expected drive writes per day, comma-separated")
+    bar = Bar("simulating")
+    try:
+        df = pareto.run(
+            a.trace,
+            a.policy,
+            _split_list(a.admit),
+            a.size,
+            device=a.device,
+            budgets=budgets,
+            points=a.points,
+            jobs=a.jobs,
+            progress=bar,
+            **_common(a),
+        )
+    finally:
+        bar.close()
+    wrote = []
+    if a.out:
+        output.write_table(df, a.out, inputs)
+        wrote.append(f"{a.out} (rows)")
+    if a.plot:
+        pareto.plot(df, a.plot)
+        wrote.append(f"{a.plot} (figure)")
+    if not a.quiet:
+        show(tables.format_table(df, [c for c in pareto.SHOWN if c in df.columns]))
+    reasons = df["dwpd_null_reason"].dropna().unique() if "dwpd_null_reason" in df else []
+    for why in reasons:
+        say(f"fcsim: note: dwpd is n/a: {why}; the frontier ranks by cache_writes instead")
+    say_notes(df)
+    for line in wrote:
+        say(f"fcsim: wrote {line}")
     return 0
 
 
@@ -948,6 +1017,12 @@ def parser() -> argparse.ArgumentParser:
         help="flash SSD preset(s) behind the cache, comma-separated (lcr, gasa, dynamic, offline); "
         "see 'fcsim devices'",
     )
+    run.add_argument(
+        "--admit",
+        metavar="NAME[,NAME...]",
+        help="the flash cache's admission policy (stack.kind=ssd-cache), comma-separated: an axis "
+        "(default all: every miss may enter); see 'fcsim admissions'",
+    )
     run.add_argument("--json", action="store_true", help="print one JSON object per result row")
     run.add_argument("--out", help="write the results to FILE (.csv, .parquet, .json, .jsonl)")
     run.add_argument(
@@ -1025,6 +1100,8 @@ def parser() -> argparse.ArgumentParser:
 
     pol = sub.add_parser("policies", help="registered policies, one line each")
     pol.set_defaults(func=cmd_policies)
+    adm = sub.add_parser("admissions", help="registered admission policies, their parameters and knob")
+    adm.set_defaults(func=cmd_admissions)
 
     dev = sub.add_parser("devices", help="flash device presets and their parameters")
     dev.set_defaults(func=cmd_devices)
@@ -1037,7 +1114,50 @@ def parser() -> argparse.ArgumentParser:
     sw.add_argument("--scheduler", help=SCHEDULER_HELP)
     sw.add_argument("--seeds", type=int, metavar="N", help=SEEDS_HELP + " (default: the file's seeds, or 1)")
     sw.add_argument("--keep-stale", action="store_true", help=KEEP_STALE_HELP)
+    sw.add_argument(
+        "--admit",
+        metavar="NAME[,NAME...]",
+        help="the flash cache's admission policies, an axis of every part (replaces the file's "
+        "admissions); see 'fcsim admissions'",
+    )
     sw.set_defaults(func=cmd_sweep)
+
+    par = sub.add_parser(
+        "pareto",
+        help="admission trade-offs: each admission's knob swept; DWPD vs read hit ratio and peak disk-head "
+        "time",
+    )
+    par.add_argument("trace", help="trace file, catalogue name, or synth:KIND,key=value,...")
+    par.add_argument("--policy", required=True, help="the flash cache's eviction policy")
+    par.add_argument(
+        "--admit",
+        required=True,
+        help="admission policies, comma-separated (see 'fcsim admissions'); all admits every miss",
+    )
+    par.add_argument(
+        "--size", required=True, help="the flash cache's size: pages, bytes (64MiB) or percent (5%%)"
+    )
+    par.add_argument("--device", help="the flash cache's SSD preset (default offline); see 'fcsim devices'")
+    par.add_argument(
+        "--budgets",
+        metavar="DWPD[,DWPD...]",
+        help="run each admission at these write budgets (drive writes per day) under the budget controller "
+        "instead of sweeping its knob",
+    )
+    par.add_argument(
+        "--points", type=int, default=8, metavar="N", help="knob values per admission (default 8)"
+    )
+    par.add_argument("--out", help="write the table to FILE (.csv, .parquet, .json, .jsonl)")
+    par.add_argument(
+        "--plot",
+        metavar="FILE.png",
+        help="draw read hit ratio and peak disk-head time against DWPD, one curve per admission, the "
+        "frontier marked (.png, .svg or .pdf)",
+    )
+    par.add_argument("--jobs", type=int, help="parallel runs (default: cores)")
+    par.add_argument("-q", "--quiet", action="store_true", help="print no table")
+    _trace_args(par)
+    par.set_defaults(func=cmd_pareto)
 
     rep = sub.add_parser("reproduce", help="run a paper's experiment; write plots and a claims summary")
     rep.add_argument("paper", choices=PAPERS, help="the paper")

@@ -15,7 +15,7 @@ import itertools
 import json
 import os
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -190,6 +190,38 @@ def run_point(
     if n is not None:
         seeds.mark(row, random, index, n, pt["trace"])
     return row
+
+
+def run_points(
+    points: Sequence[Point],
+    working_sets: Mapping[TraceKey, int],
+    *,
+    jobs: int | None = None,
+    progress: Callable[[float], object] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> list[simulation.Result]:
+    """Runs checked ``points`` (:func:`check`, which gave ``working_sets``) once each, without
+    seeds, ``jobs`` at a time in threads (default: the cores; the core releases the GIL), and
+    returns their rows in order; ``progress`` is called with the fraction of the points done."""
+    done = [0.0] * len(points)
+
+    def one(j: int) -> simulation.Result:
+        def cb(d: int, total: int) -> None:
+            done[j] = d / total if total else 0.0
+            if progress is not None:
+                progress(sum(done) / len(done))
+
+        pt = points[j]
+        ws = working_sets.get(trace_key(pt)) if needs_working_set(pt) else None
+        row = run_point(pt, ws, {}, progress=cb, options=options)
+        done[j] = 1.0
+        return row
+
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(points)))
+    if workers == 1:
+        return [one(j) for j in range(len(points))]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, range(len(points))))
 
 
 @contextlib.contextmanager

@@ -1,4 +1,5 @@
-"""What the core registers, as Python rows: policies, device presets and trace formats.
+"""What the core registers, as Python rows: policies, admission policies, device presets and
+trace formats.
 
 A leaf: it imports only the core, so that every other module (the API, seeds, the CLI) can ask
 for names without importing one another (``tests/test_layers.py`` fails on an import cycle).
@@ -17,6 +18,27 @@ def policies() -> list[dict[str, Any]]:
     return [
         {"name": n, "description": d, "source": s, "params": p, "needs_device": v}
         for n, d, s, p, v in _core.policies()
+    ]
+
+
+def admissions() -> list[dict[str, Any]]:
+    """Admission policies (``--admit``), ``all`` (the default: every miss may enter) first: name,
+    description, source, the knob (the parameter a budget controller or a Pareto sweep turns,
+    larger admitting more; None if none) and the parameters (``--set admit.KEY=V``), each
+    ``{name, default, lo, hi, meaning}`` (and ``words``: names the value may be given as, the
+    i-th meaning the value i; empty for a plain number)."""
+    return [
+        {
+            "name": n,
+            "description": d,
+            "source": s,
+            "knob": k,
+            "params": [
+                {"name": pn, "default": df, "lo": lo, "hi": hi, "meaning": m, "words": list(w)}
+                for pn, df, lo, hi, m, w in ps
+            ],
+        }
+        for n, d, s, k, ps in _core.admissions()
     ]
 
 

@@ -67,6 +67,8 @@ class Row:
     warmup_requests: int | None
     warmup_s: float | None
     epoch: str | None
+    io_miss_ratio: float | None
+    byte_miss_ratio: float | None
     fcsim_version: str
     fcsim_revision: str
     gc_page_reads: int
@@ -92,6 +94,11 @@ class Row:
     drain_s: float | None
     throughput_iops: float | None
     throughput_mb_s: float | None
+    flash_write_mb_s: float | None
+    nand_write_mb_s: float | None
+    dwpd: float | None
+    nand_dwpd: float | None
+    dwpd_null_reason: str | None
     flush_pages: int
     flush_s: float | None
     stack: str
@@ -109,6 +116,8 @@ class Row:
     disk_util_peak_60s: float | None
     disk_queue_mean: float | None
     disk_queueing_ratio: float | None
+    dt_mean_ms: float | None
+    peak_dt: float
     dram_pages: int
     dram_accesses: int
     dram_hits: int

@@ -10,9 +10,10 @@ Dtypes are pandas' nullable ones: ``Int64`` for counts, ``Float64`` for measures
 settings, ``boolean``, ``string`` for names and text (not categoricals: two tables with
 different categories concatenate to ``object``, where ``string`` stays ``string``), and
 ``object`` for the few columns that hold a list per run (per-chip busy times, the dynamic
-split's decisions). A configuration echoed as ``param_<name>``, ``device_<name>`` and
-``stack_<name>`` is numeric where every value the key takes is a number (``none`` is null),
-and ``string`` where it also takes words (``stack.split``: a share or ``dynamic``).
+split's decisions). A configuration echoed as ``param_<name>``, ``device_<name>``,
+``stack_<name>`` and ``admit_<name>`` is numeric where every value the key takes is a number
+(``none`` is null), and ``string`` where it also takes words (``stack.split``: a share or
+``dynamic``).
 
 Tables and their columns, in order:
 
@@ -107,6 +108,8 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("warmup_requests", I, "host requests the warm-up left out"),
     ("warmup_s", F, "simulated seconds the warm-up left out"),
     ("epoch", S, "the epoch length as given (its table is beside the rows); null without one"),
+    ("io_miss_ratio", F, "read and write requests with a page the cache stack missed / those requests"),
+    ("byte_miss_ratio", F, "bytes of requests in pages the cache stack missed / bytes requested"),
     ("fcsim_version", S, "the fcsim version that made the row"),
     ("fcsim_revision", S, "the source revision fcsim was built from"),
     ("gc_page_reads", I, "flash pages read by GC copies"),
@@ -132,10 +135,20 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("drain_s", F, "from the last arrival to the last completion of arrival work, s"),
     ("throughput_iops", F, "host requests per simulated second (first arrival to last completion)"),
     ("throughput_mb_s", F, "page accesses x page size, MB (1e6 B) per simulated second"),
+    (
+        "flash_write_mb_s",
+        F,
+        "host page writes to the flash (a flash cache's programs), MB (1e6 B) per s",
+    ),
+    ("nand_write_mb_s", F, "flash page writes, GC copies included, MB (1e6 B) per s"),
+    ("dwpd", F, "drive writes per day: host page writes to the flash / user pages / days"),
+    ("nand_dwpd", F, "NAND drive writes per day: flash page writes (GC included) / user pages / days"),
+    ("dwpd_null_reason", S, "why dwpd and the write rates are null (no trace time)"),
     ("flush_pages", I, "pages the end-of-run flush wrote back (work done, not offered load)"),
     ("flush_s", F, "from the last arrival to the flush's last completion, s"),
     ("stack", S, "the stack: ssd-cache or offline-bounds; null for a DRAM buffer"),
     ("write_mode", S, "a flash cache's write mode: around, through or back"),
+    ("admission", S, "a flash cache's admission policy (--admit; all: every miss may enter)"),
     ("cache_writes", I, "pages a flash cache programs (insertions and write hits)"),
     ("read_hit_flash_reads", I, "flash reads of cached pages by read hits"),
     ("invalidations", I, "cached pages dropped by write-around writes"),
@@ -149,6 +162,8 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("disk_util_peak_60s", F, "busiest disk's peak offered load over a minute"),
     ("disk_queue_mean", F, "mean disk ops queued or in service, first arrival to last completion"),
     ("disk_queueing_ratio", F, "disk accesses' wait behind earlier requests' work / their service"),
+    ("dt_mean_ms", F, "mean disk-head time (positioning + transfer) per disk access, ms"),
+    ("peak_dt", F, "peak disk-head time: the most in one stack.dt_window_s window / its length"),
     ("dram_pages", I, "pages of the DRAM tier in front of a flash cache"),
     ("dram_accesses", I, "page accesses of the DRAM tier"),
     ("dram_hits", I, "hits of the DRAM tier"),
@@ -273,6 +288,7 @@ _STACK: dict[str, str] = {
     "admit": S,
     "disk": S,
     "disk_ms": F,
+    "dt_window_s": F,
     "disks": S,
     "stripe": S,
     "split": S,
@@ -290,10 +306,27 @@ _STACK: dict[str, str] = {
     "buffer_in": S,
 }
 
+#: Each admission parameter (``admit.KEY``, see ``fcsim admissions``): its dtype.
+_ADMIT: dict[str, str] = {
+    "budget": F,
+    "depth": I,
+    "ghost": S,
+    "level": F,
+    "p": F,
+    "sample": F,
+    "seed": I,
+    "slack": F,
+    "train": F,
+    "trees": I,
+    "width": F,
+    "window": F,
+}
+
 ECHO: list[Column] = (
     [Column(f"param_{k}", t, f"the policy's {k} parameter (POLICY.{k})") for k, t in sorted(_PARAM.items())]
     + [Column(f"device_{k}", t, f"device.{k} as the device used it") for k, t in _DEVICE.items()]
     + [Column(f"stack_{k}", t, f"stack.{k} as the stack used it") for k, t in _STACK.items()]
+    + [Column(f"admit_{k}", t, f"admit.{k} as the admission used it") for k, t in sorted(_ADMIT.items())]
 )
 
 #: A result row's columns (see the module's doc).
@@ -391,7 +424,7 @@ IDENTITY = {
     "warmup_requests",
     "point",
 }
-_ECHO_PREFIXES = ("param_", "device_", "stack_")
+_ECHO_PREFIXES = ("param_", "device_", "stack_", "admit_")
 
 
 def metrics(columns: Sequence[Column] = ROWS) -> list[str]:
@@ -547,7 +580,7 @@ def untyped(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` as result tables were before this schema, for code written against them (the
     paper reports): a column that no row has is dropped, nullable dtypes are numpy's (NaN for
     null; ``string`` and ``boolean`` as ``object``), and an echoed configuration
-    (``param_*``, ``device_*``, ``stack_*``) is text again, as the core wrote it."""
+    (``param_*``, ``device_*``, ``stack_*``, ``admit_*``) is text again, as the core wrote it."""
     echo = {c.name for c in ECHO}
     out = {}
     for name in df.columns:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from fcsim import _core, catalogue, schema
 from fcsim._core import ConfigError
-from fcsim.checks import U64_MAX, boolean, callback, integer, path, sets, size_text, text
+from fcsim.checks import U64_MAX, boolean, callback, integer, path, sets, size_text, text, with_admission
 from fcsim.row import Row
 
 Progress = Callable[[int, int], object]
@@ -103,6 +103,7 @@ def simulate(
     epoch: str | int | None = None,
     working_set: int | None = None,
     progress: Progress | None = None,
+    admit: str | None = None,
 ) -> Result:
     """Simulates ``policy`` with a cache of ``size`` (pages, bytes like ``"64MiB"`` or ``"5%"``
     of the working set) over ``trace`` (a file or a ``synth:`` spec); returns one result row.
@@ -119,7 +120,9 @@ def simulate(
     papers' 5 ms per access, the default; ``7200`` or ``15k``, a mechanical drive: seek, half a
     revolution and transfer per access), ``stack.disk_ms`` (the flat disk's time per access, 5),
     ``stack.disks`` (``N`` disks striped in ``stack.stripe`` units, default 64KiB, or ``volume``:
-    one disk per trace volume).
+    one disk per trace volume). ``admit`` names the flash cache's admission policy (see
+    ``fcsim.admissions()``; ``all``, the default, admits every miss), the same as ``stack.admit``;
+    its parameters are ``admit.KEY`` keys of ``set``.
 
     ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
     ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests. The row's
@@ -138,6 +141,8 @@ def simulate(
     ``size_pages``, ``device``, ``time_scale`` and ``queue_depth``, whose counts add up to the
     row's (see the README's "Per-epoch table"). A time needs arrival times: a trace without
     timestamps takes a number of requests (or ``sim.queue_depth``)."""
+    if admit is not None:
+        set = with_admission(set, text("admit", admit))
     kwargs = _run_kwargs(
         policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
     )

@@ -9,6 +9,7 @@ An experiment is a TOML file::
     policies = ["lru", "larc"]
     sizes = ["1%", "5%", "10%"]
     devices = ["gasa"]            # optional; "" or omitted: no device
+    admissions = ["all", "random"]  # optional: the flash cache's admission (--admit), an axis
     [set]                         # --set overrides for every point
     "stack.kind" = "ssd-cache"
     [[grid]]                      # optional: more axes, each point of every entry
@@ -17,10 +18,11 @@ An experiment is a TOML file::
 A trace may be a table with its own ``--set`` keys: a list is an axis for that trace only, a
 scalar a value for it (``{ file = "a.csv.gz", "sim.time_scale" = [1, 3] }``). An experiment
 made of several grids lists them as ``[[part]]`` tables, each with any of ``traces``,
-``policies``, ``sizes``, ``devices``, ``set`` and ``grid``; what a part leaves out it takes from
-the top level (``set`` and ``grid`` add to it). A point in two parts runs once. A part with
-``if_cached = true`` lists catalogue names (the paper's own traces): it runs those that are in
-the trace cache and skips the others, which the experiment lists as ``absent``.
+``policies``, ``sizes``, ``devices``, ``admissions``, ``set`` and ``grid``; what a part leaves
+out it takes from the top level (``set`` and ``grid`` add to it). A point in two parts runs
+once. A part with ``if_cached = true`` lists catalogue names (the paper's own traces): it runs
+those that are in the trace cache and skips the others, which the experiment lists as
+``absent``.
 
 Trace paths are relative to the experiment file's directory (not the working directory), or to
 ``traces_dir`` (``--traces DIR``) when given; absolute paths and ``synth:`` specs are kept, and
@@ -71,7 +73,7 @@ Outcome = tuple[str, dict[str, Any] | None, str | None]
 # its worker records it in (None when the sweep records it: on a Dask cluster).
 Job = tuple[dict[str, Any], int | None, Path | None]
 
-GRID_KEYS = {"traces", "policies", "sizes", "devices", "set", "grid", "if_cached"}
+GRID_KEYS = {"traces", "policies", "sizes", "devices", "admissions", "set", "grid", "if_cached"}
 #: An experiment is enumerated and checked whole before its first point runs, so a few lines
 #: whose lists multiply to billions of points must fail at once rather than hang; sweeps of
 #: thousands of points are the intended use.
@@ -104,10 +106,14 @@ class Part:
     #: (their names in ``absent``).
     if_cached: bool = False
     absent: list[str] = field(default_factory=list)
+    #: The flash cache's admission policies (``admissions``, ``--admit``): an axis, each the
+    #: same as ``stack.admit``; None leaves the points' keys as they were.
+    admissions: list[str] | None = None
 
     def count(self) -> int:
         """How many points :meth:`points` gives, computed without listing them."""
         runs = sum(1 if p.lower() == "none" else len(self.sizes) for p in self.policies) * len(self.devices)
+        runs *= len(self.admissions or [None])
         grid = math.prod(len(v) for g in self.grid for v in g.values())
         return sum(runs * grid * math.prod(len(v) for v in t.axes.values()) for t in self.traces)
 
@@ -122,9 +128,15 @@ class Part:
                 self.policies,
                 self.sizes,
                 self.devices,
-                grid.combos({**self.sets, **t.sets}, [*self.grid, t.axes]),
+                self._admitted(grid.combos({**self.sets, **t.sets}, [*self.grid, t.axes])),
             )
         ]
+
+    def _admitted(self, combos: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """``combos`` at each of :attr:`admissions` (as ``stack.admit``), if given."""
+        if self.admissions is None:
+            return combos
+        return [checks.with_admission(c, a, self.admissions) for a in self.admissions for c in combos]
 
 
 @dataclass
@@ -266,6 +278,7 @@ def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> P
         policies=_list(merged, "policies", where),
         sizes=_list(merged, "sizes", where),
         devices=[d or None for d in _list({"devices": [""], **merged}, "devices", where)],
+        admissions=_list(merged, "admissions", where) if "admissions" in merged else None,
         sets={**_sets(top, where), **_sets(doc, where)},
         grid=_grid(top, where) + (_grid(doc, where) if doc is not top else []),
         if_cached=if_cached,

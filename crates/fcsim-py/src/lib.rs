@@ -214,6 +214,7 @@ fn split_sets(py: Python<'_>, sets: Pairs) -> PyResult<Bound<'_, PyDict>> {
     d.set_item("trace", s.trace)?;
     d.set_item("device", s.device)?;
     d.set_item("stack", s.stack)?;
+    d.set_item("admit", s.admit)?;
     d.set_item("sim", s.sim)?;
     d.set_item("policy", s.policy)?;
     Ok(d)
@@ -224,7 +225,7 @@ fn split_sets(py: Python<'_>, sets: Pairs) -> PyResult<Bound<'_, PyDict>> {
 #[pyo3(signature = (policy, device, sets))]
 fn device_preset(policy: &str, device: Option<String>, sets: Pairs) -> PyResult<Option<String>> {
     let s = parse_sets(&sets)?;
-    let (stack, _) = fcsim::stack::StackConfig::build(&s.stack).map_err(|e| to_py(e, None))?;
+    let (stack, _) = fcsim::stack::StackConfig::build_with(&s.stack, &s.admit).map_err(|e| to_py(e, None))?;
     Ok(fcsim::run::device_preset(policy, device.as_deref(), &stack).map(str::to_string))
 }
 
@@ -565,6 +566,23 @@ fn policies() -> Vec<(&'static str, &'static str, &'static str, Vec<&'static str
 
 type KeyValues = Vec<(&'static str, &'static str)>;
 
+/// One admission parameter: (name, default, lo, hi, meaning, words).
+type AdmitParam = (&'static str, f64, f64, f64, &'static str, Vec<&'static str>);
+
+/// One admission policy: (name, description, source, knob, parameters).
+type AdmitRow = (&'static str, &'static str, &'static str, Option<&'static str>, Vec<AdmitParam>);
+
+/// Admission policies, `all` first.
+#[pyfunction]
+fn admissions() -> Vec<AdmitRow> {
+    fcsim::stack::admission::admissions()
+        .map(|a| {
+            let params = a.params.iter().map(|p| (p.name, p.default, p.lo, p.hi, p.meaning, p.words.to_vec())).collect();
+            (a.name, a.description, a.source, a.knob, params)
+        })
+        .collect()
+}
+
 /// Device presets: (name, source, overrides), and fcsim's device defaults.
 #[pyfunction]
 fn devices() -> (Vec<(&'static str, &'static str, KeyValues)>, KeyValues) {
@@ -608,6 +626,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check_size, m)?)?;
     m.add_function(wrap_pyfunction!(size_pages, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;
+    m.add_function(wrap_pyfunction!(admissions, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(devices, m)?)?;
     Ok(())

@@ -20,6 +20,9 @@ pub struct SimConfig {
     pub device_params: BTreeMap<String, String>,
     /// Cache-stack parameters, without the `stack.` prefix (see [`crate::stack::StackConfig`]).
     pub stack_params: BTreeMap<String, String>,
+    /// The admission policy's parameters, without the `admit.` prefix
+    /// ([`crate::stack::admission`]).
+    pub admit_params: BTreeMap<String, String>,
     /// Inter-arrival times are multiplied by this (below 1: a heavier load). Default 1.
     pub time_scale: f64,
     /// A closed loop of this many outstanding requests instead of the trace's times (0: off).
@@ -35,7 +38,7 @@ pub struct SimConfig {
 }
 
 /// A run's `--set` map (`SECTION.KEY` to its value as text) split by section: `trace.*` keys
-/// go to the reader ([`crate::TraceOptions`]), `device.*`, `stack.*` and each policy's
+/// go to the reader ([`crate::TraceOptions`]), `device.*`, `stack.*`, `admit.*` and each policy's
 /// `POLICY.*` keys to the run, and the `sim.*` keys are parsed here. A new section is a field
 /// here, an arm of [`Sets::parse`] and a line of [`SimConfig::from_sets`]: nothing above the
 /// core (the Python bindings pass the whole map) changes.
@@ -44,6 +47,8 @@ pub struct Sets {
     pub trace: BTreeMap<String, String>,
     pub device: BTreeMap<String, String>,
     pub stack: BTreeMap<String, String>,
+    /// The admission policy's keys (`admit.KEY`).
+    pub admit: BTreeMap<String, String>,
     /// Per policy (its registered name), its keys without the `POLICY.` prefix.
     pub policy: BTreeMap<String, BTreeMap<String, String>>,
     /// The `sim.*` keys as given (their values are parsed into the fields below).
@@ -64,6 +69,7 @@ impl Default for Sets {
             trace: BTreeMap::new(),
             device: BTreeMap::new(),
             stack: BTreeMap::new(),
+            admit: BTreeMap::new(),
             policy: BTreeMap::new(),
             sim: BTreeMap::new(),
             time_scale: 1.0,
@@ -86,7 +92,7 @@ impl Sets {
                 Some((p, r)) if !r.is_empty() => (p.to_ascii_lowercase(), r),
                 _ => {
                     return Err(Error::config(format!(
-                        "option '{key}': expected SECTION.KEY (trace., device., stack., sim. or POLICY.KEY)"
+                        "option '{key}': expected SECTION.KEY (trace., device., stack., admit., sim. or POLICY.KEY)"
                     )))
                 }
             };
@@ -95,6 +101,7 @@ impl Sets {
                 "trace" => _ = out.trace.insert(rest, value),
                 "device" => _ = out.device.insert(rest, value),
                 "stack" => _ = out.stack.insert(rest, value),
+                "admit" => _ = out.admit.insert(rest, value),
                 "sim" => {
                     out.sim_value(key, &rest, &value)?;
                     out.sim.insert(rest, value);
@@ -104,7 +111,7 @@ impl Sets {
                     let mut names: Vec<&str> = policy_names().collect();
                     names.sort_unstable();
                     return Err(Error::config(format!(
-                        "option '{key}': unknown section '{p}'; expected trace, device, stack, sim or a policy ({})",
+                        "option '{key}': unknown section '{p}'; expected trace, device, stack, admit, sim or a policy ({})",
                         names.join(", ")
                     )));
                 }
@@ -177,6 +184,7 @@ impl SimConfig {
             device: device.map(str::to_string),
             device_params: sets.device.clone(),
             stack_params: sets.stack.clone(),
+            admit_params: sets.admit.clone(),
             time_scale: sets.time_scale,
             queue_depth: sets.queue_depth,
             warmup: sets.warmup,
@@ -194,6 +202,7 @@ impl SimConfig {
             device: None,
             device_params: BTreeMap::new(),
             stack_params: BTreeMap::new(),
+            admit_params: BTreeMap::new(),
             time_scale: 1.0,
             queue_depth: 0,
             warmup: None,
@@ -284,7 +293,7 @@ mod tests {
         let err = |pairs: &[(&str, &str)]| Sets::parse(pairs.iter().copied()).unwrap_err().to_string();
         assert!(err(&[("nodot", "1")]).contains("option 'nodot': expected SECTION.KEY"));
         let section = err(&[("disk.latency_ms", "5")]);
-        assert!(section.contains("unknown section 'disk'; expected trace, device, stack, sim or a policy ("), "{section}");
+        assert!(section.contains("unknown section 'disk'; expected trace, device, stack, admit, sim or a policy ("), "{section}");
         assert!(section.contains(", lru, ") && section.contains(", min, "), "{section}");
         assert!(err(&[("sim.queue_depth", "2.5")]).contains("option 'sim.queue_depth=2.5': expected a whole number"));
         assert!(err(&[("sim.queue_depth", "inf")]).contains("expected a whole number"));

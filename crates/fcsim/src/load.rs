@@ -290,6 +290,74 @@ impl Load {
     }
 }
 
+/// The peak, over aligned windows of one length chosen by the caller, of the work that arrived
+/// in a window over its length: [`Load`]'s offered load with a window of any length, summed
+/// over all the servers that record into it (a disk array's disk-head time per window, the
+/// backend load of Baleen's "Peak DT"; see [`crate::device::disk`]). The same conventions as
+/// [`Load`]'s windows: aligned to multiples of the length, a window counts at its full length
+/// (also the last, partial one), work submitted ahead of the clock waits in a map for its
+/// window, and a window is final once [`WindowPeak::advance`] has passed it. Recording in the
+/// clock's window is O(1) without allocation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WindowPeak {
+    len: u64,
+    w: Window,
+}
+
+impl WindowPeak {
+    /// Windows of `len_ns` (at least 1).
+    pub fn new(len_ns: u64) -> Self {
+        WindowPeak { len: len_ns.max(1), w: Window::default() }
+    }
+
+    /// The window length, ns.
+    pub fn len_ns(&self) -> u64 {
+        self.len
+    }
+
+    /// `work` ns that arrived at `arrival`: in the clock's window, or a later one's entry (an
+    /// arrival before the clock's window counts in it).
+    #[inline]
+    pub fn record(&mut self, arrival: u64, work: u64) {
+        let i = arrival / self.len;
+        if i <= self.w.index {
+            self.w.work += work;
+        } else {
+            *self.w.later.entry(i).or_insert(0) += work;
+        }
+    }
+
+    /// No work arrives before `clock` any more: the windows before its are final.
+    #[inline]
+    pub fn advance(&mut self, clock: u64) {
+        let c = clock / self.len;
+        if c <= self.w.index {
+            return;
+        }
+        let w = &mut self.w;
+        w.peak = w.peak.max(w.work);
+        while let Some(e) = w.later.first_entry() {
+            if *e.key() >= c {
+                break;
+            }
+            w.peak = w.peak.max(e.remove());
+        }
+        w.work = w.later.remove(&c).unwrap_or(0);
+        w.index = c;
+    }
+
+    /// The most work that arrived in one window (finished or still open) over its length.
+    pub fn peak(&self) -> f64 {
+        self.w.peak.max(self.w.open_work()) as f64 / self.len as f64
+    }
+
+    /// Forgets the work recorded (after a warm-up); the clock's window stays.
+    pub fn reset(&mut self) {
+        let index = self.w.index;
+        self.w = Window { index, ..Window::default() };
+    }
+}
+
 /// The load of a device of one or more servers ([`Load::combine`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Summary {
@@ -349,6 +417,29 @@ mod tests {
 
     const MS: u64 = 1_000_000;
     const S: u64 = 1_000 * MS;
+
+    #[test]
+    fn a_window_peak_of_any_length() {
+        // 10 s windows. At clock 0: 2 s of work now, 3 s submitted ahead into window 1 (12 s).
+        let mut p = WindowPeak::new(10 * S);
+        p.record(0, 2 * S);
+        p.record(12 * S, 3 * S);
+        // Both windows are open: the peak is the larger, 3 s over 10 s.
+        assert_eq!(p.peak(), 0.3);
+        // The clock reaches window 1 (15 s): window 0 is final (2 s); 1.5 s more arrive in 1.
+        p.advance(15 * S);
+        p.record(15 * S, 1500 * MS);
+        assert_eq!(p.peak(), 0.45);
+        // Window 3 at 35 s: window 1 is final at 4.5 s; window 3 holds 1 s.
+        p.advance(35 * S);
+        p.record(35 * S, S);
+        assert_eq!(p.peak(), 0.45);
+        // A warm-up's end forgets it; the clock's window stays.
+        p.reset();
+        assert_eq!(p.peak(), 0.0);
+        p.record(36 * S, S);
+        assert_eq!((p.peak(), p.len_ns()), (0.1, 10 * S));
+    }
 
     #[test]
     fn peaks_sojourns_and_saturation() {

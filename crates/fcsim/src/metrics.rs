@@ -4,7 +4,7 @@
 use crate::histogram::Histogram;
 use crate::load::Summary;
 use crate::offline::Bounds;
-use crate::sim::{Epoch, Every, Excluded};
+use crate::sim::{Epoch, Every, Excluded, IoMisses};
 use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
 /// A value of a result row cell.
@@ -78,11 +78,17 @@ pub struct SsdRow {
     pub disk_writes: u64,
     /// The disks' combined load (accesses, busy time, sojourns, peak offered load per window).
     pub disk_load: Summary,
+    /// The peak disk-head time over windows of `stack.dt_window_s` ([`crate::device::Disk::dt_peak`]).
+    pub dt_peak: f64,
     pub dram_pages: u64,
     /// Counters of the DRAM tier (all zero without one).
     pub dram: Counters,
     /// The stack's parameters, reported as `stack_<name>`.
     pub stack_params: Vec<(String, String)>,
+    /// The flash cache's admission policy (`all`: none), and its parameters, reported as
+    /// `admit_<name>`.
+    pub admission: &'static str,
+    pub admit_params: Vec<(String, String)>,
     /// The SSD split between cache and spare, when it is.
     pub split: Option<SplitRow>,
 }
@@ -169,6 +175,11 @@ pub const UNTIMED_NULL: &[&str] = &[
     "disk_queue_mean",
     "disk_queueing_ratio",
     "warmup_s",
+    "flash_write_mb_s",
+    "nand_write_mb_s",
+    "dwpd",
+    "nand_dwpd",
+    "peak_dt",
 ];
 
 /// Columns of the per-epoch table that rest on arrival times: null when the run has none.
@@ -210,6 +221,8 @@ pub struct ResultRow {
     /// The per-epoch table's epoch length, if asked for, and its epochs.
     pub epoch: Option<Every>,
     pub epochs: Vec<Epoch>,
+    /// Requests and bytes the stack missed (None: an offline bound, which counts pages only).
+    pub misses: Option<IoMisses>,
 }
 
 /// An offline-bounds run: what the algorithm did, and the flash's and stack's parameters.
@@ -371,7 +384,35 @@ fn us(v: Option<f64>) -> Value {
     opt_f(v.map(|ns| ns / 1000.0))
 }
 
+/// Why a row's DWPD (and flash write rates) are null, if they are: a run without the trace's
+/// own times (no timestamps, or a closed loop's simulated ones), or a span of no length.
+pub fn dwpd_null_reason(timing: Timing, duration_ns: u64) -> Option<String> {
+    match timing {
+        Timing::UntimedTrace => Some("the trace has no timestamps, so there is no time to rate the writes by".into()),
+        Timing::ClosedLoop => Some("a closed loop (sim.queue_depth) runs at the simulated system's pace, not the trace's times".into()),
+        Timing::Trace if duration_ns == 0 => Some("the trace's requests all arrive at one time (a span of 0 s)".into()),
+        Timing::Trace => None,
+    }
+}
+
 impl DeviceRow {
+    /// The flash write rates of a row with a device: host writes to the flash (a flash cache's
+    /// programs, `cache_writes`) and NAND writes (host writes and GC copies, after the device's
+    /// write amplification), in MB (10^6 B) per second of trace time (`duration_s`, first to
+    /// last arrival) and in drive writes per day (pages written / the drive's user pages / days
+    /// of trace time), as (`flash_write_mb_s`, `nand_write_mb_s`, `dwpd`, `nand_dwpd`); nulls
+    /// with the reason ([`dwpd_null_reason`]) when the run has no trace time.
+    fn write_rates(&self, timing: Timing, page_size: u32) -> ([Value; 4], Value) {
+        if let Some(why) = dwpd_null_reason(timing, self.duration_ns) {
+            return ([Value::Null, Value::Null, Value::Null, Value::Null], Value::Str(why));
+        }
+        let (host, nand) = (self.host_page_writes as f64, (self.host_page_writes + self.gc_page_copies) as f64);
+        let (s, days) = (self.duration_ns as f64 / 1e9, self.duration_ns as f64 / 86_400e9);
+        let mb_s = |pages: f64| Value::Float(pages * f64::from(page_size) / 1e6 / s);
+        let dwpd = |pages: f64| if self.user_pages > 0 { Value::Float(pages / self.user_pages as f64 / days) } else { Value::Null };
+        ([mb_s(host), mb_s(nand), dwpd(host), dwpd(nand)], Value::Null)
+    }
+
     /// Whether more work arrived at one of the devices' servers (a flash chip, a disk) in some
     /// second than it can do in a second ([`crate::load`]).
     pub fn saturated(&self) -> bool {
@@ -541,6 +582,9 @@ impl ResultRow {
         v.push(("warmup_requests".into(), w.map_or(Value::Null, |w| Value::Int(w.requests))));
         v.push(("warmup_s".into(), w.map_or(Value::Null, |w| Value::Float(w.ns as f64 / 1e9))));
         v.push(("epoch".into(), self.epoch.map_or(Value::Null, |e| Value::Str(e.to_string()))));
+        let m = self.misses.as_ref();
+        v.push(("io_miss_ratio".into(), m.map_or(Value::Null, |m| ratio(m.miss_requests, m.requests))));
+        v.push(("byte_miss_ratio".into(), m.map_or(Value::Null, |m| ratio(m.miss_bytes, m.bytes))));
         for (k, val) in &self.params {
             v.push((format!("param_{k}"), Value::Str(val.clone())));
         }
@@ -579,6 +623,12 @@ impl ResultRow {
             let per_s = |x: f64| if span_s > 0.0 { Value::Float(x / span_s) } else { Value::Null };
             v.push(("throughput_iops".into(), per_s(c.requests as f64)));
             v.push(("throughput_mb_s".into(), per_s(c.accesses as f64 * f64::from(self.page_size) / 1e6)));
+            let ([host_mb_s, nand_mb_s, dwpd, nand_dwpd], why) = d.write_rates(self.timing, self.page_size);
+            v.push(("flash_write_mb_s".into(), host_mb_s));
+            v.push(("nand_write_mb_s".into(), nand_mb_s));
+            v.push(("dwpd".into(), dwpd));
+            v.push(("nand_dwpd".into(), nand_dwpd));
+            v.push(("dwpd_null_reason".into(), why));
             v.push(("flush_pages".into(), Value::Int(d.flush_pages)));
             v.push(("flush_s".into(), Value::Float(d.flush_ns as f64 / 1e9)));
             for (k, val) in &d.params {
@@ -587,6 +637,7 @@ impl ResultRow {
             if let Some(s) = &d.ssd {
                 v.push(("stack".into(), Value::Str("ssd-cache".into())));
                 v.push(("write_mode".into(), Value::Str(s.write_mode.into())));
+                v.push(("admission".into(), Value::Str(s.admission.into())));
                 v.push(("cache_writes".into(), Value::Int(s.stats.cache_writes)));
                 v.push(("read_hit_flash_reads".into(), Value::Int(s.stats.read_hit_reads)));
                 v.push(("invalidations".into(), Value::Int(c.invalidations)));
@@ -601,12 +652,20 @@ impl ResultRow {
                 v.push(("disk_util_peak_60s".into(), Value::Float(l.peak[1])));
                 v.push(("disk_queue_mean".into(), opt_f(l.mean_in_system(d.duration_ns + d.drain_ns))));
                 v.push(("disk_queueing_ratio".into(), opt_f(l.queueing_ratio())));
+                // Disk-head time (positioning + transfer) per access of arrival work, and its
+                // peak per window of `stack.dt_window_s` over the window (crate::device::disk).
+                let arrival_ops = l.ops - l.flush.ops;
+                v.push(("dt_mean_ms".into(), opt_f((arrival_ops > 0).then(|| l.arrival_busy_ns() as f64 / arrival_ops as f64 / 1e6))));
+                v.push(("peak_dt".into(), Value::Float(s.dt_peak)));
                 v.push(("dram_pages".into(), Value::Int(s.dram_pages)));
                 v.push(("dram_accesses".into(), Value::Int(s.dram.accesses)));
                 v.push(("dram_hits".into(), Value::Int(s.dram.hits)));
                 v.push(("dram_read_hits".into(), Value::Int(s.dram.read_hits)));
                 for (k, val) in &s.stack_params {
                     v.push((format!("stack_{k}"), Value::Str(val.clone())));
+                }
+                for (k, val) in &s.admit_params {
+                    v.push((format!("admit_{k}"), Value::Str(val.clone())));
                 }
                 if let Some(sp) = &s.split {
                     v.extend(sp.columns(c, d).into_iter().map(|(n, x)| (n.to_string(), x)));

@@ -131,6 +131,21 @@ impl PageSplitter {
         PageSplitter { page_size, shift, unit }
     }
 
+    /// The bytes of request `r` that lie in its `i`-th page (0-based, of those
+    /// [`PageSplitter::pages`] gives): its whole length for an id-keyed trace (one page per
+    /// object), else the overlap of `[offset, offset + len)` with the page; 0 for a zero-length
+    /// request.
+    #[inline]
+    pub fn bytes_in_page(&self, r: &HostRequest, i: u64) -> u64 {
+        if self.unit == KeyUnit::Object {
+            return u64::from(r.len);
+        }
+        let ps = u64::from(self.page_size);
+        let start = (r.offset / ps + i).saturating_mul(ps);
+        let end = r.offset.saturating_add(u64::from(r.len));
+        end.min(start.saturating_add(ps)).saturating_sub(r.offset.max(start))
+    }
+
     /// The key of the first page and the number of pages a request touches. A zero-length
     /// request touches the one page holding its offset. Keys of one request are consecutive.
     /// `Err` says why a request has no keys of its own (a volume above [`MAX_VOLUME`], a page
@@ -201,6 +216,19 @@ mod tests {
         assert_eq!(s.pages(&req(8192, 0, 0)).unwrap(), (2, 1)); // zero length: its own page
         assert_eq!(s.pages(&req(512, 16384, 0)).unwrap(), (0, 5));
         assert_eq!(s.pages(&req(4096, 4096, 3)).unwrap(), (3 << VOLUME_SHIFT | 1, 1));
+    }
+
+    #[test]
+    fn bytes_of_a_request_in_each_page() {
+        // 10,000 B from byte 3,000: pages 0-3 hold 1,096 (3,000-4,095), 4,096, 4,096 and 712
+        // (12,288-12,999) bytes; they add up to the length.
+        let s = PageSplitter::new(4096, KeyUnit::Bytes);
+        let r = req(3000, 10_000, 0);
+        assert_eq!(s.pages(&r).unwrap(), (0, 4));
+        assert_eq!((0..4).map(|i| s.bytes_in_page(&r, i)).collect::<Vec<_>>(), [1096, 4096, 4096, 712]);
+        assert_eq!(s.bytes_in_page(&req(8192, 0, 0), 0), 0);
+        // An object's one page holds the whole object.
+        assert_eq!(PageSplitter::new(4096, KeyUnit::Object).bytes_in_page(&req(77, 10_000, 0), 0), 10_000);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::policy;
 use crate::request::{KeyUnit, PageSplitter};
 use crate::sim::{self, Progress, Run};
 use crate::size::SizeSpec;
+use crate::stack::admission::{ml, opt, AdmissionInfo};
 use crate::stack::{
     Built, ControllerLog, Counters, Plan, Shape, Spec, SplitMode, SplitShape, SsdCache, StackConfig, StackKind, Tier, WriteMode,
     DEFAULT_SSD_CACHE_DEVICE,
@@ -63,6 +64,13 @@ fn check_measure(cfg: &SimConfig, timed: bool, stack: &StackConfig) -> Result<()
 /// and [`simulate`] runs. The stack's own checks and shape are [`Plan`]'s.
 struct Assembly {
     info: &'static policy::PolicyInfo,
+    /// The flash cache's admission (None: `all`) and its parameters as the row shows them.
+    admission: Option<&'static AdmissionInfo>,
+    admit_params: UsedParams,
+    /// `--admit opt`: its budget (the run plans before its first request, see [`opt`]).
+    opt: Option<f64>,
+    /// `--admit ml`: its training share of the requests.
+    ml: Option<f64>,
     stack_params: UsedParams,
     split_mode: Option<SplitMode>,
     write: WriteMode,
@@ -79,8 +87,26 @@ impl Assembly {
         working_set: Option<u64>,
         progress: Option<Progress<'_>>,
     ) -> Result<(Assembly, Plan)> {
-        let info = policy::policy_by_name(&cfg.policy)?;
-        let (stack, stack_params) = StackConfig::build(&cfg.stack_params)?;
+        let (stack, stack_params) = StackConfig::build_with(&cfg.stack_params, &cfg.admit_params)?;
+        // `--admit opt` runs its own eviction, MIN over its plan, whatever the policy named.
+        let opt = stack
+            .admit
+            .filter(|a| a.name == opt::INFO.name)
+            .map(|_| stack.admit_values.iter().find(|(k, _)| *k == "budget").map_or(1.0, |v| v.1));
+        let ml = stack
+            .admit
+            .filter(|a| a.name == ml::INFO.name)
+            .map(|_| stack.admit_values.iter().find(|(k, _)| *k == "train").map_or(0.3, |v| v.1));
+        if ml.is_some() && stack.dram > 0.0 {
+            return Err(Error::config(
+                "--admit ml learns from the run's plan of the flash tier's accesses: it cannot run below a DRAM tier (set stack.dram=0)",
+            ));
+        }
+        let (name, policy_params) = match opt {
+            Some(_) => (opt::POLICY, opt::POLICY_PARAMS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+            None => (cfg.policy.as_str(), cfg.params.clone()),
+        };
+        let info = policy::policy_by_name(name)?;
         let ssd = stack.kind == StackKind::SsdCache;
         let mut reader = trace::open(trace, opts)?;
         if matches!(cfg.size, SizeSpec::Percent(_)) {
@@ -98,11 +124,14 @@ impl Assembly {
             (_, ws) => ws,
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
-        let (split_mode, write) = (stack.split, stack.write);
+        let (split_mode, write, admission) = (stack.split, stack.write, stack.admit);
+        let admit_params = admission.map_or_else(Vec::new, |a| {
+            a.params.iter().zip(&stack.admit_values).map(|(p, (_, v))| (p.name.to_string(), p.show(*v))).collect()
+        });
         let plan = Plan::new(Spec {
-            policy: &cfg.policy,
+            policy: name,
             info,
-            policy_params: cfg.params.clone(),
+            policy_params,
             stack,
             size,
             page_size: cfg.page_size,
@@ -110,7 +139,7 @@ impl Assembly {
             device_params: &cfg.device_params,
             disk_layout,
         })?;
-        Ok((Assembly { info, stack_params, split_mode, write, reader, size }, plan))
+        Ok((Assembly { info, opt, ml, admission, admit_params, stack_params, split_mode, write, reader, size }, plan))
     }
 }
 
@@ -156,8 +185,35 @@ fn prepare(
     working_set: Option<u64>,
     progress: &mut Option<Progress<'_>>,
 ) -> Result<(Assembly, Plan, Run)> {
-    let (mut a, plan) = Assembly::new(trace, opts, cfg, working_set, trace::lend(progress))?;
-    let next = if a.info.offline { sim::next_accesses(trace, opts, cfg.page_size, trace::lend(progress))? } else { Vec::new() };
+    let (mut a, mut plan) = Assembly::new(trace, opts, cfg, working_set, trace::lend(progress))?;
+    let mut warmup = cfg.warmup;
+    let next = match (a.opt, a.ml) {
+        (Some(budget), _) => {
+            let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;
+            let next = trace::convert::next_access(&p.keys)?;
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, budget).next
+        }
+        (None, Some(train)) => {
+            // A learned admission: opt's plan (budget 1) gives its labels on the training part,
+            // the first `train` of the requests, which the row's warm-up leaves out.
+            if let Some(w) = cfg.warmup {
+                return Err(Error::config(format!(
+                    "sim.warmup={w}: --admit ml makes its training part (admit.train of the requests) the warm-up; drop sim.warmup"
+                )));
+            }
+            let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;
+            let next = trace::convert::next_access(&p.keys)?;
+            let split = (train * p.requests.len() as f64).round() as u64;
+            let first = p.requests.get(split as usize).copied().unwrap_or(p.keys.len() as u64);
+            if let Some(adm) = plan.admission_mut() {
+                adm.set_split(first);
+            }
+            warmup = (split > 0).then_some(sim::Warmup::Requests(split));
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, 1.0).next
+        }
+        (None, None) if a.info.offline => sim::next_accesses(trace, opts, cfg.page_size, trace::lend(progress))?,
+        (None, None) => Vec::new(),
+    };
     if !a.info.offline {
         // The run uses none of a `.fct` header's counts; an offline policy's uses the length of
         // the next-access column, which only the counts check.
@@ -165,7 +221,7 @@ fn prepare(
     }
     let mut run = Run::new(PageSplitter::new(cfg.page_size, a.reader.key_unit()), next, cfg.time_scale, cfg.queue_depth);
     run.read_ahead = cfg.read_ahead;
-    run.measure(cfg.warmup, cfg.epoch);
+    run.measure(warmup, cfg.epoch);
     Ok((a, plan, run))
 }
 
@@ -191,9 +247,12 @@ fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, 
         disk_reads: cache.disk.reads,
         disk_writes: cache.disk.writes,
         disk_load: cache.disk.load(),
+        dt_peak: cache.disk.dt_peak(),
         dram_pages: dram_pages as u64,
         dram: dram.unwrap_or_default(),
         stack_params: a.stack_params.clone(),
+        admission: a.admission.map_or("all", |i| i.name),
+        admit_params: a.admit_params.clone(),
     };
     let used = device_params.unwrap_or_default();
     let (measured, device) = match shape {
@@ -231,6 +290,7 @@ fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, 
         warmup: run.excluded(),
         epoch: cfg.epoch,
         epochs: run.take_epochs(),
+        misses: Some(run.misses),
     }
 }
 /// An offline-bounds algorithm ([`offline`]): the trace read once into memory, a DRAM tier
@@ -290,6 +350,7 @@ fn simulate_bounds(
         warmup: None,
         epoch: None,
         epochs: Vec::new(),
+        misses: None,
     })
 }
 
@@ -321,7 +382,17 @@ fn bounds_setup(cfg: &SimConfig, alg: &Algorithm, size: u64) -> Result<(offline:
     if size == 0 {
         return Err(Error::config("cache size must be at least one page"));
     }
-    let mut sp = Params::new(cfg.stack_params.clone());
+    // An offline bound makes its own admission choices: only `--admit all` goes with it (and
+    // is not echoed, as before the admission layer).
+    let mut stack = cfg.stack_params.clone();
+    let admit = stack.remove("admit").unwrap_or_else(|| "all".into());
+    if crate::stack::admission::admission_by_name(&admit)?.is_some() || !cfg.admit_params.is_empty() {
+        return Err(Error::config(format!(
+            "--admit {admit}: {} is an offline bound, which admits by its own rule (use --admit all)",
+            alg.name
+        )));
+    }
+    let mut sp = Params::new(stack);
     let dram: f64 = sp.take("stack", "dram", 0.05, "a fraction of the flash cache in [0, 1)")?;
     if !(0.0..1.0).contains(&dram) {
         return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));

@@ -54,24 +54,49 @@ pub fn working_set(trace: &str, opts: &TraceOptions, page_size: u32, progress: O
 /// Next-access index of every read or write page access, for offline policies: the `.fct`
 /// column when the file has one for this page size, else one pass over the trace (which
 /// `progress` follows and can stop).
-pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
+pub fn next_accesses(trace: &str, opts: &TraceOptions, page_size: u32, progress: Option<Progress<'_>>) -> Result<Vec<u64>> {
     let mut reader = trace::open(trace, opts)?;
     if let Some(next) = reader.next_access_column(page_size)? {
         return Ok(next);
     }
+    drop(reader);
+    trace::convert::next_access(&page_accesses(trace, opts, page_size, progress)?.keys)
+}
+
+/// The page accesses of a trace ([`page_accesses`]).
+#[derive(Debug, Default)]
+pub struct PageAccesses {
+    /// Every read or write page access's page, in order.
+    pub keys: Vec<u64>,
+    /// Whether it is a write.
+    pub writes: Vec<bool>,
+    /// The index of each host request's first page access (trims included, as the loop counts
+    /// requests).
+    pub requests: Vec<u64>,
+}
+
+/// Every read or write page access of the trace in order: its page, whether it is a write, and
+/// where each request starts (for a plan made before the run: the `opt` and `ml` admissions').
+/// One pass over the trace, which `progress` follows and can stop.
+pub fn page_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progress: Option<Progress<'_>>) -> Result<PageAccesses> {
+    let mut reader = trace::open(trace, opts)?;
     let splitter = PageSplitter::new(page_size, reader.key_unit());
-    let mut keys = Vec::new();
+    let PageAccesses { mut keys, mut writes, requests: mut starts } = PageAccesses::default();
     let mut requests = 0u64;
     while let Some(r) = reader.next_request()? {
         requests += 1;
         trace::report(requests, reader.as_ref(), &mut progress)?;
+        mem::reserve(&mut starts, 1, "the trace's request starts")?;
+        starts.push(keys.len() as u64);
         if r.op != Op::Trim {
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             mem::reserve(&mut keys, n as usize, "the trace's page keys")?;
+            mem::reserve(&mut writes, n as usize, "the trace's page ops")?;
             keys.extend(first..first + n);
+            writes.extend(std::iter::repeat(r.op == Op::Write).take(n as usize));
         }
     }
-    trace::convert::next_access(&keys)
+    Ok(PageAccesses { keys, writes, requests: starts })
 }
 
 /// When requests arrive.
@@ -171,6 +196,20 @@ pub struct Run {
     /// Dirty pages the end-of-run flush wrote back (the tier's, and a flash cache's deferred
     /// write-backs), once the loop has ended.
     pub flushed_pages: u64,
+    /// Requests and bytes the cache stack missed (after any warm-up).
+    pub misses: IoMisses,
+}
+
+/// Misses counted per host request and per byte, for the IO and byte miss ratios: a read or
+/// write request (trims are not IOs) is an IO miss when one of its pages missed the whole
+/// stack ([`Stack::hits`] did not grow at that page's access), and its missed bytes are the
+/// bytes of the request in those pages ([`PageSplitter::bytes_in_page`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct IoMisses {
+    pub requests: u64,
+    pub miss_requests: u64,
+    pub bytes: u64,
+    pub miss_bytes: u64,
 }
 
 /// When a warm-up ends (`sim.warmup`); what it leaves out of every statistic of the run.
@@ -436,6 +475,7 @@ impl Run {
             mark_requests: u64::MAX,
             mark_ns: u64::MAX,
             flushed_pages: 0,
+            misses: IoMisses::default(),
         }
     }
 
@@ -564,6 +604,7 @@ impl Run {
             };
             stack.tier.counters = Counters::default();
             stack.below.reset_stats();
+            self.misses = IoMisses::default();
             self.window.clear();
             self.response.clear();
             self.first_ns = Some(start);
@@ -722,7 +763,10 @@ impl Run {
         };
         let mut done = now;
         let mut index = self.index;
-        for key in first..first + n {
+        let mut hits = stack.hits();
+        let missed_before = self.misses.miss_bytes;
+        let mut missed = false;
+        for (i, key) in (first..first + n).enumerate() {
             let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
             done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
             if r.op != Op::Trim {
@@ -730,7 +774,22 @@ impl Run {
                 if let Some(c) = stack.controller.as_mut() {
                     c.access(key)?;
                 }
+                let h = stack.hits();
+                if h == hits {
+                    missed = true;
+                    self.misses.miss_bytes += self.splitter.bytes_in_page(r, i as u64);
+                }
+                hits = h;
             }
+        }
+        if r.op != Op::Trim {
+            let m = &mut self.misses;
+            m.requests += 1;
+            m.miss_requests += u64::from(missed);
+            // The request's pages cover its bytes once each (the splitter never cuts a request
+            // a reader let through), so its bytes are its length.
+            m.bytes += u64::from(r.len);
+            debug_assert!(m.miss_bytes - missed_before <= u64::from(r.len));
         }
         self.index = index;
         if B::TIMED && r.op != Op::Trim {
@@ -839,6 +898,28 @@ mod tests {
         assert!(disk.iter().all(|s| s.busy_ns == s.ops * 1_000 && s.sojourn_ns == u128::from(s.ops) * 3_000));
         assert!(epochs.iter().all(|e| e.loads.flash.is_none() && e.flash.is_none()));
         assert_eq!(run.response.count(), 900);
+    }
+
+    #[test]
+    fn io_and_byte_misses() {
+        // LRU of 2 pages, 4 KiB pages. Requests (bytes):
+        // 1. read 0..8192: pages 0, 1 miss: an IO miss, 8,192 bytes missed.
+        // 2. read 2048..6144: pages 0, 1 hit: no miss.
+        // 3. write 6144..14336 (8 KiB): page 1 hits, pages 2 and 3 miss (page 2 evicts 0, page 3
+        //    evicts 1): an IO miss; missed 2048..8192 of it in page 2 (4,096) and 12,288..14,335
+        //    in page 3 (2,048): 6,144 bytes.
+        // 4. a trim of page 0: not an IO.
+        // 5. read 0..100: page 0 (evicted) misses: 100 bytes.
+        let policy = crate::policy::build("lru", 2, Default::default()).unwrap().0;
+        let mut stack = Stack::new(Tier::new(policy, 2), crate::device::no_device());
+        let mut run = Run::new(PageSplitter::new(4096, crate::request::KeyUnit::Bytes), Vec::new(), 1.0, 0);
+        let rq = |offset: u64, len: u32, op: Op| HostRequest { time_ns: 0, volume: 0, offset, len, op };
+        for r in [rq(0, 8192, Op::Read), rq(2048, 4096, Op::Read), rq(6144, 8192, Op::Write), rq(0, 4096, Op::Trim), rq(0, 100, Op::Read)] {
+            run.step(&r, &mut stack).unwrap();
+        }
+        let m = run.misses;
+        assert_eq!((m.requests, m.miss_requests), (4, 3));
+        assert_eq!((m.bytes, m.miss_bytes), (8192 + 4096 + 8192 + 100, 8192 + 6144 + 100));
     }
 
     #[test]

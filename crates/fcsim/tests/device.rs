@@ -377,14 +377,19 @@ fn untimed_traces_have_no_timing_columns() {
     let untimed = fcsim::simulate(&path, &opts, &lru_over_two_chips(2, "sync"), None, None).unwrap();
     assert_eq!(col(&timed, "timing"), Str("trace".into()));
     assert_eq!(col(&untimed, "timing"), Str("untimed-trace".into()));
-    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| !n.starts_with("split_") && !n.starts_with("disk_")) {
+    let ssd_only = |n: &str| n.starts_with("disk_") || n == "peak_dt";
+    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| !n.starts_with("split_") && !ssd_only(n)) {
         assert_eq!(col(&untimed, name), Null, "{name}");
     }
+    // DWPD is null and the row says why.
+    assert_eq!(col(&untimed, "dwpd_null_reason"), Str("the trace has no timestamps, so there is no time to rate the writes by".into()));
+    assert_eq!(col(&timed, "dwpd_null_reason"), Null);
     // A flash cache's disk columns that rest on time are null too; its counts stay.
     let ssd = ssd_cache_run("golden.csv", &opts, "around", &[]).unwrap();
-    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| n.starts_with("disk_")) {
+    for name in fcsim::metrics::UNTIMED_NULL.iter().filter(|n| ssd_only(n)) {
         assert_eq!(col(&ssd, name), Null, "{name}");
     }
+    assert_eq!(col(&ssd, "dt_mean_ms"), Float(5.0));
     assert_eq!(col(&ssd, "disk_accesses"), col(&golden_ssd_cache("around"), "disk_accesses"));
     assert_ne!(col(&timed, "resp_mean_us"), Null);
     for name in ["hits", "flash_page_writes", "erasures", "runtime_s", "load_balance"] {
@@ -428,6 +433,9 @@ fn disk_keys_and_their_errors() {
     use fcsim::Value::{Int, Str};
     let err = |stack: &[(&str, &str)]| golden_ssd_cache_with("around", stack).err().map(|e| e.to_string()).unwrap_or_default();
     assert_eq!(err(&[("disk", "10k")]), "stack.disk=10k: expected one of flat, 7200, 15k");
+    for w in ["0", "-1", "soon"] {
+        assert_eq!(err(&[("dt_window_s", w)]), format!("stack.dt_window_s={w}: expected a window of simulated time in seconds (> 0)"));
+    }
     assert_eq!(
         err(&[("disk", "15k"), ("disk_ms", "5")]),
         "stack.disk_ms is the flat disk's time per access; stack.disk=15k times each access by its drive (drop stack.disk_ms, \
@@ -510,6 +518,21 @@ fn ssd_read_cache_hand_computed() {
     };
     near("throughput_iops", 9.0 / 30200e-6);
     near("throughput_mb_s", 9.0 * 4096.0 / 1e6 / 30200e-6);
+    // Disk-head time: 6 accesses of 5 ms, 5 ms each on average; all in the first 10 min
+    // window: 30 ms / 600 s.
+    assert_eq!(col(&row, "dt_mean_ms"), Float(5.0));
+    near("peak_dt", 0.030 / 600.0);
+    // Flash writes over the trace's 8 us (first to last arrival): 5 programs of 4 KiB, no GC
+    // copies, so NAND writes are host writes; per day, over the drive's user pages.
+    near("flash_write_mb_s", 5.0 * 4096.0 / 1e6 / 8e-6);
+    near("nand_write_mb_s", 5.0 * 4096.0 / 1e6 / 8e-6);
+    let days = 8e-6 / 86_400.0;
+    near("dwpd", 5.0 / col_int(&row, "device_user_pages") as f64 / days);
+    near("nand_dwpd", 5.0 / col_int(&row, "device_user_pages") as f64 / days);
+    // IOs: 8 reads and writes (the trim is not one); R1 and R2 at t4 and t6 hit, the other 6
+    // missed a page (W3 and W4 go around the cache). Bytes: 9 pages asked, 7 missed.
+    near("io_miss_ratio", 6.0 / 8.0);
+    near("byte_miss_ratio", 7.0 / 9.0);
     // Write-back: both writes enter the cache dirty. W4 evicts 3 (dirty, written to disk),
     // and R3 evicts 4 (dirty) then 1; writes are never disk writes on their own.
     let row = golden_ssd_cache("back");
@@ -538,6 +561,17 @@ fn ssd_read_cache_over_a_15k_disk_hand_computed() {
     assert_eq!(col(&row, "disk"), Str("15k".into()));
     assert_eq!(col(&row, "disk_accesses"), Int(6));
     assert_eq!(col(&row, "disk_busy_s"), Float(6_175_903e-9));
+    // Disk-head time: positioning + transfer of each access, as the busy time above; the peak
+    // over the 10 min window holds all of it (as does a 1 ms window: the arrivals span 1-9 us).
+    // Over 1 us windows (stack.dt_window_s=0.000001) the busiest is t7's, 2,025,129 + 25,129
+    // ns arriving at 7 us, two thousand disks' worth of work for that microsecond.
+    assert_eq!(col(&row, "dt_mean_ms"), Float(6_175_903.0 / 6.0 / 1e6));
+    assert_eq!(col(&row, "peak_dt"), Float(6_175_903.0 / 600e9));
+    let row = golden_ssd_cache_with("around", &[("disk", "15k"), ("dt_window_s", "0.001")]).unwrap();
+    assert_eq!(col(&row, "peak_dt"), Float(6_175_903.0 / 1e6));
+    let row = golden_ssd_cache_with("around", &[("disk", "15k"), ("dt_window_s", "0.000001")]).unwrap();
+    assert_eq!(col(&row, "peak_dt"), Float(2_050_258.0 / 1e3));
+    assert_eq!(col(&row, "stack_dt_window_s"), Str("0.000001".into()));
     assert_eq!(col(&row, "resp_mean_us"), Float(2934.278125));
 }
 

@@ -15,7 +15,7 @@ import pandas as pd
 
 from fcsim import catalogue, notes, output, schema, sweep
 from fcsim._core import ConfigError
-from fcsim.reports import changes, dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports import admission, changes, dynamic, gasa, larc, lcr, offline, testable
 from fcsim.seeds import count as seeds_count
 
 REPORTS = {
@@ -24,6 +24,7 @@ REPORTS = {
     "lcr": lcr.report,
     "dynamic": dynamic.report,
     "offline": offline.report,
+    "admission": admission.report,
 }
 PAPERS = tuple(REPORTS)
 #: A paper's second stage: more points computed from the first stage's rows, or None.

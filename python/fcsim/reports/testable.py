@@ -441,6 +441,12 @@ CLAIMS: dict[str, tuple[Claim, ...]] = {
             ("write-dominant", "locality", "windows"),
         ),
     ),
+    # Admission under a write budget: read hits to save and reuse to find (a page read once is
+    # never worth a write, so every admission ties at no hits).
+    "admission": (
+        Claim("ordering", "Baleen's order of admissions at a fixed write rate", ("reads", "reuse")),
+        Claim("opt-share", "Online admissions within the offline bound", ("reads",)),
+    ),
     "offline": (
         Claim("rhr", "RHR of MIN, Pannier, RIPQ+, LRU (§1, §6.1)", ("reads", "reuse")),
         Claim("erasures", "Erasures of MIN, M+, C and the stages (§6.1, Fig. 6)", ()),

@@ -15,6 +15,13 @@
 //! admission (LARC) too. The default inserts every missed page, as Belady's demand-paging MIN
 //! and libCacheSim's Belady do. Ties (several pages never accessed again) do
 //! not change the miss count; the heap picks any of them.
+//!
+//! `min.trim=true` drops a page as soon as it has no next access (M+'s TRIM after a block's
+//! last read, offline-bounds §3.3): a page whose access has next NEVER leaves at the policy's
+//! next access (pushed to `evicted` then, as the tier hands the page it is serving to the device
+//! first), and [`Policy::contains`] no longer counts it. The `opt` admission
+//! ([`crate::stack::admission`]) runs MIN so, its plan in the next-access column: a page then
+//! stays exactly as long as the plan keeps it.
 
 use super::heap::MaxHeap;
 use super::list::{touch, Arena};
@@ -29,10 +36,13 @@ pub const INFO: PolicyInfo = PolicyInfo {
     source: "Belady 1966; offline-bounds paper §3",
     offline: true,
     needs_view: false,
-    params: &["bypass"],
+    params: &["bypass", "trim"],
     make: |cap, p: &mut Params| -> Result<Box<dyn Policy>> {
         let bypass = p.take("min", "bypass", false, "true or false")?;
-        Ok(Box::new(Min::new(cap, bypass)))
+        let trim = p.take("min", "trim", false, "true or false")?;
+        let mut m = Min::new(cap, bypass);
+        m.trim = trim;
+        Ok(Box::new(m))
     },
 };
 
@@ -42,19 +52,41 @@ pub struct Min {
     heap: MaxHeap,
     capacity: usize,
     bypass: bool,
+    /// `min.trim`: drop a page once it has no next access.
+    trim: bool,
+    /// The page (with `trim`) whose last access was the policy's last: it leaves at the next.
+    dead: Option<u64>,
 }
 
 impl Min {
     pub fn new(capacity: usize, bypass: bool) -> Self {
-        Min { arena: Arena::with_capacity(capacity), heap: MaxHeap::with_capacity(capacity), capacity, bypass }
+        Min { arena: Arena::with_capacity(capacity), heap: MaxHeap::with_capacity(capacity), capacity, bypass, trim: false, dead: None }
+    }
+
+    /// Drops the page left dead by the previous access (`min.trim`), if still resident.
+    #[inline]
+    fn drop_dead(&mut self, evicted: &mut Vec<Evicted>) {
+        if let Some(k) = self.dead.take() {
+            if let Some(i) = self.arena.get(k) {
+                self.heap.remove(i);
+                let n = self.arena.release(i);
+                evicted.push(Evicted { key: n.key, dirty: n.dirty });
+            }
+        }
     }
 }
 
 impl Policy for Min {
     fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+        if self.trim {
+            self.drop_dead(evicted);
+        }
         if let Some(i) = self.arena.get(a.key) {
             self.heap.update(i, a.next);
             let was = touch(&mut self.arena, i, a.write);
+            if self.trim && a.next == NEVER {
+                self.dead = Some(a.key);
+            }
             return Outcome::Hit { dirty: was };
         }
         if self.bypass {
@@ -73,10 +105,16 @@ impl Policy for Min {
         }
         let i = self.arena.alloc(a.key, 0, a.write);
         self.heap.push(i, a.next);
+        if self.trim && a.next == NEVER {
+            self.dead = Some(a.key);
+        }
         Outcome::Miss { admitted: true }
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
+        if self.dead == Some(key) {
+            self.dead = None;
+        }
         let i = self.arena.get(key)?;
         self.heap.remove(i);
         Some(self.arena.release(i).dirty)
@@ -84,6 +122,10 @@ impl Policy for Min {
 
     fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    fn contains(&self, key: u64) -> Option<bool> {
+        Some(self.dead != Some(key) && self.arena.get(key).is_some())
     }
 
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
@@ -101,8 +143,10 @@ mod tests {
     use crate::trace::convert::next_access;
 
     fn run(keys: &[u64], cap: usize, bypass: bool) -> (Vec<bool>, Vec<Vec<u64>>) {
-        let next = next_access(keys).unwrap();
-        let mut p = Min::new(cap, bypass);
+        run_with(keys, &next_access(keys).unwrap(), Min::new(cap, bypass))
+    }
+
+    fn run_with(keys: &[u64], next: &[u64], mut p: Min) -> (Vec<bool>, Vec<Vec<u64>>) {
         let (mut hits, mut evs) = (Vec::new(), Vec::new());
         for (i, &k) in keys.iter().enumerate() {
             let mut ev = Vec::new();
@@ -136,6 +180,31 @@ mod tests {
         // and 1 and 2 hit; 3 misses again.
         let (hits, evs) = run(&[1, 2, 3, 1, 2, 3], 2, true);
         assert_eq!(hits, [false, false, false, true, true, false]);
+        assert!(evs.iter().all(|e| e.is_empty()));
+    }
+
+    #[test]
+    fn trim_drops_a_page_after_its_last_access() {
+        // Capacity 3, no bypass, on 1 2 1 3 2: 1's access at index 2 has no next, so with trim
+        // 1 leaves at the policy's next access (3, index 3), pushed to `evicted` there, and
+        // `contains` says no from index 2 on; 2 (next at 4) stays and hits. Without trim, 1
+        // stays resident (the cache never fills).
+        let keys = [1, 2, 1, 3, 2];
+        let next = next_access(&keys).unwrap();
+        let mut m = Min::new(3, false);
+        m.trim = true;
+        let mut ev = Vec::new();
+        for (i, &k) in keys.iter().enumerate().take(3) {
+            m.access(&Access { key: k, write: false, index: i as u64, next: next[i], time: 0 }, &mut ev);
+        }
+        assert!(ev.is_empty());
+        assert_eq!((m.contains(1), m.contains(2)), (Some(false), Some(true)));
+        let mut m = Min::new(3, false);
+        m.trim = true;
+        let (hits, evs) = run_with(&keys, &next, m);
+        assert_eq!(hits, [false, false, true, false, true]);
+        assert_eq!(evs[3], [1]);
+        let (_, evs) = run_with(&keys, &next, Min::new(3, false));
         assert!(evs.iter().all(|e| e.is_empty()));
     }
 }

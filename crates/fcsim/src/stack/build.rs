@@ -18,6 +18,7 @@
 //! [`Shape`] over the backing it needs (implementing [`crate::device::Backing`] and [`super::Lower`]),
 //! one arm in [`Plan::build`]'s match, and its row in `run.rs`.
 
+use super::admission::{Admission, AdmitParams};
 use super::config::{StackConfig, StackKind};
 use super::control::Controller;
 use super::split::{CostModel, Split, SplitMode, SPLITS};
@@ -78,6 +79,8 @@ pub struct Plan {
     controller: Option<Split>,
     capacity: usize,
     policy: Box<dyn policy::Policy>,
+    /// The flash-cache tier's admission policy (`--admit`), built.
+    admission: Option<Box<dyn Admission>>,
     /// The policy's parameters, for the row.
     params: UsedParams,
 }
@@ -89,6 +92,16 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
+    /// The cache tier's capacity in pages.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// The flash-cache tier's admission policy, if any (the run tells a learned one its split).
+    pub fn admission_mut(&mut self) -> Option<&mut (dyn Admission + 'static)> {
+        self.admission.as_deref_mut()
+    }
+
     /// Checks `spec` and builds the policy; the device is configured, not built.
     pub fn new(spec: Spec<'_>) -> Result<Plan> {
         let Spec { policy: name, info, policy_params, stack, size, page_size, device, device_params, disk_layout } = spec;
@@ -158,7 +171,12 @@ impl Plan {
             )));
         }
         let (device, device_params) = device.map_or((None, None), |(d, u)| (Some(d), Some(u)));
+        // The admission is built here, so that what it refuses (its parameters against the
+        // tier) is refused before the device is built.
+        let admission =
+            stack.admit.map(|a| (a.make)(&AdmitParams { values: stack.admit_values.clone(), capacity, dram_pages })).transpose()?;
         Ok(Plan {
+            admission,
             needs_view: info.needs_view,
             stack,
             disk_layout,
@@ -189,10 +207,11 @@ impl Plan {
             controller,
             capacity,
             policy,
+            admission,
             params,
         } = self;
         let mut tier = Tier::with_mode(policy, capacity, stack.write);
-        tier.admission = stack.admit.map(|a| (a.make)());
+        tier.admission = admission;
         let shape = match device {
             None => Shape::Cache(Box::new(Stack::new(tier, no_device()))),
             Some(dc) => {
@@ -204,7 +223,8 @@ impl Plan {
                     flash.keep_queue(needs_view);
                     Shape::Buffer(Box::new(Stack::new(tier, Buffer { store: flash, dram_ns, eviction })))
                 } else {
-                    let disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), page_size)?;
+                    let mut disk = Disk::new(stack.disk.model.clone(), disk_layout.unwrap_or(Layout::Single), page_size)?;
+                    disk.set_dt_window(stack.disk.dt_window_ns);
                     let cache = SsdCache::new(flash, disk, stack.write);
                     if dram_pages > 0 {
                         let lru = policy::build("lru", dram_pages, Default::default())?.0;

@@ -3,7 +3,7 @@
 
 use super::admission::{admission_by_name, AdmissionInfo};
 use super::split::{Dynamic, Rule, SplitMode, Training, SPLITS};
-use crate::device::disk::{DiskModel, Layout, DISK_PRESETS};
+use crate::device::disk::{DiskModel, Layout, DISK_PRESETS, DT_WINDOW_NS};
 use crate::error::{compact, Error, Result};
 use crate::params::{Params, UsedParams};
 use crate::size::SizeSpec;
@@ -67,10 +67,11 @@ pub enum StackKind {
 /// per-request form) and `stack.shrink` (`background`: shrink victims written back in the
 /// disk's idle time; `burst`: at once).
 ///
-/// A flash cache's admission (`stack.admit`): `all` (default: every miss may enter; the
-/// tier's admission slot stays empty) or an admission policy of [`super::admission::ADMISSIONS`]
-/// (`writes`: the dynamic-allocation paper's write cache, §III: write-allocate, read misses
-/// served by the disk and not admitted; write-back only).
+/// A flash cache's admission (`stack.admit`, or `--admit`): `all` (default: every miss may
+/// enter; the tier's admission slot stays empty) or an admission policy of
+/// [`super::admission::ADMISSIONS`] (`writes`: the dynamic-allocation paper's write cache, §III:
+/// write-allocate, read misses served by the disk and not admitted; write-back only), with its
+/// parameters as `admit.KEY` (the `admit` map of [`StackConfig::build_with`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackConfig {
     pub kind: StackKind,
@@ -78,19 +79,25 @@ pub struct StackConfig {
     pub dram: f64,
     pub disk: DiskConfig,
     pub split: Option<SplitMode>,
-    /// The flash cache's admission policy (`stack.admit`; None: `all`).
+    /// The flash cache's admission policy (`stack.admit`, `--admit`; None: `all`).
     pub admit: Option<&'static AdmissionInfo>,
+    /// Its parameters' values (`admit.KEY`), in the order of [`AdmissionInfo::params`].
+    pub admit_values: Vec<(&'static str, f64)>,
 }
 
 /// The disk(s) behind a flash cache ([`crate::device::disk`]): `stack.disk` (the preset: `flat`,
 /// `7200` or `15k`; default `flat`), `stack.disk_ms` (the flat preset's time per access; default
 /// 5, the dynamic-allocation paper's Table I; refused with another preset), `stack.disks` (`1`,
 /// a number N of disks striped RAID-0, or `volume`: one disk per trace volume; default 1) and
-/// `stack.stripe` (the stripe unit in bytes, with N ≥ 2 disks; default 64KiB).
+/// `stack.stripe` (the stripe unit in bytes, with N ≥ 2 disks; default 64KiB), and
+/// `stack.dt_window_s` (the window of the peak disk-head time, `peak_dt`, in seconds of
+/// simulated time; default 600, see [`crate::device::disk`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiskConfig {
     pub model: DiskModel,
     pub disks: Disks,
+    /// The window of the peak disk-head time, ns.
+    pub dt_window_ns: u64,
 }
 
 /// The most disks an array may have: as many as the volumes fcsim keeps apart (each spindle
@@ -109,7 +116,11 @@ pub enum Disks {
 impl DiskConfig {
     /// The flat 5 ms disk (what a stack with no disk keys gets).
     pub fn flat() -> DiskConfig {
-        DiskConfig { model: DiskModel::Flat { access_ns: 5_000_000 }, disks: Disks::Count { disks: 1, stripe_bytes: 0 } }
+        DiskConfig {
+            model: DiskModel::Flat { access_ns: 5_000_000 },
+            disks: Disks::Count { disks: 1, stripe_bytes: 0 },
+            dt_window_ns: DT_WINDOW_NS,
+        }
     }
 
     fn build(p: &mut Params, given: &BTreeMap<String, String>) -> Result<DiskConfig> {
@@ -157,16 +168,22 @@ impl DiskConfig {
                 d
             }
         };
-        Ok(DiskConfig { model, disks })
+        let what = "a window of simulated time in seconds (> 0)";
+        let s: f64 = p.take("stack", "dt_window_s", DT_WINDOW_NS as f64 / 1e9, what)?;
+        let dt_window_ns = time::duration_ns("stack.dt_window_s", s, 1e9, what)?;
+        if dt_window_ns == 0 {
+            return Err(Error::config(format!("stack.dt_window_s={}: expected {what}", compact(s))));
+        }
+        Ok(DiskConfig { model, disks, dt_window_ns })
     }
 
     /// The keys taken, for [`Params::finish`].
     fn keys(&self) -> &'static [&'static str] {
         match (&self.model, self.disks) {
-            (DiskModel::Flat { .. }, Disks::Count { disks: 2.., .. }) => &["disk", "disk_ms", "disks", "stripe"],
-            (DiskModel::Flat { .. }, _) => &["disk", "disk_ms", "disks"],
-            (_, Disks::Count { disks: 2.., .. }) => &["disk", "disks", "stripe"],
-            _ => &["disk", "disks"],
+            (DiskModel::Flat { .. }, Disks::Count { disks: 2.., .. }) => &["disk", "disk_ms", "disks", "stripe", "dt_window_s"],
+            (DiskModel::Flat { .. }, _) => &["disk", "disk_ms", "disks", "dt_window_s"],
+            (_, Disks::Count { disks: 2.., .. }) => &["disk", "disks", "stripe", "dt_window_s"],
+            _ => &["disk", "disks", "dt_window_s"],
         }
     }
 
@@ -225,7 +242,14 @@ fn u_table(u: &str) -> Result<[f64; SPLITS.len()]> {
 }
 
 impl StackConfig {
+    /// The stack of `params` (`stack.KEY`), with no admission parameters.
     pub fn build(params: &BTreeMap<String, String>) -> Result<(StackConfig, UsedParams)> {
+        StackConfig::build_with(params, &BTreeMap::new())
+    }
+
+    /// The stack of `params` (`stack.KEY`) and `admit` (`admit.KEY`, the admission's
+    /// parameters, each range-checked here).
+    pub fn build_with(params: &BTreeMap<String, String>, admit: &BTreeMap<String, String>) -> Result<(StackConfig, UsedParams)> {
         let mut p = Params::new(params.clone());
         let kind: String = p.take("stack", "kind", "buffer".to_string(), "")?;
         let kind = match kind.as_str() {
@@ -234,8 +258,28 @@ impl StackConfig {
             k => return Err(Error::config(format!("stack.kind={k}: expected buffer or ssd-cache"))),
         };
         if kind == StackKind::Buffer {
+            // `--admit all` is the buffer's own behaviour; any other admission needs a flash cache.
+            if let Some(a) = params.get("admit") {
+                if admission_by_name(a)?.is_some() {
+                    return Err(Error::config(format!("--admit {a}: an admission policy guards a flash cache: set stack.kind=ssd-cache")));
+                }
+                p.take("stack", "admit", String::new(), "")?;
+            }
+            if let Some(k) = admit.keys().next() {
+                return Err(Error::config(format!("admit.{k}: no admission policy takes it (--admit all); name one with --admit")));
+            }
             let used = p.finish("stack", &["kind"]).map_err(|e| Error::config(format!("{e} (the others need stack.kind=ssd-cache)")))?;
-            return Ok((StackConfig { kind, write: WriteMode::Back, dram: 0.0, disk: DiskConfig::flat(), split: None, admit: None }, used));
+            let used = used.into_iter().filter(|(k, _)| k != "admit").collect();
+            let config = StackConfig {
+                kind,
+                write: WriteMode::Back,
+                dram: 0.0,
+                disk: DiskConfig::flat(),
+                split: None,
+                admit: None,
+                admit_values: Vec::new(),
+            };
+            return Ok((config, used));
         }
         let write: String = p.take("stack", "write", "around".to_string(), "")?;
         let write = WriteMode::parse(&write)?;
@@ -244,13 +288,20 @@ impl StackConfig {
             return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
         }
         let disk = DiskConfig::build(&mut p, params)?;
+        let admit_params = admit;
         let admit: String = p.take("stack", "admit", "all".to_string(), "")?;
-        let admit = match admit.as_str() {
-            "all" => None,
-            "writes" if write != WriteMode::Back => {
-                return Err(Error::config("stack.admit=writes is a write-back write cache: set stack.write=back"))
-            }
-            a => Some(admission_by_name(a)?),
+        let admit = admission_by_name(&admit)?;
+        if admit.is_some_and(|a| a.name == "writes") && write != WriteMode::Back {
+            return Err(Error::config("stack.admit=writes is a write-back write cache: set stack.write=back"));
+        }
+        let admit_values = match admit {
+            Some(a) => a.values(admit_params)?,
+            None => match admit_params.keys().next() {
+                Some(k) => {
+                    return Err(Error::config(format!("admit.{k}: no admission policy takes it (--admit all); name one with --admit")))
+                }
+                None => Vec::new(),
+            },
         };
         let split: String = p.take("stack", "split", String::new(), "")?;
         let split =
@@ -320,6 +371,6 @@ impl StackConfig {
                 "{e} (initial, window, train, retrain, mrc, settle, training, u, rule and shrink need stack.split=dynamic)"
             )),
         })?;
-        Ok((StackConfig { kind, write, dram, disk, split, admit }, used))
+        Ok((StackConfig { kind, write, dram, disk, split, admit, admit_values }, used))
     }
 }

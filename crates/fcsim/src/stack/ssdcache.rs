@@ -277,7 +277,7 @@ mod tests {
         let disk = Disk::new(DiskModel::Flat { access_ns: 5 * MS }, Layout::Single, 4096).unwrap();
         let mut cache = SsdCache::new(flash, disk, WriteMode::Back);
         let mut tier = Tier::new(crate::policy::build("lru", 8, Default::default()).unwrap().0, 8);
-        tier.admission = Some((crate::stack::admission::admission_by_name("writes").unwrap().make)());
+        tier.admission = Some(Box::new(crate::stack::admission::writes::Writes));
         for k in 0..8 {
             tier.access(10 * k, Op::Write, k, crate::request::NEVER, 0, &mut cache).unwrap();
         }

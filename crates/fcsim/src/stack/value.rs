@@ -38,6 +38,13 @@ impl<B: Lower> Stack<B> {
     pub fn measured(&self) -> &Tier {
         self.below.lower().unwrap_or(&self.tier)
     }
+
+    /// Hits of the whole stack so far: the top tier's and the tier below it, if there is one (a
+    /// DRAM tier's hits never reach the flash cache below it).
+    #[inline]
+    pub fn hits(&self) -> u64 {
+        self.tier.counters.hits + self.below.lower().map_or(0, |t| t.counters.hits)
+    }
 }
 
 /// What a stack's top tier sits on, as the row sees it: a tier below the top one, if it holds

@@ -31,6 +31,17 @@
 //! load is their [`Load::combine`]: work and sojourns add up, the peaks are the busiest
 //! spindle's.
 //!
+//! **Disk-head time.** An access's service, its positioning plus the transfer of its pages, is
+//! the disk-head time (DT) it costs: Baleen's measure of backend load (Wong et al., "Baleen: ML
+//! Admission & Prefetching for Flash Caches", FAST '24: a backend IO costs a seek plus its bytes
+//! over the disk's rate), here taken from the disk model instead of Baleen's fixed constants.
+//! The disk sums the DT of the accesses that *arrive* in each aligned window of
+//! [`Disk::set_dt_window`] (default [`DT_WINDOW_NS`], 10 min of simulated time) over all its
+//! spindles ([`crate::load::WindowPeak`]); [`Disk::dt_peak`] is the most in one window over its
+//! length: disk-heads busy on average in the busiest window (with one disk, its utilisation;
+//! above the number of disks, more work arrived than the array can do in the window). The
+//! end-of-run flush is not counted (it is the simulator's, not the workload's, as in [`Load`]).
+//!
 //! **Scheduling: FIFO only.** An elevator or SSTF scheduler picks, each time a spindle becomes
 //! free, the queued access nearest its head, so an access's start depends on accesses that
 //! arrive after it was submitted. fcsim's devices answer an access's completion when it is
@@ -47,10 +58,13 @@ mod model;
 pub use model::{DiskModel, Drive, SeekCurve, SeekFigures, DISK_PRESETS, DRIVE_15K, DRIVE_7200};
 
 use crate::error::{Error, Result};
-use crate::load::{Load, Summary, WINDOWS_NS};
+use crate::load::{Load, Summary, WindowPeak, WINDOWS_NS};
 use crate::request::{PAGE_MASK, VOLUME_SHIFT};
 use crate::time::after;
 use rustc_hash::FxHashMap;
+
+/// The default window of [`Disk::dt_peak`]: 10 minutes.
+pub const DT_WINDOW_NS: u64 = 600_000_000_000;
 
 /// How pages are placed on spindles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -148,6 +162,8 @@ pub struct Disk {
     flushing: bool,
     /// Requests begun: [`Disk::advance`] calls (one per request from the loop).
     request: u64,
+    /// Disk-head time of the accesses arriving in each window, over all spindles.
+    dt: WindowPeak,
 }
 
 impl Disk {
@@ -176,6 +192,7 @@ impl Disk {
             second: 0,
             flushing: false,
             request: 0,
+            dt: WindowPeak::new(DT_WINDOW_NS),
         })
     }
 
@@ -192,7 +209,25 @@ impl Disk {
             for s in &mut self.spindles {
                 s.load.advance(now);
             }
+            self.dt.advance(now);
         }
+    }
+
+    /// Sums disk-head time over windows of `ns` (see the module's "Disk-head time"); before
+    /// the first access.
+    pub fn set_dt_window(&mut self, ns: u64) {
+        self.dt = WindowPeak::new(ns);
+    }
+
+    /// The window of [`Disk::dt_peak`], ns.
+    pub fn dt_window_ns(&self) -> u64 {
+        self.dt.len_ns()
+    }
+
+    /// The peak disk-head time: the most positioning and transfer time of the accesses that
+    /// arrived in one window, summed over the spindles, over the window's length.
+    pub fn dt_peak(&self) -> f64 {
+        self.dt.peak()
     }
 
     pub fn model(&self) -> &DiskModel {
@@ -240,6 +275,9 @@ impl Disk {
         s.next = Some((volume, page + 1));
         if let Some(o) = s.open.as_mut().filter(|o| sequential && o.arrival == t && o.write == write) {
             o.end = after(o.end, page_ns)?;
+            if !o.flush {
+                self.dt.record(t, page_ns);
+            }
             s.free_at = o.end;
             s.cylinder = cylinder;
             return Ok(o.end);
@@ -258,6 +296,9 @@ impl Disk {
             _ => self.model.positioning_ns(s.cylinder, cylinder, write),
         };
         let end = after(after(start, positioning)?, page_ns)?;
+        if !self.flushing {
+            self.dt.record(t, positioning + page_ns);
+        }
         s.open = Some(Open { arrival: t, start, end, write, behind, flush: self.flushing });
         s.free_at = end;
         s.cylinder = cylinder;
@@ -313,6 +354,7 @@ impl Disk {
         for s in &mut self.spindles {
             s.load.reset();
         }
+        self.dt.reset();
     }
 
     /// The array's load so far.
@@ -422,6 +464,29 @@ mod tests {
     }
 
     #[test]
+    fn disk_head_time_per_window() {
+        // 15k, 1 s windows. Second 0: a random 4 KiB read (5,158,462 ns, as above) and the 16
+        // pages after it, sequential, a new request (16 × 25,129 = 402,064 ns, no positioning).
+        let mut d = Disk::new(k15(), Layout::Single, 4096).unwrap();
+        d.set_dt_window(1_000 * MS);
+        d.advance(0);
+        d.read(QUARTER, 0).unwrap();
+        d.advance(10 * MS);
+        read_run(&mut d, QUARTER + 1, 16, 10 * MS);
+        assert_eq!(d.dt_peak(), (5_158_462 + 402_064) as f64 / 1e9);
+        // Second 3: one access back to cylinder 0 (5,158,462 ns); second 0 stays the peak. The
+        // flush's write (5,158,462 ns back to C/4) is not counted.
+        d.advance(3_000 * MS);
+        d.read(0, 3_000 * MS).unwrap();
+        d.begin_flush();
+        d.write(QUARTER, 3_000 * MS).unwrap();
+        assert_eq!((d.dt_peak(), d.dt_window_ns()), ((5_158_462 + 402_064) as f64 / 1e9, 1_000 * MS));
+        // The mean per access of arrival work: (2 × 5,158,462 + 402,064) / 3.
+        let l = d.load();
+        assert_eq!((l.arrival_busy_ns(), l.ops - l.flush.ops), (2 * 5_158_462 + 402_064, 3));
+    }
+
+    #[test]
     fn a_striped_request_spanning_two_disks() {
         // Two 15k spindles, 64 KiB stripe units (16 pages). Placement: page 16 is unit 1, on
         // spindle 1 at page 0; page 32 is unit 2, spindle 0, stripe row 1: page 16 there.
@@ -455,6 +520,8 @@ mod tests {
         assert_eq!(d.accesses(), 7);
         // Peak offered load: second 0 held 7 accesses × 5 ms = 35 ms of work.
         assert_eq!(d.load().peak, [0.035, 35.0 / 60_000.0]);
+        // The same 35 ms of disk-head time over the default 10 min window.
+        assert_eq!(d.dt_peak(), 35e6 / 600e9);
     }
 
     proptest::proptest! {

@@ -1,16 +1,18 @@
-//! `stack.admit=writes`: the dynamic-allocation paper's write cache (L. Xu, Q. Xia and W. Xiao,
+//! `--admit writes`: the dynamic-allocation paper's write cache (L. Xu, Q. Xia and W. Xiao,
 //! "Locality-Driven Dynamic Flash Cache Allocation", §III): write-allocate; a read miss is served
 //! by the disk and not admitted, so the cache holds only pages written. Write-back only (the
 //! stack's configuration refuses it otherwise).
 
 use super::{Admission, AdmissionInfo};
-use crate::policy::Policy;
+use crate::policy::{Access, Policy};
 
 pub const INFO: AdmissionInfo = AdmissionInfo {
     name: "writes",
     description: "a write cache: write misses enter, read misses bypass to the disk",
     source: "dynamic-allocation paper §III",
-    make: || Box::new(Writes),
+    params: &[],
+    knob: None,
+    make: |_| Ok(Box::new(Writes)),
 };
 
 /// Admits written pages only.
@@ -19,8 +21,8 @@ pub struct Writes;
 
 impl Admission for Writes {
     #[inline]
-    fn admit(&mut self, _key: u64, write: bool, _policy: &dyn Policy) -> bool {
-        write
+    fn admit(&mut self, a: &Access, _policy: &dyn Policy) -> bool {
+        a.write
     }
 }
 
@@ -37,7 +39,7 @@ mod tests {
         // inserted); write 1 enters; read 1 now hits; write 2, write 3 evict 1 (dirty).
         let policy = crate::policy::build("lru", 2, Default::default()).unwrap().0;
         let mut tier = Tier::new(policy, 2);
-        tier.admission = Some((INFO.make)());
+        tier.admission = Some(Box::new(Writes));
         let mut dev = no_device();
         for (k, op) in [(1, Op::Read), (1, Op::Write), (1, Op::Read), (2, Op::Write), (3, Op::Write)] {
             tier.access(k, op, 0, NEVER, 0, &mut dev).unwrap();

@@ -1,0 +1,299 @@
+//! `--admit opt`: the offline reference for admission on a flash cache, in (flash writes, read
+//! hits). Sources: Yue Cheng, Fred Douglis, Philip Shilane, Michael Trachtman, Grant Wallace,
+//! Peter Desnoyers and Kai Li, "Erasing Belady's Limitations: In Search of Flash Cache Offline
+//! Optimality", USENIX ATC '16 (`../shared/papers/flash-cache-offline-optimality.txt`), §3.2
+//! Algorithm H (M+: no insertion evicted unread) and H_T (M_T: under a write quota, drop the
+//! insertions that absorb the fewest read hits); and Wong et al., "Baleen: ML Admission &
+//! Prefetching for Flash Caches", USENIX FAST '24 (title and venue as its simulator BCacheSim's
+//! artifact gives them), whose offline OPT splits a block's accesses into *episodes* (the
+//! accesses one residency serves, each costing one flash write) and admits the episodes that buy
+//! the most hits per write until a write budget is spent.
+//!
+//! **What `opt` is.** A plan made before the run from the whole trace, replayed by the stack:
+//! an `opt` row runs Belady's MIN as its eviction whatever `--policy` names (the row's policy is
+//! `min`, with `min.bypass` and `min.trim`), because an admission bound under an online
+//! eviction is no bound (an online admission can steer LRU's evictions in ways a fixed rule
+//! over LRU does not). Its one knob, `admit.budget` in [0, 1], is the share of M+'s
+//! admissions it may make: 1 is M+ (every read hit MIN can get, no write wasted); smaller
+//! budgets drop the episodes with the fewest read hits first (M_T's rule), so a larger knob
+//! admits more.
+//!
+//! **The model it plans for** (what the stack charges, `stack/mod.rs`, `ssdcache.rs`): a read
+//! hit needs the page held since its previous access; a flash write is an insertion (a missed
+//! read or write admitted) or a write hit (write-back or write-through); a write under
+//! write-around only invalidates. So a read hit is an *interval* (previous access → the read)
+//! the page is held over, and at most `capacity` intervals are held at once, whatever the
+//! policy. An interval that ends in a write buys nothing (the write programs the flash anyway if
+//! the page is held, or may enter then): the plan never holds one, and breaks episodes there.
+//! Over the intervals that end in a read, MIN with bypass (hold the `capacity` pages read again
+//! soonest; never insert one read after all of them) holds the most at once, so pass A below
+//! gets the most read hits any admission and eviction can at this capacity, with one flash
+//! write per episode (an insertion; no write hit, since no interval ending in a write is held).
+//!
+//! **The plan** (O(N log C) in the N page accesses, C the capacity; the sorts are counting
+//! sorts by hits):
+//! 1. From the run's next-access column (`Access.next`) and each access's op: the *read next*
+//!    of access i is its next access if that is a read, else NEVER.
+//! 2. Pass A: MIN with bypass on read next (a held page whose read next is NEVER leaves at
+//!    once), inserting at any access that may enter (a read; a write unless the tier is
+//!    write-around). Each insertion opens an episode; each later hit adds one read hit.
+//! 3. Selection (M_T, §3.2 STEP 2): I = the episodes with at least one hit (those with none
+//!    are M+'s wasted writes); I' = round(budget × I) may stay; drop those with fewest hits,
+//!    among equals the earliest first (the paper's leftover L).
+//! 4. Pass B: MIN again, inserting only at the kept episodes' first accesses. The pages
+//!    dropped leave room, so the kept ones stay longer and absorb hits that pass A gave to
+//!    episodes now dropped (the paper's A/B example of §3.2: a write wasted although it buys a
+//!    hit, because the page it displaced would have hit instead). Pass B's holds are the plan:
+//!    access i's planned next is its read next if pass B held the page through it, else NEVER.
+//!
+//! The run passes the planned next as `Access.next`: the admission admits a page exactly when
+//! its planned next is not NEVER, and MIN with trim drops a page after its last planned access,
+//! so the stack holds what pass B held (never more than C pages, so MIN never has to choose a
+//! victim). Its flash writes are pass B's insertions that hit at least once (one without a hit
+//! has planned next NEVER and is not admitted), plus the flash's GC.
+//!
+//! Where the sources leave a choice, fcsim's: episodes are MIN's residencies, not Baleen's
+//! eviction-age runs (MIN's capacity is exact, an eviction age only estimates it); the budget is
+//! a share of M+'s admissions (flash writes), not of erasures (the offline-bounds quota) nor of
+//! bytes (Baleen), since a flash cache's DWPD counts page writes; a host trim between two
+//! accesses leaves the plan as it was (the page leaves the tier, the next read misses; the
+//! stack may then admit it again, one write more than planned). The plan is made before the
+//! run: a knob turned during it (a budget controller) does not re-plan, so `set_knob` does
+//! nothing and `opt` takes no controller.
+
+use super::{Admission, AdmissionInfo, AdmitParams, ParamInfo};
+use crate::policy::heap::MaxHeap;
+use crate::policy::{Access, Policy};
+use crate::request::NEVER;
+use rustc_hash::FxHashMap;
+
+pub const INFO: AdmissionInfo = AdmissionInfo {
+    name: "opt",
+    description: "offline reference: MIN eviction, admits only episodes read again before MIN evicts them (M+), \
+                  the fewest-hit ones dropped first down to a write budget (M_T); runs as policy min",
+    source: "offline-bounds §3.2 H, H_T, §3.5 M+, M_T; Baleen (FAST'24) episode OPT",
+    params: &[ParamInfo::num("budget", 1.0, 0.0, 1.0, "the share of M+'s admissions (flash writes) allowed")],
+    knob: Some("budget"),
+    make: |p: &AdmitParams| Ok(Box::new(Opt { budget: p.get("budget") })),
+};
+
+/// The policy (and its parameters) an `opt` row runs, whatever `--policy` says.
+pub const POLICY: &str = "min";
+pub const POLICY_PARAMS: [(&str, &str); 2] = [("bypass", "true"), ("trim", "true")];
+
+/// Admits a page exactly when the plan holds it past this access (the plan is the run's
+/// next-access column, see the module docs).
+#[derive(Debug)]
+pub struct Opt {
+    budget: f64,
+}
+
+impl Admission for Opt {
+    #[inline]
+    fn admit(&mut self, a: &Access, _policy: &dyn Policy) -> bool {
+        a.next != NEVER
+    }
+
+    fn knob(&self) -> Option<f64> {
+        Some(self.budget)
+    }
+}
+
+/// What the plan chose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Schedule {
+    /// The planned next access of every page access (the run's next-access column).
+    pub next: Vec<u64>,
+    /// M+'s admissions: pass A's episodes with at least one read hit (I).
+    pub mplus: u64,
+    /// Those the budget keeps (I').
+    pub allowed: u64,
+    /// M_T's reuse count R and leftover L.
+    pub reuse: u32,
+    pub leftover: u64,
+    /// Pass B's admissions with at least one hit (the flash writes planned) and its read hits.
+    pub writes: u64,
+    pub hits: u64,
+}
+
+/// One MIN pass over the intervals that end in a read.
+struct Pass {
+    /// Planned next of each access (NEVER where the page is not held past it).
+    next: Vec<u64>,
+    /// Each episode: its first access and the read hits it absorbed, in time order.
+    episodes: Vec<(u64, u32)>,
+}
+
+/// Runs MIN with bypass over `keys` by read next, inserting where `enter` allows and, with
+/// `starts` (sorted), only at those accesses.
+fn min_pass(
+    keys: &[u64],
+    read_next: &dyn Fn(usize) -> u64,
+    enter: &dyn Fn(usize) -> bool,
+    capacity: usize,
+    starts: Option<&[u64]>,
+) -> Pass {
+    let n = keys.len();
+    let mut next = vec![NEVER; n];
+    let mut episodes: Vec<(u64, u32)> = Vec::new();
+    // Held pages: node → (key, its last access, its episode); the heap by read next.
+    let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut nodes: Vec<(u64, u64, u32)> = Vec::new();
+    let mut free: Vec<u32> = Vec::new();
+    let mut heap = MaxHeap::with_capacity(capacity.min(n));
+    let mut s = 0usize;
+    for (i, &k) in keys.iter().enumerate() {
+        let p = read_next(i);
+        if let Some(&node) = index.get(&k) {
+            // Held, so this access is the read its previous access was held for: a hit.
+            let (_, last, ep) = nodes[node as usize];
+            next[last as usize] = i as u64;
+            episodes[ep as usize].1 += 1;
+            if p == NEVER {
+                heap.remove(node);
+                index.remove(&k);
+                free.push(node);
+            } else {
+                heap.update(node, p);
+                nodes[node as usize].1 = i as u64;
+            }
+            continue;
+        }
+        let allowed = match starts {
+            None => true,
+            Some(st) => {
+                while s < st.len() && st[s] < i as u64 {
+                    s += 1;
+                }
+                s < st.len() && st[s] == i as u64
+            }
+        };
+        if p == NEVER || !allowed || !enter(i) {
+            continue;
+        }
+        if heap.len() >= capacity {
+            let Some(top) = heap.top() else { continue };
+            if heap.prio(top) <= p {
+                continue;
+            }
+            heap.remove(top);
+            index.remove(&nodes[top as usize].0);
+            free.push(top);
+        }
+        let node = free.pop().unwrap_or_else(|| {
+            nodes.push((0, 0, 0));
+            (nodes.len() - 1) as u32
+        });
+        nodes[node as usize] = (k, i as u64, episodes.len() as u32);
+        episodes.push((i as u64, 0));
+        index.insert(k, node);
+        heap.push(node, p);
+    }
+    Pass { next, episodes }
+}
+
+/// The plan of a run (see the module docs): `keys` and `writes` of every read or write page
+/// access in order, `next` their next-access indices (NEVER: none), `capacity` the tier's
+/// pages, `writes_enter` whether a missed write may be admitted (not under write-around),
+/// `budget` the share of M+'s admissions allowed.
+pub fn plan(keys: &[u64], writes: &[bool], next: &[u64], capacity: usize, writes_enter: bool, budget: f64) -> Schedule {
+    let read_next = |i: usize| {
+        let j = next[i];
+        if j != NEVER && !writes[j as usize] {
+            j
+        } else {
+            NEVER
+        }
+    };
+    let enter = |i: usize| writes_enter || !writes[i];
+    let a = min_pass(keys, &read_next, &enter, capacity.max(1), None);
+    // M_T's A_i: episodes by hits (a counting sort; hits ≤ N).
+    let mut counts: Vec<u64> = Vec::new();
+    for &(_, h) in &a.episodes {
+        if counts.len() <= h as usize {
+            counts.resize(h as usize + 1, 0);
+        }
+        counts[h as usize] += 1;
+    }
+    let mplus: u64 = counts.iter().skip(1).sum();
+    let allowed = ((budget.clamp(0.0, 1.0) * mplus as f64).round() as u64).min(mplus);
+    let mut omit = mplus - allowed;
+    let mut reuse = 1u32;
+    while (reuse as usize) < counts.len() && omit > 0 && omit >= counts[reuse as usize] {
+        omit -= counts[reuse as usize];
+        reuse += 1;
+    }
+    let leftover = omit;
+    let mut left = leftover;
+    let mut starts = Vec::with_capacity(allowed as usize);
+    for &(start, h) in &a.episodes {
+        if h < reuse || (h == reuse && left > 0) {
+            if h == reuse {
+                left -= 1;
+            }
+            continue;
+        }
+        starts.push(start);
+    }
+    drop(a);
+    let b = min_pass(keys, &read_next, &enter, capacity.max(1), Some(&starts));
+    let writes_planned = b.episodes.iter().filter(|e| e.1 > 0).count() as u64;
+    let hits = b.episodes.iter().map(|e| u64::from(e.1)).sum();
+    Schedule { next: b.next, mplus, allowed, reuse, leftover, writes: writes_planned, hits }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::convert::next_access;
+
+    /// The plan of `ops` ("r1 w2 …") at `cap`.
+    fn planned(ops: &str, cap: usize, writes_enter: bool, budget: f64) -> Schedule {
+        let (keys, writes): (Vec<u64>, Vec<bool>) =
+            ops.split_whitespace().map(|t| (t[1..].parse::<u64>().unwrap(), t.starts_with('w'))).unzip();
+        plan(&keys, &writes, &next_access(&keys).unwrap(), cap, writes_enter, budget)
+    }
+
+    #[test]
+    fn hand_traced() {
+        // Capacity 1, write-back, on r1 r2 r2 r1 w3 r3 w1 r1 (indices 0-7).
+        // Read next: 0→3, 1→2, 2→NEVER, 3→NEVER (6 is a write), 4→5, 5→NEVER, 6→7, 7→NEVER.
+        // Pass A: 0 enters (1 held, read next 3). 1: read next 2 < 3: 1 is evicted unread, 2
+        // enters. 2 hits and leaves (no read next). 3 (1 again): read next NEVER: not inserted.
+        // 4 (w3) enters, 5 hits. 6 (w1) enters, 7 hits. Episodes: 0 (0 hits), 1 (1), 4 (1),
+        // 6 (1): M+ keeps three.
+        let s = planned("r1 r2 r2 r1 w3 r3 w1 r1", 1, true, 1.0);
+        assert_eq!((s.mplus, s.allowed, s.writes, s.hits), (3, 3, 3, 3));
+        // Pass B inserts at 1, 4 and 6 only: access 0 is not admitted (its planned next is
+        // NEVER), and each kept episode is held to its hit.
+        assert_eq!(s.next, [NEVER, 2, NEVER, NEVER, 5, NEVER, 7, NEVER]);
+        // Budget 2/3: round(2) may stay; R = 1, L = 1: the earliest one-hit episode (1) goes.
+        let s = planned("r1 r2 r2 r1 w3 r3 w1 r1", 1, true, 2.0 / 3.0);
+        assert_eq!((s.allowed, s.reuse, s.leftover, s.writes), (2, 1, 1, 2));
+        assert_eq!(s.next[1], NEVER);
+        // Write-around: a write never enters, so the w3 and w1 episodes do not exist; the
+        // interval r1 → r1 across w1 ends in a write, so it is never held either.
+        let s = planned("r1 r2 r2 r1 w3 r3 w1 r1", 1, false, 1.0);
+        assert_eq!((s.mplus, s.hits), (1, 1));
+        // Budget 0 admits nothing.
+        assert_eq!(planned("r1 r2 r2 r1 w3 r3 w1 r1", 1, true, 0.0).next, [NEVER; 8]);
+    }
+
+    #[test]
+    fn pass_b_gives_dropped_room_to_kept_pages() {
+        // Capacity 1 on r1 r1 r2 r1 r2 r2 r1 (indices 0-6). Read next: 0→1, 1→3, 2→4, 3→6,
+        // 4→5, 5→NEVER, 6→NEVER. Pass A: 1 enters at 0 and hits at 1 and 3; 2 at 2 (read next
+        // 4, after 1's 3) is not inserted; at 4, 2 (read next 5) comes before 1 (6): 1 is
+        // evicted and 2 enters, hits at 5 and leaves; 1 at 6 has no read next. Episodes: 0 (2
+        // hits), 4 (1 hit).
+        let s = planned("r1 r1 r2 r1 r2 r2 r1", 1, true, 1.0);
+        assert_eq!((s.mplus, s.writes, s.hits), (2, 2, 3));
+        // Budget 1/2: one stays; the one-hit episode goes (R = 2, L = 0). Pass B may insert at
+        // 0 only: nothing displaces 1 at 4 now, so it also hits at 6: 3 hits for 1 write, where
+        // the kept episode alone had 2.
+        let s = planned("r1 r1 r2 r1 r2 r2 r1", 1, true, 0.5);
+        assert_eq!((s.mplus, s.allowed, s.reuse, s.leftover), (2, 1, 2, 0));
+        assert_eq!((s.writes, s.hits), (1, 3));
+        assert_eq!(s.next, [1, 3, NEVER, 6, NEVER, NEVER, NEVER]);
+    }
+}

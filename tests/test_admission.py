@@ -1,0 +1,123 @@
+"""The admission layer (issue 43): the registry as Python sees it, ``--admit`` as an axis on
+``fcsim run``, ``fcsim sweep`` and the API, the ``admission`` column, and bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import fcsim
+from conftest import TRACES, cli
+
+T = str(TRACES / "blkparse_java_50k_events.txt.gz")
+SSD = {"stack.kind": "ssd-cache", "stack.write": "back"}
+
+
+def test_admissions_lists_all_first_with_params_and_knob() -> None:
+    rows = fcsim.admissions()
+    assert rows[0]["name"] == "all" and rows[0]["knob"] is None and rows[0]["params"] == []
+    names = [a["name"] for a in rows]
+    assert "writes" in names and len(names) == len(set(names))
+    for a in rows:
+        assert set(a) == {"name", "description", "source", "knob", "params"}
+        params = {p["name"] for p in a["params"]}
+        assert a["knob"] is None or a["knob"] in params
+        for p in a["params"]:
+            assert p["lo"] <= p["default"] <= p["hi"], p
+    r = cli("admissions")
+    assert r.returncode == 0, r.stderr
+    listed = [line.split()[0] for line in r.stdout.splitlines() if line and not line[0].isspace()]
+    assert listed[: len(names)] == names
+    assert "admit.window=1" in r.stdout and "knob: p" in r.stdout
+
+
+def test_admit_is_an_axis_and_all_leaves_rows_as_they_were() -> None:
+    before = fcsim.run_grid(T, "lru", "20%", set=SSD)
+    rows = fcsim.run_grid(T, "lru", "20%", set=SSD, admit=["all", "writes"])
+    assert list(rows["admission"]) == ["all", "writes"]
+    # `all` is the empty slot: the same numbers as a run that names no admission.
+    for col in ("hits", "insertions", "cache_writes", "backing_reads", "disk_reads"):
+        assert rows[col].iloc[0] == before[col].iloc[0], col
+    # `writes` admits no read miss, so it programs no more pages than `all`.
+    assert rows["cache_writes"].iloc[1] <= rows["cache_writes"].iloc[0]
+    one = fcsim.simulate(T, "lru", "20%", set=SSD, admit="writes")
+    assert one["admission"] == "writes" and one["stack_admit"] == "writes"
+    r = cli(
+        "run",
+        T,
+        "--policy",
+        "lru",
+        "--size",
+        "20%",
+        "--set",
+        "stack.kind=ssd-cache",
+        "--set",
+        "stack.write=back",
+        "--admit",
+        "all,writes",
+        "--json",
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count('"admission"') == 2
+
+
+def test_sweep_takes_admissions(tmp_path: Path) -> None:
+    exp = tmp_path / "e.toml"
+    exp.write_text(
+        f'name = "a"\ntraces = ["{T}"]\npolicies = ["lru"]\nsizes = ["20%"]\nadmissions = ["all", "writes"]\n'
+        '[set]\n"stack.kind" = "ssd-cache"\n"stack.write" = "back"\n'
+    )
+    r = cli("sweep", exp, "--out", tmp_path / "a.parquet")
+    assert r.returncode == 0, r.stderr
+    import pandas as pd
+
+    assert sorted(pd.read_parquet(tmp_path / "a.parquet")["admission"]) == ["all", "writes"]
+
+
+@pytest.mark.parametrize(
+    ("kw", "message"),
+    [
+        ({"admit": "nope", "set": SSD}, "unknown admission 'nope'; registered: all, writes,"),
+        ({"admit": "writes"}, "--admit writes: an admission policy guards a flash cache"),
+        ({"set": {**SSD, "admit.p": "0.5"}}, "admit.p: no admission policy takes it (--admit all)"),
+        ({"admit": "writes", "set": {**SSD, "admit.p": "0.5"}}, "'admit.p' is a parameter of no admission"),
+        ({"admit": "random", "set": {**SSD, "admit.p": "1.5"}}, "admit.p=1.5: expected the probability"),
+        ({"set": {**SSD, "stack.admit": "random", "admit.q": "1"}}, "unknown parameter admit.q of admission"),
+        ({"admit": "writes", "set": {**SSD, "stack.admit": "all"}}, "name different admissions"),
+    ],
+)
+def test_bad_admission_input_is_one_line(kw: dict[str, object], message: str) -> None:
+    with pytest.raises(fcsim.ConfigError) as e:
+        fcsim.run_grid(T, "lru", "20%", **kw)  # type: ignore[arg-type]
+    assert message in str(e.value)
+    r = cli("run", T, "--policy", "lru", "--size", "20%", "--admit", "nope", "--set", "stack.kind=ssd-cache")
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "unknown admission 'nope'" in r.stderr
+
+
+#: Columns that name what ran, or time the simulator itself, not what the cache did.
+NOT_MEASURED = {"policy", "admission", "stack_admit", "sim_seconds", "requests_per_s", "requests_per_wall_s"}
+
+
+@pytest.mark.parametrize("write", ["around", "back"])
+def test_lru_with_second_hit_larc_is_larc(write: str) -> None:
+    # LARC's ghost filter taken out of the policy: LRU behind second-hit with LARC's self-tuning
+    # ghost queue gives LARC's rows, column for column, on a real trace as a flash cache over a
+    # disk (write-around: writes invalidate; write-back: a declined write goes to the disk).
+    trace = str(TRACES / "cloudphysics_vscsi_2h.csv.gz")
+    sets = {"stack.kind": "ssd-cache", "stack.write": write}
+    larc = fcsim.run_grid(trace, "larc", ["1%", "10%"], set=sets)
+    ghost = {**sets, "admit.ghost": "larc"}
+    ours = fcsim.run_grid(trace, "lru", ["1%", "10%"], set=ghost, admit="second-hit")
+    assert list(ours["admission"]) == ["second-hit"] * 2 and list(ours["admit_ghost"]) == ["larc"] * 2
+    same = [
+        c
+        for c in larc.columns
+        if c not in NOT_MEASURED
+        and not c.startswith(("param_", "admit_", "device_setup"))
+        and larc[c].notna().any()
+    ]
+    assert len(same) > 40
+    for c in same:
+        assert larc[c].astype(object).tolist() == ours[c].astype(object).tolist(), c

@@ -1,0 +1,66 @@
+"""The admission study's report (issue 43, item 5) on a hand-made table: the best point under a
+budget, the opt share, and Baleen's order through the claims engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from fcsim.reports import admission
+
+
+def table() -> pd.DataFrame:
+    # One trace, 10 days of writes at each point's DWPD. all: one point at 20 DWPD.
+    # random: 1 DWPD -> 0.10, 5 -> 0.20; second-hit: 2 -> 0.25, 12 -> 0.30; opt: 1 -> 0.30,
+    # 3 -> 0.40, 20 -> 0.50.
+    rows = [
+        ("all", 20.0, 0.45),
+        ("random", 1.0, 0.10),
+        ("random", 5.0, 0.20),
+        ("second-hit", 2.0, 0.25),
+        ("second-hit", 12.0, 0.30),
+        ("opt", 1.0, 0.30),
+        ("opt", 3.0, 0.40),
+        ("opt", 20.0, 0.50),
+    ]
+    df = pd.DataFrame(rows, columns=["admission", "dwpd", "read_hit_ratio"])
+    return df.assign(
+        trace="t.csv",
+        policy="lru",
+        size_pages=100,
+        cache_writes=df["dwpd"] * 1000,
+        peak_dt=0.5 - df["read_hit_ratio"] / 2,
+        knob_value=range(len(df)),
+        budget_dwpd=None,
+    )
+
+
+def test_the_best_point_under_a_budget() -> None:
+    df = table()
+    # 3 DWPD: random's 1-DWPD point (0.10), second-hit's 2 (0.25), opt's 3 (0.40); all writes
+    # 20 and does not fit.
+    assert admission.under_budget(df, 3.0) == {"random": 0.10, "second-hit": 0.25, "opt": 0.40}
+    assert admission.under_budget(df, 0.5) == {}
+
+
+def test_budgets_opt_shares_and_the_order(tmp_path: Path) -> None:
+    df = table()
+    d = admission.budget_table(df)
+    at10 = d[d["at"] == "10 DWPD"].set_index("policy")
+    # 10 DWPD: random 0.20 (40% of opt's 0.40), second-hit 0.25 (62.5%).
+    assert at10.loc["random", "read_hit_ratio"] == 0.20
+    assert at10.loc["second-hit", "opt_share"] == 62.5
+    # 10% of all's 20 000 cache writes = 2000: random's 1 000 (0.10), second-hit's 2 000 (0.25).
+    share = d[d["at"] == "10% of all"].set_index("policy")
+    assert share.loc["second-hit", "read_hit_ratio"] == 0.25 and "all" not in share.index
+    summary = admission.report(df, tmp_path, "test").read_text()
+    # random <= second-hit at every budget both meet (all never fits one): the order agrees;
+    # no online share is above 100%.
+    assert "| At a fixed write rate: second-hit >= random (Baleen) |" in summary
+    assert "holds at 4 of 4 (trace, at) points" in summary
+    # At all's own 20 DWPD (100% of all), random's best is 0.20 < all's 0.45: random >= all
+    # disagrees, and says so with the numbers.
+    assert "| At all's write rate: random >= all (Baleen) |" in summary
+    assert "admit all 0.4500 <= random 0.2000" in summary and summary.count("**disagrees**") == 1
+    assert (tmp_path / "pareto_t.png").stat().st_size > 0
