@@ -210,7 +210,8 @@ def main() -> int:
             print(
                 f"{tname:>16} {sname:>20} hr MAE {e['hr_mae']:.4f} ± {e['hr_mae_ci95']:.4f} "
                 f"fpw {e['fpw_err']:.3f} er {e['erasures_err']:.3f} wa {e['wa_err']:.3f} "
-                f"full {times['full_cpu_s']:.1f}s mini {times['mini_cpu_s']:.2f}s/1 seed {times['mini1_cpu_s']:.2f}s "
+                f"full {times['full_cpu_s']:.1f}s mini {times['mini_cpu_s']:.2f}s "
+                f"1 seed {times['mini1_cpu_s']:.2f}s "
                 f"{times['note'][:60]}",
                 flush=True,
             )
@@ -228,17 +229,20 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
     lines = [
         SECTION,
         "",
-        "Written by `.venv/bin/python bench/minisim_flash.py` (every row in `bench/minisim_flash.csv`, the figure",
-        "`bench/minisim_flash.png`). R = 0.01, 5 seeds of the sampling hash, 10 sizes log-spaced from 1% to 50% of",
-        "the working set. Buffer stacks: the policy as a DRAM buffer over the `gasa` SSD aged before the run",
-        "(`device.fill=1,device.steady=1`); ssd-cache stacks: the policy as a flash read cache over a disk",
-        "(`stack.kind=ssd-cache`, the `offline` drive sized to the cache). Errors against the full runs of the same",
-        "sizes: hit ratio MAE over the 10 sizes (mean ± 95% CI of the 5 seeds' MAEs); flash page writes (fpw) and",
-        "erasures: the largest relative error of the 5 seeds' mean, WA: the largest absolute error, over the sizes",
-        "where the full run erases at least 1,000 times (`gc sizes`); `er ±`: the widest 95% half-width of the",
-        "erasure estimate there, relative to it. CPU seconds of this run: the 10 full runs, the miniature pass with",
-        "5 seeds and with 1 seed; speed-up = full / 1-seed miniature. `-`: no size erases 1,000 times, or the",
-        "miniature refused the drive (then its hit ratios are estimated alone; the refusal is listed below).",
+        "Written by `.venv/bin/python bench/minisim_flash.py` (every row in",
+        "`bench/minisim_flash.csv`, the figure `bench/minisim_flash.png`). R = 0.01, 5 seeds of the",
+        "sampling hash, 10 sizes log-spaced from 1% to 50% of the working set. Buffer stacks: the",
+        "policy as a DRAM buffer over the `gasa` SSD aged before the run",
+        "(`device.fill=1,device.steady=1`); ssd-cache stacks: the policy as a flash read cache over a",
+        "disk (`stack.kind=ssd-cache`, the `offline` drive sized to the cache). Errors against the",
+        "full runs of the same sizes: hit ratio MAE over the 10 sizes (mean ± 95% CI of the 5 seeds'",
+        "MAEs); flash page writes (fpw) and erasures: the largest relative error of the 5 seeds'",
+        "mean, WA: the largest absolute error, over the sizes where the full run erases at least",
+        "1,000 times (`gc sizes`); `er ±`: the widest 95% half-width of the erasure estimate there,",
+        "relative to it. CPU seconds of this run: the 10 full runs, the miniature pass with 5 seeds",
+        "and with 1 seed; speed-up = full / 1-seed miniature. `-`: no size erases 1,000 times, or the",
+        "miniature refused the drive (then its hit ratios are estimated alone; the refusal is listed",
+        "below).",
         "",
         "| trace | accesses | stack | hr MAE | gc sizes | fpw err | erasures err | er ± | WA err "
         "| full CPU s | mini CPU s (5 seeds / 1) | speed-up |",
@@ -249,12 +253,21 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
         e = errors(d)
         f = lambda v, fmt: "-" if pd.isna(v) else fmt.format(v)  # noqa: E731
         r0 = d.iloc[0]
-        lines.append(
-            f"| {t} | {int(r0['accesses']):,} | {st} | {e['hr_mae']:.4f} ± {e['hr_mae_ci95']:.4f} | {e['gc_sizes']} "
-            f"| {f(e['fpw_err'], '{:.1%}')} | {f(e['erasures_err'], '{:.1%}')} | {f(e['erasures_ci95_rel'], '{:.1%}')} "
-            f"| {f(e['wa_err'], '{:.3f}')} | {r0['full_cpu_s']:.1f} | {r0['mini_cpu_s']:.2f} / {r0['mini1_cpu_s']:.2f} "
-            f"| {r0['full_cpu_s'] / r0['mini1_cpu_s']:.0f}x |"
-        )
+        cells = [
+            t,
+            f"{int(r0['accesses']):,}",
+            st,
+            f"{e['hr_mae']:.4f} ± {e['hr_mae_ci95']:.4f}",
+            str(e["gc_sizes"]),
+            f(e["fpw_err"], "{:.1%}"),
+            f(e["erasures_err"], "{:.1%}"),
+            f(e["erasures_ci95_rel"], "{:.1%}"),
+            f(e["wa_err"], "{:.3f}"),
+            f"{r0['full_cpu_s']:.1f}",
+            f"{r0['mini_cpu_s']:.2f} / {r0['mini1_cpu_s']:.2f}",
+            f"{r0['full_cpu_s'] / r0['mini1_cpu_s']:.0f}x",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
         if isinstance(r0["note"], str) and r0["note"]:
             notes[st] = r0["note"]
     if notes:
