@@ -451,7 +451,7 @@ fn minisim_stack<'py>(
     let mut rows = Vec::new();
     for s in &m.seeds {
         for p in &s.points {
-            let e = m.estimate(s, p);
+            let e = m.estimate(p);
             let d = PyDict::new(py);
             let t = &p.counts.tier;
             d.set_item("seed", s.seed)?;

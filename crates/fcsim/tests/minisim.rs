@@ -71,7 +71,7 @@ fn at_rate_one_a_miniature_is_the_full_run() {
             let got = (p.counts.tier.hits, p.counts.tier.read_hits, f.host_writes, f.gc_copies, f.erasures);
             let want = (row.counters.hits, row.counters.read_hits, d.host_page_writes, d.gc_page_copies, d.erasures);
             assert_eq!(got, want, "{} {:?} at {}", spec.policy, spec.stack_params, p.size);
-            let e = m.estimate(s, p);
+            let e = m.estimate(p);
             assert_eq!(
                 e.hit_ratio,
                 row.counters.hits as f64 / row.counters.accesses as f64,
@@ -118,7 +118,7 @@ fn below_rate_one_the_seeds_interval_covers_the_full_run() {
                 .seeds
                 .iter()
                 .map(|s| {
-                    let e = m.estimate(s, &s.points[i]);
+                    let e = m.estimate(&s.points[i]);
                     [Some(e.hit_ratio), e.flash_page_writes, e.erasures, e.write_amplification][k].unwrap()
                 })
                 .collect();
