@@ -505,10 +505,14 @@ DEVICE_METRICS = ("flash_page_writes", "erasures", "wa")
 #: The default number of seeds of a stack's miniature (each estimate prints its spread).
 DEFAULT_MINISIM_SEEDS = 5
 #: Where a miniature's estimate is flagged (see the README, "Miniature simulation of a stack"):
-#: fewer pages in the miniature cache, fewer sampled pages, fewer erasures in the miniature.
+#: fewer pages in the miniature cache; fewer sampled pages (bench/RESULTS.md: hit ratio errors of
+#: 0.01 to 0.03 at 1,200 to 2,700 sampled pages, 0.002 at 27,000); fewer erasures in the
+#: miniature (counting noise alone is about 1/sqrt(n): 10% at 100); a GC-heavy run (write
+#: amplification above :data:`MINI_WA_WARN`) on miniature planes smaller than the full drive's.
 MINI_CACHE_WARN = 64
-MINI_SAMPLED_WARN = 1000
+MINI_SAMPLED_WARN = 10_000
 MINI_ERASURES_WARN = 100
+MINI_WA_WARN = 2.0
 
 
 def minisim(
@@ -628,7 +632,8 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
     why an estimate there may mislead (a miniature cache of fewer than :data:`MINI_CACHE_WARN`
     pages; fewer than :data:`MINI_SAMPLED_WARN` sampled pages; fewer than
     :data:`MINI_ERASURES_WARN` erasures in the miniature, where the full run's erasure count is
-    read off a handful of miniature ones)."""
+    read off a handful of miniature ones; a GC-heavy run on planes smaller than the full
+    drive's)."""
     out = []
     for (label, pages), g in df.groupby(["size", "size_pages"], sort=False):
         row: dict[str, Any] = {
@@ -646,6 +651,13 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
             warn.append(f"{int(g['sampled_pages'].min())} sampled pages")
         if g["mini_erasures"].notna().all() and 0 < g["mini_erasures"].mean() < MINI_ERASURES_WARN:
             warn.append(f"{g['mini_erasures'].mean():.0f} erasures in the miniature")
+        if "mini_plane_blocks" in g and g["mini_plane_blocks"].notna().all():
+            mini, full = int(g["mini_plane_blocks"].iloc[0]), int(g["full_plane_blocks"].iloc[0])
+            if row["write_amplification"] > MINI_WA_WARN and mini < full:
+                warn.append(
+                    f"GC-heavy (WA {row['write_amplification']:.2f}) on miniature planes of {mini} blocks "
+                    f"(the full drive's: {full}): WA and erasures may read a few % high"
+                )
         row["warnings"] = "; ".join(warn)
         out.append(row)
     s = pd.DataFrame(out)

@@ -471,6 +471,8 @@ fn minisim_stack<'py>(
             d.set_item("mini_blocks", p.counts.flash.map(|_| p.counts.blocks))?;
             d.set_item("mini_user_pages", p.counts.flash.map(|_| p.counts.user_pages))?;
             d.set_item("full_blocks", p.counts.flash.map(|_| p.full_blocks))?;
+            d.set_item("mini_plane_blocks", p.counts.flash.map(|_| p.counts.plane_blocks))?;
+            d.set_item("full_plane_blocks", p.counts.flash.map(|_| p.full_plane_blocks))?;
             rows.push(d);
         }
     }

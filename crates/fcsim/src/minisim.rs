@@ -150,6 +150,8 @@ pub struct MiniCounts {
     /// The miniature drive's blocks and user pages.
     pub blocks: u64,
     pub user_pages: u64,
+    /// The miniature drive's blocks per plane.
+    pub plane_blocks: u64,
 }
 
 /// One size of one seed.
@@ -159,8 +161,9 @@ pub struct StackPoint {
     pub size: u64,
     pub mini_size: u64,
     pub counts: MiniCounts,
-    /// The full drive's blocks (0 without a device).
+    /// The full drive's blocks, and blocks per plane (0 without a device).
     pub full_blocks: u64,
+    pub full_plane_blocks: u64,
 }
 
 /// One seed's sample and its miniatures.
@@ -443,6 +446,7 @@ pub fn stack_minisim(
                         flash: Some(f.stats()),
                         blocks: u64::from(f.cfg.geometry.total_blocks()),
                         user_pages: f.cfg.user_pages,
+                        plane_blocks: u64::from(f.cfg.geometry.blocks),
                     }
                 }
                 Shape::Ssd(s) => {
@@ -453,6 +457,7 @@ pub fn stack_minisim(
                         flash: Some(f.stats()),
                         blocks: u64::from(f.cfg.geometry.total_blocks()),
                         user_pages: f.cfg.user_pages,
+                        plane_blocks: u64::from(f.cfg.geometry.blocks),
                     }
                 }
                 Shape::Layered(s) => {
@@ -463,11 +468,13 @@ pub fn stack_minisim(
                         flash: Some(f.stats()),
                         blocks: u64::from(f.cfg.geometry.total_blocks()),
                         user_pages: f.cfg.user_pages,
+                        plane_blocks: u64::from(f.cfg.geometry.blocks),
                     }
                 }
             };
             let full_blocks = drive.as_ref().map_or(0, |d| u64::from(d.full.geometry.total_blocks()));
-            points.push(StackPoint { size, mini_size: mini_size(size, rate), counts, full_blocks });
+            let full_plane_blocks = drive.as_ref().map_or(0, |d| u64::from(d.full.geometry.blocks));
+            points.push(StackPoint { size, mini_size: mini_size(size, rate), counts, full_blocks, full_plane_blocks });
         }
         out.push(SeedRun {
             seed: seeds[i],
