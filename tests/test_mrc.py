@@ -186,3 +186,71 @@ def test_mrc_cli_compare_prints_the_error(args: list[str], reference: str) -> No
     mae = [line for line in r.stdout.splitlines() if line.startswith("mean absolute error")]
     assert len(mae) == 1 and reference in mae[0] and "mean over the" in mae[0]
     assert float(mae[0].split()[3].rstrip(":")) < 0.1
+
+
+# Miniature simulation of a whole stack (issue 44).
+SMALL = "synth:zipf,alpha=0.8,requests=50000,pages=8000,seed=2,write=0.5"
+SMALL_DEVICE = {
+    "device.capacity": 8500,
+    "device.pages_per_block": 16,
+    "device.channels": 1,
+    "device.planes": 1,
+}
+
+
+def test_minisim_of_a_stack_at_rate_one_is_the_full_run() -> None:
+    # At R = 1 the miniature is the full stack: every estimate equals `fcsim run`'s value.
+    df = fcsim.minisim(SMALL, "cflru", [500, "20%"], rate=1.0, seeds=2, device="gasa", set=SMALL_DEVICE)
+    assert list(df["seed"]) == [0, 0, 1, 1] and df.attrs["response_time"] == "not estimated"
+    for _, r in df.iterrows():
+        row = fcsim.simulate(
+            SMALL, policy="cflru", size=int(r["size_pages"]), device="gasa", set=SMALL_DEVICE
+        )
+        assert r["hit_ratio"] == row.hit_ratio
+        assert r["read_hit_ratio"] == row.read_hit_ratio
+        assert (r["flash_page_writes"], r["erasures"]) == (row.flash_page_writes, row.erasures)
+        assert r["write_amplification"] == pytest.approx(row.write_amplification, abs=1e-12)
+    assert df["erasures"].min() > 0
+    s = fcsim.minisim_summary(df)
+    # Both seeds sample every page: no spread.
+    assert list(s["erasures_ci95"]) == [0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rate": 0.0}, r"rate=0.0: expected a sampling rate in \(0, 1\]"),
+        ({"rate": 1.5}, r"\(0, 1\]"),
+        ({"metrics": "hit_ratio,erasures"}, "metric erasures needs a flash device"),
+        ({"metrics": "hits"}, "unknown metric 'hits'"),
+        (
+            {"device": "gasa", "set": {**SMALL_DEVICE, "device.capacity": 2000}, "rate": 0.01},
+            "smallest R that fits",
+        ),
+        ({"device": "lcr", "policy": "lcr"}, "chips' loads"),
+        ({"set": {"stack.kind": "ssd-cache", "stack.write": "back", "stack.split": 0.2}}, "stack.split"),
+    ],
+)
+def test_minisim_of_a_stack_refuses(kwargs: dict, message: str) -> None:
+    kw = {"policy": "lru", "sizes": [100], **kwargs}
+    with pytest.raises(fcsim.ConfigError, match=message):
+        fcsim.minisim(SMALL, **kw)
+
+
+def test_minisim_of_a_stack_cli() -> None:
+    r = cli(
+        "mrc", SMALL, "--method", "minisim", "--policy", "arc", "--set", "stack.kind=ssd-cache",
+        "--rate", "0.5", "--at", "5%,30%", "--seeds", "3", "--metrics", "hit_ratio,read_hit_ratio",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "over the offline device at R=0.5, 3 seeds" in r.stdout and " ± " in r.stdout
+    assert "response time: not estimated" in r.stdout
+    # The offline drive of these small caches keeps ~1% of its pages for GC: halved, it keeps less.
+    gc = cli(
+        "mrc", SMALL, "--method", "minisim", "--policy", "arc", "--set", "stack.kind=ssd-cache",
+        "--rate", "0.5", "--at", "5%,30%", "--metrics", "hit_ratio,erasures",
+    )  # fmt: skip
+    assert gc.returncode != 0 and "the smallest R that fits every size is" in gc.stderr
+    bad = cli("mrc", SMALL, "--method", "minisim", "--policy", "lru", "--metrics", "wa", "--rate", "2")
+    assert bad.returncode != 0 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].startswith("fcsim: error: rate=2.0")

@@ -153,6 +153,25 @@ def mrc_minisim(
     trace_params: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
 ) -> tuple[float, int, int, int, list[tuple[int, int, int, float, float]]]: ...
+def minisim_stack(
+    trace: str,
+    policy: str,
+    sizes: list[int],
+    *,
+    rate: float,
+    seeds: list[int],
+    device_metrics: bool = True,
+    device: str | None = None,
+    policy_params: dict[str, str] | None = None,
+    stack_params: dict[str, str] | None = None,
+    device_params: dict[str, str] | None = None,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    trace_params: dict[str, str] | None = None,
+    progress: ProgressFn | None = None,
+) -> tuple[float, int, int, str | None, list[dict[str, Any]]]: ...
 def check_size(size: str) -> None: ...
 def size_pages(size: str, page_size: int = 4096, working_set: int | None = None) -> int: ...
 def policies() -> list[tuple[str, str, str, list[str], bool]]: ...

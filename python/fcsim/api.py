@@ -532,6 +532,172 @@ def _minisim(
     return df
 
 
+#: What a miniature of a stack estimates (``metrics=`` of :func:`minisim`), and which need a device.
+MINISIM_METRICS = ("hit_ratio", "read_hit_ratio", "flash_page_writes", "erasures", "wa")
+DEVICE_METRICS = ("flash_page_writes", "erasures", "wa")
+#: The default number of seeds of a stack's miniature (each estimate prints its spread).
+DEFAULT_MINISIM_SEEDS = 5
+#: Where a miniature's estimate is flagged (see the README, "Miniature simulation of a stack"):
+#: fewer pages in the miniature cache; fewer sampled pages (bench/RESULTS.md: hit ratio errors of
+#: 0.01 to 0.03 at 1,200 to 2,700 sampled pages, 0.002 at 27,000); fewer erasures in the
+#: miniature (counting noise alone is about 1/sqrt(n): 10% at 100); a GC-heavy run (write
+#: amplification above :data:`MINI_WA_WARN`) on miniature planes smaller than the full drive's.
+MINI_CACHE_WARN = 64
+MINI_SAMPLED_WARN = 10_000
+MINI_ERASURES_WARN = 100
+MINI_WA_WARN = 2.0
+
+
+def minisim(
+    trace: str | os.PathLike[str],
+    policy: str,
+    sizes: str | int | Iterable[str | int] | None = None,
+    *,
+    rate: float = DEFAULT_MINISIM_RATE,
+    seeds: int = DEFAULT_MINISIM_SEEDS,
+    seed: int = 0,
+    device: str | None = None,
+    metrics: str | Iterable[str] | None = None,
+    format: str | None = None,
+    volume: int | None = None,
+    skip_bad_lines: bool = False,
+    page_size: int = 4096,
+    set: Mapping[str, Any] | None = None,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Miniature simulation of a whole stack (issue 44): ``policy`` as ``fcsim run`` would run it
+    (``device``, and ``set``'s ``stack.``/``device.``/``POLICY.`` keys: a DRAM buffer over an SSD,
+    or ``stack.kind=ssd-cache``, a flash cache over a disk), on the pages whose hash (salted by
+    the seed) falls under ``rate``, with the cache at R x each size and the flash device scaled by
+    R (blocks scaled; page and block geometry, spare share and GC threshold kept). ``seeds``
+    samples (seeds ``seed`` .. ``seed + seeds - 1``), every size and seed in one pass.
+
+    Returns one row per (seed, size): ``size_pages``, ``mini_size_pages``, ``seed``, the estimates
+    ``hit_ratio``, ``read_hit_ratio``, ``flash_page_writes``, ``erasures``,
+    ``write_amplification`` (counts are the miniature's divided by R; ratios as they are;
+    device columns are NaN without a device), and the miniature's own counts (``mini_*``).
+    :func:`minisim_summary` gives each size's mean, 95% interval over the seeds and warnings.
+    Response time is not estimated. A drive too small after scaling is refused with the smallest
+    R that fits; ``metrics`` that need a device, asked without one, are refused by name.
+    """
+    text("policy", policy)
+    if isinstance(rate, bool) or not isinstance(rate, int | float) or not 0 < rate <= 1:
+        raise ConfigError(f"rate={rate!r}: expected a sampling rate in (0, 1]")
+    n = _seeds.count(seeds)
+    integer("seed", seed, 0, U64_MAX - n)
+    if device is not None:
+        text("device", device)
+    if metrics is None:
+        wanted = list(MINISIM_METRICS)
+    elif isinstance(metrics, str):
+        wanted = [m.strip() for m in metrics.split(",")]
+    else:
+        wanted = listed(metrics, (str,), str)
+    for m in wanted:
+        if m not in MINISIM_METRICS:
+            raise ConfigError(f"unknown metric '{m}'; expected one of {', '.join(MINISIM_METRICS)}")
+    callback(progress)
+    sets = sections(set)
+    ssd = sets["stack"].get("kind") == "ssd-cache"
+    if device is None and not ssd and metrics is not None:
+        need = [m for m in wanted if m in DEVICE_METRICS]
+        if need:
+            raise ConfigError(
+                f"metric {need[0]} needs a flash device: give a device (--device gasa) or "
+                "stack.kind=ssd-cache, or drop it"
+            )
+    tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, sets["trace"])
+    name = trace_path(trace)
+    size_list = (
+        [f"{100 * s:.6g}%" for s in MINISIM_SHARES] if sizes is None else listed(sizes, (str, int), size_text)
+    )
+    if not size_list:
+        raise ConfigError("minisim needs at least one cache size")
+    for z in size_list:
+        _core.check_size(z)
+    ws = _core.working_set(name, **tkw) if any(z.strip().endswith("%") for z in size_list) else None
+    labels = {}
+    for z in size_list:
+        labels.setdefault(_core.size_pages(z, page_size, ws), z.strip())
+    pages = sorted(labels)
+    r, accesses, reads, dev, rows = _core.minisim_stack(
+        name,
+        policy,
+        pages,
+        rate=float(rate),
+        seeds=list(range(seed, seed + n)),
+        device_metrics=any(m in DEVICE_METRICS for m in wanted),
+        device=device,
+        policy_params=sets["policy"].get(policy.lower(), {}),
+        stack_params=sets["stack"],
+        device_params=sets["device"],
+        progress=progress,
+        **tkw,
+    )
+    df = pd.DataFrame(rows)
+    if accesses and not df["samples"].any():
+        raise ConfigError(f"no page access of {name} was sampled at rate {rate:g}; raise the rate")
+    df.insert(0, "size", [labels[p] for p in df["size_pages"]])
+    df = df.astype(
+        {c: float for c in ("read_hit_ratio", "flash_page_writes", "erasures", "write_amplification")}
+    )
+    df.attrs.update(
+        method="minisim",
+        policy=policy.lower(),
+        trace=name,
+        rate=r,
+        accesses=accesses,
+        reads=reads,
+        device=dev,
+        seeds=n,
+        seed=seed,
+        metrics=",".join(wanted),
+        working_set=ws,
+        page_size=page_size,
+        response_time="not estimated",
+    )
+    return df
+
+
+def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Each size of :func:`minisim`'s rows: for each estimate its mean over the seeds and the
+    half-width of its 95% confidence interval (Student t; ``<metric>_ci95``), and ``warnings``:
+    why an estimate there may mislead (a miniature cache of fewer than :data:`MINI_CACHE_WARN`
+    pages; fewer than :data:`MINI_SAMPLED_WARN` sampled pages; fewer than
+    :data:`MINI_ERASURES_WARN` erasures in the miniature, where the full run's erasure count is
+    read off a handful of miniature ones; a GC-heavy run on planes smaller than the full
+    drive's)."""
+    out = []
+    for (label, pages), g in df.groupby(["size", "size_pages"], sort=False):
+        row: dict[str, Any] = {
+            "size": label,
+            "size_pages": int(pages),
+            "mini_size_pages": int(g["mini_size_pages"].iloc[0]),
+        }
+        for m in ("hit_ratio", "read_hit_ratio", "flash_page_writes", "erasures", "write_amplification"):
+            mean, half, _ = _seeds.ci95(g[m])
+            row[m], row[f"{m}_ci95"] = mean, half
+        warn = []
+        if row["mini_size_pages"] < MINI_CACHE_WARN:
+            warn.append(f"miniature cache of {row['mini_size_pages']} pages")
+        if g["sampled_pages"].min() < MINI_SAMPLED_WARN:
+            warn.append(f"{int(g['sampled_pages'].min())} sampled pages")
+        if g["mini_erasures"].notna().all() and 0 < g["mini_erasures"].mean() < MINI_ERASURES_WARN:
+            warn.append(f"{g['mini_erasures'].mean():.0f} erasures in the miniature")
+        if "mini_plane_blocks" in g and g["mini_plane_blocks"].notna().all():
+            mini, full = int(g["mini_plane_blocks"].iloc[0]), int(g["full_plane_blocks"].iloc[0])
+            if row["write_amplification"] > MINI_WA_WARN and mini < full:
+                warn.append(
+                    f"GC-heavy (WA {row['write_amplification']:.2f}) on miniature planes of {mini} blocks "
+                    f"(the full drive's: {full}): WA and erasures may read a few % high"
+                )
+        row["warnings"] = "; ".join(warn)
+        out.append(row)
+    s = pd.DataFrame(out)
+    s.attrs.update(df.attrs)
+    return s
+
+
 #: The sizes, as shares of the working set, at which `fcsim mrc` prints a curve by default.
 MRC_SHARES = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0]
 

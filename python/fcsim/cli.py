@@ -549,6 +549,17 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     sizes = None if a.sizes is None else _split_list(a.sizes)
     if a.method == "minisim" and at_sizes is not None:
         sizes = at_sizes
+    stacked = (
+        a.device is not None
+        or a.metrics is not None
+        or any(k.startswith(("stack.", "device.")) for k in common["set"])
+    )
+    if stacked and a.method != "minisim":
+        raise fcsim.ConfigError("--device, --metrics and stack./device. keys are for --method minisim")
+    if stacked:
+        return _mrc_stack(a, inputs, common, sizes)
+    if a.seeds is None:
+        a.seeds = 1
     if a.seeds != 1:
         return _mrc_seeds(a, inputs, common, sizes if a.method == "minisim" else at_sizes)
     if a.compare and a.method != "exact":
@@ -591,6 +602,76 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     _print_rows(rows, [fcsim.mrc_at(curve, pages) for _, pages in rows], None, "", None)
     if a.compare:
         print("(--compare: the exact curve is its own reference)")
+    return 0
+
+
+def _mrc_stack(
+    a: argparse.Namespace, inputs: list[str], common: dict[str, Any], sizes: list[str] | None
+) -> int:
+    """`fcsim mrc --method minisim` of a whole stack (a device, `stack.`/`device.` keys or
+    `--metrics`): each size's estimates as mean ± 95% CI over the seeds (default 5), warnings
+    beside the sizes where an estimate may mislead."""
+    if a.policy is None:
+        raise fcsim.ConfigError("minisim needs a policy (--policy P)")
+    if a.compare:
+        raise fcsim.ConfigError(
+            "--compare with a device: the full runs are 'fcsim run'; bench/minisim_flash.py compares them"
+        )
+    seeds = fcsim.api.DEFAULT_MINISIM_SEEDS if a.seeds is None else seeding.count(a.seeds)
+    bar = Bar(f"miniatures of {seeds} seeds")
+    try:
+        df = fcsim.minisim(
+            a.trace,
+            a.policy,
+            sizes,
+            rate=fcsim.api.DEFAULT_MINISIM_RATE if a.rate is None else a.rate,
+            seeds=seeds,
+            seed=a.seed,
+            device=a.device,
+            metrics=a.metrics,
+            progress=lambda d, t: bar(d / t if t else 0.0),
+            **common,
+        )
+    finally:
+        bar.close()
+    s = fcsim.minisim_summary(df)
+    at = df.attrs
+    wanted = at["metrics"].split(",")
+    cols = {
+        "hit_ratio": ("hit_ratio", "{:.4f}"),
+        "read_hit_ratio": ("read_hit_ratio", "{:.4f}"),
+        "flash_page_writes": ("flash_page_writes", "{:,.0f}"),
+        "erasures": ("erasures", "{:,.0f}"),
+        "wa": ("write_amplification", "{:.3f}"),
+    }
+    where = f"over the {at['device']} device" if at["device"] else "(no device)"
+    print(
+        f"{at['accesses']:,} accesses; minisim of {at['policy']} {where} at R={at['rate']:g}, "
+        f"{seeds} seeds of the sampling hash ({a.seed}..{a.seed + seeds - 1}); "
+        "each estimate is mean ± 95% CI over the seeds; counts scaled by 1/R"
+    )
+    head = ["size", "pages", "mini", *wanted]
+    cells = []
+    for _, r in s.iterrows():
+        row = [str(r["size"]), f"{r['size_pages']:,}", f"{r['mini_size_pages']:,}"]
+        for m in wanted:
+            col, fmt = cols[m]
+            row.append(seeding.pm(r[col], r[f"{col}_ci95"], fmt) or "-")
+        cells.append(row)
+    widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(head)]
+    print("  ".join(h.rjust(w) for h, w in zip(head, widths, strict=True)))
+    for row in cells:
+        print("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
+    for _, r in s.iterrows():
+        if r["warnings"]:
+            say(
+                f"fcsim: warning: size {r['size']}: {r['warnings']}: "
+                "the estimate there may mislead (see README)"
+            )
+    print("response time: not estimated (the miniature's chips, queues and disk are not scaled faithfully)")
+    if a.out:
+        output.write_table(df, a.out, inputs)
+        say(f"fcsim: wrote {a.out} (each seed's estimates and the miniatures' own counts per size)")
     return 0
 
 
@@ -1082,10 +1163,22 @@ def parser() -> argparse.ArgumentParser:
     mrc.add_argument(
         "--seeds",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
         help="with --compare: sample with N seeds (--seed + 0 .. N-1) and print the mean absolute error "
-        "as mean +- 95%% confidence interval (Student t), and each seed's",
+        "as mean +- 95%% confidence interval (Student t), and each seed's; a stack's minisim "
+        "(--device/--metrics) prints each estimate's spread over N seeds (default 5)",
+    )
+    mrc.add_argument(
+        "--device",
+        help="minisim of the whole stack: the policy as a DRAM buffer over this flash device preset, the "
+        "device scaled by R with the cache (also with --set stack.kind=ssd-cache, a flash cache over a disk)",
+    )
+    mrc.add_argument(
+        "--metrics",
+        metavar="M[,M...]",
+        help="a stack's minisim estimates: hit_ratio, read_hit_ratio, flash_page_writes, erasures, wa "
+        "(default all; the last three need a device)",
     )
     mrc.add_argument(
         "--compare",

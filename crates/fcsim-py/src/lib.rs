@@ -413,6 +413,73 @@ fn mrc_minisim(
     Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points))
 }
 
+/// Miniature simulations of a whole stack (see `fcsim::minisim`): `policy` at `sizes` (pages),
+/// over `device` (a preset) and the `stack.`/`device.` keys given, on the sample at `rate`, one
+/// sample per seed, in one pass. Returns (rate used, accesses, reads, device, [one dict per
+/// (seed, size)]).
+#[pyfunction]
+#[pyo3(signature = (trace, policy, sizes, *, rate, seeds, device_metrics=true, device=None, policy_params=None, stack_params=None, device_params=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn minisim_stack<'py>(
+    py: Python<'py>,
+    trace: String,
+    policy: String,
+    sizes: Vec<u64>,
+    rate: f64,
+    seeds: Vec<u64>,
+    device_metrics: bool,
+    device: Option<String>,
+    policy_params: Option<BTreeMap<String, String>>,
+    stack_params: Option<BTreeMap<String, String>>,
+    device_params: Option<BTreeMap<String, String>>,
+    format: Option<String>,
+    volume: Option<u32>,
+    skip_bad_lines: bool,
+    page_size: u32,
+    trace_params: Option<BTreeMap<String, String>>,
+    progress: Option<PyObject>,
+) -> PyResult<(f64, u64, u64, Option<String>, Vec<Bound<'py, PyDict>>)> {
+    let opts = options(format, volume, skip_bad_lines, trace_params);
+    let spec = fcsim::minisim::StackSpec {
+        policy,
+        policy_params: policy_params.unwrap_or_default(),
+        stack_params: stack_params.unwrap_or_default(),
+        device,
+        device_params: device_params.unwrap_or_default(),
+        page_size,
+    };
+    let m = run(py, progress, |p| fcsim::minisim::stack_minisim(&trace, &opts, &spec, &sizes, rate, &seeds, device_metrics, Some(p)))?;
+    let mut rows = Vec::new();
+    for s in &m.seeds {
+        for p in &s.points {
+            let e = m.estimate(p);
+            let d = PyDict::new(py);
+            let t = &p.counts.tier;
+            d.set_item("seed", s.seed)?;
+            d.set_item("size_pages", p.size)?;
+            d.set_item("mini_size_pages", p.mini_size)?;
+            d.set_item("samples", s.samples)?;
+            d.set_item("sampled_pages", s.sampled_pages)?;
+            d.set_item("hit_ratio", e.hit_ratio)?;
+            d.set_item("read_hit_ratio", e.read_hit_ratio)?;
+            d.set_item("flash_page_writes", e.flash_page_writes)?;
+            d.set_item("erasures", e.erasures)?;
+            d.set_item("write_amplification", e.write_amplification)?;
+            d.set_item("mini_accesses", t.accesses)?;
+            d.set_item("mini_hits", t.hits)?;
+            d.set_item("mini_flash_page_writes", p.counts.flash.map(|f| f.host_writes + f.gc_copies))?;
+            d.set_item("mini_erasures", p.counts.flash.map(|f| f.erasures))?;
+            d.set_item("mini_blocks", p.counts.flash.map(|_| p.counts.blocks))?;
+            d.set_item("mini_user_pages", p.counts.flash.map(|_| p.counts.user_pages))?;
+            d.set_item("full_blocks", p.counts.flash.map(|_| p.full_blocks))?;
+            d.set_item("mini_plane_blocks", p.counts.flash.map(|_| p.counts.plane_blocks))?;
+            d.set_item("full_plane_blocks", p.counts.flash.map(|_| p.full_plane_blocks))?;
+            rows.push(d);
+        }
+    }
+    Ok((m.rate, m.accesses, m.reads, m.device, rows))
+}
+
 fn fidelity_dict<'py>(py: Python<'py>, f: &Fidelity) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let notes = PyDict::new(py);
@@ -623,6 +690,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mrc_exact, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_shards, m)?)?;
     m.add_function(wrap_pyfunction!(mrc_minisim, m)?)?;
+    m.add_function(wrap_pyfunction!(minisim_stack, m)?)?;
     m.add_function(wrap_pyfunction!(check_size, m)?)?;
     m.add_function(wrap_pyfunction!(size_pages, m)?)?;
     m.add_function(wrap_pyfunction!(policies, m)?)?;

@@ -58,6 +58,7 @@ pub mod histogram;
 pub mod load;
 pub mod mem;
 pub mod metrics;
+pub mod minisim;
 pub mod mrc;
 pub mod offline;
 pub mod params;

@@ -16,7 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["device"],
     &["stack"],
     &["sim", "offline"],
-    &["curves"],
+    &["curves", "minisim"],
     &["metrics"],
     &["config"],
     &["run"],
