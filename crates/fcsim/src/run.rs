@@ -97,10 +97,11 @@ impl Assembly {
             .admit
             .filter(|a| a.name == ml::INFO.name)
             .map(|_| stack.admit_values.iter().find(|(k, _)| *k == "train").map_or(0.3, |v| v.1));
-        if ml.is_some() && stack.dram > 0.0 {
-            return Err(Error::config(
-                "--admit ml learns from the run's plan of the flash tier's accesses: it cannot run below a DRAM tier (set stack.dram=0)",
-            ));
+        if let Some(a) = stack.admit.filter(|_| (opt.is_some() || ml.is_some()) && stack.dram > 0.0) {
+            return Err(Error::config(format!(
+                "--admit {}: its plan is of the flash tier's own accesses, which a DRAM tier above it would change: set stack.dram=0",
+                a.name
+            )));
         }
         let (name, policy_params) = match opt {
             Some(_) => (opt::POLICY, opt::POLICY_PARAMS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),

@@ -130,3 +130,29 @@ fn the_stack_replays_the_plan() {
         }
     }
 }
+
+/// What opt and ml refuse, in one line each: a DRAM tier above the flash cache (their plan is of
+/// the flash tier's own accesses), a budget out of range, ml with a warm-up of its own.
+#[test]
+fn refusals() {
+    let path = format!("{}/../../data/traces/msr_hm_0_excerpt1000.csv", env!("CARGO_MANIFEST_DIR"));
+    let err = |admit: &str, stack: &[(&str, &str)], admit_params: &[(&str, &str)], warmup: bool| {
+        let mut cfg = SimConfig::new("lru", SizeSpec::Percent(20.0));
+        cfg.stack_params.insert("kind".into(), "ssd-cache".into());
+        cfg.stack_params.insert("admit".into(), admit.into());
+        for (k, v) in stack {
+            cfg.stack_params.insert(k.to_string(), v.to_string());
+        }
+        for (k, v) in admit_params {
+            cfg.admit_params.insert(k.to_string(), v.to_string());
+        }
+        cfg.warmup = warmup.then_some(fcsim::sim::Warmup::Requests(10));
+        simulate(&path, &TraceOptions::default(), &cfg, None, None).unwrap_err().to_string()
+    };
+    for admit in ["opt", "ml"] {
+        let e = err(admit, &[("dram", "0.05")], &[], false);
+        assert!(e.starts_with(&format!("--admit {admit}: ")) && e.ends_with("set stack.dram=0"), "{e}");
+    }
+    assert!(err("opt", &[], &[("budget", "1.5")], false).contains("admit.budget=1.5: expected"));
+    assert!(err("ml", &[], &[], true).contains("drop sim.warmup"));
+}
