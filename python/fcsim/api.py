@@ -219,7 +219,9 @@ def run(
     admit_list = [] if admit is None else problems.listed("admission", admit, str, known_admission)
     if admit_list and ok:
         base = combos
-        ok, combos = problems.check(lambda: [with_admission(c, a) for a in admit_list for c in base])
+        ok, combos = problems.check(
+            lambda: [with_admission(c, a, admit_list) for a in admit_list for c in base]
+        )
     size_list = problems.listed("size", sizes, str, size)
     device_list = problems.listed("device (None for no device)", device, (str, type(None)), known_device)
     problems.raise_any()

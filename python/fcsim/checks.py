@@ -153,9 +153,14 @@ def check_admission(name: str) -> None:
         )
 
 
-def with_admission(sets: Mapping[str, Any] | None, admit: str | None) -> dict[str, Any]:
+def with_admission(
+    sets: Mapping[str, Any] | None, admit: str | None, axis: Iterable[str] | None = None
+) -> dict[str, Any]:
     """``sets`` with ``stack.admit`` set to ``admit`` (``--admit``, the same key), if given;
-    ConfigError when both name one and they differ."""
+    ConfigError when both name one and they differ. With ``axis`` (every admission of the run,
+    ``admit`` among them), an ``admit.KEY`` that ``admit`` does not take is left out of its
+    points (it is another admission's of the axis), and one that none of ``axis`` takes is a
+    ConfigError."""
     out = dict(sets or {})
     if admit is None:
         return out
@@ -163,6 +168,18 @@ def with_admission(sets: Mapping[str, Any] | None, admit: str | None) -> dict[st
     if given is not None and str(given).strip().lower() != admit.strip().lower():
         raise ConfigError(f"--admit {admit} and stack.admit={given} name different admissions: give one")
     out["stack.admit"] = admit
+    if axis is not None:
+        takes = {a["name"]: {p["name"] for p in a["params"]} for a in registry.admissions()}
+        names = [a.strip().lower() for a in axis]
+        for key in [k for k in out if k.lower().startswith("admit.")]:
+            name = key.split(".", 1)[1]
+            if not any(name in takes.get(a, set()) for a in names):
+                raise ConfigError(
+                    f"option '{key}' is a parameter of no admission this run simulates ({', '.join(names)}); "
+                    "see fcsim admissions"
+                )
+            if name not in takes.get(admit.strip().lower(), set()):
+                del out[key]
     return out
 
 

@@ -293,7 +293,16 @@ _STACK: dict[str, str] = {
 }
 
 #: Each admission parameter (``admit.KEY``, see ``fcsim admissions``): its dtype.
-_ADMIT: dict[str, str] = {}
+_ADMIT: dict[str, str] = {
+    "depth": I,
+    "ghost": S,
+    "p": F,
+    "sample": F,
+    "seed": I,
+    "slack": F,
+    "width": F,
+    "window": F,
+}
 
 ECHO: list[Column] = (
     [Column(f"param_{k}", t, f"the policy's {k} parameter (POLICY.{k})") for k, t in sorted(_PARAM.items())]

@@ -4,18 +4,20 @@ A run is *random* when one of its components draws from a seed:
 
 - a ``synth:`` trace (a generator, a profile or a clone: its ``seed=`` key);
 - a policy with a ``seed`` parameter (``pt-lru.seed``; see ``fcsim policies``);
+- an admission policy with a ``seed`` parameter (``admit.seed`` of ``--admit random``; see
+  ``fcsim admissions``);
 - a flash device whose preconditioning is random: ageing (``device.steady`` > 0) or a random
   fill order (``device.fill_order=random``), seeded by ``device.seed``.
 
 With ``seeds=N``, a random point runs N times. Seed index ``i`` (0 to N-1) gives each seeded
 component the seed ``base + i``, where ``base`` is the seed the configuration gives it (the
-``seed=`` key of the spec, ``device.seed``, ``POLICY.seed``), else fcsim's default, 42: index 0
-is the run without ``seeds``, so one seed reproduces the single run exactly. A point with no
-random component runs once whatever N (its rows say ``seeds`` = 1): more runs would repeat the
-same numbers. SHARDS sampling (``fcsim mrc``) is seeded by ``--seed``; its indices are
-``seed + i`` the same way. Not varied: the dynamic split's SHARDS rate (``stack.mrc``), whose hash
-has no seed key, and trace files (a recorded trace is one sample of its workload, outside
-fcsim's reach).
+``seed=`` key of the spec, ``device.seed``, ``POLICY.seed``, ``admit.seed``), else fcsim's
+default, 42: index 0 is the run without ``seeds``, so one seed reproduces the single run
+exactly. A point with no random component runs once whatever N (its rows say ``seeds`` = 1):
+more runs would repeat the same numbers. SHARDS sampling (``fcsim mrc``) is seeded by
+``--seed``; its indices are ``seed + i`` the same way. Not varied: the dynamic split's SHARDS
+rate (``stack.mrc``), whose hash has no seed key, and trace files (a recorded trace is one
+sample of its workload, outside fcsim's reach).
 
 The summary of N per-seed values is their mean and a 95% confidence interval for it from
 Student's t distribution: mean ± t(0.975, N-1) · s / √N, s the sample standard deviation (with
@@ -177,6 +179,12 @@ def _policy_params() -> dict[str, list[str]]:
     return {p["name"]: p["params"] for p in registry.policies()}
 
 
+@functools.cache
+def _admission_params() -> dict[str, list[str]]:
+    """Each admission policy's parameter names."""
+    return {a["name"]: [p["name"] for p in a["params"]] for a in registry.admissions()}
+
+
 def components(trace: str, policy: str, device: str | None, sets: Mapping[str, Any]) -> dict[str, int]:
     """The seeded components of a point and the seed each has at index 0: ``trace`` (a
     ``synth:`` spec), ``POLICY.seed`` and ``device.seed`` (see the module's docs)."""
@@ -187,6 +195,10 @@ def components(trace: str, policy: str, device: str | None, sets: Mapping[str, A
         key = f"{policy.lower()}.seed"
         given = next((v for k, v in sets.items() if k.lower() == key), None)
         out[key] = DEFAULT_SEED if given is None else _as_int(key, given)
+    admit = next((str(v).strip().lower() for k, v in sets.items() if k.lower() == "stack.admit"), "all")
+    if "seed" in _admission_params().get(admit, []):
+        given = next((v for k, v in sets.items() if k.lower() == "admit.seed"), None)
+        out["admit.seed"] = DEFAULT_SEED if given is None else _as_int("admit.seed", given)
     values = _device_values(policy, device, sets)
     if values is not None:
         try:

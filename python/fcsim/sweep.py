@@ -136,7 +136,7 @@ class Part:
         """``combos`` at each of :attr:`admissions` (as ``stack.admit``), if given."""
         if self.admissions is None:
             return combos
-        return [checks.with_admission(c, a) for a in self.admissions for c in combos]
+        return [checks.with_admission(c, a, self.admissions) for a in self.admissions for c in combos]
 
 
 @dataclass

@@ -153,6 +153,9 @@ impl Tier {
         let c = &mut self.counters;
         if op == Op::Trim {
             c.trims += 1;
+            if let Some(adm) = self.admission.as_mut() {
+                adm.forget(key);
+            }
             let cached = self.policy.remove(key).is_some();
             dev.trim(key, cached);
             return Ok(time);
@@ -168,6 +171,9 @@ impl Tier {
             adm.observe(&Access { key, write, index, next, time });
         }
         if write && self.mode == WriteMode::Around {
+            if let Some(adm) = self.admission.as_mut() {
+                adm.forget(key);
+            }
             let mut done = time;
             if self.policy.remove(key).is_some() {
                 c.invalidations += 1;
@@ -181,7 +187,10 @@ impl Tier {
             // does, the policy decides alone) is offered to the admission policy first; declined,
             // the access bypasses the tier and the policy never sees it.
             let held = self.policy.contains(key).or_else(|| dev.holds(key));
-            if held == Some(false) && !adm.admit(&Access { key, write, index, next, time }, &*self.policy) {
+            let a = Access { key, write, index, next, time };
+            if held == Some(true) {
+                adm.hit(&a);
+            } else if held == Some(false) && !adm.admit(&a, &*self.policy) {
                 if write {
                     c.backing_writes += 1;
                 } else {

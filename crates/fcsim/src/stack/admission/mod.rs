@@ -27,6 +27,9 @@
 
 pub mod ml;
 pub mod opt;
+mod random;
+mod second_hit;
+mod tinylfu;
 pub mod trees;
 pub mod writes;
 
@@ -53,6 +56,19 @@ pub trait Admission: Send {
     /// first access. The default ignores it.
     fn set_split(&mut self, index: u64) {
         let _ = index;
+    }
+    /// The access `a` of a page the tier holds (a hit), before the policy sees it: what an
+    /// admission that counts every access (TinyLFU's sketch) or tunes itself by hits (LARC's
+    /// ghost queue) reads. The default ignores it.
+    #[inline]
+    fn hit(&mut self, a: &Access) {
+        let _ = a;
+    }
+    /// `key` left the tier or was never let in, by a trim or (in a write-around tier) a write
+    /// that invalidates it: anything remembered of it may be dropped. The default ignores it.
+    #[inline]
+    fn forget(&mut self, key: u64) {
+        let _ = key;
     }
     /// The current value of the knob ([`AdmissionInfo::knob`]), if the admission has one.
     fn knob(&self) -> Option<f64> {
@@ -180,7 +196,7 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
 };
 
 /// The registry: one line per admission policy (`all`, admitting every page, is the empty slot).
-pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, opt::INFO, ml::INFO];
+pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO];
 
 /// Every admission a run may name: [`ALL`], then the registry.
 pub fn admissions() -> impl Iterator<Item = &'static AdmissionInfo> {
