@@ -296,12 +296,17 @@ _STACK: dict[str, str] = {
 _ADMIT: dict[str, str] = {
     "depth": I,
     "ghost": S,
+    "level": F,
     "p": F,
     "sample": F,
     "seed": I,
+    "share": F,
     "slack": F,
+    "train": F,
+    "trees": I,
     "width": F,
     "window": F,
+    "writes": F,
 }
 
 ECHO: list[Column] = (
