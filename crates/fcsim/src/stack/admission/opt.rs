@@ -33,8 +33,8 @@
 //! gets the most read hits any admission and eviction can at this capacity, with one flash
 //! write per episode (an insertion; no write hit, since no interval ending in a write is held).
 //!
-//! **The plan** (O(N log C) in the N page accesses, C the capacity; the sorts are counting
-//! sorts by hits):
+//! **The plan** (O(N log N) in the N page accesses: two MIN passes, O(N log C) with C the
+//! capacity, a counting sort by hits and one sort of the episodes tied at the cut):
 //! 1. From the run's next-access column (`Access.next`) and each access's op: the *read next*
 //!    of access i is its next access if that is a read, else NEVER.
 //! 2. Pass A: MIN with bypass on read next (a held page whose read next is NEVER leaves at
@@ -42,8 +42,8 @@
 //!    write-around). Each insertion opens an episode; each later hit adds one read hit.
 //! 3. Selection (M_T, §3.2 STEP 2): I = the episodes with at least one hit (those with none
 //!    are M+'s wasted writes); I' = min(round(share × I), ⌊writes × N⌋) may stay; drop those
-//!    with fewest hits,
-//!    among equals the earliest first (the paper's leftover L).
+//!    with the fewest hits: all with fewer than R, and L (the paper's leftover) of those with
+//!    exactly R, those whose page is read least before its next write (see below).
 //! 4. Pass B: MIN again, inserting only at the kept episodes' first accesses. The pages
 //!    dropped leave room, so the kept ones stay longer and absorb hits that pass A gave to
 //!    episodes now dropped (the paper's A/B example of §3.2: a write wasted although it buys a
