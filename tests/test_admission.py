@@ -78,7 +78,7 @@ def test_sweep_takes_admissions(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("kw", "message"),
     [
-        ({"admit": "nope", "set": SSD}, "unknown admission 'nope'; registered: all, writes,"),
+        ({"admit": "nope", "set": SSD}, "unknown admission 'nope'; registered: all, writes, second-hit"),
         ({"admit": "writes"}, "--admit writes: an admission policy guards a flash cache"),
         ({"set": {**SSD, "admit.p": "0.5"}}, "admit.p: no admission policy takes it (--admit all)"),
         ({"admit": "writes", "set": {**SSD, "admit.p": "0.5"}}, "'admit.p' is a parameter of no admission"),

@@ -315,11 +315,13 @@ _ADMIT: dict[str, str] = {
     "p": F,
     "sample": F,
     "seed": I,
+    "share": F,
     "slack": F,
     "train": F,
     "trees": I,
     "width": F,
     "window": F,
+    "writes": F,
 }
 
 ECHO: list[Column] = (

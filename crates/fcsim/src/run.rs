@@ -67,8 +67,8 @@ struct Assembly {
     /// The flash cache's admission (None: `all`) and its parameters as the row shows them.
     admission: Option<&'static AdmissionInfo>,
     admit_params: UsedParams,
-    /// `--admit opt`: its budget (the run plans before its first request, see [`opt`]).
-    opt: Option<f64>,
+    /// `--admit opt`: its share and cap (the run plans before its first request, see [`opt`]).
+    opt: Option<(f64, f64)>,
     /// `--admit ml`: its training share of the requests.
     ml: Option<f64>,
     stack_params: UsedParams,
@@ -89,18 +89,19 @@ impl Assembly {
     ) -> Result<(Assembly, Plan)> {
         let (stack, stack_params) = StackConfig::build_with(&cfg.stack_params, &cfg.admit_params)?;
         // `--admit opt` runs its own eviction, MIN over its plan, whatever the policy named.
-        let opt = stack
-            .admit
-            .filter(|a| a.name == opt::INFO.name)
-            .map(|_| stack.admit_values.iter().find(|(k, _)| *k == "budget").map_or(1.0, |v| v.1));
+        let opt = stack.admit.filter(|a| a.name == opt::INFO.name).map(|_| {
+            let get = |name: &str| stack.admit_values.iter().find(|(k, _)| *k == name).map_or(1.0, |v| v.1);
+            (get("share"), get("writes"))
+        });
         let ml = stack
             .admit
             .filter(|a| a.name == ml::INFO.name)
             .map(|_| stack.admit_values.iter().find(|(k, _)| *k == "train").map_or(0.3, |v| v.1));
-        if ml.is_some() && stack.dram > 0.0 {
-            return Err(Error::config(
-                "--admit ml learns from the run's plan of the flash tier's accesses: it cannot run below a DRAM tier (set stack.dram=0)",
-            ));
+        if let Some(a) = stack.admit.filter(|_| (opt.is_some() || ml.is_some()) && stack.dram > 0.0) {
+            return Err(Error::config(format!(
+                "--admit {}: its plan is of the flash tier's own accesses, which a DRAM tier above it would change: set stack.dram=0",
+                a.name
+            )));
         }
         let (name, policy_params) = match opt {
             Some(_) => (opt::POLICY, opt::POLICY_PARAMS.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
@@ -188,13 +189,13 @@ fn prepare(
     let (mut a, mut plan) = Assembly::new(trace, opts, cfg, working_set, trace::lend(progress))?;
     let mut warmup = cfg.warmup;
     let next = match (a.opt, a.ml) {
-        (Some(budget), _) => {
+        (Some((share, per_access)), _) => {
             let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;
             let next = trace::convert::next_access(&p.keys)?;
-            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, budget).next
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, share, per_access).next
         }
         (None, Some(train)) => {
-            // A learned admission: opt's plan (budget 1) gives its labels on the training part,
+            // A learned admission: opt's plan (share 1) gives its labels on the training part,
             // the first `train` of the requests, which the row's warm-up leaves out.
             if let Some(w) = cfg.warmup {
                 return Err(Error::config(format!(
@@ -209,7 +210,7 @@ fn prepare(
                 adm.set_split(first);
             }
             warmup = (split > 0).then_some(sim::Warmup::Requests(split));
-            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, 1.0).next
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, 1.0, 1.0).next
         }
         (None, None) if a.info.offline => sim::next_accesses(trace, opts, cfg.page_size, trace::lend(progress))?,
         (None, None) => Vec::new(),

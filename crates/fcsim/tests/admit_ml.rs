@@ -39,7 +39,7 @@ fn ci(v: &[f64]) -> (f64, f64) {
 #[test]
 fn ml_over_five_seeds_stays_under_opt() {
     let split = (0.3 * REQUESTS as f64).round() as u64;
-    let opt: Vec<_> = [0.25, 0.5, 0.75, 1.0].iter().map(|&b| point("opt", &[("budget", b)], Some(split))).collect();
+    let opt: Vec<_> = [0.25, 0.5, 0.75, 1.0].iter().map(|&b| point("opt", &[("share", b)], Some(split))).collect();
     let lru = point("all", &[], Some(split));
     eprintln!("{TRACE} at 5%, after the first {split} requests: lru+all writes {} RHR {:.4}", lru.0, lru.1);
     for o in &opt {

@@ -10,7 +10,7 @@
 //! requests). During the training part the admission admits what its teacher admits (below), so
 //! the cache the evaluated part starts from is a good one, not an empty one.
 //!
-//! **Labels** (what the trees learn): whether `opt` at budget 1 ([`super::opt`]: M+, MIN's
+//! **Labels** (what the trees learn): whether `opt` at share 1 ([`super::opt`]: M+, MIN's
 //! residencies that absorb a read hit) holds the page past this access, which is Baleen's choice
 //! (its ML admission learns from its OPT's decisions). The run passes opt's plan as the
 //! next-access column; this admission reads it only for accesses before the split (as labels

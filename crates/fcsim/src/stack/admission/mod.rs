@@ -45,6 +45,18 @@ pub trait Admission: Send {
     /// not hold `a.key`; the implementation must not change the policy (it may read it:
     /// [`Policy::victim`]).
     fn admit(&mut self, a: &Access, policy: &dyn Policy) -> bool;
+    /// Sees every read or write access `a` of the tier (held or not, under any write mode),
+    /// before the tier decides anything about it: an admission that keeps each page's history
+    /// (`ml`) updates it here. The default does nothing.
+    fn observe(&mut self, a: &Access) {
+        let _ = a;
+    }
+    /// For a learned admission (`ml`): page accesses before `index` are its training part, whose
+    /// `next` is opt's plan (the labels); the rest are evaluated. Called by the run before the
+    /// first access. The default ignores it.
+    fn set_split(&mut self, index: u64) {
+        let _ = index;
+    }
     /// The access `a` of a page the tier holds (a hit), before the policy sees it: what an
     /// admission that counts every access (TinyLFU's sketch) or tunes itself by hits (LARC's
     /// ghost queue) reads. The default ignores it.
@@ -57,18 +69,6 @@ pub trait Admission: Send {
     #[inline]
     fn forget(&mut self, key: u64) {
         let _ = key;
-    }
-    /// Sees every read or write access `a` of the tier (held or not, under any write mode),
-    /// before the tier decides anything about it: an admission that keeps each page's history
-    /// (`ml`) updates it here. The default does nothing.
-    fn observe(&mut self, a: &Access) {
-        let _ = a;
-    }
-    /// For a learned admission (`ml`): page accesses before `index` are its training part, whose
-    /// `next` is opt's plan (the labels); the rest are evaluated. Called by the run before the
-    /// first access. The default ignores it.
-    fn set_split(&mut self, index: u64) {
-        let _ = index;
     }
     /// The current value of the knob ([`AdmissionInfo::knob`]), if the admission has one.
     fn knob(&self) -> Option<f64> {
