@@ -286,6 +286,7 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         *sections.kept(other, "## Flash-aware policies against LRU"),
         *sections.kept(other, "## Device path"),
         *sections.kept(other, "## Reading ahead"),
+        *sections.kept(other, "## Admission cost"),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 

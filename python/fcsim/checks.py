@@ -169,7 +169,13 @@ def with_admission(
         raise ConfigError(f"--admit {admit} and stack.admit={given} name different admissions: give one")
     out["stack.admit"] = admit
     if axis is not None:
-        takes = {a["name"]: {p["name"] for p in a["params"]} for a in registry.admissions()}
+        # The write budget's keys go with every admission that has a knob (the core refuses
+        # them with one that has none).
+        budget = {"budget", "budget_mbps", "window"}
+        takes = {
+            a["name"]: {p["name"] for p in a["params"]} | (budget if a["knob"] else set())
+            for a in registry.admissions()
+        }
         names = [a.strip().lower() for a in axis]
         for key in [k for k in out if k.lower().startswith("admit.")]:
             name = key.split(".", 1)[1]

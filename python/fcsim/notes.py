@@ -112,6 +112,15 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
                 "outstanding requests"
             )
+    if "budget_unmeetable" in df.columns:
+        rows = df[df["budget_unmeetable"].fillna(False).astype(bool)]
+        if len(rows):
+            lines.append(
+                f"fcsim: warning: {len(rows)} row(s) cannot meet their write budget: their write hits alone, "
+                "which update the cached copy in a write-through or write-back flash cache whatever the "
+                "admission, write more than admit.budget allows (budget_unmeetable=true; floor and target "
+                f"in DWPD in brackets): {_names(rows, _budget)}"
+            )
     sat = saturation(df)
     if "saturated" in df.columns:
         rows = df[sat.eq(QUEUE)]
@@ -184,6 +193,10 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 + ("" if len(rows) == len(df) else f": {_names(rows, _state)}")
             )
     return lines
+
+
+def _budget(r: object) -> str:
+    return f" ({r.budget_floor_dwpd:.3g} > {r.budget_dwpd:.3g})"  # type: ignore[attr-defined]
 
 
 def _state(r: object) -> str:

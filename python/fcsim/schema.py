@@ -149,6 +149,13 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("stack", S, "the stack: ssd-cache or offline-bounds; null for a DRAM buffer"),
     ("write_mode", S, "a flash cache's write mode: around, through or back"),
     ("admission", S, "a flash cache's admission policy (--admit; all: every miss may enter)"),
+    ("budget_dwpd", F, "the write budget held by turning the admission's knob, drive writes per day"),
+    ("achieved_dwpd", F, "host writes into the flash cache over the run, drive writes per day"),
+    ("peak_window_dwpd", F, "the busiest complete budget window's host writes, drive writes per day"),
+    ("budget_floor_dwpd", F, "write hits (no admission can decline them), drive writes per day"),
+    ("budget_unmeetable", B, "the write hits alone exceed the write budget"),
+    ("budget_windows", I, "budget windows closed (each turns the knob once)"),
+    ("budget_knob", F, "the admission's knob at the end of a budgeted run"),
     ("cache_writes", I, "pages a flash cache programs (insertions and write hits)"),
     ("read_hit_flash_reads", I, "flash reads of cached pages by read hits"),
     ("invalidations", I, "cached pages dropped by write-around writes"),
@@ -309,7 +316,9 @@ _STACK: dict[str, str] = {
 #: Each admission parameter (``admit.KEY``, see ``fcsim admissions``): its dtype.
 _ADMIT: dict[str, str] = {
     "budget": F,
+    "budget_mbps": F,
     "depth": I,
+    "length": F,
     "ghost": S,
     "level": F,
     "p": F,

@@ -5,6 +5,7 @@ use crate::histogram::Histogram;
 use crate::load::Summary;
 use crate::offline::Bounds;
 use crate::sim::{Epoch, Every, Excluded, IoMisses};
+use crate::stack::budget::BudgetLog;
 use crate::stack::{CostModel, Counters, SplitLog, SsdCacheStats};
 
 /// A value of a result row cell.
@@ -91,6 +92,8 @@ pub struct SsdRow {
     pub admit_params: Vec<(String, String)>,
     /// The SSD split between cache and spare, when it is.
     pub split: Option<SplitRow>,
+    /// What the write-budget controller did, when there is one.
+    pub budget: Option<BudgetLog>,
 }
 
 /// A split SSD write cache (`stack.split`).
@@ -666,6 +669,18 @@ impl ResultRow {
                 }
                 for (k, val) in &s.admit_params {
                     v.push((format!("admit_{k}"), Value::Str(val.clone())));
+                }
+                if let Some(b) = &s.budget {
+                    // Writes no admission can decline: write hits update the cached copy in a
+                    // write-through or write-back cache (a write-around cache takes no write).
+                    let floor = if s.write_mode == "around" { Some(0.0) } else { b.dwpd(c.write_hits) };
+                    v.push(("budget_dwpd".into(), Value::Float(b.target_dwpd)));
+                    v.push(("achieved_dwpd".into(), opt_f(b.achieved_dwpd())));
+                    v.push(("peak_window_dwpd".into(), opt_f(b.peak_dwpd)));
+                    v.push(("budget_floor_dwpd".into(), opt_f(floor)));
+                    v.push(("budget_unmeetable".into(), Value::Bool(floor.is_some_and(|f| f > b.target_dwpd))));
+                    v.push(("budget_windows".into(), Value::Int(b.windows)));
+                    v.push(("budget_knob".into(), Value::Float(b.knob)));
                 }
                 if let Some(sp) = &s.split {
                     v.extend(sp.columns(c, d).into_iter().map(|(n, x)| (n.to_string(), x)));

@@ -52,6 +52,11 @@ pub fn check(trace: &str, opts: &TraceOptions, cfg: &SimConfig, working_set: Opt
 /// warm-up under the dynamic split's controller (its windows count from the run's start).
 fn check_measure(cfg: &SimConfig, timed: bool, stack: &StackConfig) -> Result<()> {
     cfg.check_measure(timed)?;
+    if let (Some(w), Some(_)) = (cfg.warmup, stack.budget) {
+        return Err(Error::config(format!(
+            "sim.warmup={w}: a write budget (admit.budget) is held from the run's start and cannot restart after a warm-up; drop sim.warmup"
+        )));
+    }
     if let (Some(w), Some(SplitMode::Dynamic(_))) = (cfg.warmup, stack.split) {
         return Err(Error::config(format!(
             "sim.warmup={w}: stack.split=dynamic re-splits by windows counted from the run's start and cannot restart them after a warm-up; drop sim.warmup"
@@ -126,9 +131,19 @@ impl Assembly {
         };
         let size = if cached { cfg.size.pages(cfg.page_size, ws)? } else { 0 };
         let (split_mode, write, admission) = (stack.split, stack.write, stack.admit);
-        let admit_params = admission.map_or_else(Vec::new, |a| {
+        let mut admit_params: UsedParams = admission.map_or_else(Vec::new, |a| {
             a.params.iter().zip(&stack.admit_values).map(|(p, (_, v))| (p.name.to_string(), p.show(*v))).collect()
         });
+        if let Some(b) = stack.budget {
+            if !reader.timed() && cfg.queue_depth == 0 {
+                return Err(Error::config(
+                    "admit.budget: a write budget is a rate over simulated time, and this trace has no timestamps; time it with sim.queue_depth=N",
+                ));
+            }
+            admit_params.extend(b.dwpd.map(|d| ("budget".to_string(), compact(d))));
+            admit_params.extend(b.mbps.map(|m| ("budget_mbps".to_string(), compact(m))));
+            admit_params.push(("window".to_string(), compact(b.window_ns as f64 / 1e9)));
+        }
         let plan = Plan::new(Spec {
             policy: name,
             info,
@@ -230,30 +245,38 @@ fn prepare(
 fn row(trace: &str, cfg: &SimConfig, a: &Assembly, run: &mut Run, built: Built, setup_seconds: f64, sim_seconds: f64) -> ResultRow {
     let Built { shape, device_params, dram_pages, split, params } = built;
     let counts = |t: &Tier| (t.counters, t.resident(), t.capacity());
-    let ssd_row = |cache: &SsdCache, cache_pages: usize, log: Option<ControllerLog>, dram: Option<Counters>| SsdRow {
-        split: split.map(|SplitShape { physical, model }| SplitRow {
-            mode: match a.split_mode {
-                Some(SplitMode::Static(s)) => compact(s),
-                _ => "dynamic".into(),
-            },
-            physical_pages: physical,
-            cache_pages: cache_pages as u64,
-            model,
-            log: log.map(|ControllerLog::Split(l)| l),
-        }),
-        write_mode: a.write.name(),
-        stats: cache.stats,
-        disk: cache.disk.model().name(),
-        disks: cache.disk.spindles() as u64,
-        disk_reads: cache.disk.reads,
-        disk_writes: cache.disk.writes,
-        disk_load: cache.disk.load(),
-        dt_peak: cache.disk.dt_peak(),
-        dram_pages: dram_pages as u64,
-        dram: dram.unwrap_or_default(),
-        stack_params: a.stack_params.clone(),
-        admission: a.admission.map_or("all", |i| i.name),
-        admit_params: a.admit_params.clone(),
+    let ssd_row = |cache: &SsdCache, cache_pages: usize, log: Option<ControllerLog>, dram: Option<Counters>| {
+        let (split_log, budget) = match log {
+            Some(ControllerLog::Split(l)) => (Some(l), None),
+            Some(ControllerLog::Budget(b)) => (None, Some(b)),
+            None => (None, None),
+        };
+        SsdRow {
+            split: split.map(|SplitShape { physical, model }| SplitRow {
+                mode: match a.split_mode {
+                    Some(SplitMode::Static(s)) => compact(s),
+                    _ => "dynamic".into(),
+                },
+                physical_pages: physical,
+                cache_pages: cache_pages as u64,
+                model,
+                log: split_log,
+            }),
+            write_mode: a.write.name(),
+            stats: cache.stats,
+            disk: cache.disk.model().name(),
+            disks: cache.disk.spindles() as u64,
+            disk_reads: cache.disk.reads,
+            disk_writes: cache.disk.writes,
+            disk_load: cache.disk.load(),
+            dt_peak: cache.disk.dt_peak(),
+            dram_pages: dram_pages as u64,
+            dram: dram.unwrap_or_default(),
+            stack_params: a.stack_params.clone(),
+            budget,
+            admission: a.admission.map_or("all", |i| i.name),
+            admit_params: a.admit_params.clone(),
+        }
     };
     let used = device_params.unwrap_or_default();
     let (measured, device) = match shape {

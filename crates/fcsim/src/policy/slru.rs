@@ -139,6 +139,19 @@ impl Policy for Slru {
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
         each_dirty(&self.arena, &self.segs, f);
     }
+
+    fn contains(&self, key: u64) -> Option<bool> {
+        Some(self.arena.get(key).is_some())
+    }
+
+    /// Once full, the LRU page of the lowest non-empty segment (what a miss evicts).
+    fn victim(&self) -> Option<u64> {
+        if self.len < self.capacity {
+            return None;
+        }
+        let k = self.segs.iter().position(|s| !s.is_empty())?;
+        self.segs[k].back().map(|i| self.arena.node(i).key)
+    }
 }
 
 #[cfg(test)]
@@ -158,5 +171,18 @@ mod tests {
         assert_eq!(hits, [false, false, false, false, true, false, true, false]);
         assert_eq!(t[5].1, [2]);
         assert_eq!(t[7].1, [5]);
+    }
+
+    #[test]
+    fn victim_is_what_the_next_miss_evicts() {
+        // The trace above up to the 3 hit: S0 [4 5], S1 [3 1]; full, so S0's LRU page 5 is next,
+        // as the miss on 6 finds; then S0 [6 4], and 4 is next.
+        let mut p = Slru::new(4, 2);
+        trace(&mut p, "1 2");
+        assert_eq!((p.victim(), p.contains(1), p.contains(3)), (None, Some(true), Some(false)));
+        trace(&mut p, "3 4 1 5 3");
+        assert_eq!(p.victim(), Some(5));
+        assert_eq!(trace(&mut p, "6")[0].1, [5]);
+        assert_eq!(p.victim(), Some(4));
     }
 }

@@ -135,6 +135,22 @@ impl Policy for TwoQ {
     fn for_each_dirty(&self, f: &mut dyn FnMut(u64)) {
         each_dirty(&self.arena, &self.q[..2], f);
     }
+
+    /// A1in and Am hold pages; an A1out id is a ghost, not held.
+    fn contains(&self, key: u64) -> Option<bool> {
+        Some(self.arena.get(key).is_some_and(|i| self.arena.node(i).tag != AOUT))
+    }
+
+    /// `make_room`'s choice, once full: A1in's oldest while A1in is over Kin (or Am is empty),
+    /// else Am's LRU page. (A miss on an A1out id with Am full also evicts Am's LRU page; the
+    /// victim named is the first.)
+    fn victim(&self) -> Option<u64> {
+        if self.resident() < self.capacity {
+            return None;
+        }
+        let q = if self.q[AIN as usize].len() > self.kin || self.q[AM as usize].is_empty() { AIN } else { AM };
+        self.q[q as usize].back().map(|i| self.arena.node(i).key)
+    }
 }
 
 #[cfg(test)]
@@ -158,5 +174,19 @@ mod tests {
         assert_eq!(t[8].1, [3]);
         let ids: Vec<u64> = p.q[AOUT as usize].iter(&p.arena).map(|i| p.arena.node(i).key).collect();
         assert_eq!(ids, [3, 2]);
+    }
+
+    #[test]
+    fn victim_and_contains_say_what_the_next_miss_does() {
+        // c = 4, Kin = 1. 1 2 3 4 fill A1in: full, A1in (4) > Kin, so A1in's oldest, 1, is next.
+        let mut p = TwoQ::new(4, 0.25, 0.5);
+        trace(&mut p, "1 2 3 4");
+        assert_eq!(p.victim(), Some(1));
+        // 5 evicts 1 (its id to A1out: a ghost, not held); 1 again enters Am after evicting 2.
+        trace(&mut p, "5 1");
+        assert_eq!((p.contains(1), p.contains(2), p.contains(9)), (Some(true), Some(false), Some(false)));
+        // A1in [5 4 3] is still over Kin: its oldest, 3, is next, as the miss on 6 finds.
+        assert_eq!(p.victim(), Some(3));
+        assert_eq!(trace(&mut p, "6")[0].1, [3]);
     }
 }

@@ -19,6 +19,7 @@
 //! one arm in [`Plan::build`]'s match, and its row in `run.rs`.
 
 use super::admission::{Admission, AdmitParams};
+use super::budget::Budget;
 use super::config::{StackConfig, StackKind};
 use super::control::Controller;
 use super::split::{CostModel, Split, SplitMode, SPLITS};
@@ -79,8 +80,10 @@ pub struct Plan {
     controller: Option<Split>,
     capacity: usize,
     policy: Box<dyn policy::Policy>,
-    /// The flash-cache tier's admission policy (`--admit`), built.
+    /// The flash-cache tier's admission policy (`--admit`), built, and the write-budget
+    /// controller that turns its knob.
     admission: Option<Box<dyn Admission>>,
+    budget: Option<Budget>,
     /// The policy's parameters, for the row.
     params: UsedParams,
 }
@@ -175,8 +178,14 @@ impl Plan {
         // tier) is refused before the device is built.
         let admission =
             stack.admit.map(|a| (a.make)(&AdmitParams { values: stack.admit_values.clone(), capacity, dram_pages })).transpose()?;
+        let knob = stack.admit.and_then(|a| a.knob.and_then(|k| a.params.iter().find(|p| p.name == k)));
+        let budget = match (stack.budget, knob) {
+            (Some(b), Some(knob)) => Some(Budget::new(b, capacity as u64, page_size, knob.lo, knob.hi)),
+            _ => None,
+        };
         Ok(Plan {
             admission,
+            budget,
             needs_view: info.needs_view,
             stack,
             disk_layout,
@@ -208,6 +217,7 @@ impl Plan {
             capacity,
             policy,
             admission,
+            budget,
             params,
         } = self;
         let mut tier = Tier::with_mode(policy, capacity, stack.write);
@@ -232,7 +242,9 @@ impl Plan {
                         Shape::Layered(Box::new(Stack::new(Tier::new(lru, dram_pages), below)))
                     } else {
                         let mut s = Stack::new(tier, cache);
-                        s.controller = controller.map(|c| Box::new(c) as Box<dyn Controller<SsdCache>>);
+                        s.controller = controller
+                            .map(|c| Box::new(c) as Box<dyn Controller<SsdCache>>)
+                            .or_else(|| budget.map(|b| Box::new(b) as Box<dyn Controller<SsdCache>>));
                         Shape::Ssd(Box::new(s))
                     }
                 }

@@ -2,6 +2,7 @@
 //! cache over a disk, its write mode, the DRAM tier in front of it and the disk(s) below it.
 
 use super::admission::{admission_by_name, AdmissionInfo};
+use super::budget::BudgetConfig;
 use super::split::{Dynamic, Rule, SplitMode, Training, SPLITS};
 use crate::device::disk::{DiskModel, Layout, DISK_PRESETS, DT_WINDOW_NS};
 use crate::error::{compact, Error, Result};
@@ -83,6 +84,9 @@ pub struct StackConfig {
     pub admit: Option<&'static AdmissionInfo>,
     /// Its parameters' values (`admit.KEY`), in the order of [`AdmissionInfo::params`].
     pub admit_values: Vec<(&'static str, f64)>,
+    /// A write budget its knob is turned to hold (`admit.budget`, `admit.budget_mbps`,
+    /// `admit.window`; [`super::budget`]).
+    pub budget: Option<BudgetConfig>,
 }
 
 /// The disk(s) behind a flash cache ([`crate::device::disk`]): `stack.disk` (the preset: `flat`,
@@ -206,6 +210,31 @@ impl DiskConfig {
     }
 }
 
+/// The write budget of `admit` (its keys `budget`, `budget_mbps` and `window` taken out of it),
+/// if one is given.
+fn budget(admit: &mut BTreeMap<String, String>) -> Result<Option<BudgetConfig>> {
+    let mut number = |key: &str, what: &str| -> Result<Option<f64>> {
+        match admit.remove(key) {
+            None => Ok(None),
+            Some(s) => match s.trim().parse::<f64>() {
+                Ok(v) if v > 0.0 && v.is_finite() => Ok(Some(v)),
+                _ => Err(Error::config(format!("admit.{key}={s}: expected {what}"))),
+            },
+        }
+    };
+    let dwpd = number("budget", "drive writes per day of the flash cache's capacity (> 0)")?;
+    let mbps = number("budget_mbps", "a write rate into the flash cache in MB/s (> 0)")?;
+    let window = number("window", "the budget controller's window in seconds of simulated time (> 0)")?;
+    match (dwpd, mbps) {
+        (Some(_), Some(_)) => Err(Error::config("admit.budget and admit.budget_mbps both set a write budget: give one")),
+        (None, None) if window.is_some() => {
+            Err(Error::config("admit.window is the write budget's window: set admit.budget (DWPD) or admit.budget_mbps"))
+        }
+        (None, None) => Ok(None),
+        _ => Ok(Some(BudgetConfig { dwpd, mbps, window_ns: (window.unwrap_or(60.0) * 1e9).round().max(1.0) as u64 })),
+    }
+}
+
 fn positive(p: &mut Params, key: &str, default: f64, what: &str) -> Result<f64> {
     let v: f64 = p.take("stack", key, default, what)?;
     if !(v > 0.0 && v.is_finite()) {
@@ -278,6 +307,7 @@ impl StackConfig {
                 split: None,
                 admit: None,
                 admit_values: Vec::new(),
+                budget: None,
             };
             return Ok((config, used));
         }
@@ -288,7 +318,9 @@ impl StackConfig {
             return Err(Error::config(format!("stack.dram={}: expected a fraction of the flash cache in [0, 1)", compact(dram))));
         }
         let disk = DiskConfig::build(&mut p, params)?;
-        let admit_params = admit;
+        let mut admit_params = admit.clone();
+        let budget = budget(&mut admit_params)?;
+        let admit_params = &admit_params;
         let admit: String = p.take("stack", "admit", "all".to_string(), "")?;
         let admit = admission_by_name(&admit)?;
         if admit.is_some_and(|a| a.name == "writes") && write != WriteMode::Back {
@@ -359,6 +391,21 @@ impl StackConfig {
         if split.is_some() && (write != WriteMode::Back || dram > 0.0) {
             return Err(Error::config("stack.split splits a write-back flash cache with no DRAM tier: set stack.write=back, stack.dram=0"));
         }
+        if let Some(b) = budget {
+            let what = if b.dwpd.is_some() { "admit.budget" } else { "admit.budget_mbps" };
+            if !admit.is_some_and(|a| a.knob.is_some()) {
+                let knobbed: Vec<&str> = super::admission::admissions().filter(|a| a.knob.is_some()).map(|a| a.name).collect();
+                return Err(Error::config(format!(
+                    "{what}: a write budget turns an admission's knob; name one with --admit ({})",
+                    knobbed.join(", ")
+                )));
+            }
+            if split.is_some() || dram > 0.0 {
+                return Err(Error::config(format!(
+                    "{what}: a write budget holds a flash cache with no DRAM tier and no split (stack.dram=0, no stack.split)"
+                )));
+            }
+        }
         let mut keys = vec!["kind", "write", "dram", "admit"];
         keys.extend(disk.keys());
         keys.push("split");
@@ -371,6 +418,6 @@ impl StackConfig {
                 "{e} (initial, window, train, retrain, mrc, settle, training, u, rule and shrink need stack.split=dynamic)"
             )),
         })?;
-        Ok((StackConfig { kind, write, dram, disk, split, admit, admit_values }, used))
+        Ok((StackConfig { kind, write, dram, disk, split, admit, admit_values, budget }, used))
     }
 }

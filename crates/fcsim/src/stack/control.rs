@@ -1,7 +1,7 @@
 //! The controller seam: something that watches a stack run and acts on it between requests
 //! (issue 46). The dynamic split of a write cache ([`super::split::Split`], the
-//! dynamic-allocation paper's re-splitting by window) is the first; a write-budget controller
-//! (drive writes per day, issue 43) is meant to be the second.
+//! dynamic-allocation paper's re-splitting by window) is the first; the write-budget controller
+//! ([`super::budget::Budget`], drive writes per day, issue 43) the second.
 //!
 //! A controller belongs to the [`super::Stack`] it controls (so one request stream can feed
 //! several stacks, each with its own). The loop ([`crate::sim::Run::step`]) calls it at four
@@ -45,4 +45,6 @@ pub trait Controller<B> {
 pub enum ControllerLog {
     /// The dynamic split's stretches, decisions and U table.
     Split(super::split::SplitLog),
+    /// The write-budget controller's target, achieved rate and peak window.
+    Budget(super::budget::BudgetLog),
 }

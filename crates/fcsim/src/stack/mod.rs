@@ -20,6 +20,7 @@
 //! ([`Backing::flush_first`]) the read is issued only once they complete.
 
 pub mod admission;
+pub mod budget;
 pub mod build;
 pub mod config;
 pub mod control;

@@ -15,7 +15,7 @@
 //! - The window counts distinct pages, not accesses: it is LARC's ghost queue (so that
 //!   `ghost=larc` is LARC exactly), its memory is bounded by W ids whatever the trace, and a page
 //!   missed twice in a burst of accesses to other pages is still judged by how many other
-//!   pages came between. `admit.window` is W as a multiple of the cache's pages (default 1: the
+//!   pages came between. `admit.length` is W as a multiple of the cache's pages (default 1: the
 //!   ghost remembers as many ids as the cache holds pages; at least one id).
 //! - `admit.ghost=larc`: W tunes itself as LARC's C_r does (slides, "Self Tunning"): C_r starts
 //!   at 0.1·C; after each hit C_r −= C / (C − C_r), after each miss C_r += C / C_r, kept within
@@ -37,13 +37,13 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
     description: "admits a page on its second miss within a ghost queue of recent missed ids (LARC's filter)",
     source: "Huang et al., ACM TOS 12(2) 2016 (LARC); LARC slides, \"Self Tunning\"",
     params: &[
-        ParamInfo::num("window", 1.0, 0.001, 100.0, "the ghost queue's length W, as a multiple of the cache's pages"),
+        ParamInfo::num("length", 1.0, 0.001, 100.0, "the ghost queue's length W, as a multiple of the cache's pages"),
         ParamInfo {
             words: &["fixed", "larc"],
             ..ParamInfo::num("ghost", 0.0, 0.0, 1.0, "the ghost queue's length: fixed at W, or LARC's self-tuning C_r")
         },
     ],
-    knob: Some("window"),
+    knob: Some("length"),
     make: |p| Ok(Box::new(SecondHit::new(p)?)),
 };
 
@@ -64,7 +64,7 @@ impl SecondHit {
     pub fn new(p: &AdmitParams) -> Result<SecondHit> {
         let c = p.capacity as f64;
         let larc = p.get("ghost") == 1.0;
-        let len = if larc { 0.1 * c } else { p.get("window") * c };
+        let len = if larc { 0.1 * c } else { p.get("length") * c };
         Ok(SecondHit { arena: Arena::with_capacity(p.capacity), ghost: List::default(), c, len, larc, capacity: p.capacity })
     }
 
@@ -143,7 +143,7 @@ mod tests {
         // full: its id is remembered, declined. 4: remembered [4 3], declined. 3 again: its id is
         // in the queue, admitted (evicts 1, LRU). 5, 6: remembered [6 5] (4 falls out, W = 2).
         // 4 again: not remembered any more, declined ([4 6]). 6: admitted (evicts 2).
-        let mut t = tier(2, vec![("window", 1.0), ("ghost", 0.0)]);
+        let mut t = tier(2, vec![("length", 1.0), ("ghost", 0.0)]);
         let mut dev = no_device();
         let mut admitted = Vec::new();
         for k in [1, 2, 3, 4, 3, 5, 6, 4, 6] {
@@ -161,7 +161,7 @@ mod tests {
         // (policy/larc.rs's test: C = 4, Q = [0 1 2 3], then 1 5 3 4 3 1 0 4 0 3 6 1): 5 and 6
         // only leave ids, 4's second miss is admitted and replaces 2; the counters agree after
         // every access (8 hits of the 12, one replacement).
-        let mut t = tier(4, vec![("window", 1.0), ("ghost", 1.0)]);
+        let mut t = tier(4, vec![("length", 1.0), ("ghost", 1.0)]);
         let mut larc = Tier::new(crate::policy::build("larc", 4, Default::default()).unwrap().0, 4);
         let (mut d1, mut d2) = (no_device(), no_device());
         for k in [3, 2, 1, 0, 1, 5, 3, 4, 3, 1, 0, 4, 0, 3, 6, 1] {
@@ -174,7 +174,7 @@ mod tests {
 
     #[test]
     fn the_knob_lengthens_the_window() {
-        let mut s = SecondHit::new(&AdmitParams { values: vec![("window", 1.0), ("ghost", 0.0)], capacity: 10, dram_pages: 0 }).unwrap();
+        let mut s = SecondHit::new(&AdmitParams { values: vec![("length", 1.0), ("ghost", 0.0)], capacity: 10, dram_pages: 0 }).unwrap();
         assert_eq!(s.knob(), Some(1.0));
         s.set_knob(1e9);
         assert_eq!(s.knob(), Some(100.0));

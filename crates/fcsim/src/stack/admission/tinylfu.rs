@@ -19,9 +19,10 @@
 //! - The candidate is added before it is compared (its current access counts, as every access
 //!   does).
 //! - While the cache has room every miss is admitted (no page is displaced).
-//! - The victim is [`Policy::victim`] (LRU's tail, FIFO's head). A policy that cannot name one
-//!   is compared against the least a page can count: the candidate is admitted if its estimate
-//!   is above 1, i.e. the sketch has seen it before within its memory.
+//! - The victim is [`Policy::victim`] (LRU's tail, FIFO's head, SLRU's and 2Q's next). With a
+//!   policy that cannot name one (ARC's depends on the candidate, CLOCK's on a hand sweep), the
+//!   candidate is compared against the least a page can count: admitted if its estimate is
+//!   above 1, i.e. the sketch has seen it before within its memory.
 //! - The knob is a slack s added to the candidate's estimate (default 0, the paper's rule):
 //!   admitted iff f(candidate) + s > f(victim); a larger s admits more (s ≥ 15 admits all, s ≤
 //!   −15 none).
