@@ -71,6 +71,8 @@ COLUMNS = [
     "warmup_requests",
     "warmup_s",
     "epoch",
+    "io_miss_ratio",
+    "byte_miss_ratio",
     "fcsim_version",
     "fcsim_revision",
 ]

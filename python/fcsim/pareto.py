@@ -10,7 +10,8 @@ count threshold from 1 to 64), else evenly spaced (a signed slack from -16 to 16
 numbers when the knob's default and bounds are whole. ``all`` (admit every miss) and an
 admission without a knob are one point. With ``budgets`` (drive writes per day) every
 admission runs instead at each budget under the budget controller, which turns the knob
-itself (:data:`BUDGET_KEY`). Every point is a flash cache (``stack.kind=ssd-cache``) over the
+itself (:data:`BUDGET_KEY`; ``opt`` and ``ml``, which plan from the whole trace, are swept on
+their knobs still). Every point is a flash cache (``stack.kind=ssd-cache``) over the
 disk, with the caller's ``--set`` keys.
 
 **Frontier** (:func:`frontier`): a point is on it when no other point of the whole table
@@ -59,7 +60,7 @@ from fcsim.simulation import reader_options, trace_path
 #: The admission that admits every miss: one point, no knob.
 ALL = "all"
 #: The ``--set`` key of the write budget (drive writes per day) a budget controller holds.
-BUDGET_KEY = "stack.dwpd"
+BUDGET_KEY = "admit.budget"
 #: Knob values per admission by default.
 POINTS = 8
 #: The columns a pareto table leads with, after which come the run's row columns.
@@ -163,7 +164,8 @@ def plan(
 
     for a in dict.fromkeys(admits):
         info = known[a]
-        if budgets and a != ALL and info.get("knob"):
+        # The bound and the learned admission plan from the whole trace: swept on their knobs.
+        if budgets and a not in (ALL, BOUND, "ml") and info.get("knob"):
             for b in sorted(budgets):
                 point(a, {BUDGET_KEY: b}, info["knob"], None, float(b))
             continue
