@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import math
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -67,6 +69,33 @@ FIGURE = (
     ["lru buffer/ssd", "arc buffer/ssd", "cflru buffer/ssd"],
 )
 METRICS = ["hit_ratio", "read_hit_ratio", "flash_page_writes", "erasures", "write_amplification"]
+
+
+MEMORY_CHILD = """
+import sys, fcsim
+def status(key):
+    for line in open("/proc/self/status"):
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+t, mode = sys.argv[1], sys.argv[2]
+sets = {"device.fill": 1.0, "device.steady": 1.0}
+before = status("VmRSS")
+if mode == "full":
+    fcsim.simulate(t, policy="lru", size="50%", device="gasa", set=sets)
+else:
+    fcsim.minisim(t, "lru", ["50%"], seeds=1, device="gasa", set=sets)
+print(status("VmHWM") - before)
+"""
+
+
+def memory(trace: str) -> dict[str, float]:
+    """Peak resident memory growth (MiB) of a fresh process running LRU at 50% over the aged
+    `gasa` drive: the full run, and its miniature at R = 0.01 (1 seed)."""
+    out = {}
+    for mode in ("full", "mini"):
+        r = subprocess.run([sys.executable, "-c", MEMORY_CHILD, trace, mode], capture_output=True, text=True)
+        out[mode] = int(r.stdout.split()[-1]) / 1024 if r.returncode == 0 else math.nan
+    return out
 
 
 def cpu(f, *a, **kw):
@@ -299,6 +328,17 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
         f"{ratio5.min():.0f}x to {ratio5.max():.0f}x (median {ratio5.median():.0f}x). "
         "The miniature reads and decodes the whole trace "
         "(its floor: the pass costs at least the read), so the ratio grows with the cost of a full run.",
+    ]
+    mem = {t: memory(TRACES[t]) for t in ("cloudphysics", "cloudphysics x10")}
+    lines += [
+        "",
+        "**Memory** (peak resident growth of a fresh process, LRU at 50% of the working set over the aged "
+        "`gasa` drive, one seed): "
+        + "; ".join(
+            f"{t}: full run {m['full']:.0f} MiB, miniature {m['mini']:.0f} MiB" for t, m in mem.items()
+        )
+        + ". The miniature holds R of the cache, R of the drive's tables and the sampled pages; what is "
+        "left is the trace reader's buffers.",
     ]
     if notes:
         lines += ["", "Refusals (flash estimates not made; one example per stack):", ""]
