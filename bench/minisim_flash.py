@@ -78,7 +78,7 @@ def status(key):
         if line.startswith(key + ":"):
             return int(line.split()[1])
 t, mode = sys.argv[1], sys.argv[2]
-sets = {"device.fill": 1.0, "device.steady": 1.0}
+sets = {"device.fill": 1.0, "device.steady": 1.0, "device.capacity": "16GiB"}
 before = status("VmRSS")
 if mode == "full":
     fcsim.simulate(t, policy="lru", size="50%", device="gasa", set=sets)
@@ -90,7 +90,8 @@ print(status("VmHWM") - before)
 
 def memory(trace: str) -> dict[str, float]:
     """Peak resident memory growth (MiB) of a fresh process running LRU at 50% over the aged
-    `gasa` drive: the full run, and its miniature at R = 0.01 (1 seed)."""
+    `gasa` drive of 16 GiB (`device.capacity`, to hold the clone's footprint): the full run, and
+    its miniature at R = 0.01 (1 seed)."""
     out = {}
     for mode in ("full", "mini"):
         r = subprocess.run([sys.executable, "-c", MEMORY_CHILD, trace, mode], capture_output=True, text=True)
@@ -199,20 +200,25 @@ def figure(rows: pd.DataFrame, path: Path) -> None:
                 full = g[f"full_{m}"].first()
                 stat = g[m].apply(lambda v: seeding.ci95(v)[:2]).tolist()
                 color = f"C{k}"
-                ax.plot(x, full.values, "-", color=color, label=f"{st.split()[0]} full")
+                e, r0 = errors(d), d.iloc[0]
+                err = {"hit_ratio": f"MAE {e['hr_mae']:.3f}", "flash_page_writes": f"err {e['fpw_err']:.1%}"}
+                err["erasures"] = f"err {e['erasures_err']:.1%}"
+                name = st.split()[0]
+                ax.plot(x, full.values, "-", color=color, label=f"{name} full ({r0['full_cpu_s']:.1f} s)")
                 ax.errorbar(
                     x, [s[0] for s in stat], yerr=[s[1] for s in stat], fmt="o", ms=3, color=color,
-                    capsize=2, label=f"{st.split()[0]} minisim R={RATE:g}",
+                    capsize=2, label=f"{name} minisim ({err[m]}, {r0['mini1_cpu_s']:.2f} s)",
                 )  # fmt: skip
             ax.set_xscale("log")
             ax.set_title(f"{t}: {label}", fontsize=9)
             ax.set_xlabel("cache size, % of working set", fontsize=8)
             ax.tick_params(labelsize=7)
-            if i == 0 and j == 0:
-                ax.legend(fontsize=7)
+            if ax.lines:
+                ax.legend(fontsize=6)
     fig.suptitle(
-        f"Full runs (lines) and miniatures at R={RATE:g} (mean and 95% CI of {SEEDS} seeds), "
-        "DRAM buffer over an aged SSD",
+        f"Full runs (lines) and miniatures at R={RATE:g} (mean and 95% CI of {SEEDS} seeds), DRAM buffer\\n"
+        "over an aged SSD; legend: error (largest where the full run erases >= 1,000 times) and CPU s "
+        "of the 10 full runs / of the 1-seed miniature pass",
         fontsize=10,
     )
     fig.tight_layout()
@@ -333,7 +339,7 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
     lines += [
         "",
         "**Memory** (peak resident growth of a fresh process, LRU at 50% of the working set over the aged "
-        "`gasa` drive, one seed): "
+        "`gasa` drive at 16 GiB, one seed): "
         + "; ".join(
             f"{t}: full run {m['full']:.0f} MiB, miniature {m['mini']:.0f} MiB" for t, m in mem.items()
         )
