@@ -216,7 +216,7 @@ def figure(rows: pd.DataFrame, path: Path) -> None:
             if ax.lines:
                 ax.legend(fontsize=6)
     fig.suptitle(
-        f"Full runs (lines) and miniatures at R={RATE:g} (mean and 95% CI of {SEEDS} seeds), DRAM buffer\\n"
+        f"Full runs (lines) and miniatures at R={RATE:g} (mean and 95% CI of {SEEDS} seeds), DRAM buffer\n"
         "over an aged SSD; legend: error (largest where the full run erases >= 1,000 times) and CPU s "
         "of the 10 full runs / of the 1-seed miniature pass",
         fontsize=10,
