@@ -196,8 +196,7 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
 };
 
 /// The registry: one line per admission policy (`all`, admitting every page, is the empty slot).
-pub static ADMISSIONS: &[AdmissionInfo] =
-    &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO];
+pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO];
 
 /// Every admission a run may name: [`ALL`], then the registry.
 pub fn admissions() -> impl Iterator<Item = &'static AdmissionInfo> {
