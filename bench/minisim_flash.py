@@ -344,7 +344,7 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
             f"{t}: full run {m['full']:.0f} MiB, miniature {m['mini']:.0f} MiB" for t, m in mem.items()
         )
         + ". The miniature holds R of the cache, R of the drive's tables and the sampled pages; what is "
-        "left is the trace reader's buffers.",
+        "left is the trace reader's buffers (a clone's: its generator's state).",
     ]
     if notes:
         lines += ["", "Refusals (flash estimates not made; one example per stack):", ""]
