@@ -256,9 +256,8 @@ def main() -> int:
             df = df.assign(trace=tname, stack=sname, working_set=ws, accesses=n, **times)
             parts.append(df)
             done = pd.concat([old, *parts], ignore_index=True)
-            done.drop_duplicates(["trace", "stack", "seed", "size_pages"], keep="last").to_csv(
-                csv, index=False
-            )
+            done = done.drop_duplicates(["trace", "stack", "seed", "size_pages"], keep="last")
+            done.to_csv(csv, index=False, float_format="%.7g")
             e = errors(df)
             summary.append({"trace": tname, "stack": sname, "accesses": n, **e, **times})
             print(
