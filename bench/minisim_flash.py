@@ -256,9 +256,8 @@ def main() -> int:
             df = df.assign(trace=tname, stack=sname, working_set=ws, accesses=n, **times)
             parts.append(df)
             done = pd.concat([old, *parts], ignore_index=True)
-            done.drop_duplicates(["trace", "stack", "seed", "size_pages"], keep="last").to_csv(
-                csv, index=False
-            )
+            done = done.drop_duplicates(["trace", "stack", "seed", "size_pages"], keep="last")
+            done.to_csv(csv, index=False, float_format="%.7g")
             e = errors(df)
             summary.append({"trace": tname, "stack": sname, "accesses": n, **e, **times})
             print(
@@ -344,7 +343,7 @@ def write_section(rows: pd.DataFrame, out: Path) -> None:
             f"{t}: full run {m['full']:.0f} MiB, miniature {m['mini']:.0f} MiB" for t, m in mem.items()
         )
         + ". The miniature holds R of the cache, R of the drive's tables and the sampled pages; what is "
-        "left is the trace reader's buffers.",
+        "left is the trace reader's buffers (a clone's: its generator's state).",
     ]
     if notes:
         lines += ["", "Refusals (flash estimates not made; one example per stack):", ""]

@@ -211,9 +211,10 @@ impl StackMini {
         // The miniature's own ratios (its hits over its accesses), as the miniature-simulation
         // paper reads a miniature cache's miss ratio. SHARDS' adjustment (misses over the
         // expected N·R sampled accesses, which [`crate::curves::MiniSim::miss_ratio`] applies)
-        // was measured against it on the shipped traces (bench/RESULTS.md): on arc_P2 and
-        // arc_P12 at R = 0.01 it tripled the error, as a sample that holds a hot page has more
-        // accesses than N·R and they are not all hits.
+        // was measured against it (bench/RESULTS.md, R = 0.01): it gave 2.5 to 3.5 times the
+        // error on arc_P2 and arc_P12, and up to 27 times on the flash read caches, as a sample
+        // that holds a hot page has more accesses than N·R and they are not all hits; it did
+        // better only on cloudphysics as a DRAM buffer (0.017 against 0.026).
         let ratio = |hits: u64, of: u64| (of > 0).then(|| hits as f64 / of as f64);
         let hit_ratio = ratio(t.hits, t.accesses).unwrap_or(0.0);
         let read_hit_ratio = ratio(t.read_hits, t.reads);
