@@ -204,7 +204,7 @@ KINDS = [
         for p, extra in [("m", {}), ("m+", {}), ("m_n", {}), ("c", {}), ("c_t", {"c_t.quota": "50%"})]
     ],
 ]
-ECHO = re.compile(r"^(param|device|stack)_")
+ECHO = re.compile(r"^(param|device|stack|admit)_")
 
 
 def fits(value: object, hint: object) -> bool:

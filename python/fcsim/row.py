@@ -103,6 +103,7 @@ class Row:
     flush_s: float | None
     stack: str
     write_mode: str
+    admission: str
     cache_writes: int
     read_hit_flash_reads: int
     invalidations: int
@@ -117,7 +118,7 @@ class Row:
     disk_queue_mean: float | None
     disk_queueing_ratio: float | None
     dt_mean_ms: float | None
-    peak_dt: float
+    peak_dt: float | None
     dram_pages: int
     dram_accesses: int
     dram_hits: int
