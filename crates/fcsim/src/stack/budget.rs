@@ -17,7 +17,9 @@
 //!   back, and an underrun spent, over about ten minutes at the default window;
 //! - the knob moves by the ratio q = r_next / (w_k / T_k), held to [1/2, 2] per window (a step
 //!   of at most a factor 2, so that one odd window cannot swing it); with no write in the
-//!   window, q = 2;
+//!   window, q = 2 while the aim is above 0 and 1 (the knob stays) once the budget is overrun
+//!   (on a bursty trace, quiet windows with a small knob admit nothing; doubling it there let
+//!   cloudphysics run at 216 DWPD against a budget of 10);
 //! - a knob whose range starts at 0 or above (a probability, a ghost queue's length) is scaled:
 //!   knob·q (from 0 it restarts at 1/1000 of its range); a knob that may be negative (TinyLFU's
 //!   slack) is shifted: knob + log2(q).
@@ -126,7 +128,15 @@ impl Budget {
 
     /// The knob after a window whose writes were `observed` pages per ns, aiming at `aim`.
     pub fn next_knob(&self, knob: f64, observed: f64, aim: f64) -> f64 {
-        let q = if observed > 0.0 { (aim / observed).clamp(0.5, 2.0) } else { 2.0 };
+        // A window with no write says nothing of the knob's reach when the aim is 0 (writes
+        // are over budget): the knob stays; below budget it doubles.
+        let q = if observed > 0.0 {
+            (aim / observed).clamp(0.5, 2.0)
+        } else if aim > 0.0 {
+            2.0
+        } else {
+            1.0
+        };
         let next = if self.lo >= 0.0 {
             if knob <= 0.0 && q > 1.0 {
                 self.lo.max(1e-3 * self.hi)
@@ -213,7 +223,10 @@ mod tests {
         assert_eq!(p.next_knob(0.4, 1.0, 4.0), 0.8);
         assert_eq!(p.next_knob(0.8, 1.0, 4.0), 1.0); // held to the range
         assert_eq!(p.next_knob(0.0, 0.0, 1.0), 1e-3); // from 0 it restarts
-                                                      // A slack: four times the rate wanted -> +1 (a factor of 2 per window at most).
+                                                      // A window with no write: the knob doubles below budget, stays once it is overrun.
+        assert_eq!(p.next_knob(0.01, 0.0, 1.0), 0.02);
+        assert_eq!(p.next_knob(0.01, 0.0, 0.0), 0.01);
+        // A slack: four times the rate wanted -> +1 (a factor of 2 per window at most).
         let s = Budget::new(cfg, 1000, 4096, -16.0, 16.0);
         assert_eq!(s.next_knob(0.0, 1.0, 4.0), 1.0);
         assert_eq!(s.next_knob(0.0, 4.0, 1.0), -1.0);
