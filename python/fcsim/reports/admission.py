@@ -256,6 +256,8 @@ def report(
                 rhr, share = r.get(("read_hit_ratio", a)), r.get(("opt_share", a))
                 if rhr is None or pd.isna(rhr):
                     cells.append("")
+                elif a in later:  # a later span than opt's: no share of it (module doc)
+                    cells.append(f"{rhr:.4f} (later span)")
                 elif share is None or pd.isna(share) or a == OPT:
                     cells.append(f"{rhr:.4f}")
                 else:
