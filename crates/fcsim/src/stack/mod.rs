@@ -307,7 +307,9 @@ impl Tier {
 
 /// The next tier down as the page store of a buffer tier: the buffer's misses and write-backs
 /// are this tier's reads and writes (a DRAM buffer in front of a flash cache). The lower tier
-/// sees no next-access times, so it cannot run an offline policy.
+/// sees no next-access times, so it cannot run an offline policy. The buffer's read hits and
+/// clean evictions reach only the lower tier's admission, and only one that makes the tier a
+/// victim cache of the buffer uses them ([`admission::dram_reads`]).
 #[derive(Debug)]
 pub struct Below<B> {
     pub tier: Tier,
