@@ -199,3 +199,21 @@ def test_a_budget_needs_time() -> None:
             set={"stack.kind": "ssd-cache", "admit.budget": 5},
             admit="random",
         )
+
+
+def test_dram_reads_needs_a_dram_tier_and_admits_fewer_with_a_larger_k() -> None:
+    # Without a DRAM tier there are no DRAM evictions to offer: one line, no traceback.
+    r = cli(
+        "run", T, "--policy", "lru", "--size", "20%", "--set", "stack.kind=ssd-cache", "--admit", "dram-reads"
+    )
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and "set stack.dram" in r.stderr
+    dram = {**SSD, "stack.dram": "0.1"}
+    ks = ("0", "1", "1000000")
+    rows = [fcsim.simulate(T, "lru", "20%", set={**dram, "admit.k": k}, admit="dram-reads") for k in ks]
+    assert [row["admission"] for row in rows] == ["dram-reads"] * 3
+    # k = 0 takes every DRAM victim the flash does not hold; no page is read a million times in
+    # DRAM here, so that k admits nothing and the flash is never hit.
+    assert rows[0]["insertions"] > 0 and rows[1]["insertions"] > 0
+    assert (rows[2]["insertions"], rows[2]["hits"]) == (0, 0)
+    assert "dram-reads" in cli("admissions").stdout

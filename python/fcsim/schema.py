@@ -320,6 +320,7 @@ _ADMIT: dict[str, str] = {
     "depth": I,
     "length": F,
     "ghost": S,
+    "k": I,
     "level": F,
     "p": F,
     "sample": F,

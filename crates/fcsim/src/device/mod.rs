@@ -35,6 +35,13 @@ pub trait Backing {
     fn hit(&mut self, page: u64, write: bool, t: u64) -> Result<u64>;
     /// A missed page; `admitted` if the tier now holds it.
     fn miss(&mut self, page: u64, write: bool, admitted: bool, t: u64) -> Result<u64>;
+    /// A page the tier took with nothing read below it: a clean page the DRAM tier above
+    /// evicted, admitted by a victim-cache admission ([`crate::stack::admission::dram_reads`]).
+    /// The default costs it as an admitted write miss (the page is taken whole).
+    #[inline]
+    fn fill(&mut self, page: u64, t: u64) -> Result<u64> {
+        self.miss(page, true, true, t)
+    }
     /// A page left the tier: evicted, or invalidated by a write-around write (never dirty).
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64>;
     /// Whether a miss is served only once the evictions it caused complete (flush, then read);
@@ -109,6 +116,20 @@ pub trait Store {
     /// for it. (Not admission: whether a page enters a tier is [`crate::stack::admission`]'s.)
     fn place(&mut self, page: u64) -> Result<()>;
     fn trim(&mut self, page: u64);
+    /// The buffer read `page`, which it holds (a read hit). Only a tier below the buffer
+    /// ([`crate::stack::Below`]) listens; the default ignores it.
+    #[inline]
+    fn read_hit(&mut self, page: u64) {
+        let _ = page;
+    }
+    /// The buffer evicted `page` clean at `t`; returns when what it causes below completes.
+    /// Only a tier below the buffer listens (a victim cache takes the page); the default
+    /// ignores it, as a clean page needs no write-back.
+    #[inline]
+    fn drop_clean(&mut self, page: u64, t: u64) -> Result<u64> {
+        let _ = page;
+        Ok(t)
+    }
     fn view(&self) -> Option<&dyn DeviceView>;
     /// See [`Backing::advance`].
     #[inline]
@@ -156,7 +177,10 @@ impl<S: Store> Buffer<S> {
 impl<S: Store> Backing for Buffer<S> {
     const TIMED: bool = S::TIMED;
     #[inline]
-    fn hit(&mut self, _: u64, _: bool, t: u64) -> Result<u64> {
+    fn hit(&mut self, page: u64, write: bool, t: u64) -> Result<u64> {
+        if !write {
+            self.store.read_hit(page);
+        }
         self.dram(t)
     }
     #[inline]
@@ -172,10 +196,7 @@ impl<S: Store> Backing for Buffer<S> {
     }
     #[inline]
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {
-        if !dirty {
-            return Ok(t);
-        }
-        let done = self.store.write(page, t)?;
+        let done = if dirty { self.store.write(page, t)? } else { self.store.drop_clean(page, t)? };
         Ok(if self.eviction == Eviction::Async { t } else { done })
     }
     #[inline]

@@ -191,7 +191,7 @@ impl Tier {
             let a = Access { key, write, index, next, time };
             if held == Some(true) {
                 adm.hit(&a);
-            } else if held == Some(false) && !adm.admit(&a, &*self.policy) {
+            } else if held == Some(false) && ((!write && adm.victim_cache()) || !adm.admit(&a, &*self.policy)) {
                 if write {
                     c.backing_writes += 1;
                 } else {
@@ -234,6 +234,33 @@ impl Tier {
             }
         };
         Ok(done.max(t))
+    }
+
+    /// A clean page the DRAM tier above evicted at `time`, offered to this tier where its
+    /// admission makes it a victim cache of DRAM ([`Admission::victim_cache`]): if the tier does
+    /// not hold the page and the admission admits it, the policy takes it clean and the medium
+    /// stores it with nothing read below ([`Backing::fill`]). Not an access: only the insertion
+    /// and the evictions it causes are counted. Returns when the last completes.
+    pub fn offer_clean<B: Backing>(&mut self, key: u64, time: u64, dev: &mut B) -> Result<u64> {
+        let Some(adm) = self.admission.as_mut() else { return Ok(time) };
+        if !adm.victim_cache() || self.policy.contains(key).or_else(|| dev.holds(key)) != Some(false) {
+            return Ok(time);
+        }
+        let a = Access { key, write: false, index: 0, next: NEVER, time };
+        if !adm.admit(&a, &*self.policy) {
+            return Ok(time);
+        }
+        self.evicted.clear();
+        let outcome = match dev.view() {
+            Some(view) => self.policy.access_on(&a, view, &mut self.evicted),
+            None => self.policy.access(&a, &mut self.evicted),
+        };
+        let done = self.evict_victims(time, dev)?;
+        if outcome == (Outcome::Miss { admitted: true }) {
+            self.counters.insertions += 1;
+            return Ok(done.max(dev.fill(key, time)?));
+        }
+        Ok(done)
     }
 
     /// Changes the capacity to `capacity` pages at `time`: shrinking evicts the policy's victims
@@ -280,7 +307,9 @@ impl Tier {
 
 /// The next tier down as the page store of a buffer tier: the buffer's misses and write-backs
 /// are this tier's reads and writes (a DRAM buffer in front of a flash cache). The lower tier
-/// sees no next-access times, so it cannot run an offline policy.
+/// sees no next-access times, so it cannot run an offline policy. The buffer's read hits and
+/// clean evictions reach only the lower tier's admission, and only one that makes the tier a
+/// victim cache of the buffer uses them ([`admission::dram_reads`]).
 #[derive(Debug)]
 pub struct Below<B> {
     pub tier: Tier,
@@ -293,7 +322,24 @@ impl<B: Backing> Store for Below<B> {
         self.tier.access(page, Op::Read, 0, NEVER, t, &mut self.dev)
     }
     fn write(&mut self, page: u64, t: u64) -> Result<u64> {
-        self.tier.access(page, Op::Write, 0, NEVER, t, &mut self.dev)
+        let done = self.tier.access(page, Op::Write, 0, NEVER, t, &mut self.dev)?;
+        if let Some(adm) = self.tier.admission.as_mut() {
+            adm.above_evicted(page);
+        }
+        Ok(done)
+    }
+    #[inline]
+    fn read_hit(&mut self, page: u64) {
+        if let Some(adm) = self.tier.admission.as_mut() {
+            adm.above_read(page);
+        }
+    }
+    fn drop_clean(&mut self, page: u64, t: u64) -> Result<u64> {
+        let done = self.tier.offer_clean(page, t, &mut self.dev)?;
+        if let Some(adm) = self.tier.admission.as_mut() {
+            adm.above_evicted(page);
+        }
+        Ok(done)
     }
     fn place(&mut self, _: u64) -> Result<()> {
         Ok(())

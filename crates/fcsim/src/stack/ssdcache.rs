@@ -13,6 +13,7 @@
 //! | read miss | program a slot if admitted, after the disk read (not waited for) | read |
 //! | write miss, admitted | program a slot | write (write-through) |
 //! | write miss, declined | — | write |
+//! | fill (a clean DRAM victim admitted, [`super::admission::dram_reads`]) | program a slot | — |
 //! | eviction | trim the slot; a dirty page is read first | write (dirty, write-back) |
 //! | write, write-around | trim the slot if cached (invalidation) | write |
 //!
@@ -188,6 +189,13 @@ impl Backing for SsdCache {
         }
         let done = self.program(page, t)?;
         Ok(if self.mode == WriteMode::Through { done.max(self.disk.write(page, t)?) } else { done })
+    }
+
+    /// A clean page from the DRAM tier above: programmed into a slot, nothing read from or
+    /// written to the disk (which holds the page already).
+    fn fill(&mut self, page: u64, t: u64) -> Result<u64> {
+        let t = if self.deferred.contains_key(&page) { self.write_back(page, t)? } else { t };
+        self.program(page, t)
     }
 
     fn evict(&mut self, page: u64, dirty: bool, t: u64) -> Result<u64> {

@@ -25,6 +25,7 @@
 //! Adding one: a file here implementing [`Admission`] with its `INFO`, and one line in
 //! [`ADMISSIONS`]; `--admit NAME` (or `--set stack.admit=NAME`) then picks it.
 
+pub mod dram_reads;
 pub mod ml;
 pub mod opt;
 mod random;
@@ -63,6 +64,24 @@ pub trait Admission: Send {
     /// (`ml`) updates it here. The default does nothing.
     fn observe(&mut self, a: &Access) {
         let _ = a;
+    }
+    /// Whether the tier is a victim cache of the DRAM tier above it (`dram-reads`): a read miss
+    /// from above that the tier does not hold bypasses it without being offered (the page enters
+    /// DRAM only), and a page DRAM evicts clean is offered instead ([`super::Tier::offer_clean`]).
+    /// The default (false) keeps the tier an inclusive cache of DRAM's misses.
+    fn victim_cache(&self) -> bool {
+        false
+    }
+    /// The DRAM tier above read `key`, which it holds (a read hit there). The default ignores it.
+    #[inline]
+    fn above_read(&mut self, key: u64) {
+        let _ = key;
+    }
+    /// The DRAM tier above evicted `key` (clean or dirty), after the page was offered to this
+    /// tier. The default ignores it.
+    #[inline]
+    fn above_evicted(&mut self, key: u64) {
+        let _ = key;
     }
     /// For a learned admission (`ml`): page accesses before `index` are its training part, whose
     /// `next` is opt's plan (the labels); the rest are evaluated. Called by the run before the
@@ -196,7 +215,8 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
 };
 
 /// The registry: one line per admission policy (`all`, admitting every page, is the empty slot).
-pub static ADMISSIONS: &[AdmissionInfo] = &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO];
+pub static ADMISSIONS: &[AdmissionInfo] =
+    &[writes::INFO, second_hit::INFO, random::INFO, tinylfu::INFO, opt::INFO, ml::INFO, dram_reads::INFO];
 
 /// Every admission a run may name: [`ALL`], then the registry.
 pub fn admissions() -> impl Iterator<Item = &'static AdmissionInfo> {
