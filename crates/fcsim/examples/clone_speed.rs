@@ -37,7 +37,13 @@ fn main() {
     let fit = Instant::now();
     let renewal = fcsim::trace::clone::CloneSpec::parse(&spec).ok().filter(|s| s.renewal);
     let mut c: Box<dyn Source> = if spec.starts_with("profile=") {
-        Box::new(fcsim::trace::clone::profile::open(&spec).unwrap_or_else(|e| panic!("{e}")))
+        use fcsim::trace::clone::profile;
+        let p = profile::ProfileSpec::parse(&spec).unwrap_or_else(|e| panic!("{e}"));
+        if p.renewal {
+            Box::new(profile::open_renewal(&spec, &p).unwrap_or_else(|e| panic!("{e}")))
+        } else {
+            Box::new(profile::open_stack(&spec, &p).unwrap_or_else(|e| panic!("{e}")))
+        }
     } else if let Some(s) = renewal {
         let model = fcsim::trace::clone::load(&s.path, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
         Box::new(Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, spec.clone()).unwrap_or_else(|e| panic!("{e}")))

@@ -517,7 +517,7 @@ fn open_whole(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
             return clone::open(spec.trim_start());
         }
         if spec.trim_start().starts_with("profile=") {
-            return Ok(Box::new(clone::profile::open(spec.trim_start())?));
+            return clone::profile::open(spec.trim_start());
         }
         return Ok(Box::new(synth::Generator::from_spec(spec)?));
     }

@@ -1480,6 +1480,10 @@ mod tests {
         );
         let e = super::profile::ProfileSpec::parse("profile=lcr-web_0,n=5,requests=6").unwrap_err().to_string();
         assert!(e.ends_with("requests=6: requests sets what n=5 before it sets; give each key once"), "{e}");
+        let e = super::profile::ProfileSpec::parse("profile=gasa-t1,model=lru").unwrap_err().to_string();
+        assert!(e.ends_with("model=lru: expected renewal or stack"), "{e}");
+        // The stack clone stays the default of a profile (the renewal one misses GASA's locality).
+        assert!(!super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().renewal);
     }
 
     /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening

@@ -263,6 +263,24 @@ fn phase(t: u64, ticks: f64) -> usize {
     ((t as f64 % ticks / ticks * PHASES as f64) as usize).min(PHASES - 1)
 }
 
+/// Per class: the mean references of the original's pages of that class (0 for a class with
+/// no pages): its page accesses (gaps and ends of its states) over its new pages.
+pub fn class_refs(c: &Counts) -> [f64; CLASSES] {
+    let mut accesses = [0u64; CLASSES];
+    for s in 0..c.ends.len() {
+        let k = dims(s)[1];
+        accesses[k] += c.ends[s] + c.events.iter().map(|e| e[s].iter().sum::<u64>()).sum::<u64>();
+    }
+    std::array::from_fn(|k| {
+        let pages: u64 = c.new_pages.iter().map(|x| x[0][k] + x[1][k]).sum();
+        if pages > 0 {
+            accesses[k] as f64 / pages as f64
+        } else {
+            0.0
+        }
+    })
+}
+
 /// The bin of a gap `g` ≥ 1: exact below 8, then 4 bins per power of two.
 #[inline]
 pub fn gbin(g: u64) -> usize {
@@ -689,6 +707,7 @@ impl Default for Page {
 pub struct Renewal {
     label: String,
     rng: StdRng,
+    seed: u64,
     /// `length=N`: N requests; without it, the ticks of the original × K (`span`).
     length: Option<u64>,
     i: u64,
@@ -740,6 +759,96 @@ pub struct Renewal {
     last_new_end: u64,
     arrivals: Option<super::arrivals::Stream>,
     last_ns: u64,
+    /// A paper profile's hold ([`Renewal::with_shape`]), `None` for a clone.
+    hold: Option<Box<Hold>>,
+    /// A new request is forced at this tick (nothing due, no budget): past a profile's cap.
+    forced: bool,
+}
+
+/// What a paper profile sets on a renewal clone ([`super::profile`] says how each lever is
+/// found and what it costs): the table's counts and the factors that reshape the donor to them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    /// The table's requests (the clone's length) and unique pages.
+    pub requests: u64,
+    pub pages: u64,
+    /// Expected page accesses (ticks) per request: the pace of the new pages per tick.
+    pub ticks_per_request: f64,
+    /// The table's share of write requests, and the factor on the odds of a write (of each
+    /// window's new pages and of the op drawn with each gap); a share of 0 or 1 makes every
+    /// op that one.
+    pub write: f64,
+    pub write_odds: f64,
+    /// A new page of class c is drawn with weight (its window's count) × m_c^tilt, m_c the
+    /// mean references of the donor's pages of class c.
+    pub tilt: f64,
+    /// The probability that a page that would end goes on instead (more references per page
+    /// than the donor's classes give).
+    pub more: f64,
+    /// The table's mean request size (bytes), held by feedback; `None` when every request is
+    /// one page.
+    pub mean_size: Option<f64>,
+    /// Multiplies every arrival time (the profile's mean rate).
+    pub time_factor: f64,
+    /// Feedback on (turning ops, the better of two sizes, the new pages' pace); off for the
+    /// pilots that find the factors.
+    pub feedback: bool,
+}
+
+/// The most a profile's page that would end goes on with: it ends after 10,000 such draws on
+/// average.
+const MORE: f64 = 0.9999;
+
+/// Draws of a size of which a profile takes the smaller or larger while its mean size is more
+/// than 1% off, as the stack profile does (four made lcr-ts_0's mean swing to 10% under).
+const DRAWS: usize = 2;
+
+/// A profile's state on a renewal clone.
+#[derive(Debug, Clone)]
+struct Hold {
+    shape: Shape,
+    /// Per window: the share of the new pages issued by its start (65 entries).
+    cum: Vec<f64>,
+    /// Per window and op: new pages per tick before the pace's correction.
+    rate: Vec<[f64; 2]>,
+    /// Per class: the weight of the tilt.
+    weight: [f64; CLASSES],
+    /// Per op of the access: every state's gaps pooled (no ends), for a page that goes on from
+    /// a state that saw none.
+    fallback: [Gaps; 2],
+    /// New pages issued, write requests and bytes out so far.
+    new_pages: u64,
+    writes: u64,
+    bytes: u64,
+}
+
+impl Hold {
+    /// The pace's correction at request `i`: 2^(the new pages behind the shape / (0.25% of the
+    /// table's pages + 4)), within 1/256 and 256 (1 with the feedback off).
+    fn pace(&self, i: u64) -> f64 {
+        if !self.shape.feedback {
+            return 1.0;
+        }
+        let deficit = self.want(i) - self.new_pages as f64;
+        (deficit / (0.0025 * self.shape.pages as f64 + 4.0)).clamp(-8.0, 8.0).exp2()
+    }
+
+    /// The probability that a page that would end goes on, at request `i`: the shape's, its
+    /// complement × the pace (pages behind the shape end more), and [`MORE`] while the new
+    /// pages are at or ahead of the shape (no page ends while no new page may replace it).
+    fn more(&self, i: u64) -> f64 {
+        if self.shape.feedback && self.new_pages as f64 >= self.want(i) {
+            return MORE;
+        }
+        (1.0 - (1.0 - self.shape.more) * self.pace(i)).clamp(0.0, MORE)
+    }
+
+    /// The new pages the pace wants by request `i`: the donor's shape over the table's count.
+    fn want(&self, i: u64) -> f64 {
+        let x = (i as f64 / self.shape.requests as f64 * WINDOWS as f64).min(WINDOWS as f64);
+        let w = (x as usize).min(WINDOWS - 1);
+        self.shape.pages as f64 * (self.cum[w] + (self.cum[w + 1] - self.cum[w]) * (x - w as f64))
+    }
 }
 
 impl Renewal {
@@ -863,6 +972,7 @@ impl Renewal {
         Ok(Renewal {
             label,
             rng: StdRng::seed_from_u64(seed),
+            seed,
             length,
             i: 0,
             scale,
@@ -894,7 +1004,82 @@ impl Renewal {
             last_new_end: 0,
             arrivals,
             last_ns: 0,
+            hold: None,
+            forced: false,
         })
+    }
+
+    /// Holds the clone to a paper profile's [`Shape`] (see [`super::profile`]): windows and
+    /// quarters follow the requests out (of the table's count) rather than the ticks, a single
+    /// run (no further runs on new pages), each window's new pages of each op reweighted by the
+    /// write odds and paced so that the new pages so far follow the donor's shape over the
+    /// table's count (the rate × e^(deficit / 1% of the pages), within 1/16 and 16, with
+    /// feedback), the classes tilted, every gap's op reweighted by the write odds.
+    pub fn with_shape(mut self, m: &super::Model, shape: Shape) -> Renewal {
+        let c = m.renewal.as_ref().expect("new() checked the renewal counts");
+        let odds = |p: f64| match shape.write {
+            w if w <= 0.0 => 0.0,
+            w if w >= 1.0 => 1.0,
+            _ => shape.write_odds * p / (shape.write_odds * p + 1.0 - p).max(1e-300),
+        };
+        let mut fallback: [Gaps; 2] = [0, 1].map(|op| {
+            let mut v = [Vec::new(), Vec::new()];
+            for s in (0..c.ends.len()).filter(|s| s % 2 == op) {
+                for (dst, src) in v.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
+                    if dst.len() < src.len() {
+                        dst.resize(src.len(), 0);
+                    }
+                    for (a, b) in dst.iter_mut().zip(src) {
+                        *a += b;
+                    }
+                }
+            }
+            Gaps::new(&v[0], &v[1], 0, None)
+        });
+        for g in self.gaps.iter_mut().chain(fallback.iter_mut()) {
+            for p in &mut g.write {
+                *p = odds(*p);
+            }
+        }
+        let per: Vec<[f64; 2]> = c
+            .new_pages
+            .iter()
+            .map(|x| {
+                let [r, w] = x.map(|v| v.iter().sum::<u64>() as f64);
+                let share = if r + w > 0.0 { odds(w / (r + w)) } else { 0.0 };
+                [(r + w) * (1.0 - share), (r + w) * share]
+            })
+            .collect();
+        let total: f64 = per.iter().map(|x| x[0] + x[1]).sum::<f64>().max(1.0);
+        let mut cum = vec![0.0; WINDOWS + 1];
+        for w in 0..WINDOWS {
+            cum[w + 1] = cum[w] + (per[w][0] + per[w][1]) / total;
+        }
+        let ticks_per_window = (shape.requests as f64 * shape.ticks_per_request / WINDOWS as f64).max(1.0);
+        let rate = per.iter().map(|x| x.map(|n| n / total * shape.pages as f64 / ticks_per_window)).collect();
+        let refs = class_refs(c);
+        let weight = std::array::from_fn(|k| if refs[k] > 0.0 { refs[k].powf(shape.tilt) } else { 0.0 });
+        if shape.write <= 0.0 || shape.write >= 1.0 {
+            // Every new page one op: each window's classes of both ops.
+            for x in &mut self.classes {
+                let both: [u64; CLASSES] = std::array::from_fn(|k| x[0][k] + x[1][k]);
+                *x = [both; 2];
+            }
+        }
+        self.span = f64::INFINITY;
+        self.length = Some(shape.requests);
+        self.arrivals =
+            m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, self.seed), shape.requests));
+        self.hold = Some(Box::new(Hold { shape, cum, rate, weight, fallback, new_pages: 0, writes: 0, bytes: 0 }));
+        self
+    }
+
+    /// New pages per tick of each op in window `w`: the clone's, or a profile's paced.
+    #[inline]
+    fn rate(&self, w: usize) -> [f64; 2] {
+        let Some(h) = &self.hold else { return self.new_rate[w] };
+        let g = h.pace(self.i);
+        h.rate[w].map(|r| r * g)
     }
 
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
@@ -907,10 +1092,46 @@ impl Renewal {
     /// each run of the clone's span.
     #[inline]
     fn window(&self, t: u64) -> (usize, u64) {
+        if let Some(h) = &self.hold {
+            return (((self.i * WINDOWS as u64) / h.shape.requests).min(WINDOWS as u64 - 1) as usize, u64::MAX);
+        }
         let per = self.span / WINDOWS as f64;
         let k = (t as f64 / per) as usize;
         let end = ((k + 1) as f64 * per).ceil() as u64;
         (k % WINDOWS, end.max(t + 1))
+    }
+
+    /// A profile's budget of new pages is at most what its shape still wants by the requests
+    /// out and queued: the pace's correction cannot pile up new pages.
+    fn cap_credit(&mut self) {
+        if let Some(left) = self.left().filter(|_| !self.forced) {
+            for c in &mut self.credit {
+                *c = c.min(left);
+            }
+        }
+    }
+
+    /// The new pages a profile's shape still wants by the requests out and queued (`None` for
+    /// a clone, or with the feedback off).
+    fn left(&self) -> Option<f64> {
+        let h = self.hold.as_ref().filter(|h| h.shape.feedback)?;
+        Some((h.want(self.i + self.out.len() as u64) - h.new_pages as f64).max(0.0))
+    }
+
+    /// The op a profile turns the next reference to (1 write): the one behind while the share
+    /// of writes so far is more than 0.2 points off its table's, once 64 requests are out.
+    fn turn(&self) -> Option<u8> {
+        let h = self.hold.as_ref().filter(|h| h.shape.feedback && self.i >= 64)?;
+        let off = h.writes as f64 / self.i as f64 - h.shape.write;
+        (off.abs() > 0.002).then_some(u8::from(off < 0.0))
+    }
+
+    /// How far a profile's mean request size so far is off its table's (a fraction, + above),
+    /// when more than 1% and the feedback is on.
+    fn size_off(&self) -> Option<f64> {
+        let h = self.hold.as_ref().filter(|h| h.shape.feedback && self.i >= 64)?;
+        let off = h.bytes as f64 / self.i as f64 / h.shape.mean_size? - 1.0;
+        (off.abs() > 0.01).then_some(off)
     }
 
     /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
@@ -919,7 +1140,15 @@ impl Renewal {
         if let Some(n) = self.next_new[o] {
             return Ok(n);
         }
-        let packed = self.sizes[o].draw(&mut self.rng)?;
+        let mut packed = self.sizes[o].draw(&mut self.rng)?;
+        if let Some(off) = self.size_off() {
+            for _ in 1..DRAWS {
+                let b = self.sizes[o].draw(&mut self.rng)?;
+                if (off > 0.0) != (packed >> 12 < b >> 12) {
+                    packed = b;
+                }
+            }
+        }
         let pages = ((packed & 0xfff) + (packed >> 12).max(1)).div_ceil(PAGE);
         self.next_new[o] = Some((packed, pages));
         Ok((packed, pages))
@@ -929,6 +1158,12 @@ impl Renewal {
     /// numbers `rn` (shared by the request's pages): each takes its next state and is put in
     /// the calendar at its next reference, if any.
     fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
+        // A profile's quarters follow its requests; its ops are turned to the one behind while
+        // the share of writes so far is more than 0.2 points off (the request's pages alike).
+        let (ph, turn) = match &self.hold {
+            Some(h) => (((self.i * PHASES as u64) / h.shape.requests).min(PHASES as u64 - 1) as usize, self.turn()),
+            None => (phase(self.t, self.span), None),
+        };
         for p in first..first + n {
             let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
             let t = self.t;
@@ -942,12 +1177,31 @@ impl Renewal {
             e.refs = e.refs.saturating_add(1);
             e.last = t;
             e.due = NEVER;
-            let s = state(phase(t, self.span), usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
-            let Some((g, next)) = self.gaps[self.which[s] as usize].draw(u, v, x) else {
+            let s = state(ph, usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
+            let gaps = &self.gaps[self.which[s] as usize];
+            let drawn = gaps.draw(u, v, x).or_else(|| {
+                // A profile's page that would end goes on with probability `more`: its gap
+                // drawn from its state's gaps (the op's pooled when the state has none), with
+                // what is left of `u` (so a block's pages go on together).
+                let h = self.hold.as_ref()?;
+                let more = h.more(self.i);
+                let last = gaps.cum.last().copied().unwrap_or(0.0);
+                let z = (u - last) / (1.0 - last).max(1e-12);
+                if z >= more {
+                    return None;
+                }
+                let y = z / more;
+                if last > 0.0 {
+                    gaps.draw(y * last, v, x)
+                } else {
+                    h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
+                }
+            });
+            let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
             };
-            e.op = next;
+            e.op = turn.unwrap_or(next);
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
             self.calendar.push(e.due, p as u32);
@@ -974,6 +1228,8 @@ impl Renewal {
             let (packed, drawn) = self.next_new(o)?;
             self.credit[o] -= drawn as f64;
             self.next_new[o] = None;
+            // A profile turns a new request's op too (paid from the budget of the op drawn).
+            let op = self.turn().map_or(o, usize::from);
             // A request that follows on starts on the page after the last one's, at its first
             // byte when the last one ended on a page boundary (as sequential as a clone whose
             // new requests never share a page can be).
@@ -990,25 +1246,47 @@ impl Renewal {
                 )));
             }
             self.pages.give(first, n);
-            // The request's class, drawn from the window's new pages of its op.
+            // The request's class, drawn from the window's new pages of its op (a profile's
+            // weighted by its tilt).
             let counts = &self.classes[w][o];
-            let mut x = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
-            let class = counts.iter().position(|&c| {
-                x < c || {
-                    x -= c;
-                    false
+            let class = match &mut self.hold {
+                Some(h) => {
+                    h.new_pages += n;
+                    let total: f64 = counts.iter().zip(&h.weight).map(|(&c, &k)| c as f64 * k).sum();
+                    let mut x = self.rng.gen::<f64>() * total;
+                    counts.iter().zip(&h.weight).position(|(&c, &k)| {
+                        x < c as f64 * k || {
+                            x -= c as f64 * k;
+                            false
+                        }
+                    })
                 }
-            });
+                None => {
+                    let mut x = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
+                    counts.iter().position(|&c| {
+                        x < c || {
+                            x -= c;
+                            false
+                        }
+                    })
+                }
+            };
             let class = class.unwrap_or(0) as u8;
             let e = self.pages.at(first);
             (e.span, e.len, e.offset) = (n as u32, len as u32, offset as u16);
             for p in first..first + n {
                 let e = self.pages.at(p);
-                (e.op, e.class) = (o as u8, class);
+                (e.op, e.class) = (op as u8, class);
             }
-            self.out.push_back((first, n as u32, o, self.run_rn));
+            self.out.push_back((first, n as u32, op, self.run_rn));
             if self.rng.gen::<f64>() >= self.sequential[o] {
                 break;
+            }
+            // A profile's run stops where its shape's new pages are spent.
+            if let Some(h) = self.hold.as_ref().filter(|h| h.shape.feedback) {
+                if h.new_pages as f64 >= h.want(self.i + self.out.len() as u64) {
+                    break;
+                }
             }
         }
         Ok(())
@@ -1027,8 +1305,22 @@ impl Renewal {
         };
         self.pieces.clear();
         let (mut p, end) = (first, first + n);
+        let off = match &self.hold {
+            Some(h) if h.shape.feedback && self.i >= 64 => h.shape.mean_size.map(|t| h.bytes as f64 / self.i as f64 / t - 1.0),
+            _ => None,
+        }
+        .filter(|x| x.abs() > 0.01);
         while p < end {
-            let m = bag.draw(&mut self.rng)?.clamp(1, end - p);
+            let mut m = bag.draw(&mut self.rng)?;
+            if let Some(off) = off {
+                for _ in 1..DRAWS {
+                    let b = bag.draw(&mut self.rng)?;
+                    if (off > 0.0) != (m < b) {
+                        m = b;
+                    }
+                }
+            }
+            let m = m.clamp(1, end - p);
             self.pieces.push((p, m as u32));
             p += m;
         }
@@ -1108,9 +1400,11 @@ impl Renewal {
                 k = at;
             }
             // New requests of each op, while its budget covers them.
-            for o in 0..2 {
-                self.credit[o] += self.new_rate[w][o];
+            let rate = self.rate(w);
+            for (c, r) in self.credit.iter_mut().zip(rate) {
+                *c += r;
             }
+            self.cap_credit();
             for o in (0..2).cycle().take(64) {
                 let n = self.next_new(o)?.1;
                 if self.credit[o] < n as f64 {
@@ -1121,6 +1415,7 @@ impl Renewal {
                 }
                 self.new_run(o, w)?;
             }
+            self.forced = false;
             // The requests queued this tick are referenced now (their pages' next references
             // drawn); then the clock moves on, past ticks with nothing to do.
             for q in 0..self.out.len() {
@@ -1130,25 +1425,30 @@ impl Renewal {
             let mut next = self.t + 1;
             if self.out.is_empty() {
                 let due = self.calendar.next(self.t);
-                let rate = self.new_rate[w];
+                let rate = self.rate(w);
                 let mut budget = u64::MAX;
                 for (o, &r) in rate.iter().enumerate() {
-                    let need = self.next_new(o)?.1 as f64 - self.credit[o];
-                    if r > 0.0 {
+                    let size = self.next_new(o)?.1 as f64;
+                    let need = size - self.credit[o];
+                    // A profile's budget waits for requests while its shape wants no more
+                    // pages than it has (and, nothing due, the next new request is forced).
+                    if r > 0.0 && self.left().map_or(true, |l| l >= size) {
                         budget = budget.min(self.t.saturating_add((need / r).ceil().max(1.0) as u64));
                     }
                 }
-                if due == u64::MAX && budget == u64::MAX && w == WINDOWS - 1 {
+                if due == u64::MAX && budget == u64::MAX && (w == WINDOWS - 1 || self.hold.is_some()) {
                     // Nothing due and no new pages left: the next new request of the op with
                     // more new pages, at the next tick.
                     let [r, wr] = self.new_pages_total;
-                    let o = usize::from(wr > r);
+                    let o = self.hold.as_ref().map_or(usize::from(wr > r), |h| usize::from(h.shape.write >= 0.5));
                     self.credit[o] += self.next_new(o)?.1 as f64;
+                    self.forced = true;
                 } else {
                     next = due.min(budget).min(window_end).max(self.t + 1);
                     for (c, r) in self.credit.iter_mut().zip(rate) {
                         *c += r * (next - self.t - 1) as f64;
                     }
+                    self.cap_credit();
                 }
             }
             self.t = next;
@@ -1184,6 +1484,18 @@ impl TraceReader for Renewal {
             None => self.i,
         };
         self.i += 1;
+        let time_ns = match &mut self.hold {
+            Some(h) => {
+                h.writes += u64::from(o == 1);
+                h.bytes += u64::from(len);
+                if self.arrivals.is_some() {
+                    (time_ns as f64 * h.shape.time_factor) as u64
+                } else {
+                    time_ns
+                }
+            }
+            None => time_ns,
+        };
         let op = if o == 1 { Op::Write } else { Op::Read };
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len, op }))
     }
