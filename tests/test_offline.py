@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 import fcsim
@@ -80,3 +81,16 @@ def test_offline_messages_name_the_key_the_user_set(policy: str, key: str, messa
     # stack.buffer=0 said "needs 3 containers ... has 4"; ripq+'s errors named ripq.points.
     r = cli("run", TRACES / "msr_hm_0_excerpt1000.csv", "--policy", policy, "--size", "1000", "--set", key)
     assert r.returncode == 2 and message in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_the_report_reads_a_typed_sweep_table_as_a_text_one() -> None:
+    # A sweep's table is typed (stack_buffer 4.0, param_trim True); a reproduction's reads as
+    # text ("4", "true"). The offline report's labels must come out the same from both.
+    from fcsim.reports import offline
+
+    typed = pd.DataFrame({"stack_buffer": [4.0, None], "param_trim": [True, False]})
+    text = pd.DataFrame({"stack_buffer": ["4", None], "param_trim": ["true", "false"]})
+    for col, default in (("stack_buffer", "4"), ("param_trim", "-")):
+        assert list(offline._col(typed, col, default)) == list(offline._col(text, col, default))
+    assert list(offline._col(typed, "stack_buffer", "4")) == ["4", "4"]
+    assert list(offline._col(typed, "param_trim", "-")) == ["true", "false"]

@@ -33,10 +33,20 @@ NAMES = {
 FIG5 = ["lru-ftl", "ripq+", "pannier", "m", "m+", "c"]
 
 
+def _word(v: object) -> str:
+    """A cell as its configuration word, whether the table is typed (a sweep's: True, 4.0) or
+    read as text (a reproduction's: true, 4)."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def _col(df: pd.DataFrame, name: str, default: str) -> pd.Series:
     if name not in df.columns:
         return pd.Series(default, index=df.index)
-    return df[name].astype(object).where(df[name].notna(), default).astype(str)
+    return df[name].astype(object).where(df[name].notna(), default).map(_word)
 
 
 def _label(df: pd.DataFrame) -> pd.DataFrame:
