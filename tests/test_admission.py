@@ -217,3 +217,16 @@ def test_dram_reads_needs_a_dram_tier_and_admits_fewer_with_a_larger_k() -> None
     assert rows[0]["insertions"] > 0 and rows[1]["insertions"] > 0
     assert (rows[2]["insertions"], rows[2]["hits"]) == (0, 0)
     assert "dram-reads" in cli("admissions").stdout
+
+
+def test_every_admission_parameter_has_its_row_column() -> None:
+    # A parameter echoed as admit_<name> without a column in the schema made `--columns`
+    # fail with a traceback; the registry and the schema must agree.
+    columns = {c.name for c in fcsim.schema.ROWS}
+    missing = [
+        f"{a['name']}: admit_{p['name']}"
+        for a in fcsim.admissions()
+        for p in a["params"]
+        if f"admit_{p['name']}" not in columns
+    ]
+    assert not missing, f"admission parameters without a column in fcsim.schema: {missing}"
