@@ -37,6 +37,7 @@ the bound's read hits it keeps. Above 100% would be an online point beating the 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -239,7 +240,8 @@ def report(
     for trace, d in df.groupby("trace", sort=False):
         name = testable.short(str(trace))
         frame = pareto.with_knobs(d).assign(frontier=pareto.ranked_frontier(d))
-        png = out / f"pareto_{name}.png"
+        # A clone's short name holds its spec (slashes, commas): the file name keeps its words.
+        png = out / f"pareto_{re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('_')}.png"
         pareto.plot(frame, png)
         t = derived[derived["trace"] == trace]
         lines += [f"### {name}", "", f"![{name}]({png.name})", ""]
