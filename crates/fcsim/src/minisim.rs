@@ -40,7 +40,7 @@
 //! parallel units, and no scaling rule for them was validated.
 
 use crate::device::ftl::FtlStats;
-use crate::device::{DeviceConfig, Sizing};
+use crate::device::{DeviceConfig, Flash, Sizing};
 use crate::error::{compact, Error, Result};
 use crate::mrc::shards::{self, Sampling};
 use crate::policy;
@@ -152,6 +152,20 @@ pub struct MiniCounts {
     pub user_pages: u64,
     /// The miniature drive's blocks per plane.
     pub plane_blocks: u64,
+}
+
+impl MiniCounts {
+    /// The measured tier's counters over the flash drive `f`.
+    fn on(tier: Counters, f: &Flash) -> MiniCounts {
+        let g = &f.cfg.geometry;
+        MiniCounts {
+            tier,
+            flash: Some(f.stats()),
+            blocks: u64::from(g.total_blocks()),
+            user_pages: f.cfg.user_pages,
+            plane_blocks: u64::from(g.blocks),
+        }
+    }
 }
 
 /// One size of one seed.
@@ -441,36 +455,15 @@ pub fn stack_minisim(
                 }
                 Shape::Buffer(s) => {
                     run.close(s)?;
-                    let f = &s.below.store;
-                    MiniCounts {
-                        tier: s.measured().counters,
-                        flash: Some(f.stats()),
-                        blocks: u64::from(f.cfg.geometry.total_blocks()),
-                        user_pages: f.cfg.user_pages,
-                        plane_blocks: u64::from(f.cfg.geometry.blocks),
-                    }
+                    MiniCounts::on(s.measured().counters, &s.below.store)
                 }
                 Shape::Ssd(s) => {
                     run.close(s)?;
-                    let f = &s.below.flash;
-                    MiniCounts {
-                        tier: s.measured().counters,
-                        flash: Some(f.stats()),
-                        blocks: u64::from(f.cfg.geometry.total_blocks()),
-                        user_pages: f.cfg.user_pages,
-                        plane_blocks: u64::from(f.cfg.geometry.blocks),
-                    }
+                    MiniCounts::on(s.measured().counters, &s.below.flash)
                 }
                 Shape::Layered(s) => {
                     run.close(s)?;
-                    let f = &s.below.store.dev.flash;
-                    MiniCounts {
-                        tier: s.measured().counters,
-                        flash: Some(f.stats()),
-                        blocks: u64::from(f.cfg.geometry.total_blocks()),
-                        user_pages: f.cfg.user_pages,
-                        plane_blocks: u64::from(f.cfg.geometry.blocks),
-                    }
+                    MiniCounts::on(s.measured().counters, &s.below.store.dev.flash)
                 }
             };
             let full_blocks = drive.as_ref().map_or(0, |d| u64::from(d.full.geometry.total_blocks()));
