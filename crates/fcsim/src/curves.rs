@@ -87,26 +87,6 @@ pub struct MiniPoint {
     pub hits: u64,
 }
 
-/// The policy a miniature simulation runs, refused where it cannot: an offline policy (it reads
-/// each access's next access, which a sample does not keep), or no size, or a size of 0 pages.
-/// Shared with the stack's miniature ([`crate::minisim`]).
-pub(crate) fn minisim_policy(name: &str, sizes: &[u64]) -> Result<&'static policy::PolicyInfo> {
-    let info = policy::policy_by_name(name)?;
-    if info.offline {
-        return Err(Error::config(format!(
-            "minisim runs online policies; '{}' needs each access's next access (use fcsim run)",
-            info.name
-        )));
-    }
-    if sizes.is_empty() {
-        return Err(Error::config("minisim needs at least one cache size"));
-    }
-    if sizes.contains(&0) {
-        return Err(Error::config("cache size must be at least one page"));
-    }
-    Ok(info)
-}
-
 /// The result of [`minisim`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct MiniSim {
@@ -168,12 +148,18 @@ pub fn minisim(
     seed: u64,
     progress: &mut dyn FnMut(u64, u64) -> bool,
 ) -> Result<MiniSim> {
-    let info = minisim_policy(policy_name, sizes)?;
+    let info = policy::online_by_name(policy_name, "minisim")?;
     if info.needs_view {
         return Err(Error::config(format!(
             "minisim runs without a device; '{}' needs a flash device's view (use fcsim run --device)",
             info.name
         )));
+    }
+    if sizes.is_empty() {
+        return Err(Error::config("minisim needs at least one cache size"));
+    }
+    if sizes.contains(&0) {
+        return Err(Error::config("cache size must be at least one page"));
     }
     Sampling::Rate(rate).validate()?;
     // The same threshold as SHARDS' fixed rate, so both see the same pages.

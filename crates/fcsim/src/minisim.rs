@@ -289,12 +289,18 @@ pub fn stack_minisim(
     if spec.page_size == 0 {
         return Err(Error::config("page size must be positive"));
     }
-    let info = crate::curves::minisim_policy(&spec.policy, sizes)?;
+    let info = policy::online_by_name(&spec.policy, "minisim")?;
     if info.needs_view {
         return Err(Error::config(format!(
             "minisim does not run '{}': it chooses victims by the chips' loads, which a miniature's scaled chips and queues do not reproduce (use fcsim run --device)",
             info.name
         )));
+    }
+    if sizes.is_empty() {
+        return Err(Error::config("minisim needs at least one cache size"));
+    }
+    if sizes.contains(&0) {
+        return Err(Error::config("cache size must be at least one page"));
     }
     if seeds.is_empty() {
         return Err(Error::config("minisim needs at least one seed"));

@@ -179,6 +179,16 @@ pub static POLICIES: &[PolicyInfo] = &[
     none::INFO,
 ];
 
+/// The online policy named `name`, for `what` (a miniature simulation), which cannot give a
+/// policy each access's next access: an offline one is refused in one line.
+pub fn online_by_name(name: &str, what: &str) -> Result<&'static PolicyInfo> {
+    let info = policy_by_name(name)?;
+    if info.offline {
+        return Err(Error::config(format!("{what} runs online policies; '{}' needs each access's next access (use fcsim run)", info.name)));
+    }
+    Ok(info)
+}
+
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
         let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
