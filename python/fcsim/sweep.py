@@ -55,7 +55,7 @@ import signal
 import threading
 import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -381,6 +381,20 @@ def point_key(pt: dict[str, Any]) -> str:
     """A point's identity in the table: its trace by file name (the directory may move)."""
     trace = pt["trace"] if pt["trace"].startswith("synth:") else os.path.basename(pt["trace"])
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
+
+
+def keep_only(out: str | os.PathLike[str], points: Iterable[str], inputs: Iterable[str] = ()) -> int:
+    """Removes from the table ``out`` every row whose point is not in ``points`` (their
+    :func:`point_key`), rewriting it atomically; how many rows it removed. For a table one command
+    owns (``fcsim reproduce``'s): a point its grid no longer has (a second stage's point built
+    from first-stage rows that changed) is not a result of this grid, and a reader of the table
+    would take it for one."""
+    keep = set(points)
+    prev = pd.read_parquet(out)
+    drop = int((~prev["point"].isin(keep)).sum())
+    if drop:
+        output.write_table(prev[prev["point"].isin(keep)].reset_index(drop=True), out, inputs)
+    return drop
 
 
 def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:

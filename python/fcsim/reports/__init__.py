@@ -120,6 +120,10 @@ def reproduce(
         second.seeds = exp.seeds
         more = run(second)
         df = pd.concat([df, more], ignore_index=True)
+    # The directory is this command's: rows of points its grid no longer has are dropped.
+    dropped = sweep.keep_only(out / "results.parquet", df["point"], exp.inputs)
+    if dropped and notify is not None:
+        notify(f"fcsim: dropped {dropped} row(s) of {out / 'results.parquet'} whose points are not in this grid")
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
