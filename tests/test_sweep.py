@@ -244,9 +244,7 @@ def test_reproduce_gasa(tmp_path: Path) -> None:
     )
     sweep.run(foreign, tmp_path / "results.parquet")
     notes: list[str] = []
-    summary = reports.reproduce(
-        "gasa", tmp_path, traces_dir=TRACES, jobs=2, only=only, notify=notes.append
-    )
+    summary = reports.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2, only=only, notify=notes.append)
     assert any("dropped 1 row(s)" in n for n in notes), notes
     text = summary.read_text()
     for part in ("## Flash writes", "## Hit ratio", "## Overall runtime", "## Split hit ratios"):

@@ -123,7 +123,8 @@ def reproduce(
     # The directory is this command's: rows of points its grid no longer has are dropped.
     dropped = sweep.keep_only(out / "results.parquet", df["point"], exp.inputs)
     if dropped and notify is not None:
-        notify(f"fcsim: dropped {dropped} row(s) of {out / 'results.parquet'} whose points are not in this grid")
+        table = out / "results.parquet"
+        notify(f"fcsim: dropped {dropped} row(s) of {table} whose points are not in this grid")
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
