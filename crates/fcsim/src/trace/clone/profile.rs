@@ -107,6 +107,14 @@
 //!   calendar empties late in the run, every page ended, and the forced new requests pass
 //!   the shape's count), lcr-ts_0's and lcr-wdev_2's mean size 2.2% and 2.3% under; the test
 //!   that holds them to the stack's 2% is ignored until they are held.
+//! - *What a switch would change*: `tests/test_profiles.py`'s checks run on `model=renewal`
+//!   hold every count within 2% at its scales and every GASA op's p within its 4 points but
+//!   gasa-t2's writes (0.203 against 0.16). `fcsim reproduce gasa` with the GASA profiles on
+//!   `model=renewal` (fcsim d6975af4) changes 7 of the 20 claims' verdicts on the profiles:
+//!   6 to agree (the flash-write cut larger on read-dominant traces, CCF-LRU and PT-LRU the
+//!   fewest flash writes and the lowest hit ratios, CCF-LRU's and PT-LRU's runtime longer than
+//!   LRU's, T2/T3 at 8 MB) and 1 to disagree (T2/T3 at 1 MB: CCF-LRU and PT-LRU shorter than
+//!   CFLRU and LRU-WSR, 2 of 4 points).
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
