@@ -155,6 +155,7 @@
 mod arrivals;
 pub mod cache;
 mod calendar;
+mod locality;
 mod model;
 pub mod profile;
 pub mod renewal;
@@ -164,6 +165,7 @@ mod table;
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 
 use self::arrivals::{Arrivals, Stream};
+use self::locality::Locality;
 use self::stack::Stack;
 use super::urn::Urn;
 use super::{Progress, TraceOptions, TraceReader};
@@ -636,121 +638,6 @@ pub struct Generator {
     locality: Option<Box<Locality>>,
 }
 
-/// GASA Table II's locality ("p% of total number of unique pages are accessed by a% of total
-/// number of accesses", per op), held per op: a page the op touches for the first time joins
-/// the op's hot set while the set holds fewer than p × the op's unique pages (so the hot pages are spread over the run and over the address space, and
-/// the read and write hot sets are different pages); while the op's accesses to its hot set
-/// are fewer than a × its accesses, a reuse the stack draws on a page outside the set moves to
-/// the nearest hot page of the op on the clone's stack (within [`Locality::RADIUS`] words of
-/// slots, else a uniformly drawn hot page), and while they are more, a reuse drawn on a hot
-/// page moves to a uniformly drawn page of the op outside its hot set: moved to a near page,
-/// the op's cold accesses pile up on a few recent pages and outrank its own hot pages.
-/// The hot set's share is held to a goal that starts at a and is corrected every 1,024 of the
-/// op's accesses by half the gap between a and the measured share of the top p of its pages
-/// (a few cold pages the stack reuses often can outrank hot pages that joined late). See
-/// [`profile`] for the cost to the donor's reuse.
-#[derive(Debug)]
-struct Locality {
-    /// Per op: the table's p and a.
-    target: [(f64, f64); 2],
-    /// Per op: a bit per page number, touched by the op; in the op's hot set.
-    seen: [Vec<u64>; 2],
-    hot: [Vec<u64>; 2],
-    /// Per op: the hot pages, and the op's other pages (to draw one uniformly).
-    list: [Vec<u32>; 2],
-    cold: [Vec<u32>; 2],
-    /// Per op: unique pages, accesses, accesses to its hot set.
-    unique: [u64; 2],
-    accesses: [u64; 2],
-    on_hot: [u64; 2],
-    /// Per op: accesses per page number, and pages by access count (the last bucket holds
-    /// every higher count): the measured p/a.
-    count: [Vec<u32>; 2],
-    hist: [Vec<u64>; 2],
-    /// Per op: the hot set's share of accesses the feedback holds (starts at a, moved so that
-    /// the measured share of the top p pages is a).
-    goal: [f64; 2],
-}
-
-impl Locality {
-    /// Words of stack slots searched on each side for a hot page.
-    const RADIUS: usize = 16;
-
-    fn bit(v: &[u64], p: u64) -> bool {
-        v.get((p / 64) as usize).is_some_and(|w| w >> (p % 64) & 1 == 1)
-    }
-
-    fn set(v: &mut Vec<u64>, p: u64) {
-        let i = (p / 64) as usize;
-        if i >= v.len() {
-            v.resize(i + 1, 0);
-        }
-        v[i] |= 1 << (p % 64);
-    }
-
-    fn is_hot(&self, o: usize, p: u64) -> bool {
-        Locality::bit(&self.hot[o], p)
-    }
-
-    /// Counts an access of op `o` to page `p`.
-    #[inline]
-    fn touch(&mut self, o: usize, p: u64) {
-        if !Locality::bit(&self.seen[o], p) {
-            Locality::set(&mut self.seen[o], p);
-            self.unique[o] += 1;
-            if (self.list[o].len() as f64) < self.target[o].0 * self.unique[o] as f64 {
-                Locality::set(&mut self.hot[o], p);
-                self.list[o].push(p as u32);
-            } else {
-                self.cold[o].push(p as u32);
-            }
-        }
-        self.accesses[o] += 1;
-        self.on_hot[o] += u64::from(Locality::bit(&self.hot[o], p));
-        let i = p as usize;
-        if i >= self.count[o].len() {
-            self.count[o].resize(i + 1, 0);
-        }
-        let h = &mut self.hist[o];
-        let c = self.count[o][i] as usize;
-        if c > 0 {
-            h[c.min(Locality::BUCKETS - 1)] -= 1;
-        }
-        self.count[o][i] += 1;
-        h[(c + 1).min(Locality::BUCKETS - 1)] += 1;
-        if self.accesses[o] % Locality::EVERY == 0 {
-            self.steer(o);
-        }
-    }
-
-    const BUCKETS: usize = 4096;
-    /// Accesses of an op between two corrections of its goal.
-    const EVERY: u64 = 1024;
-
-    /// Moves op `o`'s goal by half the gap between a and the measured share of accesses on the
-    /// top p of its pages (the most accessed first, the last bucket's pages at its count).
-    fn steer(&mut self, o: usize) {
-        let (p, a) = self.target[o];
-        let mut left = p * self.unique[o] as f64;
-        let mut on = 0.0;
-        for (c, &n) in self.hist[o].iter().enumerate().rev() {
-            if left <= 0.0 {
-                break;
-            }
-            let take = (n as f64).min(left);
-            on += take * c as f64;
-            left -= take;
-        }
-        let share = on / self.accesses[o].max(1) as f64;
-        self.goal[o] = (self.goal[o] + 0.5 * (a - share)).clamp(0.0, 1.0);
-    }
-
-    /// Whether op `o`'s accesses to its hot set are behind the goal.
-    fn behind(&self, o: usize) -> bool {
-        (self.on_hot[o] as f64) < self.goal[o] * self.accesses[o] as f64
-    }
-}
-
 /// The exact working set of a profile: a bit per page number (touched or not), how many are
 /// touched, and the table's count, which the clone never passes.
 #[derive(Debug)]
@@ -940,25 +827,11 @@ impl Generator {
         Ok(self)
     }
 
-    /// Holds each op's locality p/a (read, then write) to a paper table's ([`Locality`]).
+    /// Holds each op's locality p/a (read, then write) to a paper table's ([`Locality`]: hot
+    /// sets, and the reuses the stack draws moved onto or off them).
     pub fn with_locality(mut self, target: [(f64, f64); 2]) -> Generator {
-        let words = (self.cap / 64 + 1) as usize;
-        let bits = || Vec::with_capacity(words);
-        let bits32 = || Vec::with_capacity(self.cap as usize + 1);
         self.stack.keep_marks();
-        self.locality = Some(Box::new(Locality {
-            target,
-            seen: [bits(), bits()],
-            hot: [bits(), bits()],
-            list: [0, 1].map(|o| Vec::with_capacity((target[o].0 * self.cap as f64) as usize + 1)),
-            cold: [0, 1].map(|o| Vec::with_capacity(((1.0 - target[o].0) * self.cap as f64) as usize + 1)),
-            unique: [0; 2],
-            accesses: [0; 2],
-            on_hot: [0; 2],
-            count: [bits32(), bits32()],
-            hist: [vec![0; Locality::BUCKETS], vec![0; Locality::BUCKETS]],
-            goal: [target[0].1, target[1].1],
-        }));
+        self.locality = Some(Box::new(Locality::new(target, self.cap)));
         self
     }
 
@@ -1010,15 +883,7 @@ impl Generator {
     /// Bytes held by the stack and a profile's page bitmap: the generator's state that grows
     /// with the working set (none of it grows with the output's length).
     pub fn state_bytes(&self) -> usize {
-        let locality = self.locality.as_ref().map_or(0, |l| {
-            8 * (l.seen[0].capacity() + l.seen[1].capacity() + l.hot[0].capacity() + l.hot[1].capacity())
-                + 4 * (l.list[0].capacity()
-                    + l.list[1].capacity()
-                    + l.cold[0].capacity()
-                    + l.cold[1].capacity()
-                    + l.count[0].capacity()
-                    + l.count[1].capacity())
-        });
+        let locality = self.locality.as_ref().map_or(0, |l| l.bytes());
         self.stack.bytes() + self.pages.as_ref().map_or(0, |p| p.seen.capacity() * 8) + locality
     }
 
@@ -1482,7 +1347,12 @@ mod tests {
         assert!(e.ends_with("requests=6: requests sets what n=5 before it sets; give each key once"), "{e}");
         let e = super::profile::ProfileSpec::parse("profile=gasa-t1,model=lru").unwrap_err().to_string();
         assert!(e.ends_with("model=lru: expected renewal or stack"), "{e}");
-        // The stack clone stays the default of a profile (the renewal one misses GASA's locality).
+        let e = super::profile::ProfileSpec::parse("profile=gasa-t1,ablate=ops").unwrap_err().to_string();
+        assert!(e.ends_with("ablate=ops: expected locality (the one part a profile can turn off)"), "{e}");
+        assert!(super::profile::ProfileSpec::parse("profile=gasa-t1,ablate=locality").unwrap().locality().is_none());
+        assert!(super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().locality().is_some());
+        // The stack clone stays the default of a profile (the renewal one misses 2.5 points of
+        // GASA's locality on gasa-t1's writes, and 2% of some LCR profiles' pages and sizes).
         assert!(!super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().renewal);
     }
 

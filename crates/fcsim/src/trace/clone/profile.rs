@@ -31,7 +31,8 @@
 //!   every request one aligned 4 KiB page.
 //!
 //! - *Locality p%/a%* (GASA Table II, per op): held by feedback on per-op hot sets
-//!   ([`super::Generator::with_locality`]): a page joins the op's hot set on its first access
+//!   ([`super::locality`], the same hot sets and goal on both models; `ablate=locality` turns
+//!   it off; [`super::Generator::with_locality`]): a page joins the op's hot set on its first access
 //!   by the op while the set is under p of the op's pages; reuses the donor's stack draws are
 //!   moved to the nearest hot page (on the clone's stack) while the hot pages' share of the
 //!   op's accesses is under its goal, and from a hot page to a uniformly drawn page of the
@@ -55,8 +56,9 @@
 //! calibrated profiles had, so an experiment's loads carry over).
 //!
 //! **On the renewal clone** (`synth:profile=NAME,model=renewal`, issue 40; [`super::renewal`],
-//! [`Renewal::with_shape`]). Not the default ([`DEFAULT_RENEWAL`]): it misses GASA's locality
-//! (below). The donor's renewal counts are reshaped by these levers:
+//! [`Renewal::with_shape`]). Not the default ([`DEFAULT_RENEWAL`]): it misses the stack
+//! profile's 2.5 points of GASA's locality on gasa-t1's writes and the stack's 2% on three
+//! LCR counts (below). The donor's renewal counts are reshaped by these levers:
 //!
 //! - *Requests*: the clone's length (`length=N`), a single run (no further runs on new pages);
 //!   the windows and quarters follow the requests out, of the table's count.
@@ -86,14 +88,33 @@
 //! - *Pilots*: 4 clones of min(requests, 40,000) at the same shape, feedback off, each
 //!   correcting f by the odds missed, c by the mean missed, and the references per page by the
 //!   ratio missed (damped, power 0.7); cached per profile, counts and seed in the process.
-//! - *Locality p%/a%*: not held. Measured (`examples/profile_counts.rs`, scale 0.05): read /
-//!   write p gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16, gasa-t3
-//!   0.31/0.34 against 0.28/0.11: the continued pages' references are geometric, which gives
-//!   p of about a third whatever the table's.
+//! - *Locality p%/a%* (GASA Table II, per op): the stack profile's hot sets and goal
+//!   ([`super::locality`]) with the renewal clone's lever: which pages go on and with which op
+//!   ([`Renewal::with_locality`]; `ablate=locality` turns it off). Without it the continued
+//!   pages' references are geometric, which gives p of about a third whatever the table's
+//!   (read / write p at scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35
+//!   against 0.17/0.16, gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/
+//!   profile_counts.rs`, seed 42): at scale 0.05, 0.130/0.278, 0.168/0.158, 0.274/0.109; at
+//!   scale 1, 0.115/0.301, 0.165/0.203, 0.283/0.115: within the stack's 2.5 points (Rust,
+//!   scale 0.05) on five of six ops, gasa-t1's writes 3.2 off; within the 4 points
+//!   `tests/test_profiles.py` holds the default profiles to at scale 1 but gasa-t2's writes
+//!   (4.3: the op's cold pages need an access each, and the donor's split of new pages leaves
+//!   writes 4.0 accesses a page where the table's p/a needs at least 5.25;
+//!   [`super::locality`]).
 //! - *Measured misses* (scale 0.05): requests exact; pages within 1.7% on every profile;
 //!   write share within 0.3 points but lcr-wdev_2 (0.9955 against 0.9989); mean size within
-//!   2%. At about 20,000 requests (the Rust test): lcr-proj_0's pages 6.5% over, lcr-ts_0's
-//!   mean size 2.2% under.
+//!   2%. At about 20,000 requests (the Rust tests' scales): lcr-proj_0's pages 6.5% over (the
+//!   calendar empties late in the run, every page ended, and the forced new requests pass
+//!   the shape's count), lcr-ts_0's and lcr-wdev_2's mean size 2.2% and 2.3% under; the test
+//!   that holds them to the stack's 2% is ignored until they are held.
+//! - *What a switch would change*: `tests/test_profiles.py`'s checks run on `model=renewal`
+//!   hold every count within 2% at its scales and every GASA op's p within its 4 points but
+//!   gasa-t2's writes (0.203 against 0.16). `fcsim reproduce gasa` with the GASA profiles on
+//!   `model=renewal` (fcsim d6975af4) changes 7 of the 20 claims' verdicts on the profiles:
+//!   6 to agree (the flash-write cut larger on read-dominant traces, CCF-LRU and PT-LRU the
+//!   fewest flash writes and the lowest hit ratios, CCF-LRU's and PT-LRU's runtime longer than
+//!   LRU's, T2/T3 at 8 MB) and 1 to disagree (T2/T3 at 1 MB: CCF-LRU and PT-LRU shorter than
+//!   CFLRU and LRU-WSR, 2 of 4 points).
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
@@ -320,6 +341,8 @@ pub struct ProfileSpec {
     pub requests: Option<u64>,
     /// `model=renewal` (the renewal clone, [`super::renewal`]) or `model=stack`.
     pub renewal: bool,
+    /// `ablate=locality`: the table's per-op locality not held ([`super::locality`]).
+    pub ablate_locality: bool,
 }
 
 impl ProfileSpec {
@@ -331,7 +354,8 @@ impl ProfileSpec {
             let names: Vec<_> = profiles::PROFILES.iter().map(|p| p.name).collect();
             Error::config(format!("synth: unknown profile '{name}'; expected one of {}", names.join(", ")))
         })?;
-        let mut s = ProfileSpec { profile, scale: 1.0, seed: 42, iops: 1000.0, requests: None, renewal: DEFAULT_RENEWAL };
+        let mut s =
+            ProfileSpec { profile, scale: 1.0, seed: 42, iops: 1000.0, requests: None, renewal: DEFAULT_RENEWAL, ablate_locality: false };
         let mut seen = Vec::new();
         for part in parts.filter(|p| !p.is_empty()) {
             let (k, v) =
@@ -356,14 +380,26 @@ impl ProfileSpec {
                         _ => return Err(bad("renewal or stack")),
                     }
                 }
+                "ablate" => {
+                    s.ablate_locality = match v {
+                        "locality" => true,
+                        _ => return Err(bad("locality (the one part a profile can turn off)")),
+                    }
+                }
                 _ => {
                     return Err(Error::config(format!(
-                        "synth:profile={name}: unknown key '{k}'; a profile takes scale, seed, iops, requests or model (its other figures are its table's)"
+                        "synth:profile={name}: unknown key '{k}'; a profile takes scale, seed, iops, requests, model or ablate (its other figures are its table's)"
                     )))
                 }
             }
         }
         Ok(s)
+    }
+
+    /// The table's per-op locality p/a (read, then write) the profile holds: `None` when the
+    /// table gives none or `ablate=locality`.
+    pub fn locality(&self) -> Option<[(f64, f64); 2]> {
+        self.profile.locality.filter(|_| !self.ablate_locality)
     }
 
     /// The table's counts at this scale.
@@ -574,7 +610,12 @@ pub fn open_renewal(spec: &str, s: &ProfileSpec) -> Result<Renewal> {
     shape.time_factor = Generator::rate(&m).map_or(1.0, |r| r / s.iops);
     let shaped = renewal_counts(&m, t.size, t.write, c);
     let k = t.pages as f64 / m.pages as f64;
-    Ok(Renewal::new(&shaped, k, Some(t.requests), s.seed, Default::default(), format!("synth:{}", spec.trim()))?.with_shape(&shaped, shape))
+    let g = Renewal::new(&shaped, k, Some(t.requests), s.seed, Default::default(), format!("synth:{}", spec.trim()))?
+        .with_shape(&shaped, shape);
+    Ok(match s.locality() {
+        Some(l) => g.with_locality(l),
+        None => g,
+    })
 }
 
 /// Opens a profile (the text after `synth:`) on the model its spec names.
@@ -599,7 +640,7 @@ pub fn open_stack(spec: &str, s: &ProfileSpec) -> Result<Generator> {
         Size::Mean(b) => g.with_mean_size(b),
         Size::Page => g,
     };
-    Ok(match s.profile.locality {
+    Ok(match s.locality() {
         Some(l) => g.with_locality(l),
         None => g,
     })
@@ -627,14 +668,11 @@ mod tests {
         (n, pages.len() as u64, w as f64 / n as f64, bytes as f64 / n as f64)
     }
 
-    #[test]
-    fn every_profile_keeps_its_tables_counts_at_a_small_scale() {
-        for (p, model) in profiles::PROFILES.iter().flat_map(|p| [(p, "stack"), (p, "renewal")]) {
-            // The renewal profile's measured misses at this scale (module docs): pages up to
-            // 6.5% over (lcr-proj_0), mean size up to 2.2% under (lcr-ts_0); held here within
-            // 10% and 3%, the stack's within 2% and 2%. Requests and write share alike.
-            let (pages_room, size_room) = if model == "renewal" { (0.10, 0.03) } else { (0.02, 0.02) };
-            // About 20,000 requests or more (the dynamic profiles' 4-11 M at 1%).
+    /// Checks one model's counts on every profile at about 20,000 requests or more (the dynamic
+    /// profiles' 4-11 M at 1%): requests exact, write share within 0.01, pages and mean size
+    /// within `room` of the table's when given.
+    fn check_counts(model: &str, room: Option<f64>) {
+        for p in profiles::PROFILES {
             let full = ProfileSpec::parse(&format!("profile={}", p.name)).unwrap().targets().requests;
             let scale = (20_000.0 / full as f64).clamp(0.01, 1.0);
             let spec = format!("profile={},scale={scale},model={model}", p.name);
@@ -649,35 +687,91 @@ mod tests {
                 p.name, t.requests, t.pages, t.write
             );
             assert_eq!(n, t.requests, "{}", p.name);
-            assert!((pages as f64 / t.pages as f64 - 1.0).abs() <= pages_room, "{} {model}: {pages} pages, table {}", p.name, t.pages);
-            assert!((w - t.write).abs() <= 0.01, "{}: write share {w}", p.name);
-            assert!((size / want - 1.0).abs() <= size_room, "{} {model}: mean size {size}", p.name);
+            assert!((w - t.write).abs() <= 0.01, "{} {model}: write share {w}", p.name);
+            if let Some(room) = room {
+                assert!((pages as f64 / t.pages as f64 - 1.0).abs() <= room, "{} {model}: {pages} pages, table {}", p.name, t.pages);
+                assert!((size / want - 1.0).abs() <= room, "{} {model}: mean size {size}", p.name);
+            }
         }
     }
 
-    /// GASA Table II's read and write locality p/a, measured as `fcsim trace info` does
-    /// ([`crate::trace::info::Locality`]), within 2.5 points of the table's p on each op
-    /// (measured at scale 0.05: t1 read 0.130, write 0.304; t2 0.170, 0.174; t3 0.276, 0.110).
+    /// The stack profiles' counts within 2% of the table's (`tests/test_profiles.py` holds the
+    /// default profiles to 2% at their larger scales).
+    #[test]
+    fn every_profile_keeps_its_tables_counts_at_a_small_scale() {
+        check_counts("stack", Some(0.02));
+    }
+
+    /// The renewal profiles' requests and write share, as the stack's.
+    #[test]
+    fn every_renewal_profile_keeps_its_requests_and_write_share() {
+        check_counts("renewal", None);
+    }
+
+    /// The renewal profiles' pages and mean size held to the stack's 2% (the 10% and 3% this
+    /// test allowed before were set after the numbers were seen). Ignored until the renewal
+    /// profile holds them: measured (seed 42, this test's scales) lcr-proj_0's pages 1,065
+    /// against 1,000 (the calendar empties late in the run and forced new requests pass the
+    /// shape's count), lcr-ts_0's mean size 4,648 B against 4,751 and lcr-wdev_2's 4,082 B
+    /// against 4,178 (2.2% and 2.3% under); every other profile within 2%.
+    #[test]
+    #[ignore = "the renewal profile misses 2% on lcr-proj_0's pages and lcr-ts_0's and lcr-wdev_2's mean size"]
+    fn every_renewal_profile_keeps_its_tables_pages_and_size_within_the_stacks_room() {
+        check_counts("renewal", Some(0.02));
+    }
+
+    /// GASA Table II's read and write locality, measured as `fcsim trace info` does
+    /// ([`crate::trace::info::Locality`]), per op.
+    fn locality(spec: &str) -> [f64; 2] {
+        use crate::trace::info::Locality;
+        let mut g = open(spec).unwrap();
+        let mut counts: rustc_hash::FxHashMap<u64, [u32; 2]> = Default::default();
+        while let Some(r) = g.next_request().unwrap() {
+            let o = usize::from(r.op == crate::request::Op::Write);
+            for p in r.offset / PAGE..=(r.offset + u64::from(r.len.max(1)) - 1) / PAGE {
+                counts.entry(p).or_default()[o] += 1;
+            }
+        }
+        [0, 1].map(|o| Locality::of(counts.values().map(|c| c[o])).unwrap().pages)
+    }
+
+    /// GASA Table II's locality p within 2.5 points of the table's on each op at scale 0.05
+    /// (measured: t1 read 0.130, write 0.304; t2 0.170, 0.174; t3 0.276, 0.110).
     #[test]
     fn gasa_profiles_keep_the_tables_locality() {
-        use crate::trace::info::Locality;
         for name in ["gasa-t1", "gasa-t2", "gasa-t3"] {
             let spec = format!("profile={name},scale=0.05,model=stack");
             let want = ProfileSpec::parse(&spec).unwrap().profile.locality.unwrap();
-            let mut g = open(&spec).unwrap();
-            let mut counts: rustc_hash::FxHashMap<u64, [u32; 2]> = Default::default();
-            while let Some(r) = g.next_request().unwrap() {
-                let o = usize::from(r.op == crate::request::Op::Write);
-                for p in r.offset / PAGE..=(r.offset + u64::from(r.len.max(1)) - 1) / PAGE {
-                    counts.entry(p).or_default()[o] += 1;
-                }
-            }
+            let got = locality(&spec);
             for (o, (p, a)) in want.iter().enumerate() {
-                let l = Locality::of(counts.values().map(|c| c[o])).unwrap();
-                eprintln!("{name} op {o}: {:.3}/{:.3}, table {p}/{a}", l.pages, l.accesses);
-                assert!((l.pages - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", l.pages);
+                eprintln!("{name} op {o}: {:.3}, table {p}/{a}", got[o]);
+                assert!((got[o] - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", got[o]);
             }
         }
+    }
+
+    /// On the renewal model, the locality lever ([`super::super::locality`]) holds every op's p
+    /// within the stack's 2.5 points of the table's but gasa-t1's writes (a known miss: 0.278
+    /// against 0.31, the lever's pages kept for the reads' hot set drawing writes too; without
+    /// the lever 0.339), and the mean miss over the six ops within 2.5 points (without it, the
+    /// donor's process gives p of 0.30-0.34 on both ops: a mean miss of 13 points). Measured at
+    /// scale 0.05, seed 42: t1 0.130 / 0.278, t2 0.168 / 0.158, t3 0.274 / 0.109.
+    #[test]
+    fn gasa_renewal_profiles_keep_the_tables_locality_but_t1_writes() {
+        let mut miss = 0.0;
+        for name in ["gasa-t1", "gasa-t2", "gasa-t3"] {
+            let spec = format!("profile={name},scale=0.05,model=renewal");
+            let want = ProfileSpec::parse(&spec).unwrap().profile.locality.unwrap();
+            let (on, off) = (locality(&spec), locality(&format!("{spec},ablate=locality")));
+            for (o, (p, _)) in want.iter().enumerate() {
+                eprintln!("{name} op {o}: {:.3}, without the lever {:.3}, table {p}", on[o], off[o]);
+                miss += (on[o] - p).abs() / 6.0;
+                if (name, o) != ("gasa-t1", 1) {
+                    assert!((on[o] - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", on[o]);
+                }
+            }
+        }
+        assert!(miss <= 0.025, "mean miss {miss:.3}");
     }
 
     /// The dynamic-allocation profiles' windows see locality (issue 26: the calibrated

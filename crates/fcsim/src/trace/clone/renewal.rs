@@ -186,6 +186,7 @@
 //! 0.08 from the original's).
 
 use super::calendar::Calendar;
+use super::locality::Locality;
 use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::table::Table;
 use super::{Bag, UNSCALED};
@@ -763,6 +764,9 @@ pub struct Renewal {
     hold: Option<Box<Hold>>,
     /// A new request is forced at this tick (nothing due, no budget): past a profile's cap.
     forced: bool,
+    /// A paper profile's per-op locality p/a, held by which pages go on
+    /// ([`Renewal::with_locality`]).
+    locality: Option<Box<Locality>>,
 }
 
 /// What a paper profile sets on a renewal clone ([`super::profile`] says how each lever is
@@ -1006,6 +1010,7 @@ impl Renewal {
             last_ns: 0,
             hold: None,
             forced: false,
+            locality: None,
         })
     }
 
@@ -1074,6 +1079,17 @@ impl Renewal {
         self
     }
 
+    /// Holds each op's locality p/a (read, then write) to a paper table's ([`Locality`]: hot
+    /// sets; a page hot for an op behind its goal goes on, a cold page's next reference of an
+    /// op behind its goal is not made). For a profile ([`Renewal::with_shape`]) only.
+    pub fn with_locality(mut self, target: [(f64, f64); 2]) -> Renewal {
+        // Room for the page numbers: the table's pages and at most one unused number before each
+        // new request (the vectors grow past it if need be).
+        let cap = self.hold.as_ref().map_or(1 << 16, |h| 2 * h.shape.pages + 1024);
+        self.locality = Some(Box::new(Locality::new(target, cap)));
+        self
+    }
+
     /// New pages per tick of each op in window `w`: the clone's, or a profile's paced.
     #[inline]
     fn rate(&self, w: usize) -> [f64; 2] {
@@ -1085,7 +1101,7 @@ impl Renewal {
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
     /// working set (not with the length).
     pub fn state_bytes(&self) -> usize {
-        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity()
+        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity() + self.locality.as_ref().map_or(0, |l| l.bytes())
     }
 
     /// The window tick `t` is in, and the first tick of the next: the original's windows over
@@ -1167,6 +1183,9 @@ impl Renewal {
         for p in first..first + n {
             let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
             let t = self.t;
+            if let Some(l) = &mut self.locality {
+                l.touch(o, p);
+            }
             let e = self.pages.at(p);
             // The state takes the gap in the original's time: a gap the scale stretched is
             // shrunk back, so that a scaled page goes through the original's states.
@@ -1179,29 +1198,52 @@ impl Renewal {
             e.due = NEVER;
             let s = state(ph, usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
             let gaps = &self.gaps[self.which[s] as usize];
-            let drawn = gaps.draw(u, v, x).or_else(|| {
-                // A profile's page that would end goes on with probability `more`: its gap
-                // drawn from its state's gaps (the op's pooled when the state has none), with
-                // what is left of `u` (so a block's pages go on together).
-                let h = self.hold.as_ref()?;
-                let more = h.more(self.i);
-                let last = gaps.cum.last().copied().unwrap_or(0.0);
-                let z = (u - last) / (1.0 - last).max(1e-12);
-                if z >= more {
-                    return None;
+            let natural = gaps.draw(u, v, x);
+            let drawn = match self.hold.as_deref() {
+                None => natural.map(|(g, n)| (g, turn.unwrap_or(n))),
+                Some(h) => {
+                    // A profile's page that would end goes on with probability `more`: its gap
+                    // drawn from its state's gaps (the op's pooled when the state has none), with
+                    // what is left of `u` (so a block's pages go on together).
+                    let last = gaps.cum.last().copied().unwrap_or(0.0);
+                    let z = (u - last) / (1.0 - last).max(1e-12);
+                    let go_on = |y: f64| {
+                        if last > 0.0 {
+                            gaps.draw(y * last, v, x)
+                        } else {
+                            h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
+                        }
+                    };
+                    let more = h.more(self.i);
+                    let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
+                    let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
+                    match &self.locality {
+                        None => turned(with_more()),
+                        Some(l) => {
+                            // The per-op locality's lever (see [`Locality`]), on the op of the
+                            // reference the page would make next (after the write share's turn):
+                            // behind its goal, a page hot for it goes on and a cold one ends;
+                            // ahead, a page hot for the other op, which is behind, goes on with
+                            // the other op; a page cold for it (or new to it) goes on.
+                            let on = turned(natural.or_else(|| go_on(z)));
+                            match on.map(|(_, n)| usize::from(n)) {
+                                Some(n) if l.behind(n) && l.is_hot(n, p) => on,
+                                Some(n) if l.behind(n) && l.is_cold(n, p) => None,
+                                Some(n) if !l.behind(n) && !l.is_hot(n, p) && l.is_hot(1 - n, p) && l.behind(1 - n) => {
+                                    on.map(|(g, _)| (g, (1 - n) as u8))
+                                }
+                                Some(n) if !l.behind(n) && !l.is_hot(n, p) => on,
+                                _ => turned(with_more()),
+                            }
+                        }
+                    }
                 }
-                let y = z / more;
-                if last > 0.0 {
-                    gaps.draw(y * last, v, x)
-                } else {
-                    h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
-                }
-            });
+            };
             let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
             };
-            e.op = turn.unwrap_or(next);
+            e.op = next;
             let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
             e.due = t + g.max(1);
             self.calendar.push(e.due, p as u32);
