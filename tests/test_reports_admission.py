@@ -64,3 +64,32 @@ def test_budgets_opt_shares_and_the_order(tmp_path: Path) -> None:
     assert "| At all's write rate: random >= all (Baleen) |" in summary
     assert "admit all 0.4500 <= random 0.2000" in summary and summary.count("**disagrees**") == 1
     assert (tmp_path / "pareto_t.png").stat().st_size > 0
+
+
+def test_ml_is_scored_against_opt_over_its_span(tmp_path: Path) -> None:
+    # ml's rows and a same-span opt row leave the first 300 requests out: ml's 0.20 at 2 DWPD is
+    # 80% of the same-span opt's 0.25 (not of the whole trace's opt), and its claim is scored.
+    df = table()
+    later = pd.DataFrame(
+        {"admission": ["ml", "ml", "opt"], "dwpd": [2.0, 30.0, 1.5], "read_hit_ratio": [0.20, 0.22, 0.25]}
+    ).assign(
+        trace="t.csv",
+        policy="lru",
+        size_pages=100,
+        cache_writes=lambda d: d["dwpd"] * 700,
+        peak_dt=0.3,
+        knob_value=[0.1, 0.9, 0.01],
+        budget_dwpd=None,
+        warmup_requests=300,
+    )
+    df = pd.concat([df.assign(warmup_requests=None), later], ignore_index=True)
+    assert admission.measured_later(df) == ["ml"]
+    d = admission.budget_table(df)
+    at3 = d[d["at"] == "3 DWPD"].set_index("policy")
+    assert at3.loc["ml", "opt_share"] == 80.0 and at3.loc["ml", "span"] == "after 300 requests"
+    # The whole trace's opt at 3 DWPD is still its own (0.40), not the span's.
+    assert at3.loc["opt", "read_hit_ratio"] == 0.40 and at3.loc["random", "opt_share"] == 25.0
+    summary = admission.report(df, tmp_path, "test").read_text()
+    claim = "| learned (ml) keeps at most the bound's read hits under a budget (opt over its span) |"
+    assert claim in summary
+    assert "0.2000 (80% of opt over its span, 0.2500)" in summary
