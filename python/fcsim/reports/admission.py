@@ -37,9 +37,11 @@ the bound's read hits it keeps. Above 100% would be an online point beating the 
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +155,118 @@ def budget_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=DERIVED)
 
 
+def span_stage(df: pd.DataFrame, exp: Any) -> Any:
+    """The second stage of ``fcsim reproduce admission``: ``opt`` over the span of each ``ml``
+    row (:func:`fcsim.pareto._span_bounds`: the same ``admit.train``, capped at the row's own
+    writes per page access of the span), in the setup of the row's part, so that every ml row
+    is scored against the bound of its own span. None when there is no ml row."""
+    from fcsim import sweep
+
+    parts = []
+    for part in exp.parts:
+        if "ml" not in (part.admissions or []):
+            continue
+        for t in part.traces:
+            name = t.path if t.path.startswith("synth:") else os.path.basename(t.path)
+            rows = df[(df["trace"] == name) & (_admission(df) == "ml")]
+            for sets in pareto._span_bounds(rows.assign(admission="ml")):
+                parts.append(
+                    sweep.Part(
+                        traces=[t],
+                        policies=part.policies,
+                        sizes=part.sizes,
+                        devices=part.devices,
+                        sets={**part.sets, **sets},
+                        admissions=[OPT],
+                    )
+                )
+    if not parts:
+        return None
+    return sweep.Experiment(
+        name=exp.name, parts=parts, description="opt over ml's span at each ml row's writes"
+    )
+
+
+def reuse_measures(traces: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per trace (name in the rows -> (path or spec, ``trace.*`` options)), what explains where
+    Baleen's order fails (:func:`fcsim.trace_info`, one pass each): ``second_ref_share``, the
+    share of the read re-references (reads of a page seen before) that are the page's 2nd
+    access, which second-hit never hits; ``once_page_share``, the share of pages seen once,
+    which a filter declines at no loss; ``read_locality``, the (pages, reads) shares of the
+    read locality (GASA's P/A: the hottest P of the read pages get A of the reads), the
+    frequency skew TinyLFU's counts need."""
+    from fcsim.traces import trace_info
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, (src, sets) in traces.items():
+        i = trace_info(src, set=dict(sets) or None)
+        rr, once, pages = i.get("read_rereads") or 0, i.get("once_pages") or 0, i.get("unique_pages") or 0
+        out[name] = {
+            "read_rereads": rr,
+            "second_ref_share": (i.get("read_second_refs") or 0) / rr if rr else None,
+            "once_page_share": once / pages if pages else None,
+            "read_locality": i.get("read_locality"),
+        }
+    return out
+
+
+def _reuse_text(m: Mapping[str, Any] | None) -> str:
+    """A trace's reuse measures (:func:`reuse_measures`) in words, or ""."""
+    if not m or m.get("second_ref_share") is None:
+        return ""
+    loc = m.get("read_locality")
+    flat = f", {loc[0]:.0%} of the read pages get {loc[1]:.0%} of the reads" if loc else ""
+    return (
+        f"{m['second_ref_share']:.0%} of the {m['read_rereads']:,} read re-references are a page's "
+        "2nd access, "
+        f"{m['once_page_share']:.0%} of the pages are seen once{flat}"
+    )
+
+
+def _why(lo: str, hi: str, m: Mapping[str, Any] | None) -> str:
+    """Why ``hi`` (later in Baleen's order) has fewer read hits than ``lo`` on a trace, from its
+    reuse measures (:func:`reuse_measures`): the measure that bears on the pair first."""
+    if not m or m.get("second_ref_share") is None:
+        return ""
+    n = lambda a: NAMES.get(a, a)  # noqa: E731
+    second, once, loc = m["second_ref_share"], m["once_page_share"], m.get("read_locality")
+    if hi == "second-hit":
+        lead = (
+            f"{second:.0%} of the read re-references are a page's 2nd access, which second-hit never "
+            f"hits (it declines the first miss); {n(lo)} can"
+        )
+    elif lo == "second-hit":
+        skew = f"; {loc[0]:.0%} of the read pages get {loc[1]:.0%} of the reads" if loc else ""
+        lead = (
+            f"{once:.0%} of the pages are seen once, which second-hit declines at no loss, while "
+            f"{n(hi)} admits by counts{skew}"
+        )
+    else:
+        lead = _reuse_text(m)
+    return f"{n(hi)} < {n(lo)}: {lead}"
+
+
+def with_reasons(
+    derived: pd.DataFrame, order: Sequence[str], measures: Mapping[str, Mapping[str, Any]] | None
+) -> pd.DataFrame:
+    """``derived`` (:func:`budget_table`) with ``why_order`` and ``why_all``: at each (trace,
+    at) where Baleen's order (``order``, worst first) or random >= all fails, which adjacent
+    pair fails and why, from the trace's reuse measures; "" where it holds or nothing is
+    measured."""
+    out = derived.copy()
+    out["why_order"], out["why_all"] = "", ""
+    for (trace, _at), g in out.groupby(["trace", "at"], sort=False):
+        m = (measures or {}).get(str(trace))
+        r = dict(zip(g["policy"], g["read_hit_ratio"], strict=True))
+        whys = [
+            _why(lo, hi, m) for lo, hi in itertools.pairwise(order) if lo in r and hi in r and r[hi] < r[lo]
+        ]
+        out.loc[g.index, "why_order"] = "; ".join(w for w in whys if w)
+        if "all" in r and "random" in r and r["random"] < r["all"]:
+            out.loc[g.index, "why_all"] = _why("all", "random", m)
+    return out
+
+
 def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
     """The study's claims, fixed before any run: Baleen's order among the admissions the run
     has (in :data:`ORDER`) measured over the whole trace (``later``: those measured after a
@@ -176,6 +290,7 @@ def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
             aggregate="most",
             at="at",
             fmt=".4f",
+            explain="why_order",
             paper="the order holds at a fixed write rate",
             note=note,
         ),
@@ -190,6 +305,7 @@ def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
             aggregate="every",
             at="at",
             fmt=".4f",
+            explain="why_all",
             paper="admitting at random beats admitting all at the same write rate",
             note=note,
         ),
@@ -232,6 +348,8 @@ def report(
     online = list(dict.fromkeys(df["admission"]))
     derived = budget_table(df)
     later = measured_later(df)
+    order = tuple(a for a in ORDER if a in online and a != "all" and a not in set(later))
+    derived = with_reasons(derived, order, measures)
     verdicts = evaluate(claims(online, later), derived[derived["unscored"] == ""], gate, NAMES)
     lines = [
         "# Admission policies on the shipped traces: frontiers, budgets and Baleen's order",
@@ -270,6 +388,8 @@ def report(
         pareto.plot(frame, png)
         t = derived[derived["trace"] == trace]
         lines += [f"### {name}", "", f"![{name}]({png.name})", ""]
+        if reuse := _reuse_text((measures or {}).get(str(trace))):
+            lines += [f"Reuse (from the trace, `fcsim trace info`): {reuse}.", ""]
         if t.empty:
             lines += ["No budget applies (no write rate).", ""]
             continue
