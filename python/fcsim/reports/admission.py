@@ -233,7 +233,7 @@ def _why(lo: str, hi: str, m: Mapping[str, Any] | None) -> str:
     if hi == "second-hit":
         lead = (
             f"{second:.0%} of the read re-references are a page's 2nd access, which second-hit never "
-            f"hits (it declines the first miss); {n(lo)} can"
+            f"hits (it declines a page's first miss, so its 2nd access misses too) and {n(lo)} can"
         )
     elif lo == "second-hit":
         skew = f"; {loc[0]:.0%} of the read pages get {loc[1]:.0%} of the reads" if loc else ""
