@@ -139,6 +139,10 @@ def test_the_budget_controller_holds_the_target_within_10_percent(admit: str) ->
     assert abs(r["achieved_dwpd"] - 20) <= 2, r["achieved_dwpd"]
     assert r["cache_writes"] < free["cache_writes"]
     assert r["peak_window_dwpd"] >= r["achieved_dwpd"] and r["budget_unmeetable"] is False
+    # The controller's rate is the row's DWPD on a timed trace with the drive sized to the cache
+    # (stack/budget.rs: the same writes, pages and span, counted by two parts of the stack).
+    assert r["device_user_pages"] == r["size_pages"]
+    assert r["achieved_dwpd"] == pytest.approx(r["dwpd"], rel=1e-9)
     assert (r["admit_budget"], r["admit_window"]) == ("20", "60")  # echoed as given
 
 
@@ -230,3 +234,32 @@ def test_every_admission_parameter_has_its_row_column() -> None:
         if f"admit_{p['name']}" not in columns
     ]
     assert not missing, f"admission parameters without a column in fcsim.schema: {missing}"
+
+
+def test_a_budget_under_one_fill_of_the_cache_is_said_with_its_numbers() -> None:
+    # cloudphysics at 5% (13,461 pages) spans 2 h: 10 DWPD over it is 10 x 13,461 / 12 = 11,217
+    # pages, less than one fill of the cache, so no cache in use stays within it (the
+    # controller ends far above it); 13 DWPD is more than one fill (14,583 pages).
+    trace = str(TRACES / "cloudphysics_vscsi_2h.csv.gz")
+    sets = {"stack.kind": "ssd-cache", "admit.budget": 10}
+    r = fcsim.simulate(trace, "lru", "5%", set=sets, admit="random")
+    assert r["size_pages"] == 13461 and r["budget_unmeetable"] is True
+    why = "less than one fill: 10 DWPD over the run's 7200 s is 11218 pages, fewer than the cache's 13461"
+    assert r["budget_unmeetable_reason"].startswith(why), r["budget_unmeetable_reason"]
+    assert r["achieved_dwpd"] > 10
+    ok = fcsim.simulate(trace, "lru", "5%", set={**sets, "admit.budget": 13}, admit="random")
+    assert ok["budget_unmeetable"] is False and ok["budget_unmeetable_reason"] is None
+    args = ["run", trace, "--policy", "lru", "--size", "5%", "--admit", "random"]
+    out = cli(*args, *[a for k, v in sets.items() for a in ("--set", f"{k}={v}")])
+    assert out.returncode == 0, out.stderr
+    assert "cannot meet their write budget" in out.stderr and why in out.stderr
+
+
+def test_under_a_closed_loop_only_the_controller_has_a_rate() -> None:
+    # A trace without timestamps timed as a closed loop: the row's dwpd (trace time) is null,
+    # the controller's achieved_dwpd (simulated time) is not.
+    trace = str(TRACES / "tencent_cbs_sample50k.csv.gz")
+    sets = {"stack.kind": "ssd-cache", "admit.budget": 1000, "sim.queue_depth": 4}
+    r = fcsim.simulate(trace, "lru", "5%", set=sets, admit="random")
+    assert r["dwpd"] is None and r["dwpd_null_reason"].startswith("a closed loop")
+    assert r["achieved_dwpd"] is not None and r["achieved_dwpd"] > 0

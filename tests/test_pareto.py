@@ -119,3 +119,22 @@ def test_the_bound_at_every_online_write_rate() -> None:
     for _, r in df[df["admission"] != "opt"].iterrows():
         near = (opt["dwpd"] <= r["dwpd"]) & (opt["read_hit_ratio"] >= r["read_hit_ratio"] - 0.005)
         assert near.any(), (r["admission"], r["knob_value"], r["dwpd"], r["read_hit_ratio"])
+
+
+def test_every_ml_point_has_opt_over_its_span() -> None:
+    # ml's rows leave their training part (the first 30% of the requests) out; opt is run again
+    # over that same span (admit.train) at each ml row's own writes: it writes no more and hits
+    # no less, less 0.005 (issue 43's must-show for the learned admission).
+    trace = str(TRACES / "systor17_vdi_sample1000.csv.gz")
+    df = pareto.run(trace, "lru", ["ml", "opt"], "5%", points=3, jobs=2)
+    ml = df[df["admission"] == "ml"]
+    span = df[(df["admission"] == "opt") & df["warmup_requests"].notna()]
+    assert len(ml) == 3 and ml["warmup_requests"].notna().all() and len(span) >= 1
+    assert (span["warmup_requests"] == ml["warmup_requests"].iloc[0]).all()
+    assert (span["admit_train"].astype(float) == 0.3).all() and (span["knob"] == "writes").all()
+    assert not df.loc[df["warmup_requests"].notna(), "frontier"].any()
+    for _, r in ml.iterrows():
+        same = (span["cache_writes"] <= r["cache_writes"]) & (
+            span["read_hit_ratio"] >= r["read_hit_ratio"] - 0.005
+        )
+        assert same.any(), (r["knob_value"], r["cache_writes"], r["read_hit_ratio"])

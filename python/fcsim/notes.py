@@ -116,10 +116,11 @@ def row_notes(df: pd.DataFrame) -> list[str]:
         rows = df[df["budget_unmeetable"].fillna(False).astype(bool)]
         if len(rows):
             lines.append(
-                f"fcsim: warning: {len(rows)} row(s) cannot meet their write budget: their write hits alone, "
-                "which update the cached copy in a write-through or write-back flash cache whatever the "
-                "admission, write more than admit.budget allows (budget_unmeetable=true; floor and target "
-                f"in DWPD in brackets): {_names(rows, _budget)}"
+                f"fcsim: warning: {len(rows)} row(s) cannot meet their write budget (budget_unmeetable=true; "
+                "why, with the numbers, in brackets as budget_unmeetable_reason gives it: write hits, which "
+                "update the cached copy in a write-through or write-back flash cache whatever the admission, "
+                "above admit.budget; or less than one fill, a budget over the run's span smaller than the "
+                f"cache, which no cache in use can stay within): {_names(rows, _budget)}"
             )
     sat = saturation(df)
     if "saturated" in df.columns:
@@ -196,6 +197,9 @@ def row_notes(df: pd.DataFrame) -> list[str]:
 
 
 def _budget(r: object) -> str:
+    why = getattr(r, "budget_unmeetable_reason", None)
+    if isinstance(why, str) and why:
+        return f" ({why})"
     return f" ({r.budget_floor_dwpd:.3g} > {r.budget_dwpd:.3g})"  # type: ignore[attr-defined]
 
 

@@ -29,14 +29,17 @@ curve (linear between its two nearest points) for that point's ``dwpd``, and onc
 by the ratio of the rate asked to the rate got if it wrote more. So the table holds the bound
 at every online point's write rate, not only at a coarse grid of its own.
 
-**One measured span.** A learned admission (``ml``) trains on the first ``admit.train`` of the
-requests (default 0.3) and its row leaves them out as a warm-up: its read hits and DWPD are of
-the rest of the trace, with a cache it filled while training, so its rows measure another span
-than the others'. They are drawn and listed, and the frontier is taken over the rows of the
-whole trace only (rows with a warm-up have ``frontier`` false). Giving every point the same
-warm-up is no cure: writes made in the warm-up fill the cache for free, so an admission that
-admits everything while it is not measured and nothing after (TinyLFU at a low slack) looks
-better than the bound, which spreads its writes over the whole trace.
+**Two measured spans.** A learned admission (``ml``) trains on the first ``admit.train`` of
+the requests (default 0.3) and its row leaves them out as a warm-up: its read hits and DWPD are
+of the rest of the trace, with a cache it filled while training, so its rows measure another
+span than the others'. The frontier is taken over the rows of the whole trace only (rows with a
+warm-up have ``frontier`` false). Its bound is ``opt`` over the same span (``admit.train``: the
+same warm-up, uncounted; the plan starts from the best cache content at the boundary, see
+``stack/admission/opt.rs``), run at each such row's own writes (:func:`_span_bounds`: knob
+``writes``, the cap, so it writes no more than the row); those opt rows have the warm-up too.
+Giving every point the whole-trace bound's span instead is no cure: writes made in a warm-up
+fill the cache for free, so an admission that admits everything while it is not measured and
+nothing after (TinyLFU at a low slack) looks better than a bound that pays for its fill.
 
 **Running.** The points are checked whole before any runs (:func:`fcsim.grid.check`) and run
 in parallel on the grid engine (:func:`fcsim.grid.run_points`), as a sweep's are.
@@ -263,8 +266,19 @@ def run(
                 pt = {**template, "set": {**template["set"], f"admit.{knob}": v}, "knob_value": v}
                 more.append(pt)
             df = pd.concat([df, table(more)], ignore_index=True)
+    if BOUND in names:
+        # Every row with a warm-up (ml's) gets opt over its own span at its own writes.
+        template = next(p for p in pts if p["admission"] == BOUND)
+        more = []
+        for sets in _span_bounds(df):
+            pt = {**template, "set": {**template["set"], **sets}}
+            more.append({**pt, "knob": "writes", "knob_value": sets["admit.writes"]})
+        if more:
+            df = pd.concat([df, table(more)], ignore_index=True)
         df = df.sort_values(["admission", "knob_value"], kind="stable", key=_admission_order(names))
-        df = df.drop_duplicates(subset=["admission", "knob_value", "budget_dwpd"]).reset_index(drop=True)
+        span = [c for c in ("knob", "warmup_requests") if c in df.columns]
+        key = ["admission", "knob_value", "budget_dwpd", *span]
+        df = df.drop_duplicates(subset=key).reset_index(drop=True)
     df.insert(LEAD.index("frontier"), "frontier", ranked_frontier(df))
     return df
 
@@ -353,6 +367,27 @@ def _bound_knobs(df: pd.DataFrame, lo: float, hi: float) -> list[float]:
     return out
 
 
+def _span_bounds(df: pd.DataFrame) -> list[dict[str, float]]:
+    """The ``--set`` keys of ``opt`` over the span of each row with a warm-up (``ml``'s): the
+    same ``admit.train``, ``admit.share`` 1 and ``admit.writes`` the row's host writes to the
+    cache per page access of its span (``cache_writes`` over ``accesses``), so that opt writes
+    no more than it over the same requests (see the module's doc). One per distinct (train,
+    writes)."""
+    if "warmup_requests" not in df.columns or "admit_train" not in df.columns:
+        return []
+    later = df[df["warmup_requests"].notna() & (df["admission"] != BOUND)]
+    out: dict[tuple[float, float], dict[str, float]] = {}
+    for _, r in later.iterrows():
+        train = pd.to_numeric(r["admit_train"], errors="coerce")
+        writes, accesses = r.get("cache_writes"), r.get("accesses")
+        if pd.isna(train) or pd.isna(writes) or pd.isna(accesses) or int(accesses) == 0:
+            continue
+        per = min(1.0, int(writes) / int(accesses))
+        sets = {"admit.train": float(train), "admit.share": 1.0, "admit.writes": per}
+        out.setdefault((float(train), per), sets)
+    return list(out.values())
+
+
 def plot(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     """Draws a pareto table to ``path`` (.png, .svg, .pdf): read hit ratio against DWPD, peak
     disk-head time against DWPD, and peak disk-head time against read hit ratio, one curve per
@@ -376,19 +411,32 @@ def plot(df: pd.DataFrame, path: str | os.PathLike[str]) -> None:
     colours = [cmap(i) for i in range(len(names))]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), layout="constrained")
     for ax, (cx, cy, lx, ly) in zip(axes, panels, strict=True):
+        later = (
+            df["warmup_requests"].notna()
+            if "warmup_requests" in df.columns
+            else pd.Series(False, index=df.index)
+        )
         for name, colour in zip(names, colours, strict=True):
-            d = df[df["admission"].astype(str) == name]
-            d = d.sort_values(["knob_value", "budget_dwpd"], na_position="first")
-            xs, ys = d[cx].astype(float), d[cy].astype(float)
-            style: dict[str, Any] = {"color": colour, "marker": "o", "markersize": 4}
-            if name == BOUND:
-                style.update(color="black", linestyle="--")
-            elif name == ALL:  # one point, often under another curve's last
-                style.update(marker="s", markersize=9, markerfacecolor="none", markeredgewidth=1.5)
-            label = name
-            if "warmup_requests" in d.columns and d["warmup_requests"].notna().any():
-                label, style["linestyle"] = f"{name} (after its warm-up: not ranked)", ":"
-            ax.plot(xs, ys, label=label, **style)
+            for span in (False, True):
+                d = df[(df["admission"].astype(str) == name) & (later == span)]
+                if d.empty:
+                    continue
+                d = d.sort_values(["knob_value", "budget_dwpd"], na_position="first")
+                if name == BOUND and span:  # its knob is the writes cap: along the writes
+                    d = d.sort_values(cx)
+                xs, ys = d[cx].astype(float), d[cy].astype(float)
+                style: dict[str, Any] = {"color": colour, "marker": "o", "markersize": 4}
+                if name == BOUND:
+                    style.update(color="black", linestyle="--")
+                elif name == ALL:  # one point, often under another curve's last
+                    style.update(marker="s", markersize=9, markerfacecolor="none", markeredgewidth=1.5)
+                label = name
+                if span:
+                    label, style["linestyle"] = f"{name} (after the warm-up: not ranked)", ":"
+                    if name == BOUND:
+                        style.update(marker="x", color="dimgrey")
+                        label = f"{name} over ml's span (after the warm-up: not ranked)"
+                ax.plot(xs, ys, label=label, **style)
         f = df[df["frontier"].fillna(False).astype(bool)]
         ax.scatter(
             f[cx].astype(float),

@@ -150,10 +150,16 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("write_mode", S, "a flash cache's write mode: around, through or back"),
     ("admission", S, "a flash cache's admission policy (--admit; all: every miss may enter)"),
     ("budget_dwpd", F, "the write budget held by turning the admission's knob, drive writes per day"),
-    ("achieved_dwpd", F, "host writes into the flash cache over the run, drive writes per day"),
+    (
+        "achieved_dwpd",
+        F,
+        "the budget controller's rate: cache_writes per tier page per day of its clock (= dwpd on a timed "
+        "trace with the drive sized to the cache)",
+    ),
     ("peak_window_dwpd", F, "the busiest complete budget window's host writes, drive writes per day"),
     ("budget_floor_dwpd", F, "write hits (no admission can decline them), drive writes per day"),
-    ("budget_unmeetable", B, "the write hits alone exceed the write budget"),
+    ("budget_unmeetable", B, "the budget cannot be met: write hits above it, or under one fill of the cache"),
+    ("budget_unmeetable_reason", S, "why the budget cannot be met, with the numbers (null: it can)"),
     ("budget_windows", I, "budget windows closed (each turns the knob once)"),
     ("budget_knob", F, "the admission's knob at the end of a budgeted run"),
     ("cache_writes", I, "pages a flash cache programs (insertions and write hits)"),

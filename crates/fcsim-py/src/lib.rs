@@ -106,6 +106,9 @@ fn info_dict<'py>(py: Python<'py>, i: &TraceInfo) -> PyResult<Bound<'py, PyDict>
     for (key, l) in [("read_locality", i.read_locality), ("write_locality", i.write_locality)] {
         d.set_item(key, l.map(|l| (l.pages, l.accesses)))?;
     }
+    d.set_item("read_rereads", i.read_rereads)?;
+    d.set_item("read_second_refs", i.read_second_refs)?;
+    d.set_item("once_pages", i.once_pages)?;
     d.set_item("size_histogram", i.size_histogram.clone())?;
     let vols = PyList::empty(py);
     for (v, s) in &i.volumes {

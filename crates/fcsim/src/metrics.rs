@@ -678,7 +678,9 @@ impl ResultRow {
                     v.push(("achieved_dwpd".into(), opt_f(b.achieved_dwpd())));
                     v.push(("peak_window_dwpd".into(), opt_f(b.peak_dwpd)));
                     v.push(("budget_floor_dwpd".into(), opt_f(floor)));
-                    v.push(("budget_unmeetable".into(), Value::Bool(floor.is_some_and(|f| f > b.target_dwpd))));
+                    let why = b.unmeetable(floor);
+                    v.push(("budget_unmeetable".into(), Value::Bool(why.is_some())));
+                    v.push(("budget_unmeetable_reason".into(), why.map_or(Value::Null, Value::Str)));
                     v.push(("budget_windows".into(), Value::Int(b.windows)));
                     v.push(("budget_knob".into(), Value::Float(b.knob)));
                 }

@@ -72,8 +72,9 @@ struct Assembly {
     /// The flash cache's admission (None: `all`) and its parameters as the row shows them.
     admission: Option<&'static AdmissionInfo>,
     admit_params: UsedParams,
-    /// `--admit opt`: its share and cap (the run plans before its first request, see [`opt`]).
-    opt: Option<(f64, f64)>,
+    /// `--admit opt`: its share, cap and warm-up share (the run plans before its first request,
+    /// see [`opt`]).
+    opt: Option<(f64, f64, f64)>,
     /// `--admit ml`: its training share of the requests.
     ml: Option<f64>,
     stack_params: UsedParams,
@@ -95,8 +96,8 @@ impl Assembly {
         let (stack, stack_params) = StackConfig::build_with(&cfg.stack_params, &cfg.admit_params)?;
         // `--admit opt` runs its own eviction, MIN over its plan, whatever the policy named.
         let opt = stack.admit.filter(|a| a.name == opt::INFO.name).map(|_| {
-            let get = |name: &str| stack.admit_values.iter().find(|(k, _)| *k == name).map_or(1.0, |v| v.1);
-            (get("share"), get("writes"))
+            let get = |name: &str, default| stack.admit_values.iter().find(|(k, _)| *k == name).map_or(default, |v| v.1);
+            (get("share", 1.0), get("writes", 1.0), get("train", 0.0))
         });
         let ml = stack
             .admit
@@ -192,6 +193,13 @@ pub fn simulate(
     Ok(row(trace, cfg, &a, &mut run, built, setup_seconds, sim_seconds))
 }
 
+/// The warm-up of a run that trains on (ml) or leaves out (opt's span) the first `train` of the
+/// requests: its requests, and the index of the first page access after it.
+fn split(p: &sim::PageAccesses, train: f64) -> (u64, u64) {
+    let split = (train * p.requests.len() as f64).round() as u64;
+    (split, p.requests.get(split as usize).copied().unwrap_or(p.keys.len() as u64))
+}
+
 /// The assembly of a configuration for one trace, its plan, and a run ready for the loop: the
 /// next-access pass of an offline policy done (which `progress` follows).
 fn prepare(
@@ -203,29 +211,41 @@ fn prepare(
 ) -> Result<(Assembly, Plan, Run)> {
     let (mut a, mut plan) = Assembly::new(trace, opts, cfg, working_set, trace::lend(progress))?;
     let mut warmup = cfg.warmup;
+    // `--admit ml` (its `admit.train`) and `--admit opt` with `admit.train` above 0: the first
+    // `train` of the requests are the row's warm-up, and the plan's span starts after them.
+    let train = a.ml.or(a.opt.map(|o| o.2).filter(|&t| t > 0.0));
+    if let (Some(w), Some(adm)) = (cfg.warmup, a.admission.filter(|_| train.is_some())) {
+        return Err(Error::config(format!(
+            "sim.warmup={w}: --admit {} makes its admit.train share of the requests the warm-up; drop sim.warmup",
+            adm.name
+        )));
+    }
     let next = match (a.opt, a.ml) {
-        (Some((share, per_access)), _) => {
+        (Some((share, per_access, _)), _) => {
             let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;
             let next = trace::convert::next_access(&p.keys)?;
-            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, share, per_access).next
+            let first = match train {
+                Some(t) => {
+                    let (split, first) = split(&p, t);
+                    warmup = (split > 0).then_some(sim::Warmup::Requests(split));
+                    first
+                }
+                None => 0,
+            };
+            let limits = opt::Limits { share, per_access, first: first as usize };
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, limits).next
         }
         (None, Some(train)) => {
             // A learned admission: opt's plan (share 1) gives its labels on the training part,
             // the first `train` of the requests, which the row's warm-up leaves out.
-            if let Some(w) = cfg.warmup {
-                return Err(Error::config(format!(
-                    "sim.warmup={w}: --admit ml makes its training part (admit.train of the requests) the warm-up; drop sim.warmup"
-                )));
-            }
             let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;
             let next = trace::convert::next_access(&p.keys)?;
-            let split = (train * p.requests.len() as f64).round() as u64;
-            let first = p.requests.get(split as usize).copied().unwrap_or(p.keys.len() as u64);
+            let (split, first) = split(&p, train);
             if let Some(adm) = plan.admission_mut() {
                 adm.set_split(first);
             }
             warmup = (split > 0).then_some(sim::Warmup::Requests(split));
-            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, 1.0, 1.0).next
+            opt::plan(&p.keys, &p.writes, &next, plan.capacity(), a.write != WriteMode::Around, opt::Limits::NONE).next
         }
         (None, None) if a.info.offline => sim::next_accesses(trace, opts, cfg.page_size, trace::lend(progress))?,
         (None, None) => Vec::new(),

@@ -71,7 +71,7 @@ fn check(trace: &str, write: &str) {
     let (p, next, cap) = prepared(trace);
     let enter = write != "around";
     let reads = p.writes.iter().filter(|w| !**w).count().max(1) as f64;
-    let opt = |share: f64, per_access: f64| opt::plan(&p.keys, &p.writes, &next, cap, enter, share, per_access);
+    let opt = |share: f64, per_access: f64| opt::plan(&p.keys, &p.writes, &next, cap, enter, opt::Limits { share, per_access, first: 0 });
     // opt's own frontier: more share never costs read hits, nor saves writes.
     let shares: Vec<_> = [0.0, 0.1, 0.25, 0.5, 0.75, 1.0].iter().map(|&s| opt(s, 1.0)).collect();
     for w in shares.windows(2) {
@@ -111,6 +111,44 @@ fn check(trace: &str, write: &str) {
     );
 }
 
+/// ml's points (trained on the first `admit.train` = 0.3 of the requests, measured after them)
+/// against opt over the same span (`admit.train` 0.3: free boundary content, the cap per access
+/// of the span) at each point's own flash writes: none beats it.
+fn check_span(trace: &str, write: &str) {
+    let (p, next, cap) = prepared(trace);
+    let split = (0.3 * p.requests.len() as f64).round() as usize;
+    let first = p.requests.get(split).map_or(p.keys.len(), |&f| f as usize);
+    let span = (p.keys.len() - first) as f64;
+    let reads = p.writes[first..].iter().filter(|w| !**w).count().max(1) as f64;
+    for level in [0.1, 0.5, 0.9] {
+        let cfg = config("lru", write, "ml", &[("level", level)]);
+        let row = simulate(&path(trace), &TraceOptions::default(), &cfg, None, None).unwrap_or_else(|e| panic!("{trace} ml: {e}"));
+        assert_eq!(row.warmup.map(|w| w.requests), Some(split as u64).filter(|&s| s > 0));
+        let c = row.counters;
+        let w = row.device.as_ref().unwrap().host_page_writes;
+        let rhr = c.read_hits as f64 / c.reads.max(1) as f64;
+        let s =
+            opt::plan(&p.keys, &p.writes, &next, cap, write != "around", opt::Limits { share: 1.0, per_access: w as f64 / span, first });
+        let o = s.hits as f64 / reads;
+        eprintln!(
+            "{trace} ({write}): ml level {level}: writes {w} RHR {rhr:.4} | same-span opt writes {} (+{} free) RHR {o:.4}",
+            s.writes, s.held
+        );
+        assert!(s.writes <= w, "{trace}: same-span opt at ml's write rate writes {} > {w}", s.writes);
+        assert!(o >= rhr - 0.005, "{trace} ({write}): ml level {level} (writes {w}, RHR {rhr:.4}) beats same-span opt (RHR {o:.4})");
+    }
+}
+
+#[test]
+fn ml_never_beats_opt_over_its_span() {
+    for t in TRACES {
+        check_span(t, "around");
+    }
+    for t in &TRACES[..3] {
+        check_span(t, "back");
+    }
+}
+
 #[test]
 fn opt_is_never_beaten_write_around() {
     for t in TRACES {
@@ -135,7 +173,7 @@ fn the_stack_replays_the_plan() {
         let (p, next, cap) = prepared(trace);
         for (write, enter) in [("around", false), ("back", true)] {
             for (share, per_access) in [(0.3, 1.0), (1.0, 1.0), (1.0, 0.002)] {
-                let s = opt::plan(&p.keys, &p.writes, &next, cap, enter, share, per_access);
+                let s = opt::plan(&p.keys, &p.writes, &next, cap, enter, opt::Limits { share, per_access, first: 0 });
                 let cfg = config("lru", write, "opt", &[("share", share), ("writes", per_access)]);
                 let row = simulate(&path(trace), &TraceOptions::default(), &cfg, None, None).unwrap();
                 let c = row.counters;
@@ -145,6 +183,15 @@ fn the_stack_replays_the_plan() {
                 // Pass B admits no more than the share and the cap kept of M+'s admissions.
                 assert!(s.writes <= s.allowed && s.allowed <= s.mplus);
             }
+            // Over the span after a warm-up of 30% of the requests: the row counts the span only.
+            let split = (0.3 * p.requests.len() as f64).round() as usize;
+            let first = p.requests[split] as usize;
+            let s = opt::plan(&p.keys, &p.writes, &next, cap, enter, opt::Limits { share: 1.0, per_access: 0.01, first });
+            let cfg = config("lru", write, "opt", &[("writes", 0.01), ("train", 0.3)]);
+            let row = simulate(&path(trace), &TraceOptions::default(), &cfg, None, None).unwrap();
+            let c = row.counters;
+            assert_eq!(row.warmup.map(|w| w.requests), Some(split as u64));
+            assert_eq!((c.read_hits, c.write_hits, c.insertions), (s.hits, 0, s.writes), "{trace} {write} span");
         }
     }
 }

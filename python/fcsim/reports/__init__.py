@@ -28,7 +28,9 @@ REPORTS = {
 }
 PAPERS = tuple(REPORTS)
 #: A paper's second stage: more points computed from the first stage's rows, or None.
-STAGES = {"dynamic": dynamic.offline_stage}
+STAGES = {"dynamic": dynamic.offline_stage, "admission": admission.span_stage}
+#: Measures a report reads beyond the fidelity measures, per trace (merged into them).
+MORE_MEASURES = {"admission": admission.reuse_measures}
 
 
 def _seeds_line(df: pd.DataFrame) -> str:
@@ -142,6 +144,9 @@ def reproduce(
         + _seeds_line(df),
     )
     measures = testable.measure(_traces(exp), out)
+    if (more_measures := MORE_MEASURES.get(paper)) is not None:
+        more = more_measures(_traces(exp))
+        measures = {n: {**m, **more.get(n, {})} for n, m in measures.items()}
     is_own = df["trace"].isin(list(own))
     before = (out / "summary.md").read_text() if (out / "summary.md").is_file() else ""
     summary = REPORTS[paper](df[~is_own], out, command, measures=measures)

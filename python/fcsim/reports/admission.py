@@ -26,9 +26,10 @@ is scored in two claims, among the admissions with a knob at every budget, and r
 at ``all``'s own write rate (100% of all).
 
 **ml's rows** are measured after its training part (the first ``admit.train`` of the requests,
-its warm-up), the others over the whole trace: they are drawn, not ranked on the frontier, its
-budget figures are of that later span (see :mod:`fcsim.pareto`), and no claim scores them (the
-learned end of Baleen's order is left out, said under the verdicts).
+its warm-up), the others over the whole trace: they are drawn, not ranked on the frontier, and
+their budget figures are of that later span, scored against ``opt`` over the same span
+(``fcsim pareto`` runs it at each ml row's writes, see :mod:`fcsim.pareto`); the learned end of
+Baleen's order is left out (its rows are of another span than the others').
 
 **The opt share.** RHR under the budget of each online admission over ``opt``'s: the share of
 the bound's read hits it keeps. Above 100% would be an online point beating the bound.
@@ -36,9 +37,11 @@ the bound's read hits it keeps. Above 100% would be an online point beating the 
 
 from __future__ import annotations
 
+import itertools
 import math
+import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,52 +92,187 @@ def under_budget(df: pd.DataFrame, budget: float, x: str = "dwpd") -> dict[str, 
 
 def measured_later(df: pd.DataFrame) -> list[str]:
     """The admissions whose rows leave a warm-up out (``ml``'s training part): measured over a
-    later span than the others, listed but not scored (see the module's doc)."""
+    later span than the others, scored against opt over that span and left out of Baleen's order
+    (see the module's doc); ``opt``'s own rows over such a span are not listed."""
     if "warmup_requests" not in df.columns:
         return []
     adm = _admission(df)
-    return sorted(set(adm[df["warmup_requests"].notna()]))
+    return sorted(set(adm[df["warmup_requests"].notna()]) - {OPT})
+
+
+def _later(df: pd.DataFrame) -> pd.Series:
+    """Whether each row leaves a warm-up out (measures a later span)."""
+    if "warmup_requests" not in df.columns:
+        return pd.Series(False, index=df.index)
+    return df["warmup_requests"].notna()
+
+
+#: The columns of :func:`budget_table`.
+DERIVED = ["trace", "at", "policy", "read_hit_ratio", "opt_share", "opt_read_hit_ratio", "span", "unscored"]
 
 
 def budget_table(df: pd.DataFrame) -> pd.DataFrame:
     """The derived rows the claims read: per trace and budget (``at``: ``1 DWPD``, ...,
     ``1% of all``, ...), one row per admission that can be held to it (``policy``: the
-    admission), its ``read_hit_ratio`` under the budget and ``opt_share`` (% of ``opt``'s), and
-    ``unscored`` empty (a trace without DWPD is read by the shares only)."""
+    admission), its ``read_hit_ratio`` under the budget and ``opt_share`` (% of
+    ``opt_read_hit_ratio``, opt's under the same budget over the same span: the whole trace, or
+    for a row with a warm-up (``ml``'s) opt's rows with the same warm-up, ``span`` says which),
+    and ``unscored`` empty (a trace without DWPD is read by the shares only)."""
     rows: list[dict[str, Any]] = []
     for trace, d in df.groupby("trace", sort=False):
         adm = _admission(d)
+        later = _later(d)
         budgets: list[tuple[str, str, float]] = []
         if d["dwpd"].notna().all():
             budgets += [(f"{b:g} DWPD", "dwpd", b) for b in BUDGETS]
         x = pareto.frontier_axis(d)
-        all_writes = d.loc[adm == "all", x].astype(float)
+        all_writes = d.loc[(adm == "all") & ~later, x].astype(float)
         if len(all_writes) and all_writes.notna().all():
             budgets += [(f"{s:.0%} of all", x, s * float(all_writes.iloc[0])) for s in SHARES]
+        spans = [("whole trace", d[~later])]
+        if later.any():
+            for w, s in d[later].groupby("warmup_requests", sort=True):
+                spans.append((f"after {int(w):,} requests", s))
         for label, col, b in budgets:
-            got = under_budget(d, b, col)
-            opt = got.get(OPT)
-            for name, rhr in got.items():
-                share = rhr / opt * 100 if opt else math.nan
-                later = name in measured_later(d)
-                rows.append(
-                    {
-                        "trace": trace,
-                        "at": label,
-                        "policy": name,
-                        "read_hit_ratio": rhr,
-                        "opt_share": share,
-                        "unscored": "measured after its training warm-up (another span)" if later else "",
-                    }
+            for span, rows_of in spans:
+                got = under_budget(rows_of, b, col)
+                opt = got.get(OPT)
+                for name, rhr in got.items():
+                    if name == OPT and span != "whole trace":
+                        continue  # the reference of its span, shown beside the rows it bounds
+                    rows.append(
+                        {
+                            "trace": trace,
+                            "at": label,
+                            "policy": name,
+                            "read_hit_ratio": rhr,
+                            "opt_share": rhr / opt * 100 if opt else math.nan,
+                            "opt_read_hit_ratio": opt if opt is not None else math.nan,
+                            "span": span,
+                            "unscored": "",
+                        }
+                    )
+    return pd.DataFrame(rows, columns=DERIVED)
+
+
+def span_stage(df: pd.DataFrame, exp: Any) -> Any:
+    """The second stage of ``fcsim reproduce admission``: ``opt`` over the span of each ``ml``
+    row (:func:`fcsim.pareto._span_bounds`: the same ``admit.train``, capped at the row's own
+    writes per page access of the span), in the setup of the row's part, so that every ml row
+    is scored against the bound of its own span. None when there is no ml row."""
+    from fcsim import sweep
+
+    parts = []
+    for part in exp.parts:
+        if "ml" not in (part.admissions or []):
+            continue
+        for t in part.traces:
+            name = t.path if t.path.startswith("synth:") else os.path.basename(t.path)
+            rows = df[(df["trace"] == name) & (_admission(df) == "ml")]
+            for sets in pareto._span_bounds(rows.assign(admission="ml")):
+                parts.append(
+                    sweep.Part(
+                        traces=[t],
+                        policies=part.policies,
+                        sizes=part.sizes,
+                        devices=part.devices,
+                        sets={**part.sets, **sets},
+                        admissions=[OPT],
+                    )
                 )
-    return pd.DataFrame(rows, columns=["trace", "at", "policy", "read_hit_ratio", "opt_share", "unscored"])
+    if not parts:
+        return None
+    return sweep.Experiment(
+        name=exp.name, parts=parts, description="opt over ml's span at each ml row's writes"
+    )
+
+
+def reuse_measures(traces: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per trace (name in the rows -> (path or spec, ``trace.*`` options)), what explains where
+    Baleen's order fails (:func:`fcsim.trace_info`, one pass each): ``second_ref_share``, the
+    share of the read re-references (reads of a page seen before) that are the page's 2nd
+    access, which second-hit never hits; ``once_page_share``, the share of pages seen once,
+    which a filter declines at no loss; ``read_locality``, the (pages, reads) shares of the
+    read locality (GASA's P/A: the hottest P of the read pages get A of the reads), the
+    frequency skew TinyLFU's counts need."""
+    from fcsim.traces import trace_info
+
+    out: dict[str, dict[str, Any]] = {}
+    for name, (src, sets) in traces.items():
+        i = trace_info(src, set=dict(sets) or None)
+        rr, once, pages = i.get("read_rereads") or 0, i.get("once_pages") or 0, i.get("unique_pages") or 0
+        out[name] = {
+            "read_rereads": rr,
+            "second_ref_share": (i.get("read_second_refs") or 0) / rr if rr else None,
+            "once_page_share": once / pages if pages else None,
+            "read_locality": i.get("read_locality"),
+        }
+    return out
+
+
+def _reuse_text(m: Mapping[str, Any] | None) -> str:
+    """A trace's reuse measures (:func:`reuse_measures`) in words, or ""."""
+    if not m or m.get("second_ref_share") is None:
+        return ""
+    loc = m.get("read_locality")
+    flat = f", {loc[0]:.0%} of the read pages get {loc[1]:.0%} of the reads" if loc else ""
+    return (
+        f"{m['second_ref_share']:.0%} of the {m['read_rereads']:,} read re-references are a page's "
+        "2nd access, "
+        f"{m['once_page_share']:.0%} of the pages are seen once{flat}"
+    )
+
+
+def _why(lo: str, hi: str, m: Mapping[str, Any] | None) -> str:
+    """Why ``hi`` (later in Baleen's order) has fewer read hits than ``lo`` on a trace, from its
+    reuse measures (:func:`reuse_measures`): the measure that bears on the pair first."""
+    if not m or m.get("second_ref_share") is None:
+        return ""
+    n = lambda a: NAMES.get(a, a)  # noqa: E731
+    second, once, loc = m["second_ref_share"], m["once_page_share"], m.get("read_locality")
+    if hi == "second-hit":
+        lead = (
+            f"{second:.0%} of the read re-references are a page's 2nd access, which second-hit never "
+            f"hits (it declines a page's first miss, so its 2nd access misses too) and {n(lo)} can"
+        )
+    elif lo == "second-hit":
+        skew = f"; {loc[0]:.0%} of the read pages get {loc[1]:.0%} of the reads" if loc else ""
+        lead = (
+            f"{once:.0%} of the pages are seen once, which second-hit declines at no loss, while "
+            f"{n(hi)} admits by counts{skew}"
+        )
+    else:
+        lead = _reuse_text(m)
+    return f"{n(hi)} < {n(lo)}: {lead}"
+
+
+def with_reasons(
+    derived: pd.DataFrame, order: Sequence[str], measures: Mapping[str, Mapping[str, Any]] | None
+) -> pd.DataFrame:
+    """``derived`` (:func:`budget_table`) with ``why_order`` and ``why_all``: at each (trace,
+    at) where Baleen's order (``order``, worst first) or random >= all fails, which adjacent
+    pair fails and why, from the trace's reuse measures; "" where it holds or nothing is
+    measured."""
+    out = derived.copy()
+    out["why_order"], out["why_all"] = "", ""
+    for (trace, _at), g in out.groupby(["trace", "at"], sort=False):
+        m = (measures or {}).get(str(trace))
+        r = dict(zip(g["policy"], g["read_hit_ratio"], strict=True))
+        whys = [
+            _why(lo, hi, m) for lo, hi in itertools.pairwise(order) if lo in r and hi in r and r[hi] < r[lo]
+        ]
+        out.loc[g.index, "why_order"] = "; ".join(w for w in whys if w)
+        if "all" in r and "random" in r and r["random"] < r["all"]:
+            out.loc[g.index, "why_all"] = _why("all", "random", m)
+    return out
 
 
 def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
     """The study's claims, fixed before any run: Baleen's order among the admissions the run
-    has (in :data:`ORDER`), and that no online admission keeps more than the bound's read hits
-    under a budget (the bound's definition; 0.5 points of slack for the bound's own
-    approximations is not given here: a share above 100 disagrees)."""
+    has (in :data:`ORDER`) measured over the whole trace (``later``: those measured after a
+    warm-up, left out of it), and that no online admission keeps more than the bound's read hits
+    under a budget (opt over the same span; the bound's definition; 0.5 points of slack for the
+    bound's own approximations is not given here: a share above 100 disagrees)."""
     order = tuple(a for a in ORDER if a in online and a != "all" and a not in set(later))
     note = (
         "fcsim reads backend load saved as read hits (a read cache); the budgets a policy cannot "
@@ -152,6 +290,7 @@ def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
             aggregate="most",
             at="at",
             fmt=".4f",
+            explain="why_order",
             paper="the order holds at a fixed write rate",
             note=note,
         ),
@@ -166,17 +305,19 @@ def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
             aggregate="every",
             at="at",
             fmt=".4f",
+            explain="why_all",
             paper="admitting at random beats admitting all at the same write rate",
             note=note,
         ),
     ]
     for a in online:
-        if a == OPT or a in set(later):
+        if a == OPT:
             continue
         out.append(
             Claim(
                 f"opt-share-{a}",
-                f"{NAMES.get(a, a)} keeps at most the bound's read hits under a budget",
+                f"{NAMES.get(a, a)} keeps at most the bound's read hits under a budget"
+                + (" (opt over its span)" if a in set(later) else ""),
                 "issue 43",
                 "opt-share",
                 "opt_share",
@@ -207,8 +348,8 @@ def report(
     online = list(dict.fromkeys(df["admission"]))
     derived = budget_table(df)
     later = measured_later(df)
-    # The rows of another span are in the tables, not in the engine (which would name them under
-    # every claim of their trace).
+    order = tuple(a for a in ORDER if a in online and a != "all" and a not in set(later))
+    derived = with_reasons(derived, order, measures)
     verdicts = evaluate(claims(online, later), derived[derived["unscored"] == ""], gate, NAMES)
     lines = [
         "# Admission policies on the shipped traces: frontiers, budgets and Baleen's order",
@@ -222,9 +363,11 @@ def report(
         "",
         *(
             [
-                f"Not scored: {', '.join(NAMES.get(a, a) for a in later)}, whose rows leave its training",
-                "part out as a warm-up and so measure a later span than the others (its figures below",
-                "are of that span).",
+                f"{', '.join(NAMES.get(a, a) for a in later)}: its rows leave its training part out as a",
+                "warm-up, so they measure a later span than the others; each is scored against opt over",
+                "that same span (`admit.train`: the same warm-up, opt's plan starting from the best cache",
+                "content at the boundary, run at the row's own writes) and left out of Baleen's order,",
+                "which compares rows of one span.",
                 "",
             ]
             if later
@@ -245,10 +388,13 @@ def report(
         pareto.plot(frame, png)
         t = derived[derived["trace"] == trace]
         lines += [f"### {name}", "", f"![{name}]({png.name})", ""]
+        if reuse := _reuse_text((measures or {}).get(str(trace))):
+            lines += [f"Reuse (from the trace, `fcsim trace info`): {reuse}.", ""]
         if t.empty:
             lines += ["No budget applies (no write rate).", ""]
             continue
-        piv = t.pivot_table(index="at", columns="policy", values=["read_hit_ratio", "opt_share"], sort=False)
+        values = ["read_hit_ratio", "opt_share", "opt_read_hit_ratio"]
+        piv = t.pivot_table(index="at", columns="policy", values=values, sort=False)
         cols = [a for a in online if ("read_hit_ratio", a) in piv.columns]
         lines.append("| budget | " + " | ".join(NAMES.get(a, a) for a in cols) + " |")
         lines.append("|---|" + "---|" * len(cols))
@@ -258,8 +404,9 @@ def report(
                 rhr, share = r.get(("read_hit_ratio", a)), r.get(("opt_share", a))
                 if rhr is None or pd.isna(rhr):
                     cells.append("")
-                elif a in later:  # a later span than opt's: no share of it (module doc)
-                    cells.append(f"{rhr:.4f} (later span)")
+                elif a in later:  # against opt over its own span (module doc)
+                    o = r.get(("opt_read_hit_ratio", a))
+                    cells.append(f"{rhr:.4f} ({share:.0f}% of opt over its span, {o:.4f})")
                 elif share is None or pd.isna(share) or a == OPT:
                     cells.append(f"{rhr:.4f}")
                 else:

@@ -461,7 +461,11 @@ def short(trace: str) -> str:
     if trace.startswith("synth:"):
         keys = dict(kv.split("=", 1) for kv in trace.removeprefix("synth:").split(",") if "=" in kv)
         name = keys.get("profile") or trace.removeprefix("synth:").split(",")[0]
-        return name + (f", scale {keys['scale']}" if "scale" in keys else "")
+        return (
+            name
+            + (f", scale {keys['scale']}" if "scale" in keys else "")
+            + (f", model={keys['model']}" if "model" in keys else "")
+        )
     return trace.split(".")[0]
 
 

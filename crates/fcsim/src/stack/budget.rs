@@ -27,13 +27,37 @@
 //! The row reports the target (`budget_dwpd`), what was achieved over the run
 //! (`achieved_dwpd`), the busiest complete window (`peak_window_dwpd`), the writes no admission
 //! could decline (`budget_floor_dwpd`: write hits, which update the cached copy, in a
-//! write-through or write-back cache) and whether they alone exceed the target
-//! (`budget_unmeetable`), which the CLI also says on stderr.
+//! write-through or write-back cache) and whether the budget cannot be met
+//! (`budget_unmeetable`, with `budget_unmeetable_reason`), which the CLI also says on stderr.
+//!
+//! **A budget the run cannot meet** ([`BudgetLog::unmeetable`]), for one of two reasons:
+//! - *write hits*: their rate alone (the floor) is above the target;
+//! - *less than one fill*: the budget over the run's span, B = target × capacity × days, is
+//!   fewer pages than the cache holds (B < capacity, i.e. target × days < 1). The cache starts
+//!   empty and every page it holds was written into it during the run, so at any time it holds
+//!   at most the pages written so far; within the budget that is at most B < capacity: the cache
+//!   is never full, the budget caps how much of it is used rather than the rate it is rewritten
+//!   at, and the controller, which sees the first fill as an overrun to pay back over
+//!   [`HORIZON`] windows, spends the run starving the cache or paying back (cloudphysics at 5%,
+//!   13,461 pages, 2 h: at 10 DWPD B = 11,217 pages, and random admission ends at 126 DWPD). The
+//!   rule has no constant of its own: it compares the budget with the one fill any cache that is
+//!   used at all must write. A longer trace (or a larger budget) meets it.
+//!
+//! **`achieved_dwpd` and `dwpd`.** Both are host writes into the flash cache per day. The
+//! controller's `achieved_dwpd` is its own measure: `cache_writes` per page of the *tier's*
+//! capacity (the budget's unit) over the span of the controller's clock, the run's arrivals
+//! from the first request to the last, in trace time or, under a closed loop
+//! (`sim.queue_depth`), in simulated time. The row's `dwpd` is the drive's: its host page writes
+//! per page of the *drive's* user capacity over trace time (first to last arrival), null under a
+//! closed loop or without timestamps. So they are equal on a timed trace whenever the drive's
+//! user pages are the tier's (a flash cache's drive is sized to it, and a budget refuses
+//! `stack.split`, which would make the drive larger), and differ where one of them does not
+//! apply: under a closed loop only `achieved_dwpd` has a value.
 
 use super::admission::Admission;
 use super::control::{Controller, ControllerLog};
 use super::{SsdCache, Tier};
-use crate::error::Result;
+use crate::error::{compact, Result};
 
 /// Windows over which a debt (or credit) against the budget is spread.
 pub const HORIZON: f64 = 10.0;
@@ -69,6 +93,29 @@ impl BudgetLog {
     /// Drive writes per day over the run (None for a run with no span).
     pub fn achieved_dwpd(&self) -> Option<f64> {
         (self.span_ns > 0).then(|| self.writes as f64 / self.capacity as f64 / (self.span_ns as f64 / DAY_NS))
+    }
+
+    /// The budget over the run's span, in pages (None for a run with no span).
+    pub fn budget_pages(&self) -> Option<f64> {
+        (self.span_ns > 0).then(|| self.target_dwpd * self.capacity as f64 * (self.span_ns as f64 / DAY_NS))
+    }
+
+    /// Why the budget cannot be met (see the module docs), given the write hits' rate `floor`
+    /// in DWPD; None when it can.
+    pub fn unmeetable(&self, floor: Option<f64>) -> Option<String> {
+        let mut why = Vec::new();
+        if let Some(f) = floor.filter(|&f| f > self.target_dwpd) {
+            why.push(format!("write hits: they alone write {f:.3} DWPD, above the {} DWPD budget", compact(self.target_dwpd)));
+        }
+        if let Some(b) = self.budget_pages().filter(|&b| b < self.capacity as f64) {
+            why.push(format!(
+                "less than one fill: {} DWPD over the run's {:.0} s is {b:.0} pages, fewer than the cache's {} (the cache cannot be filled once within it)",
+                compact(self.target_dwpd),
+                self.span_ns as f64 / 1e9,
+                self.capacity
+            ));
+        }
+        (!why.is_empty()).then(|| why.join("; "))
     }
 
     /// `pages` over the run's span, in DWPD.
@@ -234,5 +281,21 @@ mod tests {
         assert_eq!(p.log.target_dwpd, 1.0);
         let m = Budget::new(BudgetConfig { dwpd: None, mbps: Some(1.0), ..cfg }, 1000, 4096, 0.0, 1.0);
         assert!((m.log.target_dwpd - 21_093.75).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_budget_under_one_fill_or_under_the_write_hits_is_unmeetable() {
+        // 10 DWPD of 13,461 pages over 2 h (cloudphysics at 5%): 10 × 13,461 / 12 = 11,217.5
+        // pages, fewer than the 13,461 the cache holds.
+        let log = BudgetLog { target_dwpd: 10.0, capacity: 13_461, span_ns: 7_200_000_000_000, ..BudgetLog::default() };
+        assert_eq!(log.budget_pages(), Some(11_217.5));
+        let why = log.unmeetable(Some(0.0)).unwrap();
+        assert!(why.starts_with("less than one fill: 10 DWPD over the run's 7200 s is 11218 pages, fewer than the cache's 13461"), "{why}");
+        // 12 DWPD is exactly one fill over 2 h: met (the rule is strict).
+        assert_eq!(BudgetLog { target_dwpd: 12.0, ..log }.unmeetable(None), None);
+        // Write hits above the target, over a day: that reason only.
+        let day = BudgetLog { span_ns: 86_400_000_000_000, ..log };
+        assert_eq!(day.unmeetable(Some(12.5)).unwrap(), "write hits: they alone write 12.500 DWPD, above the 10 DWPD budget");
+        assert_eq!(day.unmeetable(Some(9.0)), None);
     }
 }

@@ -70,6 +70,14 @@ pub struct TraceInfo {
     /// Locality of the read and of the write page accesses (`None` without reads, writes).
     pub read_locality: Option<Locality>,
     pub write_locality: Option<Locality>,
+    /// Read page accesses of a page accessed (read or written) before: the reads a cache could
+    /// hit; and those of them that are their page's second access, which an admission that
+    /// declines a page's first miss (second-hit) can never hit.
+    pub read_rereads: u64,
+    pub read_second_refs: u64,
+    /// Pages read or written exactly once (trims not counted): what an admission filter can
+    /// decline at no loss.
+    pub once_pages: u64,
     /// Request-size histogram: (upper bound in bytes, a power of two; count).
     pub size_histogram: Vec<(u64, u64)>,
     /// Per-volume counts, by volume id.
@@ -143,6 +151,11 @@ impl InfoBuilder {
         for k in first..first + n {
             mem::reserve_map(&mut self.pages, "the table of the trace's pages")?;
             let c = self.pages.entry(k).or_default();
+            if slot == Some(0) {
+                let before = u64::from(c[0]) + u64::from(c[1]);
+                i.read_rereads += u64::from(before >= 1);
+                i.read_second_refs += u64::from(before == 1);
+            }
             if let Some(s) = slot {
                 c[s] = c[s].saturating_add(1);
             }
@@ -171,6 +184,7 @@ impl InfoBuilder {
             self.info.time_min_ns = 0;
         }
         self.info.unique_pages = self.pages.len() as u64;
+        self.info.once_pages = self.pages.values().filter(|c| u64::from(c[0]) + u64::from(c[1]) == 1).count() as u64;
         self.info.read_locality = Locality::of(self.pages.values().map(|c| c[0]));
         self.info.write_locality = Locality::of(self.pages.values().map(|c| c[1]));
         self.info.bad_lines = bad_lines;
@@ -229,6 +243,23 @@ mod tests {
         let l = Locality::of([3; 8].into_iter()).unwrap();
         assert_eq!((l.pages, l.accesses), (0.5, 0.5));
         assert_eq!(Locality::of([0, 0].into_iter()), None);
+    }
+
+    #[test]
+    fn rereads_second_references_and_pages_seen_once() {
+        // Pages (one request each, 4 KiB): r1 w2 r2 r1 r1 r3. Reads of a page seen before: r2
+        // (its 2nd access, after w2), r1 at 3 (its 2nd), r1 at 4 (its 3rd): 3, two of them
+        // second references. Page 3 is seen once.
+        let mut b = InfoBuilder::new("t", 4096, KeyUnit::Bytes);
+        let reader = super::super::open("synth:uniform,requests=1,pages=1,iops=0", &super::super::TraceOptions::default()).unwrap();
+        for (t, (op, page)) in
+            [(Op::Read, 1u64), (Op::Write, 2), (Op::Read, 2), (Op::Read, 1), (Op::Read, 1), (Op::Read, 3)].into_iter().enumerate()
+        {
+            let r = HostRequest { time_ns: t as u64, offset: page * 4096, len: 4096, op, volume: 0 };
+            b.add(&r, reader.as_ref()).unwrap();
+        }
+        let i = b.finish(0, true);
+        assert_eq!((i.read_rereads, i.read_second_refs, i.once_pages, i.unique_pages), (3, 2, 1, 3));
     }
 
     #[test]

@@ -56,6 +56,30 @@
 //! victim). Its flash writes are pass B's insertions that hit at least once (one without a hit
 //! has planned next NEVER and is not admitted), plus the flash's GC.
 //!
+//! **A later span** (`admit.train` > 0; the bound for `ml`'s rows, which leave out their
+//! training part). The run's first round(train × requests) requests are its warm-up, as `ml`'s
+//! (the same key and split, `run.rs`): no counter counts them, so writes made there are free.
+//! The plan then bounds what any admission and eviction can do *over the rest*, the evaluated
+//! span starting at page access b (the first of the warm-up's next request), given any cache
+//! content at b: whatever an online policy did in its warm-up, at b it holds at most C pages,
+//! each one it saw in the warm-up (a cache holds only what it was given) and could admit there
+//! (under write-around, a page whose last warm-up access is a write is invalidated by it, so
+//! only one last read there). From b on the model above holds: a read hit in the span needs the
+//! page held since its previous access, or, for its first access in the span, since b. So the
+//! span's read hits are intervals again, those held across b costing no write. The plan treats
+//! a page's last warm-up access, where its next access is a read at or after b and it could
+//! enter there, as a free insertion (it inserts nothing else before b): pass A, MIN with bypass,
+//! then holds at b the C of them read soonest after b, and from b on runs as above. Holding at
+//! most C intervals at once, keeping those that end soonest gets the most of them (interval
+//! scheduling on C machines, Belady's argument), so at share 1 no admission and eviction with
+//! the same uncounted warm-up gets more read hits over the span, at any number of writes. Under
+//! a cap (`admit.writes`, now per page access of the span) the free episodes are always kept and
+//! M_T's selection above runs over the paid ones (from b on): the same M_T rule as for the whole
+//! trace, the best offline choice fcsim can justify, not a proven optimum. What it does not
+//! bound: a run whose cache at b held a page it never saw (prefetching), and host trims, as
+//! below. The stack replays it: in the warm-up only those last accesses are admitted (planned
+//! next not NEVER), and MIN with trim keeps them to b.
+//!
 //! Where the sources leave a choice, fcsim's: the leftover L goes by the page's later reads (its
 //! reads from the episode's start to its next write), ties the earliest, not simply the first L
 //! in time as H_T says: most episodes have one hit, so at a small share the tie decides nearly
@@ -79,11 +103,19 @@ use rustc_hash::FxHashMap;
 pub const INFO: AdmissionInfo = AdmissionInfo {
     name: "opt",
     description: "offline reference: MIN eviction, admits only episodes read again before MIN evicts them (M+), \
-                  the fewest-hit ones dropped first down to a write budget (M_T); runs as policy min",
+                  the fewest-hit ones dropped first down to a write budget (M_T); runs as policy min; with \
+                  admit.train, the bound of the span after ml's warm-up",
     source: "offline-bounds §3.2 H, H_T, §3.5 M+, M_T; Baleen (FAST'24) episode OPT",
     params: &[
         ParamInfo::num("share", 1.0, 0.0, 1.0, "the share of M+'s admissions (flash writes) allowed"),
-        ParamInfo::num("writes", 1.0, 0.0, 1.0, "flash writes allowed per page access of the trace (a cap)"),
+        ParamInfo::num("writes", 1.0, 0.0, 1.0, "flash writes allowed per page access of the evaluated span (a cap)"),
+        ParamInfo::num(
+            "train",
+            0.0,
+            0.0,
+            0.9,
+            "the share of the requests left out as a warm-up, as ml's admit.train (0: none; plans the rest)",
+        ),
     ],
     knob: Some("share"),
     make: |p: &AdmitParams| Ok(Box::new(Opt { share: p.get("share") })),
@@ -123,8 +155,11 @@ pub struct Schedule {
     /// M_T's reuse count R and leftover L.
     pub reuse: u32,
     pub leftover: u64,
-    /// Pass B's admissions with at least one hit (the flash writes planned) and its read hits.
+    /// Pass B's admissions from the boundary on with at least one hit (the flash writes
+    /// planned), the pages it holds at the boundary that hit (free: the warm-up's), and its read
+    /// hits (all in the evaluated span).
     pub writes: u64,
+    pub held: u64,
     pub hits: u64,
 }
 
@@ -136,17 +171,21 @@ struct Pass {
     episodes: Vec<(u64, u32)>,
 }
 
-/// Runs MIN with bypass over `keys` by read next, inserting where `enter` allows and, with
-/// `starts` (sorted), only at those accesses.
+/// Runs MIN with bypass over `keys` by read next, inserting where `enter` allows and, from
+/// `first` on, with `starts` (sorted), only at those accesses; before `first` (a warm-up), only
+/// at a page's last access before `first` whose read next is at or after it (a page the cache
+/// may hold at the boundary), each such episode free.
 fn min_pass(
     keys: &[u64],
+    next: &[u64],
     read_next: &dyn Fn(usize) -> u64,
     enter: &dyn Fn(usize) -> bool,
     capacity: usize,
+    first: usize,
     starts: Option<&[u64]>,
 ) -> Pass {
     let n = keys.len();
-    let mut next = vec![NEVER; n];
+    let mut planned = vec![NEVER; n];
     let mut episodes: Vec<(u64, u32)> = Vec::new();
     // Held pages: node → (key, its last access, its episode); the heap by read next.
     let mut index: FxHashMap<u64, u32> = FxHashMap::default();
@@ -159,7 +198,7 @@ fn min_pass(
         if let Some(&node) = index.get(&k) {
             // Held, so this access is the read its previous access was held for: a hit.
             let (_, last, ep) = nodes[node as usize];
-            next[last as usize] = i as u64;
+            planned[last as usize] = i as u64;
             episodes[ep as usize].1 += 1;
             if p == NEVER {
                 heap.remove(node);
@@ -171,13 +210,18 @@ fn min_pass(
             }
             continue;
         }
-        let allowed = match starts {
-            None => true,
-            Some(st) => {
-                while s < st.len() && st[s] < i as u64 {
-                    s += 1;
+        let allowed = if i < first {
+            // Read next not NEVER (checked below) and at or after the boundary.
+            next[i] >= first as u64
+        } else {
+            match starts {
+                None => true,
+                Some(st) => {
+                    while s < st.len() && st[s] < i as u64 {
+                        s += 1;
+                    }
+                    s < st.len() && st[s] == i as u64
                 }
-                s < st.len() && st[s] == i as u64
             }
         };
         if p == NEVER || !allowed || !enter(i) {
@@ -201,15 +245,31 @@ fn min_pass(
         index.insert(k, node);
         heap.push(node, p);
     }
-    Pass { next, episodes }
+    Pass { next: planned, episodes }
+}
+
+/// What a plan may spend: `share` of M+'s admissions, at most `per_access` flash writes per
+/// page access of the evaluated span, which starts at page access `first` (0: the whole trace;
+/// the accesses before it are an uncounted warm-up, see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Limits {
+    pub share: f64,
+    pub per_access: f64,
+    pub first: usize,
+}
+
+impl Limits {
+    /// No limit: M+ over the whole trace.
+    pub const NONE: Limits = Limits { share: 1.0, per_access: 1.0, first: 0 };
 }
 
 /// The plan of a run (see the module docs): `keys` and `writes` of every read or write page
 /// access in order, `next` their next-access indices (NEVER: none), `capacity` the tier's
-/// pages, `writes_enter` whether a missed write may be admitted (not under write-around),
-/// `share` the share of M+'s admissions allowed and `per_access` the cap on them in flash writes
-/// per page access.
-pub fn plan(keys: &[u64], writes: &[bool], next: &[u64], capacity: usize, writes_enter: bool, share: f64, per_access: f64) -> Schedule {
+/// pages, `writes_enter` whether a missed write may be admitted (not under write-around), and
+/// what it may spend ([`Limits`]).
+pub fn plan(keys: &[u64], writes: &[bool], next: &[u64], capacity: usize, writes_enter: bool, limits: Limits) -> Schedule {
+    let Limits { share, per_access, first } = limits;
+    let first = first.min(keys.len());
     let read_next = |i: usize| {
         let j = next[i];
         if j != NEVER && !writes[j as usize] {
@@ -219,17 +279,20 @@ pub fn plan(keys: &[u64], writes: &[bool], next: &[u64], capacity: usize, writes
         }
     };
     let enter = |i: usize| writes_enter || !writes[i];
-    let a = min_pass(keys, &read_next, &enter, capacity.max(1), None);
-    // M_T's A_i: episodes by hits (a counting sort; hits ≤ N).
+    let a = min_pass(keys, next, &read_next, &enter, capacity.max(1), first, None);
+    // M_T's A_i: the paid episodes (from the boundary on) by hits (a counting sort; hits ≤ N).
     let mut counts: Vec<u64> = Vec::new();
-    for &(_, h) in &a.episodes {
+    for &(start, h) in &a.episodes {
+        if (start as usize) < first {
+            continue;
+        }
         if counts.len() <= h as usize {
             counts.resize(h as usize + 1, 0);
         }
         counts[h as usize] += 1;
     }
     let mplus: u64 = counts.iter().skip(1).sum();
-    let cap = (per_access.clamp(0.0, 1.0) * keys.len() as f64).floor() as u64;
+    let cap = (per_access.clamp(0.0, 1.0) * (keys.len() - first) as f64).floor() as u64;
     let allowed = ((share.clamp(0.0, 1.0) * mplus as f64).round() as u64).min(mplus).min(cap);
     let mut omit = mplus - allowed;
     let mut reuse = 1u32;
@@ -251,24 +314,27 @@ pub fn plan(keys: &[u64], writes: &[bool], next: &[u64], capacity: usize, writes
             }
         }
     }
+    let paid = |e: &&(u64, u32)| e.0 as usize >= first;
     let mut tied: Vec<(u32, u64)> =
-        a.episodes.iter().filter(|e| e.1 == reuse && leftover > 0).map(|e| (later[e.0 as usize], e.0)).collect();
+        a.episodes.iter().filter(paid).filter(|e| e.1 == reuse && leftover > 0).map(|e| (later[e.0 as usize], e.0)).collect();
     tied.sort_unstable();
     let mut dropped: Vec<u64> = tied.iter().take(leftover as usize).map(|t| t.1).collect();
     dropped.sort_unstable();
     drop((later, tied));
     let mut starts = Vec::with_capacity(allowed as usize);
-    for &(start, h) in &a.episodes {
+    for &(start, h) in a.episodes.iter().filter(paid) {
         if h < reuse || (h == reuse && dropped.binary_search(&start).is_ok()) {
             continue;
         }
         starts.push(start);
     }
     drop(a);
-    let b = min_pass(keys, &read_next, &enter, capacity.max(1), Some(&starts));
-    let writes_planned = b.episodes.iter().filter(|e| e.1 > 0).count() as u64;
+    let b = min_pass(keys, next, &read_next, &enter, capacity.max(1), first, Some(&starts));
+    let hit = |e: &&(u64, u32)| e.1 > 0;
+    let writes_planned = b.episodes.iter().filter(paid).filter(hit).count() as u64;
+    let held = b.episodes.iter().filter(|e| (e.0 as usize) < first).filter(hit).count() as u64;
     let hits = b.episodes.iter().map(|e| u64::from(e.1)).sum();
-    Schedule { next: b.next, mplus, allowed, reuse, leftover, writes: writes_planned, hits }
+    Schedule { next: b.next, mplus, allowed, reuse, leftover, writes: writes_planned, held, hits }
 }
 
 #[cfg(test)]
@@ -280,7 +346,7 @@ mod tests {
     fn planned(ops: &str, cap: usize, writes_enter: bool, share: f64) -> Schedule {
         let (keys, writes): (Vec<u64>, Vec<bool>) =
             ops.split_whitespace().map(|t| (t[1..].parse::<u64>().unwrap(), t.starts_with('w'))).unzip();
-        plan(&keys, &writes, &next_access(&keys).unwrap(), cap, writes_enter, share, 1.0)
+        plan(&keys, &writes, &next_access(&keys).unwrap(), cap, writes_enter, Limits { share, ..Limits::NONE })
     }
 
     #[test]
@@ -304,7 +370,7 @@ mod tests {
         let (keys, w): (Vec<u64>, Vec<bool>) =
             [(1, false), (2, false), (2, false), (1, false), (3, true), (3, false), (1, true), (1, false)].into_iter().unzip();
         for per_access in [0.25, 0.3] {
-            let c = plan(&keys, &w, &next_access(&keys).unwrap(), 1, true, 1.0, per_access);
+            let c = plan(&keys, &w, &next_access(&keys).unwrap(), 1, true, Limits { per_access, ..Limits::NONE });
             assert_eq!(c.next, s.next);
         }
         // Write-around: a write never enters, so the w3 and w1 episodes do not exist; the
@@ -331,5 +397,40 @@ mod tests {
         assert_eq!((s.mplus, s.allowed, s.reuse, s.leftover), (2, 1, 2, 0));
         assert_eq!((s.writes, s.hits), (1, 3));
         assert_eq!(s.next, [1, 3, NEVER, 6, NEVER, NEVER, NEVER]);
+    }
+
+    /// The plan of `ops` at `cap` with the first `first` accesses a warm-up, capped at
+    /// `per_access`.
+    fn span(ops: &str, cap: usize, writes_enter: bool, first: usize, per_access: f64) -> Schedule {
+        let (keys, writes): (Vec<u64>, Vec<bool>) =
+            ops.split_whitespace().map(|t| (t[1..].parse::<u64>().unwrap(), t.starts_with('w'))).unzip();
+        plan(&keys, &writes, &next_access(&keys).unwrap(), cap, writes_enter, Limits { share: 1.0, per_access, first })
+    }
+
+    #[test]
+    fn a_warm_up_gives_the_boundary_content_free() {
+        // Capacity 1 on r1 r2 | r1 r2 r2 (indices 0-4), the warm-up the first two. Next: 0→2,
+        // 1→3, 2→NEVER, 3→4, 4→NEVER. Both warm-up accesses are their page's last before the
+        // boundary with a read after it, so both may enter free; MIN keeps 1 (read at 2, before
+        // 2's read at 3), so 2 is bypassed at 1. At 2, 1 hits (the free episode) and leaves; at
+        // 3, 2 enters (a paid write) and hits at 4.
+        let s = span("r1 r2 r1 r2 r2", 1, true, 2, 1.0);
+        assert_eq!((s.mplus, s.writes, s.held, s.hits), (1, 1, 1, 2));
+        assert_eq!(s.next, [2, NEVER, NEVER, 4, NEVER]);
+        // Over the whole trace the same hits cost two writes.
+        let w = span("r1 r2 r1 r2 r2", 1, true, 0, 1.0);
+        assert_eq!((w.mplus, w.writes, w.held, w.hits), (2, 2, 0, 2));
+        // No write allowed in the span (the cap is per access of the span: 0 of 3): the free
+        // page still hits, the paid episode goes.
+        let s = span("r1 r2 r1 r2 r2", 1, true, 2, 0.0);
+        assert_eq!((s.writes, s.held, s.hits), (0, 1, 1));
+        assert_eq!(s.next, [2, NEVER, NEVER, NEVER, NEVER]);
+        // A page whose last warm-up access is a write: under write-around the write invalidates
+        // it, so nothing is held at the boundary (access 0's next, 1, is before it); a write
+        // may enter otherwise.
+        assert_eq!(span("r1 w1 r1", 1, false, 2, 1.0).hits, 0);
+        let s = span("r1 w1 r1", 1, true, 2, 1.0);
+        assert_eq!((s.writes, s.held, s.hits), (0, 1, 1));
+        assert_eq!(s.next, [NEVER, 2, NEVER]);
     }
 }
