@@ -220,6 +220,12 @@ fn prepare(
             adm.name
         )));
     }
+    if let (Some(w), Some(_), None) = (cfg.warmup, a.opt, train) {
+        // Its plan would span the whole trace, the warm-up included: no bound for the rest.
+        return Err(Error::config(format!(
+            "sim.warmup={w}: --admit opt plans the whole trace, so it bounds nothing over a later span; set admit.train to the warm-up's share of the requests instead"
+        )));
+    }
     let next = match (a.opt, a.ml) {
         (Some((share, per_access, _)), _) => {
             let p = sim::page_accesses(trace, opts, cfg.page_size, trace::lend(progress))?;

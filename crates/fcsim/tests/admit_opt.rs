@@ -197,7 +197,8 @@ fn the_stack_replays_the_plan() {
 }
 
 /// What opt and ml refuse, in one line each: a DRAM tier above the flash cache (their plan is of
-/// the flash tier's own accesses), a budget out of range, ml with a warm-up of its own.
+/// the flash tier's own accesses), a budget out of range, ml with a warm-up of its own, opt with a
+/// warm-up but no admit.train (its plan would span the warm-up: no bound for the rest).
 #[test]
 fn refusals() {
     let path = format!("{}/../../data/traces/msr_hm_0_excerpt1000.csv", env!("CARGO_MANIFEST_DIR"));
@@ -220,4 +221,5 @@ fn refusals() {
     }
     assert!(err("opt", &[], &[("share", "1.5")], false).contains("admit.share=1.5: expected"));
     assert!(err("ml", &[], &[], true).contains("drop sim.warmup"));
+    assert!(err("opt", &[], &[], true).contains("set admit.train to the warm-up's share"));
 }
