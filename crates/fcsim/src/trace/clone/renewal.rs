@@ -160,9 +160,9 @@
 //!   1.36x on cloudphysics), its span is longer by the same ratio.
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
-//!   again), and the calendar (an entry per page due, and one per page that joined a request
-//!   before its tick until that tick passes; the entries of a run's pages pass within about
-//!   a run): both follow the pages alive at once, not the length. At `scale=10` on
+//!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
+//!   per page that joined a request before its tick until that tick passes; the entries of a
+//!   run's pages pass within about a run): both follow the pages alive at once, not the length. At `scale=10` on
 //!   cloudphysics the peak RSS is 159 MiB at its own run (about 13x its requests), 176 MiB at
 //!   100x and 180 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
 //!   memory").
@@ -185,7 +185,7 @@
 //! pages that reached its most referenced bin stayed hot too long (cloudphysics' hit ratios
 //! 0.08 from the original's).
 
-use super::calendar::Calendar;
+use super::calendar::{Calendar, Run};
 use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::table::Table;
 use super::{Bag, UNSCALED};
@@ -750,6 +750,8 @@ pub struct Renewal {
     /// first page number of that run: the pages of earlier runs have ended.
     run: u64,
     run_first: u64,
+    /// The calendar's entries due at the current tick, and their pages that are due.
+    due_runs: Vec<Run>,
     due: Vec<u32>,
     /// Requests of the current tick: first page, pages, op, random numbers.
     out: VecDeque<(u64, u32, usize, Draws)>,
@@ -998,6 +1000,7 @@ impl Renewal {
             fresh: 0,
             run: 0,
             run_first: 0,
+            due_runs: Vec::new(),
             due: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
@@ -1085,7 +1088,7 @@ impl Renewal {
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
     /// working set (not with the length).
     pub fn state_bytes(&self) -> usize {
-        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity()
+        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity() + 8 * self.due_runs.capacity()
     }
 
     /// The window tick `t` is in, and the first tick of the next: the original's windows over
@@ -1156,7 +1159,10 @@ impl Renewal {
 
     /// References pages `first..first + n` with op `o` at the current tick with the random
     /// numbers `rn` (shared by the request's pages): each takes its next state and is put in
-    /// the calendar at its next reference, if any.
+    /// the calendar at its next reference, if any. Pages in a row due at the same tick are one
+    /// calendar entry, and a page in the same distribution as the page before it takes that
+    /// page's draw (the same random numbers give the same gap and op): a request's pages mostly
+    /// share their state, so they cost one draw and one entry, not one each.
     fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
         // A profile's quarters follow its requests; its ops are turned to the one behind while
         // the share of writes so far is more than 0.2 points off (the request's pages alike).
@@ -1164,8 +1170,13 @@ impl Renewal {
             Some(h) => (((self.i * PHASES as u64) / h.shape.requests).min(PHASES as u64 - 1) as usize, self.turn()),
             None => (phase(self.t, self.span), None),
         };
+        // The calendar entry being formed (due, first page, pages), and the last shared draw
+        // (its distribution, and the gap and op drawn, the gap scaled).
+        let mut run: Option<(u64, u64, u32)> = None;
+        let mut last: Option<(u32, Option<(u64, u8)>)> = None;
         for p in first..first + n {
-            let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
+            let shared = !(self.ablate.together && p > first);
+            let (u, v, x) = if shared { rn } else { (self.rng.gen(), self.rng.gen(), self.rng.gen()) };
             let t = self.t;
             let e = self.pages.at(p);
             // The state takes the gap in the original's time: a gap the scale stretched is
@@ -1178,7 +1189,25 @@ impl Renewal {
             e.last = t;
             e.due = NEVER;
             let s = state(ph, usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
-            let gaps = &self.gaps[self.which[s] as usize];
+            let which = self.which[s];
+            if let Some((_, drawn)) = last.filter(|&(w, _)| shared && w == which) {
+                let Some((g, next)) = drawn else {
+                    self.pages.end(p);
+                    continue;
+                };
+                e.op = turn.unwrap_or(next);
+                e.due = t + g;
+                match &mut run {
+                    Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
+                    _ => {
+                        if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
+                            self.calendar.push(d, start as u32, k);
+                        }
+                    }
+                }
+                continue;
+            }
+            let gaps = &self.gaps[which as usize];
             let drawn = gaps.draw(u, v, x).or_else(|| {
                 // A profile's page that would end goes on with probability `more`: its gap
                 // drawn from its state's gaps (the op's pooled when the state has none), with
@@ -1197,14 +1226,30 @@ impl Renewal {
                     h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
                 }
             });
+            let drawn = drawn.map(|(g, next)| {
+                let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
+                (g.max(1), next)
+            });
+            if shared {
+                last = Some((which, drawn));
+            }
             let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
             };
             e.op = turn.unwrap_or(next);
-            let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
-            e.due = t + g.max(1);
-            self.calendar.push(e.due, p as u32);
+            e.due = t + g;
+            match &mut run {
+                Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
+                _ => {
+                    if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
+                        self.calendar.push(d, start as u32, k);
+                    }
+                }
+            }
+        }
+        if let Some((d, start, k)) = run {
+            self.calendar.push(d, start as u32, k);
         }
     }
 
@@ -1365,18 +1410,27 @@ impl Renewal {
             // The pages due, in page order, joined into requests: pages in a row with the same
             // op, and the next pages in the row due within as many ticks as the request has
             // pages so far (a request's pages take one tick each in the original).
+            // The entries in page order, each page taken once and only while it is due now (a
+            // page rescheduled since is stale): the pages come out in order, as a page of a
+            // later entry that lies within an earlier one's pages is taken by that one.
+            self.due_runs.clear();
+            self.calendar.take(self.t, &mut self.due_runs);
+            self.due_runs.sort_unstable();
             self.due.clear();
-            self.calendar.take(self.t, &mut self.due);
             let t = self.t;
-            let (pages, run_first) = (&mut self.pages, self.run_first);
-            self.due.retain(|&p| match pages.get_mut(u64::from(p)) {
-                Some(e) if e.due == t && u64::from(p) >= run_first => {
-                    e.due = NEVER;
-                    true
+            let (pages, run_first, due) = (&mut self.pages, self.run_first, &mut self.due);
+            for r in &self.due_runs {
+                for p in u64::from(r.page)..u64::from(r.page) + u64::from(r.count) {
+                    match pages.get_mut(p) {
+                        Some(e) if e.due == t && p >= run_first => {
+                            e.due = NEVER;
+                            due.push(p as u32);
+                        }
+                        _ => {}
+                    }
                 }
-                _ => false,
-            });
-            self.due.sort_unstable();
+            }
+            debug_assert!(self.due.windows(2).all(|w| w[0] < w[1]));
             let mut k = 0;
             while k < self.due.len() {
                 let first = u64::from(self.due[k]);
