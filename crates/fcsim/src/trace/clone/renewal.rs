@@ -887,12 +887,13 @@ impl Renewal {
             [true, false, true, true],
             [true, true, true, true],
         ];
-        let pooled: Vec<FxHashMap<usize, Pooled>> = LEVELS
+        // Each pooled state with its observations (gaps and ends), added up once.
+        let pooled: Vec<FxHashMap<usize, (Pooled, u64)>> = LEVELS
             .iter()
             .map(|&drop| {
-                let mut v: FxHashMap<usize, Pooled> = FxHashMap::default();
+                let mut v: FxHashMap<usize, (Pooled, u64)> = FxHashMap::default();
                 for s in (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())) {
-                    let d = v.entry(keep(s, drop)).or_default();
+                    let d = &mut v.entry(keep(s, drop)).or_default().0;
                     for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
                         if dst.len() < src.len() {
                             dst.resize(src.len(), 0);
@@ -903,6 +904,9 @@ impl Renewal {
                     }
                     d.1 += c.ends[s];
                 }
+                for (x, seen) in v.values_mut() {
+                    *seen = x.0.iter().flatten().sum::<u64>() + x.1;
+                }
                 v
             })
             .collect();
@@ -911,16 +915,15 @@ impl Renewal {
         let overall = share(totals);
         // Each state's distribution is that of the first level that saw it MIN_SEEN times;
         // states that share one share its Gaps.
-        let seen = |x: &Pooled| x.0.iter().flatten().sum::<u64>() + x.1;
-        let empty: Pooled = Default::default();
+        let empty: (Pooled, u64) = Default::default();
         let mut index: FxHashMap<(usize, usize), u32> = FxHashMap::default();
         let (mut gaps, mut which) = (Vec::new(), Vec::with_capacity(STATES));
         for s in 0..STATES {
             let at = |l: usize| (l, keep(s, LEVELS[l]));
             let get = |k: (usize, usize)| pooled[k.0].get(&k.1).unwrap_or(&empty);
-            let k = (0..LEVELS.len()).map(at).find(|&k| seen(get(k)) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+            let k = (0..LEVELS.len()).map(at).find(|&k| get(k).1 >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
             let i = *index.entry(k).or_insert_with(|| {
-                let g = get(k);
+                let g = &get(k).0;
                 gaps.push(Gaps::new(&g.0[0], &g.0[1], g.1, ablate.ops.then_some(overall)));
                 (gaps.len() - 1) as u32
             });
