@@ -100,7 +100,7 @@ fn main() {
     let s = start.elapsed().as_secs_f64();
     println!(
         "{n} requests ({:.1} GiB) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB; \
-         first request {:.1} ms; second half {:.2} M requests/s",
+         first request {:.1} ms; second half {:.2} M requests/s; one run {n_first} requests",
         bytes as f64 / (1u64 << 30) as f64,
         n as f64 / s / 1e6,
         state as f64 / (1 << 20) as f64,
