@@ -160,12 +160,12 @@
 //!   1.36x on cloudphysics), its span is longer by the same ratio.
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
-//!   again), and the calendar (an entry per page due, and one per page that joined a request
-//!   before its tick until that tick passes; the entries of a run's pages pass within about
-//!   a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak RSS is 159 MiB at its own run (about 13x its requests), 176 MiB at
-//!   100x and 180 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
-//!   memory").
+//!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
+//!   per page that joined a request before its tick until that tick passes; the entries of a
+//!   run's pages pass within about a run): both follow the pages alive at once, not the length. At `scale=10` on
+//!   cloudphysics the peak RSS is 108 MiB at its own run (about 13x its requests), 111 MiB at
+//!   100x and 112 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
+//!   memory"; 159, 176 and 180 MiB with an entry per page).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
@@ -185,7 +185,7 @@
 //! pages that reached its most referenced bin stayed hot too long (cloudphysics' hit ratios
 //! 0.08 from the original's).
 
-use super::calendar::Calendar;
+use super::calendar::{Calendar, Run};
 use super::locality::Locality;
 use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::table::Table;
@@ -751,6 +751,8 @@ pub struct Renewal {
     /// first page number of that run: the pages of earlier runs have ended.
     run: u64,
     run_first: u64,
+    /// The calendar's entries due at the current tick, and their pages that are due.
+    due_runs: Vec<Run>,
     due: Vec<u32>,
     /// Requests of the current tick: first page, pages, op, random numbers.
     out: VecDeque<(u64, u32, usize, Draws)>,
@@ -889,12 +891,13 @@ impl Renewal {
             [true, false, true, true],
             [true, true, true, true],
         ];
-        let pooled: Vec<FxHashMap<usize, Pooled>> = LEVELS
+        // Each pooled state with its observations (gaps and ends), added up once.
+        let pooled: Vec<FxHashMap<usize, (Pooled, u64)>> = LEVELS
             .iter()
             .map(|&drop| {
-                let mut v: FxHashMap<usize, Pooled> = FxHashMap::default();
+                let mut v: FxHashMap<usize, (Pooled, u64)> = FxHashMap::default();
                 for s in (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())) {
-                    let d = v.entry(keep(s, drop)).or_default();
+                    let d = &mut v.entry(keep(s, drop)).or_default().0;
                     for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
                         if dst.len() < src.len() {
                             dst.resize(src.len(), 0);
@@ -905,6 +908,9 @@ impl Renewal {
                     }
                     d.1 += c.ends[s];
                 }
+                for (x, seen) in v.values_mut() {
+                    *seen = x.0.iter().flatten().sum::<u64>() + x.1;
+                }
                 v
             })
             .collect();
@@ -913,16 +919,15 @@ impl Renewal {
         let overall = share(totals);
         // Each state's distribution is that of the first level that saw it MIN_SEEN times;
         // states that share one share its Gaps.
-        let seen = |x: &Pooled| x.0.iter().flatten().sum::<u64>() + x.1;
-        let empty: Pooled = Default::default();
+        let empty: (Pooled, u64) = Default::default();
         let mut index: FxHashMap<(usize, usize), u32> = FxHashMap::default();
         let (mut gaps, mut which) = (Vec::new(), Vec::with_capacity(STATES));
         for s in 0..STATES {
             let at = |l: usize| (l, keep(s, LEVELS[l]));
             let get = |k: (usize, usize)| pooled[k.0].get(&k.1).unwrap_or(&empty);
-            let k = (0..LEVELS.len()).map(at).find(|&k| seen(get(k)) >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
+            let k = (0..LEVELS.len()).map(at).find(|&k| get(k).1 >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
             let i = *index.entry(k).or_insert_with(|| {
-                let g = get(k);
+                let g = &get(k).0;
                 gaps.push(Gaps::new(&g.0[0], &g.0[1], g.1, ablate.ops.then_some(overall)));
                 (gaps.len() - 1) as u32
             });
@@ -1002,6 +1007,7 @@ impl Renewal {
             fresh: 0,
             run: 0,
             run_first: 0,
+            due_runs: Vec::new(),
             due: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
@@ -1101,7 +1107,11 @@ impl Renewal {
     /// Bytes held by the page table and the calendar: the generator's state that grows with the
     /// working set (not with the length).
     pub fn state_bytes(&self) -> usize {
-        self.pages.bytes() + self.calendar.bytes() + 4 * self.due.capacity() + self.locality.as_ref().map_or(0, |l| l.bytes())
+        self.pages.bytes()
+            + self.calendar.bytes()
+            + 4 * self.due.capacity()
+            + 8 * self.due_runs.capacity()
+            + self.locality.as_ref().map_or(0, |l| l.bytes())
     }
 
     /// The window tick `t` is in, and the first tick of the next: the original's windows over
@@ -1172,7 +1182,10 @@ impl Renewal {
 
     /// References pages `first..first + n` with op `o` at the current tick with the random
     /// numbers `rn` (shared by the request's pages): each takes its next state and is put in
-    /// the calendar at its next reference, if any.
+    /// the calendar at its next reference, if any. Pages in a row due at the same tick are one
+    /// calendar entry, and a page in the same distribution as the page before it takes that
+    /// page's draw (the same random numbers give the same gap and op): a request's pages mostly
+    /// share their state, so they cost one draw and one entry, not one each.
     fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
         // A profile's quarters follow its requests; its ops are turned to the one behind while
         // the share of writes so far is more than 0.2 points off (the request's pages alike).
@@ -1180,8 +1193,13 @@ impl Renewal {
             Some(h) => (((self.i * PHASES as u64) / h.shape.requests).min(PHASES as u64 - 1) as usize, self.turn()),
             None => (phase(self.t, self.span), None),
         };
+        // The calendar entry being formed (due, first page, pages), and the last shared draw
+        // (its distribution, and the gap and op drawn, the gap scaled).
+        let mut run: Option<(u64, u64, u32)> = None;
+        let mut last: Option<(u32, Option<(u64, u8)>)> = None;
         for p in first..first + n {
-            let (u, v, x) = if self.ablate.together && p > first { (self.rng.gen(), self.rng.gen(), self.rng.gen()) } else { rn };
+            let shared = !(self.ablate.together && p > first);
+            let (u, v, x) = if shared { rn } else { (self.rng.gen(), self.rng.gen(), self.rng.gen()) };
             let t = self.t;
             if let Some(l) = &mut self.locality {
                 l.touch(o, p);
@@ -1197,10 +1215,33 @@ impl Renewal {
             e.last = t;
             e.due = NEVER;
             let s = state(ph, usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
-            let gaps = &self.gaps[self.which[s] as usize];
+            let which = self.which[s];
+            // The locality lever decides page by page (its hot sets), so a page under it draws
+            // its own; otherwise a page in the same distribution as the one before takes its draw.
+            let share_draw = shared && self.locality.is_none();
+            if let Some((_, drawn)) = last.filter(|&(w, _)| share_draw && w == which) {
+                let Some((g, next)) = drawn else {
+                    self.pages.end(p);
+                    continue;
+                };
+                e.op = next;
+                e.due = t + g;
+                match &mut run {
+                    Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
+                    _ => {
+                        if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
+                            self.calendar.push(d, start as u32, k);
+                        }
+                    }
+                }
+                continue;
+            }
+            let gaps = &self.gaps[which as usize];
             let natural = gaps.draw(u, v, x);
+            // The op drawn, turned by the write share's turn (the same for the request's pages).
+            let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
             let drawn = match self.hold.as_deref() {
-                None => natural.map(|(g, n)| (g, turn.unwrap_or(n))),
+                None => turned(natural),
                 Some(h) => {
                     // A profile's page that would end goes on with probability `more`: its gap
                     // drawn from its state's gaps (the op's pooled when the state has none), with
@@ -1216,7 +1257,6 @@ impl Renewal {
                     };
                     let more = h.more(self.i);
                     let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
-                    let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
                     match &self.locality {
                         None => turned(with_more()),
                         Some(l) => {
@@ -1239,14 +1279,30 @@ impl Renewal {
                     }
                 }
             };
+            let drawn = drawn.map(|(g, next)| {
+                let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
+                (g.max(1), next)
+            });
+            if share_draw {
+                last = Some((which, drawn));
+            }
             let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
             };
             e.op = next;
-            let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
-            e.due = t + g.max(1);
-            self.calendar.push(e.due, p as u32);
+            e.due = t + g;
+            match &mut run {
+                Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
+                _ => {
+                    if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
+                        self.calendar.push(d, start as u32, k);
+                    }
+                }
+            }
+        }
+        if let Some((d, start, k)) = run {
+            self.calendar.push(d, start as u32, k);
         }
     }
 
@@ -1407,18 +1463,27 @@ impl Renewal {
             // The pages due, in page order, joined into requests: pages in a row with the same
             // op, and the next pages in the row due within as many ticks as the request has
             // pages so far (a request's pages take one tick each in the original).
+            // The entries in page order, each page taken once and only while it is due now (a
+            // page rescheduled since is stale): the pages come out in order, as a page of a
+            // later entry that lies within an earlier one's pages is taken by that one.
+            self.due_runs.clear();
+            self.calendar.take(self.t, &mut self.due_runs);
+            self.due_runs.sort_unstable();
             self.due.clear();
-            self.calendar.take(self.t, &mut self.due);
             let t = self.t;
-            let (pages, run_first) = (&mut self.pages, self.run_first);
-            self.due.retain(|&p| match pages.get_mut(u64::from(p)) {
-                Some(e) if e.due == t && u64::from(p) >= run_first => {
-                    e.due = NEVER;
-                    true
+            let (pages, run_first, due) = (&mut self.pages, self.run_first, &mut self.due);
+            for r in &self.due_runs {
+                for p in u64::from(r.page)..u64::from(r.page) + u64::from(r.count) {
+                    match pages.get_mut(p) {
+                        Some(e) if e.due == t && p >= run_first => {
+                            e.due = NEVER;
+                            due.push(p as u32);
+                        }
+                        _ => {}
+                    }
                 }
-                _ => false,
-            });
-            self.due.sort_unstable();
+            }
+            debug_assert!(self.due.windows(2).all(|w| w[0] < w[1]));
             let mut k = 0;
             while k < self.due.len() {
                 let first = u64::from(self.due[k]);
