@@ -710,7 +710,9 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
             row["hit_ratio_ci95"] if not pd.isna(row["hit_ratio_ci95"]) else 0.0,
         )
         if hr > MINI_HIT_RATIO_TARGET:
-            warn.append(f"hit ratio uncertain by ±{hr:.3f} (sampling: a few pages hold many of the accesses)")
+            warn.append(
+                f"hit ratio uncertain by ±{hr:.3f} from which pages the sample holds (more seeds or larger R)"
+            )
         # Rounding: the miniature stands for mini / R pages; the curve's slope to the nearest
         # neighbour says how far that moves the hit ratio.
         if rate > 0 and len(order) > 1:
@@ -731,7 +733,9 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
                 row["erasures_ci95"] / row["erasures"] if not pd.isna(row["erasures_ci95"]) else 0.0,
             )
             if rel > MINI_FLASH_TARGET:
-                warn.append(f"flash writes and erasures uncertain by ±{rel:.0%} (sampling)")
+                warn.append(
+                    f"flash writes and erasures uncertain by ±{rel:.0%} from which pages the sample holds"
+                )
         g = df[df["size_pages"] == row["size_pages"]]
         if "mini_plane_blocks" in g and g["mini_plane_blocks"].notna().all():
             mini, full = int(g["mini_plane_blocks"].iloc[0]), int(g["full_plane_blocks"].iloc[0])
