@@ -98,7 +98,7 @@ pub struct MiniSim {
     pub rate: f64,
     /// Read and write page accesses of the trace.
     pub accesses: u64,
-    /// Sampled read and write page accesses: the hit ratio of a point is hits / samples.
+    /// Sampled read and write page accesses (a point's own hit ratio is hits / samples).
     pub samples: u64,
     /// Distinct sampled pages (their number / R estimates the working set).
     pub sampled_pages: u64,
