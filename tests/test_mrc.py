@@ -126,7 +126,9 @@ def test_mrc_attrs_name_the_sampling() -> None:
         "miss_ratio",
         "hit_ratio",
         "mini_size_pages",
-        "unadjusted_miss_ratio",
+        "hit_ratio_se",
+        "own_miss_ratio",
+        "adjusted_miss_ratio",
     ]
     assert mini.attrs["policy"] == "lru" and list(mini["mini_size_pages"]) == list(mini["size_pages"])
     for row in mini.itertuples():
@@ -206,7 +208,7 @@ def test_minisim_of_a_stack_at_rate_one_is_the_full_run() -> None:
         row = fcsim.simulate(
             SMALL, policy="cflru", size=int(r["size_pages"]), device="gasa", set=SMALL_DEVICE
         )
-        assert r["hit_ratio"] == row.hit_ratio
+        assert r["hit_ratio"] == pytest.approx(row.hit_ratio, abs=1e-12)
         assert r["read_hit_ratio"] == row.read_hit_ratio
         assert (r["flash_page_writes"], r["erasures"]) == (row.flash_page_writes, row.erasures)
         assert r["write_amplification"] == pytest.approx(row.write_amplification, abs=1e-12)
@@ -214,6 +216,44 @@ def test_minisim_of_a_stack_at_rate_one_is_the_full_run() -> None:
     s = fcsim.minisim_summary(df)
     # Both seeds sample every page: no spread.
     assert list(s["erasures_ci95"]) == [0.0, 0.0]
+
+
+def _rows(rows: list[tuple], rate: float) -> pd.DataFrame:
+    cols = ["size", "size_pages", "mini_size_pages", "seed"]
+    cols += ["hit_ratio", "hit_ratio_se", "erasures", "write_rse"]
+    df = pd.DataFrame(rows, columns=cols)
+    for m in ("read_hit_ratio", "flash_page_writes", "write_amplification"):
+        df[m] = float("nan")
+    df.attrs["rate"] = rate
+    return df
+
+
+def test_minisim_summary_flags_what_the_sample_cannot_tell() -> None:
+    # Two sizes, two seeds that agree (no spread): the flags come from the standard errors read
+    # off the sampled pages, pooled over the seeds as sqrt(sum se^2) / n.
+    df = _rows(
+        [
+            # 1.96 x sqrt(0.006^2 + 0.008^2) / 2 = 0.0098: within 0.01. Writes: 1.96 x 0.0141 = 2.8%.
+            ("a", 1000, 10, 0, 0.5, 0.006, 100.0, 0.02),
+            ("a", 1000, 10, 1, 0.5, 0.008, 100.0, 0.02),
+            # 1.96 x sqrt(2) x 0.01 / 2 = 0.0139: flagged. Writes: 1.96 x 0.0283 = 5.5%: flagged.
+            ("b", 2000, 20, 0, 0.6, 0.01, 200.0, 0.04),
+            ("b", 2000, 20, 1, 0.6, 0.01, 200.0, 0.04),
+        ],
+        0.01,
+    )
+    s = fcsim.minisim_summary(df).set_index("size")
+    assert s.loc["a", "hit_ratio_se"] == pytest.approx(0.005)
+    assert s.loc["a", "warnings"] == ""
+    assert "hit ratio uncertain by ±0.014" in s.loc["b", "warnings"]
+    assert "flash writes and erasures uncertain by ±6%" in s.loc["b", "warnings"]
+    # Rounding: at R = 0.01 both 100 and 149 pages get a 1-page miniature, which stands for 100
+    # pages. The curve rises 0.3 over those 49 pages, so the 149-page estimate is read 0.3 off
+    # where it stands; the 100-page one is where it stands.
+    df = _rows([("x", 100, 1, 0, 0.2, 0.0, 0.0, 0.0), ("y", 149, 1, 0, 0.5, 0.0, 0.0, 0.0)], 0.01)
+    s = fcsim.minisim_summary(df).set_index("size")
+    assert s.loc["x", "warnings"] == ""
+    assert "miniature cache of 1 pages stands for 100: the curve moves 0.300" in s.loc["y", "warnings"]
 
 
 @pytest.mark.parametrize(

@@ -152,7 +152,7 @@ def mrc_minisim(
     page_size: int = 4096,
     trace_params: dict[str, str] | None = None,
     progress: ProgressFn | None = None,
-) -> tuple[float, int, int, int, list[tuple[int, int, int, float, float]]]: ...
+) -> tuple[float, int, int, int, list[tuple[int, int, int, float, float, float, float]]]: ...
 def minisim_stack(
     trace: str,
     policy: str,

@@ -390,7 +390,8 @@ fn mrc_shards(
 
 /// Miniature simulations of `policy` at `sizes` (pages) on the SHARDS sample at `rate`: (rate
 /// used, accesses, sampled accesses, distinct sampled pages, [(size, miniature size, hits,
-/// estimated miss ratio, unadjusted miss ratio)]).
+/// estimated miss ratio, its standard error, the miniature's own miss ratio, SHARDS-adjusted miss
+/// ratio)]).
 #[pyfunction]
 #[pyo3(signature = (trace, policy, sizes, *, rate, seed=0, policy_params=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -408,11 +409,15 @@ fn mrc_minisim(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     progress: Option<PyObject>,
-) -> PyResult<(f64, u64, u64, u64, Vec<(u64, u64, u64, f64, f64)>)> {
+) -> PyResult<(f64, u64, u64, u64, Vec<(u64, u64, u64, f64, f64, f64, f64)>)> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let params = policy_params.unwrap_or_default();
     let m = run(py, progress, |p| fcsim::curves::minisim(&trace, &opts, page_size, &policy, &params, &sizes, rate, seed, p))?;
-    let points = m.points.iter().map(|p| (p.size, p.mini_size, p.hits, m.miss_ratio(p), m.unadjusted_miss_ratio(p))).collect();
+    let points = m
+        .points
+        .iter()
+        .map(|p| (p.size, p.mini_size, p.hits, m.miss_ratio(p), p.hit_ratio_se, m.own_miss_ratio(p), m.adjusted_miss_ratio(p)))
+        .collect();
     Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points))
 }
 
@@ -464,6 +469,8 @@ fn minisim_stack<'py>(
             d.set_item("samples", s.samples)?;
             d.set_item("sampled_pages", s.sampled_pages)?;
             d.set_item("hit_ratio", e.hit_ratio)?;
+            d.set_item("hit_ratio_se", p.hit_ratio_se)?;
+            d.set_item("write_rse", s.write_rse)?;
             d.set_item("read_hit_ratio", e.read_hit_ratio)?;
             d.set_item("flash_page_writes", e.flash_page_writes)?;
             d.set_item("erasures", e.erasures)?;

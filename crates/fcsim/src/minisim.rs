@@ -33,9 +33,14 @@
 //! whose miniature fits.
 //!
 //! **Estimates** ([`StackMini::estimate`]): counts (flash page writes, erasures) are the
-//! miniature's divided by R; the hit ratio and read hit ratio are the miniature's own (of the
-//! tier the row measures: a flash cache's, under a DRAM tier), without SHARDS' adjustment (see
-//! [`StackMini::estimate`]); write amplification is the miniature's own ratio. Response
+//! miniature's divided by R; the hit ratio (of the tier the row measures: a flash cache's, under
+//! a DRAM tier) is read off the sampled pages, each page's accesses and hits of that tier
+//! ([`shards::page_sample_hit_ratio`], which gives its standard error): for a DRAM buffer, which
+//! sees all N accesses of the trace, the regression estimate, which picks between the
+//! miniature's own ratio and SHARDS' adjustment, and anything between, by what the sample holds;
+//! for a flash cache, whose accesses in the full run are not known, the miniature's own ratio; the read hit ratio and write amplification are the
+//! miniature's own ratios. Each seed also gives the relative standard error of its sampled write
+//! volume ([`total_rse`]), which the flash writes follow. Response
 //! time is not estimated: the miniature's chips, queues and disk see R of the load on fewer
 //! parallel units, and no scaling rule for them was validated.
 
@@ -48,7 +53,7 @@ use crate::request::{HostRequest, KeyUnit, Op, PageSplitter, PAGE_MASK, VOLUME_S
 use crate::sim::Run;
 use crate::stack::{Counters, Plan, Shape, Spec, StackConfig, StackKind, DEFAULT_SSD_CACHE_DEVICE};
 use crate::trace::{self, Progress, TraceOptions};
-use rustc_hash::FxHashSet;
+use rustc_hash::FxHashMap;
 use std::collections::BTreeMap;
 
 /// The largest relative difference between a miniature drive's GC-usable share
@@ -178,6 +183,10 @@ pub struct StackPoint {
     /// The full drive's blocks, and blocks per plane (0 without a device).
     pub full_blocks: u64,
     pub full_plane_blocks: u64,
+    /// The hit ratio estimated from this seed's sampled pages, and its standard error
+    /// ([`shards::page_sample_hit_ratio`]).
+    pub hit_ratio: f64,
+    pub hit_ratio_se: f64,
 }
 
 /// One seed's sample and its miniatures.
@@ -189,6 +198,10 @@ pub struct SeedRun {
     pub sampled_pages: u64,
     /// Sampled read page accesses.
     pub sample_reads: u64,
+    /// The relative standard error of the sampled write volume ([`total_rse`] of each sampled
+    /// page's write accesses): how far the flash writes the sample drives may be from R of the
+    /// full run's on the sample's draw alone.
+    pub write_rse: f64,
     /// One per size, in the order asked.
     pub points: Vec<StackPoint>,
 }
@@ -222,15 +235,11 @@ impl StackMini {
     pub fn estimate(&self, p: &StackPoint) -> Estimate {
         let t = &p.counts.tier;
         let r = self.rate;
-        // The miniature's own ratios (its hits over its accesses), as the miniature-simulation
-        // paper reads a miniature cache's miss ratio. SHARDS' adjustment (misses over the
-        // expected N·R sampled accesses, which [`crate::curves::MiniSim::miss_ratio`] applies)
-        // was measured against it (bench/RESULTS.md, R = 0.01): it gave 2.5 to 3.5 times the
-        // error on arc_P2 and arc_P12, and up to 27 times on the flash read caches, as a sample
-        // that holds a hot page has more accesses than N·R and they are not all hits; it did
-        // better only on cloudphysics as a DRAM buffer (0.017 against 0.026).
+        // The hit ratio from the sampled pages ([`shards::page_sample_hit_ratio`]: the
+        // regression estimate, between the miniature's own ratio and SHARDS' adjustment as the
+        // sample says); the read hit ratio is the miniature's own.
         let ratio = |hits: u64, of: u64| (of > 0).then(|| hits as f64 / of as f64);
-        let hit_ratio = ratio(t.hits, t.accesses).unwrap_or(0.0);
+        let hit_ratio = p.hit_ratio;
         let read_hit_ratio = ratio(t.read_hits, t.reads);
         let f = p.counts.flash;
         Estimate {
@@ -241,6 +250,28 @@ impl StackMini {
             write_amplification: f.filter(|f| f.host_writes > 0).map(|f| (f.host_writes + f.gc_copies) as f64 / f.host_writes as f64),
         }
     }
+}
+
+/// The relative standard error of a total estimated from a Poisson sample of pages at rate R:
+/// sqrt((1 − R) Σ w_p²) / Σ w_p over the sampled pages' values `w_p` (the Horvitz–Thompson
+/// variance of Σ w_p / R, over its square).
+pub fn total_rse(rate: f64, values: impl Iterator<Item = f64> + Clone) -> f64 {
+    let w: f64 = values.clone().sum();
+    if w <= 0.0 {
+        return 0.0;
+    }
+    ((1.0 - rate).max(0.0) * values.map(|x| x * x).sum::<f64>()).sqrt() / w
+}
+
+/// The measured tier's (accesses, hits) of a miniature so far.
+fn tier_counts(shape: &Shape) -> (u64, u64) {
+    let c = match shape {
+        Shape::Cache(s) => &s.measured().counters,
+        Shape::Buffer(s) => &s.measured().counters,
+        Shape::Ssd(s) => &s.measured().counters,
+        Shape::Layered(s) => &s.measured().counters,
+    };
+    (c.accesses, c.hits)
 }
 
 /// The plan of one miniature: `spec` at `mini` pages over the drive `scaled` (if any).
@@ -371,7 +402,13 @@ pub fn stack_minisim(
         }
         stacks.push(row);
     }
-    let mut seen: Vec<FxHashSet<u64>> = seeds.iter().map(|_| FxHashSet::default()).collect();
+    // Each seed's sampled pages: a slot per page, its write accesses, and per size the measured
+    // tier's accesses and hits it took (for [`shards::page_sample_hit_ratio`] and [`total_rse`]).
+    let nsizes = sizes.len();
+    let mut slot: Vec<FxHashMap<u64, u32>> = seeds.iter().map(|_| FxHashMap::default()).collect();
+    let mut page_writes: Vec<Vec<u32>> = seeds.iter().map(|_| Vec::new()).collect();
+    let mut page_tier: Vec<Vec<[f64; 2]>> = seeds.iter().map(|_| Vec::new()).collect();
+    let mut slots: Vec<u32> = Vec::with_capacity(64);
     let mut samples = vec![0u64; seeds.len()];
     let mut sample_reads = vec![0u64; seeds.len()];
     let (mut accesses, mut reads) = (0u64, 0u64);
@@ -414,21 +451,47 @@ pub fn stack_minisim(
                                 ..*r
                             }
                         };
+                        slots.clear();
                         if r.op != Op::Trim {
                             samples[i] += pages;
                             if r.op == Op::Read {
                                 sample_reads[i] += pages;
                             }
-                            crate::mem::reserve_set(&mut seen[i], "the sampled pages")?;
-                            seen[i].extend(start..key);
+                            crate::mem::reserve_map(&mut slot[i], "the sampled pages")?;
+                            for page in start..key {
+                                let next = slot[i].len() as u32;
+                                let s = *slot[i].entry(page).or_insert(next);
+                                if s == next {
+                                    page_writes[i].push(0);
+                                    let end = (s as usize + 1) * nsizes;
+                                    page_tier[i].resize(end, [0.0; 2]);
+                                }
+                                if r.op == Op::Write {
+                                    page_writes[i][s as usize] += 1;
+                                }
+                                slots.push(s);
+                            }
                         }
-                        for (run, built) in &mut stacks[i] {
+                        for (k, (run, built)) in stacks[i].iter_mut().enumerate() {
+                            let before = tier_counts(&built.shape);
                             match &mut built.shape {
                                 Shape::Cache(s) => run.step(&sub, s),
                                 Shape::Buffer(s) => run.step(&sub, s),
                                 Shape::Ssd(s) => run.step(&sub, s),
                                 Shape::Layered(s) => run.step(&sub, s),
                             }?;
+                            // The tier's accesses and hits of this request, shared evenly by its
+                            // pages (exact where all or none of them hit).
+                            let after = tier_counts(&built.shape);
+                            let (da, dh) = (after.0 - before.0, after.1 - before.1);
+                            if da > 0 && !slots.is_empty() {
+                                let per = slots.len() as f64;
+                                for &s in &slots {
+                                    let c = &mut page_tier[i][s as usize * nsizes + k];
+                                    c[0] += da as f64 / per;
+                                    c[1] += dh as f64 / per;
+                                }
+                            }
                         }
                     }
                 }
@@ -460,15 +523,37 @@ pub fn stack_minisim(
                     MiniCounts::on(s.measured().counters, &s.below.store.dev.flash)
                 }
             };
+            // A DRAM buffer sees every access of the trace, so their number N is known; a flash
+            // cache sees what a DRAM tier above it, or its write mode, lets through.
+            let whole = matches!(built.shape, Shape::Cache(_) | Shape::Buffer(_));
             let full_blocks = drive.as_ref().map_or(0, |d| u64::from(d.full.geometry.total_blocks()));
             let full_plane_blocks = drive.as_ref().map_or(0, |d| u64::from(d.full.geometry.blocks));
-            points.push(StackPoint { size, mini_size: mini_size(size, rate), counts, full_blocks, full_plane_blocks });
+            let k = points.len();
+            let tier = page_tier[i].chunks_exact(nsizes).map(|c| (c[k][0], c[k][1]));
+            let total = whole.then_some(accesses as f64);
+            let (mut hit_ratio, hit_ratio_se) = shards::page_sample_hit_ratio(rate, total, tier);
+            if !whole {
+                // The own ratio from the tier's counters, which also count what reaches it after
+                // the last request (a DRAM tier's dirty pages flushed into it at the end).
+                let t = counts.tier;
+                hit_ratio = if t.accesses > 0 { t.hits as f64 / t.accesses as f64 } else { 0.0 };
+            }
+            points.push(StackPoint {
+                size,
+                mini_size: mini_size(size, rate),
+                counts,
+                full_blocks,
+                full_plane_blocks,
+                hit_ratio,
+                hit_ratio_se,
+            });
         }
         out.push(SeedRun {
             seed: seeds[i],
             samples: samples[i],
-            sampled_pages: seen[i].len() as u64,
+            sampled_pages: slot[i].len() as u64,
             sample_reads: sample_reads[i],
+            write_rse: total_rse(rate, page_writes[i].iter().map(|&w| f64::from(w))),
             points,
         });
     }
@@ -481,6 +566,14 @@ mod tests {
 
     fn keys(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn the_sampling_error_of_a_write_total_is_read_off_its_pages() {
+        // A write total of pages with 3 and 1 writes at R = 0.5: sqrt(0.5 x (9 + 1)) / 4.
+        let rse = total_rse(0.5, [3.0, 1.0].into_iter());
+        assert!((rse - 5f64.sqrt() / 4.0).abs() < 1e-12, "{rse}");
+        assert_eq!(total_rse(0.5, std::iter::empty()), 0.0);
     }
 
     #[test]

@@ -336,9 +336,76 @@ impl CurveBuilder for Shards {
     }
 }
 
+/// A hit ratio and its standard error, estimated from a spatial sample of pages.
+///
+/// Each page p is in the sample independently with probability R (the hash test: Poisson
+/// sampling), with `a_p` accesses (of the cache the ratio is of) and `h_p` of them hits in the
+/// miniature cache. With N, the accesses of the whole trace, known (the pass reads it all), each
+/// coefficient β gives an estimate unbiased for the sampled pages' hits taken as the full
+/// cache's, the difference estimator
+///
+///   ρ̂_β = [Σ_s h_p / R − β (Σ_s a_p / R − N)] / N,
+///
+/// whose variance is estimated from the sample as (1 − R) Σ_s (h_p − β a_p)² / (R N)² (each
+/// sampled page weighs 1/R; its variance term is (1 − R)/R² of its square). Two choices of β are
+/// the two readings of a miniature used before: β = Σh/Σa gives the miniature's own hit ratio
+/// Σh/Σa, and β = 1 gives SHARDS' adjustment, 1 − misses / (N·R). Which is closer depends on the
+/// trace: a hot page that always hits moves the own ratio (its accesses are in the denominator)
+/// and not the adjusted one; a heavy page that misses moves the adjusted one more. The β that
+/// makes the estimated variance least, Σ_s h_p a_p / Σ_s a_p², is read off the sample itself and
+/// used here (the regression estimator of survey sampling; its bias is of the order of one over
+/// the sampled pages). The estimate is kept in [0, 1].
+///
+/// Without N (`total` None: a flash cache under a DRAM tier, whose accesses are what the tier
+/// above let through), it is the own ratio Σh/Σa with its linearised variance
+/// (1 − R) Σ_s (h_p − ρ a_p)² / (Σa)². Returns (estimate, standard error); (0, 0) with no access.
+pub fn page_sample_hit_ratio(rate: f64, total: Option<f64>, pages: impl Iterator<Item = (f64, f64)> + Clone) -> (f64, f64) {
+    let (mut a, mut h, mut aa, mut ha) = (0.0, 0.0, 0.0, 0.0);
+    for (x, y) in pages.clone() {
+        (a, h, aa, ha) = (a + x, h + y, aa + x * x, ha + x * y);
+    }
+    if a <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let keep = (1.0 - rate).max(0.0);
+    let (est, beta, scale) = match total.filter(|&n| n > 0.0) {
+        Some(n) => {
+            let beta = ha / aa;
+            ((h / rate - beta * (a / rate - n)) / n, beta, rate * n)
+        }
+        None => (h / a, h / a, a),
+    };
+    let s: f64 = pages.map(|(x, y)| (y - beta * x).powi(2)).sum();
+    (est.clamp(0.0, 1.0), (keep * s).sqrt() / scale)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hit_ratio_from_a_page_sample_weighs_its_pages() {
+        // Three sampled pages at R = 0.5 of a trace of N = 20 accesses, (accesses, hits): a hot
+        // page that always hits (4, 4), one that never hits (2, 0), one that hits once (2, 1).
+        let pages = [(4.0, 4.0), (2.0, 0.0), (2.0, 1.0)];
+        // β = Σha / Σa² = (16 + 0 + 2) / (16 + 4 + 4) = 0.75. Estimate: [5 / 0.5 − 0.75 × (8 / 0.5
+        // − 20)] / 20 = (10 + 3) / 20 = 0.65. Residuals h − 0.75a: 1, −1.5, −0.5; squares 1 +
+        // 2.25 + 0.25 = 3.5; standard error sqrt(0.5 × 3.5) / (0.5 × 20).
+        let (est, se) = page_sample_hit_ratio(0.5, Some(20.0), pages.iter().copied());
+        assert!((est - 0.65).abs() < 1e-12, "{est}");
+        assert!((se - 1.75f64.sqrt() / 10.0).abs() < 1e-12, "{se}");
+        // The two fixed readings it chooses between: own 5/8, adjusted 1 − 3 / (20 × 0.5) = 0.7;
+        // their estimated variances (β = 0.625: residuals 1.5, −1.25, −0.25, sum of squares
+        // 3.875; β = 1: 0, −2, −1, 5) are both above the chosen one's 3.5.
+        let var = |beta: f64| pages.iter().map(|(a, h)| (h - beta * a).powi(2)).sum::<f64>();
+        assert!(var(0.75) < var(0.625) && var(0.75) < var(1.0));
+        // Without N: the own ratio, with the ratio's linearised error sqrt(0.5 × 3.875) / 8.
+        let (own, se) = page_sample_hit_ratio(0.5, None, pages.iter().copied());
+        assert!((own - 0.625).abs() < 1e-12 && (se - 1.9375f64.sqrt() / 8.0).abs() < 1e-12, "{own} {se}");
+        // Every page sampled (R = 1, Σa = N): the ratio itself, no error.
+        assert_eq!(page_sample_hit_ratio(1.0, Some(8.0), pages.iter().copied()), (0.625, 0.0));
+        assert_eq!(page_sample_hit_ratio(0.5, Some(8.0), std::iter::empty()), (0.0, 0.0));
+    }
 
     /// A seeded stream of `n` accesses over `pages` pages, skewed (squared uniform).
     fn stream(n: usize, pages: u64, seed: u64) -> Vec<u64> {
