@@ -103,6 +103,10 @@ def test_minisim_on_zipf_5m_matches_full_runs(zipf_5m: str, policy: str) -> None
     full = fcsim.run_grid(zipf_5m, [policy], [int(p) for p in mini["size_pages"]])
     errors = [abs(m - (1 - h)) for m, h in zip(mini["miss_ratio"], full["hit_ratio"], strict=True)]
     assert sum(errors) / len(errors) < 0.02  # measured 0.0094 (arc), 0.0077 (s3fifo)
+    # The miniature's own ratio (the reading before the regression estimate) fails here, as the
+    # README says: the hot pages always hit, and a sample over-weights the pages it holds.
+    own = [abs(m - (1 - h)) for m, h in zip(mini["own_miss_ratio"], full["hit_ratio"], strict=True)]
+    assert sum(own) / len(own) > 0.1
 
 
 def test_mrc_attrs_name_the_sampling() -> None:
