@@ -1219,73 +1219,61 @@ impl Renewal {
             // The locality lever decides page by page (its hot sets), so a page under it draws
             // its own; otherwise a page in the same distribution as the one before takes its draw.
             let share_draw = shared && self.locality.is_none();
-            if let Some((_, drawn)) = last.filter(|&(w, _)| share_draw && w == which) {
-                let Some((g, next)) = drawn else {
-                    self.pages.end(p);
-                    continue;
-                };
-                e.op = next;
-                e.due = t + g;
-                match &mut run {
-                    Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
-                    _ => {
-                        if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
-                            self.calendar.push(d, start as u32, k);
-                        }
-                    }
-                }
-                continue;
-            }
-            let gaps = &self.gaps[which as usize];
-            let natural = gaps.draw(u, v, x);
-            // The op drawn, turned by the write share's turn (the same for the request's pages).
-            let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
-            let drawn = match self.hold.as_deref() {
-                None => turned(natural),
-                Some(h) => {
-                    // A profile's page that would end goes on with probability `more`: its gap
-                    // drawn from its state's gaps (the op's pooled when the state has none), with
-                    // what is left of `u` (so a block's pages go on together).
-                    let last = gaps.cum.last().copied().unwrap_or(0.0);
-                    let z = (u - last) / (1.0 - last).max(1e-12);
-                    let go_on = |y: f64| {
-                        if last > 0.0 {
-                            gaps.draw(y * last, v, x)
-                        } else {
-                            h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
-                        }
-                    };
-                    let more = h.more(self.i);
-                    let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
-                    match &self.locality {
-                        None => turned(with_more()),
-                        Some(l) => {
-                            // The per-op locality's lever (see [`Locality`]), on the op of the
-                            // reference the page would make next (after the write share's turn):
-                            // behind its goal, a page hot for it goes on and a cold one ends;
-                            // ahead, a page hot for the other op, which is behind, goes on with
-                            // the other op; a page cold for it (or new to it) goes on.
-                            let on = turned(natural.or_else(|| go_on(z)));
-                            match on.map(|(_, n)| usize::from(n)) {
-                                Some(n) if l.behind(n) && l.is_hot(n, p) => on,
-                                Some(n) if l.behind(n) && l.is_cold(n, p) => None,
-                                Some(n) if !l.behind(n) && !l.is_hot(n, p) && l.is_hot(1 - n, p) && l.behind(1 - n) => {
-                                    on.map(|(g, _)| (g, (1 - n) as u8))
+            let drawn = if let Some((_, drawn)) = last.filter(|&(w, _)| share_draw && w == which) {
+                drawn
+            } else {
+                let gaps = &self.gaps[which as usize];
+                let natural = gaps.draw(u, v, x);
+                // The op drawn, turned by the write share's turn (the same for the request's pages).
+                let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
+                let drawn = match self.hold.as_deref() {
+                    None => turned(natural),
+                    Some(h) => {
+                        // A profile's page that would end goes on with probability `more`: its gap
+                        // drawn from its state's gaps (the op's pooled when the state has none), with
+                        // what is left of `u` (so a block's pages go on together).
+                        let last = gaps.cum.last().copied().unwrap_or(0.0);
+                        let z = (u - last) / (1.0 - last).max(1e-12);
+                        let go_on = |y: f64| {
+                            if last > 0.0 {
+                                gaps.draw(y * last, v, x)
+                            } else {
+                                h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
+                            }
+                        };
+                        let more = h.more(self.i);
+                        let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
+                        match &self.locality {
+                            None => turned(with_more()),
+                            Some(l) => {
+                                // The per-op locality's lever (see [`Locality`]), on the op of the
+                                // reference the page would make next (after the write share's turn):
+                                // behind its goal, a page hot for it goes on and a cold one ends;
+                                // ahead, a page hot for the other op, which is behind, goes on with
+                                // the other op; a page cold for it (or new to it) goes on.
+                                let on = turned(natural.or_else(|| go_on(z)));
+                                match on.map(|(_, n)| usize::from(n)) {
+                                    Some(n) if l.behind(n) && l.is_hot(n, p) => on,
+                                    Some(n) if l.behind(n) && l.is_cold(n, p) => None,
+                                    Some(n) if !l.behind(n) && !l.is_hot(n, p) && l.is_hot(1 - n, p) && l.behind(1 - n) => {
+                                        on.map(|(g, _)| (g, (1 - n) as u8))
+                                    }
+                                    Some(n) if !l.behind(n) && !l.is_hot(n, p) => on,
+                                    _ => turned(with_more()),
                                 }
-                                Some(n) if !l.behind(n) && !l.is_hot(n, p) => on,
-                                _ => turned(with_more()),
                             }
                         }
                     }
+                };
+                let drawn = drawn.map(|(g, next)| {
+                    let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
+                    (g.max(1), next)
+                });
+                if share_draw {
+                    last = Some((which, drawn));
                 }
+                drawn
             };
-            let drawn = drawn.map(|(g, next)| {
-                let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
-                (g.max(1), next)
-            });
-            if share_draw {
-                last = Some((which, drawn));
-            }
             let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
