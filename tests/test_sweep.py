@@ -236,11 +236,12 @@ def test_reproduce_larc(tmp_path: Path) -> None:
 
 def test_reproduce_gasa(tmp_path: Path) -> None:
     only = ["systor17_vdi_sample1000.csv.gz", "msr_hm_0_excerpt1000.csv", "mqsim_tpcc-small.trace.gz"]
-    # A row left in the directory's table by another grid (a point this one does not have) is
-    # dropped, not kept beside the reproduction's rows (it was: results/dynamic kept 32 rows of
-    # an earlier offline stage).
+    # A row of one of its traces left in the directory's table by another grid (a point this one
+    # does not have) is dropped, not kept beside the reproduction's rows (it was: results/dynamic
+    # kept 32 rows of an earlier offline stage); a row of a trace --only leaves out stays.
+    other = "tencent_cbs_sample50k.csv.gz"
     foreign = sweep.from_dict(
-        {"traces": [only[0]], "policies": ["fifo"], "sizes": [7]}, name="other", traces_dir=TRACES
+        {"traces": [only[0], other], "policies": ["fifo"], "sizes": [7]}, name="other", traces_dir=TRACES
     )
     sweep.run(foreign, tmp_path / "results.parquet")
     notes: list[str] = []
@@ -250,6 +251,8 @@ def test_reproduce_gasa(tmp_path: Path) -> None:
     for part in ("## Flash writes", "## Hit ratio", "## Overall runtime", "## Split hit ratios"):
         assert part in text
     df = pd.read_parquet(tmp_path / "results.parquet")
+    assert list(df.loc[df["trace"] == other, "policy"]) == ["fifo"]
+    df = df[df["trace"] != other]
     assert len(df) == 3 * 6 * 5 and set(df["device"]) == {"gasa"}
     # Flash writes are the buffer's write-backs (dirty evictions and the final flush) plus GC.
     assert (df["flash_page_writes"] - df["gc_page_writes"] == df["backing_writes"]).all()

@@ -383,18 +383,20 @@ def point_key(pt: dict[str, Any]) -> str:
     return json.dumps({**pt, "trace": trace}, sort_keys=True)
 
 
-def keep_only(out: str | os.PathLike[str], points: Iterable[str], inputs: Iterable[str] = ()) -> int:
-    """Removes from the table ``out`` every row whose point is not in ``points`` (their
+def keep_only(
+    out: str | os.PathLike[str], points: Iterable[str], traces: Iterable[str], inputs: Iterable[str] = ()
+) -> int:
+    """Removes from the table ``out`` every row of one of ``traces`` (as the table names them:
+    a file's name, or its ``synth:`` spec) whose point is not in ``points`` (their
     :func:`point_key`), rewriting it atomically; how many rows it removed. For a table one command
     owns (``fcsim reproduce``'s): a point its grid no longer has (a second stage's point built
     from first-stage rows that changed) is not a result of this grid, and a reader of the table
-    would take it for one."""
-    keep = set(points)
+    would take it for one. Rows of other traces stay (``--only`` runs a part of the grid)."""
     prev = pd.read_parquet(out)
-    drop = int((~prev["point"].isin(keep)).sum())
-    if drop:
-        output.write_table(prev[prev["point"].isin(keep)].reset_index(drop=True), out, inputs)
-    return drop
+    gone = prev["trace"].isin(set(traces)) & ~prev["point"].isin(set(points))
+    if gone.any():
+        output.write_table(prev[~gone].reset_index(drop=True), out, inputs)
+    return int(gone.sum())
 
 
 def summarize_seeds(df: pd.DataFrame) -> pd.DataFrame:

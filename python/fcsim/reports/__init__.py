@@ -122,8 +122,9 @@ def reproduce(
         second.seeds = exp.seeds
         more = run(second)
         df = pd.concat([df, more], ignore_index=True)
-    # The directory is this command's: rows of points its grid no longer has are dropped.
-    dropped = sweep.keep_only(out / "results.parquet", df["point"], exp.inputs)
+    # The directory is this command's: rows of its traces whose points its grid no longer has
+    # are dropped (with --only, the other traces' rows stay).
+    dropped = sweep.keep_only(out / "results.parquet", df["point"], df["trace"], exp.inputs)
     if dropped and notify is not None:
         table = out / "results.parquet"
         notify(f"fcsim: dropped {dropped} row(s) of {table} whose points are not in this grid")
