@@ -51,7 +51,7 @@ from fcsim import output, pareto
 from fcsim.reports import testable
 from fcsim.reports.claims import Claim, disagreements, evaluate
 from fcsim.reports.claims import table as verdict_table
-from fcsim.reports.common import version
+from fcsim.reports.common import summary_head
 
 #: Baleen's order, worst first (the claims engine's ``order``: figures do not fall along it).
 ORDER = ("all", "random", "second-hit", "tinylfu", "ml")
@@ -352,13 +352,9 @@ def report(
     derived = with_reasons(derived, order, measures)
     verdicts = evaluate(claims(online, later), derived[derived["unscored"] == ""], gate, NAMES)
     lines = [
-        "# Admission policies on the shipped traces: frontiers, budgets and Baleen's order",
-        "",
-        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand.",
-        "",
-        "## Verdicts",
-        "",
+        *summary_head(
+            "Admission policies on the shipped traces: frontiers, budgets and Baleen's order", command
+        ),
         *verdict_table(verdicts),
         "",
         *(

@@ -70,6 +70,20 @@ def version() -> str:
         return "dev"
 
 
+def summary_head(title: str, command: str) -> list[str]:
+    """A summary's first lines, the same in every report: its title, the command that made it
+    and where its rows are, then the verdicts' heading."""
+    return [
+        f"# {title}",
+        "",
+        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
+        "`results.parquet`. Never edited by hand.",
+        "",
+        "## Verdicts",
+        "",
+    ]
+
+
 def changes(piv: pd.DataFrame, trace: str, metric: str, policy: str, base: str) -> pd.Series:
     """``policy`` against ``base`` in percent, per cache size (``piv``: trace x size rows, (metric,
     policy) columns)."""

@@ -26,7 +26,7 @@ from fcsim.reports.common import (
     read_share,
     saturation_note,
     size_pct,
-    version,
+    summary_head,
 )
 
 # The paper's best static OP per trace (§V.A) and its SSD / working-set proportions (Table II).
@@ -305,13 +305,7 @@ def report(
     if not prof.empty:
         parts["profiles"] = profile_verdicts(prof_head, gate, prof_live)
     lines = [
-        "# Dynamic cache/over-provisioning allocation: claims and what fcsim measures",
-        "",
-        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand.",
-        "",
-        "## Verdicts",
-        "",
+        *summary_head("Dynamic cache/over-provisioning allocation: claims and what fcsim measures", command),
         *verdict_table(parts),
         *saturation_note(df),
         "",

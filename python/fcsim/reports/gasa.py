@@ -39,7 +39,7 @@ from fcsim.reports.common import (
     read_share,
     saturation_note,
     size_pct,
-    version,
+    summary_head,
 )
 
 FLASH = ("cflru", "lru-wsr", "ccf-lru", "pt-lru", "gasa")
@@ -708,13 +708,7 @@ def report(
     parts = [(title, d, suffix) for title, d, suffix in parts if not d.empty]
     verdicts = {title: evaluate(claims(read_share(d)), d, gate, NAMES) for title, d, _ in parts}
     lines = [
-        "# GASA: claims and what fcsim measures",
-        "",
-        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand.",
-        "",
-        "## Verdicts",
-        "",
+        *summary_head("GASA: claims and what fcsim measures", command),
         *table(verdicts),
         *saturation_note(df),
         *(

@@ -30,7 +30,7 @@ from fcsim.reports.common import (
     saturation_note,
     size_pct,
     spare_note,
-    version,
+    summary_head,
 )
 
 MAIN, VARIANT = "around", "back"
@@ -410,13 +410,7 @@ def report(
     scored[FEW_ERASURES] = few_erasures(scored)
     verdicts = evaluate(claims(read_dom, vtraces), scored, gate, NAMES)
     lines = [
-        "# LARC: claims and what fcsim measures",
-        "",
-        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand.",
-        "",
-        "## Verdicts",
-        "",
+        *summary_head("LARC: claims and what fcsim measures", command),
         *table(verdicts),
         *saturation_note(df),
         "",

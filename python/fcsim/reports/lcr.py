@@ -19,6 +19,7 @@ from fcsim.reports.common import (
     own_traces,
     pct,
     saturation_note,
+    summary_head,
     version,
 )
 
@@ -319,9 +320,9 @@ def report(
     profiles = df["trace"].str.startswith(PROFILE)
     prof, df = df[profiles], df[~profiles]
     if df.empty:  # a partial run (--only) of profiles alone: their part is all there is to say
-        head = ["# LCR: claims and what fcsim measures", "", f"Made by `{command}` (fcsim {version()}).", ""]
+        top = ["# LCR: claims and what fcsim measures", "", f"Made by `{command}` (fcsim {version()}).", ""]
         path = out / "summary.md"
-        output.write_text(path, "\n".join([*head, *table, *_profile_part(prof, out, gate)]))
+        output.write_text(path, "\n".join([*top, *table, *_profile_part(prof, out, gate)]))
         return path
     fig5 = df[(df["size_pages"] == LCR_SIZE) & df["window"].isin(["", LCR_DEFAULT_WINDOW])]
     fig5 = fig5[fig5["policy"].isin(LCR_POLICIES)]
@@ -386,13 +387,7 @@ def report(
     if not prof.empty:
         parts["profiles"] = profile_verdicts(_profile_frame(prof), gate, _profile_frame(prof, sweep=True))
     lines = [
-        "# LCR: claims and what fcsim measures",
-        "",
-        f"Made by `{command}` (fcsim {version()}); the grid is `experiment.toml`, every row is in",
-        "`results.parquet`. Never edited by hand.",
-        "",
-        "## Verdicts",
-        "",
+        *summary_head("LCR: claims and what fcsim measures", command),
         *verdict_table(parts),
         *saturated_line(labelled),
         *saturation_note(df),
