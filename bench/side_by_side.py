@@ -287,20 +287,21 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         )
     lines += [
         "",
-        *criterion_section(),
-        *criterion_device_section(),
+        *criterion_section(other),
+        *criterion_device_section(other),
         *sections.others(other, OWN),
     ]
     path.write_text("\n".join(lines).rstrip("\n") + "\n")
 
 
-def criterion_section() -> list[str]:
-    """The last `cargo bench -p fcsim-bench --bench policy` results, from criterion's own files."""
+def criterion_section(old: Path) -> list[str]:
+    """The last `cargo bench -p fcsim-bench --bench policy` results, from criterion's own files;
+    without them (not run in this checkout), the section `old` has, as it is."""
     base = ROOT / "target" / "criterion" / "zipf5m"
     found = sorted(base.glob("*/new/estimates.json")) if base.exists() else []
     if not found:
         not_run = "Not run: `cargo bench -p fcsim-bench --bench policy` writes target/criterion."
-        return ["## Criterion", "", not_run]
+        return sections.kept(old, "## Criterion (")[1:] or ["## Criterion", "", not_run]
     out = [
         "## Criterion (Rust core alone, no Python)",
         "",
@@ -325,12 +326,14 @@ def criterion_estimate(est: Path) -> float:
     return float((e.get("slope") or e["mean"])["point_estimate"])  # the estimate criterion prints
 
 
-def criterion_device_section() -> list[str]:
-    """The last `cargo bench -p fcsim-bench --bench device` results."""
+def criterion_device_section(old: Path) -> list[str]:
+    """The last `cargo bench -p fcsim-bench --bench device` results; without them, the section
+    `old` has, as it is."""
     ftl = sorted((ROOT / "target" / "criterion" / "ftl").glob("*/new/estimates.json"))
     lru = sorted((ROOT / "target" / "criterion" / "device-zipf5m").glob("*/new/estimates.json"))
     if not ftl and not lru:
-        return ["## Criterion: device", "", "Not run: `cargo bench -p fcsim-bench --bench device`."]
+        not_run = ["## Criterion: device", "", "Not run: `cargo bench -p fcsim-bench --bench device`."]
+        return sections.kept(old, "## Criterion: device (")[1:] or not_run
     out = [
         "## Criterion: device (Rust core alone)",
         "",
