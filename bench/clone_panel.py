@@ -168,7 +168,9 @@ def main() -> None:
             else:
                 # stack, renewal, or renewal:KEY=VALUE (one more key of the spec: phases=1, ablate=...)
                 extra = (
-                    "" if g == "stack" else ",model=renewal" + ("," + g.split(":", 1)[1] if ":" in g else "")
+                    ",model=stack"
+                    if g == "stack"
+                    else ",model=renewal" + ("," + g.split(":", 1)[1] if ":" in g else "")
                 )
                 gens[g] = [f"synth:clone={t},seed={s}{extra}{scale}" for s in range(1, a.seeds + 1)]
         for gen, specs in gens.items():
@@ -228,8 +230,8 @@ def main() -> None:
         f"flash order: of the pairs of {', '.join(FLASH)} whose flash writes (the buffer's write-backs) "
         f"differ by at least {FLASH_SEPARATED:.1%} on the original, at 1% and 10%, the share in the same "
         "order (target: all). "
-        f"stack: `synth:clone=TRACE,seed=S` (the stack-distance clone), renewal: the same with "
-        "`model=renewal`, renewal:KEY=VALUE: with that key too (`phases=1`, `ablate=PARTS`); "
+        f"stack: `synth:clone=TRACE,seed=S,model=stack` (the stack-distance clone), renewal: the same with "
+        "`model=renewal` (the default since issue 40), renewal:KEY=VALUE: with that key too (`phases=1`, `ablate=PARTS`); "
         f"S = 1..{a.seeds}, mean [min, max]; naive: the "
         "`synth:calibrated` spec `fcsim trace compare` scores beside a clone "
         "(`fcsim.traces.baseline_spec`: requests, working set, write share, mean size, P/A locality, rate).",

@@ -4,7 +4,7 @@ clones" section of bench/RESULTS.md (the rest of the file is left as it is).
 
 Issue 40 (item 5, restating issue 26): a 10x clone (`scale=10`: 10x the working set and length)
 of every shipped real trace generates at least 5 M requests per CPU second, in memory bounded by
-the model (not growing with the length). Each trace's stack clone (the default) and renewal clone
+the model (not growing with the length). Each trace's stack clone (`model=stack`) and renewal clone (the default)
 (`model=renewal`) are timed; with `--base BINARY` (the `clone_speed` example built from another
 commit, with this commit's example file so that it knows `--repeat-to`) each point runs on both
 builds, alternately, in the same run, and the ratio and whether the two streams are the same
@@ -46,7 +46,7 @@ TRACES = [
     "diskmon_sys1.trace.gz",
     "blkparse_java_50k_events.txt.gz",
 ]
-MODELS = {"stack": "", "renewal": ",model=renewal"}
+MODELS = {"stack": ",model=stack", "renewal": ",model=renewal"}
 LONG = "cloudphysics_vscsi_2h.csv.gz"
 REQUESTS = 113_872
 LENGTHS = [100, 200]
@@ -161,7 +161,7 @@ def main() -> None:
         + f"` (fcsim {commit}): the `clone_speed` example (the generator alone, no simulation; each",
         "trace's model read from the file `fcsim trace clone` saved, so the fit is not timed) under",
         "`/usr/bin/time -v`. A 10x clone (`scale=10`) of every shipped real trace, as the stack clone",
-        "(the default) and the renewal clone (`model=renewal`). Per CPU second: the requests over the",
+        "(`model=stack`) and the renewal clone (`model=renewal`, the default). Per CPU second: the requests over the",
         "process's user and system time (the arrival thread's included; the model's reading too, once).",
         f"A clone of fewer than {REPEAT_TO:,} requests is built and run again from the model read once",
         f"until {REPEAT_TO:,} are out (its building counted each time): the rate is the generator's, not the",

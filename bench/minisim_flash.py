@@ -46,8 +46,8 @@ TRACES = {
     "P2": str(T / "arc_P2.lis.zst"),
     "P12": str(T / "arc_P12.lis.zst"),
     "cloudphysics": str(T / "cloudphysics_vscsi_2h.csv.gz"),
-    "cloudphysics x10": f"synth:clone={T / 'cloudphysics_vscsi_2h.csv.gz'},scale=10",
-    "diskmon x10": f"synth:clone={T / 'diskmon_sys1.trace.gz'},scale=10",
+    "cloudphysics x10": f"synth:clone={T / 'cloudphysics_vscsi_2h.csv.gz'},scale=10,model=stack",
+    "diskmon x10": f"synth:clone={T / 'diskmon_sys1.trace.gz'},scale=10,model=stack",
 }
 AGED = {"device.fill": 1.0, "device.steady": 1.0}
 STACKS = {

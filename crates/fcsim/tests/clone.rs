@@ -1,6 +1,7 @@
 //! Trace clones (`synth:clone=...`) against their originals: every shipped timestamped real trace
-//! is cloned at scale 1 and held to stated tolerances, and cloudphysics at 10x length and working
-//! set keeps its normalised LRU miss-ratio curve.
+//! is cloned at scale 1 on both models (the renewal clone, the default, and `model=stack`) and
+//! held to stated tolerances, and cloudphysics at 10x length and working set keeps its
+//! normalised LRU miss-ratio curve.
 //!
 //! Tolerances (checked where the trace can show them):
 //!
@@ -8,10 +9,11 @@
 //!   own working set (unique 4 KiB pages). A trace of under 10,000 requests (msr hm_0 1,000,
 //!   systor 999, tpcc 6,999) is compared with the mean curve of 8 clones (seeds 7..14): one
 //!   1,000-request clone's curve scatters by about ±0.02 around it (its 1% is 19 pages), which
-//!   is the trace's own noise, not the model's. **Known miss:** cloudphysics, whose curve the
-//!   clone follows to 0.04-0.06 (its run starts' pages and the pages after them do not keep the
-//!   original's distances; see the module docs of `fcsim::trace::clone`): held to < 0.07 here,
-//!   stated, not hidden.
+//!   is the trace's own noise, not the model's. **Known misses:** the stack clone of
+//!   cloudphysics, whose curve it follows to 0.04-0.06 (its run starts' pages and the pages after
+//!   them do not keep the original's distances; see the module docs of `fcsim::trace::clone`):
+//!   held to < 0.07 here; the renewal clone of the msr excerpt, 0.043 (its 1,000 requests leave
+//!   most states pooled to the op alone): held to < 0.05 here. Stated, not hidden.
 //! - The same dirty shares and means over the 8 clones for the small traces.
 //! - Dirty share of LRU's evictions (write-back; dirty_evictions / evictions) at 1% and 10% of
 //!   the working set: within 5 points.
@@ -19,12 +21,16 @@
 //!   factor of 2, wherever the original's span holds at least 10 bins (a variance from fewer
 //!   is noise): 10 ms for every trace (tencent's clock counts whole seconds: its clone keeps
 //!   those ties), 1 s for all but systor (2.4 s) and tpcc (0.14 s) and tencent (~1 s), 60 s for
-//!   cloudphysics and diskmon. **Known miss:** cloudphysics at 10 ms, measured 13.0 against
-//!   the clone's 43.6 (3.4x; at 1 s and 60 s it is within 4%): within each of the profile's
-//!   1.8 s steps the fitted cascade's independent splits cluster arrivals more than the trace
-//!   does at that scale. Held to 4x here, stated.
-//! - Mean request size per op: within 5%, for an op with at least 200 requests (wsrch has 4
-//!   writes, blkparse 78 reads: their means scatter more).
+//!   cloudphysics and diskmon. **Known miss:** the stack clone of cloudphysics at 10 ms,
+//!   measured 13.0 against the clone's 43.6 (3.4x; at 1 s and 60 s it is within 4%): within
+//!   each of the profile's 1.8 s steps the fitted cascade's independent splits cluster arrivals
+//!   more than the trace does at that scale. Held to 4x here, stated (the renewal clone: 19.3).
+//! - Mean request size per op: within 5% on the stack clone, for an op with at least 200
+//!   requests (wsrch has 4 writes, blkparse 78 reads: their means scatter more). **Known miss:** the renewal
+//!   clone's requests are smaller, 10-24% under on cloudphysics, diskmon, tencent and systor
+//!   (seed 7), as many more requests for the same bytes: a block of pages due together is cut
+//!   short where the pages due in a row end (`fcsim::trace::clone::renewal`, "Request sizes").
+//!   Held to 30% here, stated.
 //!
 //! Clones are random; each test uses one fixed seed.
 
@@ -105,13 +111,17 @@ fn mean_size(s: &Stats, o: usize) -> f64 {
     s.bytes[o] as f64 / s.requests[o].max(1) as f64
 }
 
-/// What is compared, for one trace: its limits, and how many clones are averaged.
+/// What is compared, for one trace and model: its limits, and how many clones are averaged.
 struct Case {
     name: &'static str,
+    /// `stack` or `renewal`.
+    model: &'static str,
     clones: u64,
     mae: f64,
     /// The largest ratio of the Fano factors at 10 ms (2, but for a known miss).
     fano_10ms: f64,
+    /// The largest relative error of the mean request size per op (0.05, but for a known miss).
+    size: f64,
 }
 
 fn mean(v: impl Iterator<Item = f64>) -> f64 {
@@ -123,12 +133,12 @@ fn mean(v: impl Iterator<Item = f64>) -> f64 {
 /// what is out of tolerance.
 fn check(c: &Case) -> (String, Vec<String>) {
     let orig = data(c.name);
-    let specs: Vec<String> = (7..7 + c.clones).map(|s| format!("synth:clone={orig},seed={s}")).collect();
+    let specs: Vec<String> = (7..7 + c.clones).map(|s| format!("synth:clone={orig},model={},seed={s}", c.model)).collect();
     let a = stats(&orig);
     let clones: Vec<Stats> = specs.iter().map(|s| stats(s)).collect();
     let at = |s: &Stats, share: f64| s.mrc.miss_ratio(((s.pages as f64 * share).round() as u64).max(1));
     let mae = (1..=50).map(|p| (at(&a, p as f64 / 100.0) - mean(clones.iter().map(|b| at(b, p as f64 / 100.0)))).abs()).sum::<f64>() / 50.0;
-    let mut line = format!("{}: MAE {mae:.4}", c.name);
+    let mut line = format!("{} ({}): MAE {mae:.4}", c.name, c.model);
     let mut bad = Vec::new();
     if mae >= c.mae {
         bad.push(format!("MRC MAE {mae:.4} (limit {})", c.mae));
@@ -154,28 +164,17 @@ fn check(c: &Case) -> (String, Vec<String>) {
         let x = mean_size(&a, o);
         let y = mean(clones.iter().map(|b| mean_size(b, o)));
         line += &format!(" | {op} {x:.0}/{y:.0} B");
-        if a.requests[o] >= 200 && (y / x - 1.0).abs() > 0.05 {
-            bad.push(format!("mean {op} size {x:.0} vs {y:.0}"));
+        if a.requests[o] >= 200 && (y / x - 1.0).abs() > c.size {
+            bad.push(format!("mean {op} size {x:.0} vs {y:.0} (limit {})", c.size));
         }
     }
     (line, bad.into_iter().map(|b| format!("{}: {b}", c.name)).collect())
 }
 
-#[test]
-fn clones_of_the_shipped_traces_keep_their_shape() {
-    let case = |name, clones, mae| Case { name, clones, mae, fano_10ms: 2.0 };
-    let cases = [
-        Case { fano_10ms: 4.0, ..case("cloudphysics_vscsi_2h.csv.gz", 1, 0.06) },
-        case("diskmon_sys1.trace.gz", 4, 0.031),
-        case("msr_hm_0_excerpt1000.csv", 8, 0.03),
-        case("mqsim_wsrch-small.trace.gz", 1, 0.03),
-        case("tencent_cbs_sample50k.csv.gz", 1, 0.03),
-        case("systor17_vdi_sample1000.csv.gz", 8, 0.045),
-        case("mqsim_tpcc-small.trace.gz", 8, 0.03),
-        case("blkparse_java_50k_events.txt.gz", 1, 0.03),
-    ];
+/// Checks every case, and fails with the table and every miss.
+fn check_all(cases: &[Case]) {
     let (mut lines, mut bad) = (Vec::new(), Vec::new());
-    for c in &cases {
+    for c in cases {
         let (l, b) = check(c);
         lines.push(l);
         bad.extend(b);
@@ -184,15 +183,45 @@ fn clones_of_the_shipped_traces_keep_their_shape() {
     assert!(bad.is_empty(), "{}\n\nout of tolerance:\n{}", lines.join("\n"), bad.join("\n"));
 }
 
-/// cloudphysics at 10x length and working set: its normalised curve against the original's
+#[test]
+fn clones_of_the_shipped_traces_keep_their_shape() {
+    let case = |name, clones, mae| Case { name, model: "renewal", clones, mae, fano_10ms: 2.0, size: 0.3 };
+    check_all(&[
+        case("cloudphysics_vscsi_2h.csv.gz", 1, 0.03),
+        case("diskmon_sys1.trace.gz", 1, 0.03),
+        case("msr_hm_0_excerpt1000.csv", 8, 0.05),
+        case("mqsim_wsrch-small.trace.gz", 1, 0.03),
+        case("tencent_cbs_sample50k.csv.gz", 1, 0.03),
+        case("systor17_vdi_sample1000.csv.gz", 8, 0.03),
+        case("mqsim_tpcc-small.trace.gz", 8, 0.03),
+        case("blkparse_java_50k_events.txt.gz", 1, 0.03),
+    ]);
+}
+
+#[test]
+fn stack_clones_of_the_shipped_traces_keep_their_shape() {
+    let case = |name, clones, mae| Case { name, model: "stack", clones, mae, fano_10ms: 2.0, size: 0.05 };
+    check_all(&[
+        Case { fano_10ms: 4.0, ..case("cloudphysics_vscsi_2h.csv.gz", 1, 0.06) },
+        case("diskmon_sys1.trace.gz", 4, 0.031),
+        case("msr_hm_0_excerpt1000.csv", 8, 0.03),
+        case("mqsim_wsrch-small.trace.gz", 1, 0.03),
+        case("tencent_cbs_sample50k.csv.gz", 1, 0.03),
+        case("systor17_vdi_sample1000.csv.gz", 8, 0.045),
+        case("mqsim_tpcc-small.trace.gz", 8, 0.03),
+        case("blkparse_java_50k_events.txt.gz", 1, 0.03),
+    ]);
+}
+
+/// The stack clone of cloudphysics at 10x length and working set: its normalised curve against the original's
 /// (measured 0.070: the scale-1 miss, 0.050, and 0.02 more from scaling) and against the
 /// scale-1 clone's (what scaling itself changes: measured 0.021).
 #[test]
 fn a_tenfold_clone_keeps_the_normalised_curve() {
     let orig = data("cloudphysics_vscsi_2h.csv.gz");
     let a = stats(&orig);
-    let one = stats(&format!("synth:clone={orig},seed=7"));
-    let b = stats(&format!("synth:clone={orig},scale=10,seed=7"));
+    let one = stats(&format!("synth:clone={orig},model=stack,seed=7"));
+    let b = stats(&format!("synth:clone={orig},model=stack,scale=10,seed=7"));
     assert!((b.pages as f64 / a.pages as f64 - 10.0).abs() < 1.0, "working set {} vs {}", b.pages, a.pages);
     assert_eq!(b.requests[0] + b.requests[1], 10 * (a.requests[0] + a.requests[1]));
     let (mae, scaling) = (mrc_mae(&a, &b), mrc_mae(&one, &b));
@@ -217,8 +246,8 @@ fn a_scaled_renewal_clone_keeps_the_normalised_curve() {
         stats_of(r.as_mut())
     };
     let bound = mrc_mae(&a, &half("take")).max(mrc_mae(&a, &half("skip")));
-    let one = stats(&format!("synth:clone={orig},model=renewal,seed=7"));
-    let b = stats(&format!("synth:clone={orig},model=renewal,scale=4,seed=7"));
+    let one = stats(&format!("synth:clone={orig},seed=7"));
+    let b = stats(&format!("synth:clone={orig},scale=4,seed=7"));
     assert!((b.pages as f64 / one.pages as f64 - 4.0).abs() < 0.4, "working set {} vs {}", b.pages, one.pages);
     let scaling = mrc_mae(&one, &b);
     println!("4x renewal: MRC MAE {scaling:.4} against the scale-1 clone (bound {bound:.4}); pages {} vs {}", b.pages, one.pages);

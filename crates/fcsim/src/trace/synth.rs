@@ -13,7 +13,7 @@
 //! | `loop`    | 0, 1, ..., pages-1, 0, 1, ... |
 //! | `hotcold` | with probability `hot_prob` uniform over the first `hot`·pages pages, else over the rest |
 //! | `calibrated` | the model below: exact counts, every page touched (the paper profiles before they were rebuilt on clones) |
-//! | `clone=PATH` | a clone of a real trace or of a saved model ([`super::clone`]): its reuse distances by read/write class, sizes, sequential runs, working-set growth and bursty arrivals; keys `format`, `scale`, `length`, `seed` only |
+//! | `clone=PATH` | a clone of a real trace or of a saved model ([`super::clone`]): each page's references a renewal process over its popularity and recency (`model=stack`: reuse distances by read/write class), sizes, sequential runs, working-set growth and bursty arrivals; keys `format`, `scale`, `length`, `seed`, `model`, `phases`, `ablate` only |
 //!
 //! Common keys: `requests` (1000000), `pages` (working set, 100000), `seed` (42), `alpha` (1.0),
 //! `hot` (0.2), `hot_prob` (0.8), `write` (share of writes, 0), `size` (request size in bytes:

@@ -862,7 +862,7 @@ impl Renewal {
     pub fn new(m: &super::Model, scale: f64, length: Option<u64>, seed: u64, ablate: Ablate, label: String) -> Result<Renewal> {
         let c = m.renewal.as_ref().ok_or_else(|| {
             Error::config(format!(
-                "{label}: the model of {} (model format {}) has no renewal counts of format {FORMAT}: fit it again with 'fcsim trace clone TRACE -o MODEL'",
+                "{label}: the model of {} (model format {}) has no renewal counts of format {FORMAT}: fit it again with 'fcsim trace clone TRACE -o MODEL', or clone its stack counts with model=stack",
                 m.source,
                 m.format
             ))
@@ -1686,7 +1686,7 @@ mod tests {
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
             .contains("expected frequency, recency, together, ops or requests"));
-        assert!(err(format!("clone={},ablate=ops", orig.display())).contains("model=renewal only"));
+        assert!(err(format!("clone={},model=stack,ablate=ops", orig.display())).contains("model=renewal only"));
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
         let big = Renewal::new(&m, 2e6, None, 1, Ablate::default(), "t".into()).map(|_| ()).unwrap_err().to_string();
@@ -1709,8 +1709,8 @@ mod tests {
         let (old, new) = (dir.join("old.model"), dir.join("new.model"));
         std::fs::write(&old, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 1", 1)).unwrap();
         std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 3", 1)).unwrap();
-        assert!(err(format!("clone={}", old.display())).is_empty());
-        let e = err(format!("clone={},model=renewal", old.display()));
+        assert!(err(format!("clone={},model=stack", old.display())).is_empty());
+        let e = err(format!("clone={}", old.display()));
         assert!(e.contains("model format 1") && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
         let e = err(format!("clone={}", new.display()));
         assert!(e.contains("'fcsim-clone-model 3'") && e.contains("reads 1 and 2") && e.contains("fcsim trace clone"), "{e}");
