@@ -4,8 +4,8 @@ clones" section of bench/RESULTS.md (the rest of the file is left as it is).
 
 Issue 40 (item 5, restating issue 26): a 10x clone (`scale=10`: 10x the working set and length)
 of every shipped real trace generates at least 5 M requests per CPU second, in memory bounded by
-the model (not growing with the length). Each trace's stack clone (`model=stack`) and renewal clone (the default)
-(`model=renewal`) are timed; with `--base BINARY` (the `clone_speed` example built from another
+the model (not growing with the length). Each trace's stack clone (`model=stack`) and renewal clone
+(`model=renewal`, the default) are timed; with `--base BINARY` (the `clone_speed` example built from another
 commit, with this commit's example file so that it knows `--repeat-to`) each point runs on both
 builds, alternately, in the same run, and the ratio and whether the two streams are the same
 (a hash of every request) are written beside it. A clone shorter than `--repeat-to` requests is
@@ -161,7 +161,8 @@ def main() -> None:
         + f"` (fcsim {commit}): the `clone_speed` example (the generator alone, no simulation; each",
         "trace's model read from the file `fcsim trace clone` saved, so the fit is not timed) under",
         "`/usr/bin/time -v`. A 10x clone (`scale=10`) of every shipped real trace, as the stack clone",
-        "(`model=stack`) and the renewal clone (`model=renewal`, the default). Per CPU second: the requests over the",
+        "(`model=stack`) and the renewal clone (`model=renewal`, the default). Per CPU second: the requests",
+        "over the",
         "process's user and system time (the arrival thread's included; the model's reading too, once).",
         f"A clone of fewer than {REPEAT_TO:,} requests is built and run again from the model read once",
         f"until {REPEAT_TO:,} are out (its building counted each time): the rate is the generator's, not the",
