@@ -19,9 +19,15 @@ $(BIN)/python:
 # get). `make test` installs `quick` (release's code and checks without link-time
 # optimisation), the profile clippy and the Rust tests build too: one target directory, so the
 # C libraries (zstd, xz) and build scripts are compiled once, not three times.
-$(VENV)/.installed-%: $(BIN)/python $(SOURCES)
+$(VENV)/.installed-%: $(VENV)/.deps $(SOURCES)
 	rm -f $(VENV)/.installed-*
 	$(BIN)/pip install -q ".[test]" --config-settings=build-args="--profile $*"
+	touch $@
+
+# fcsim's dependencies and test extras alone (from pyproject.toml), so that `make test` installs
+# them while clippy compiles (the build of fcsim itself waits for cargo's lock on target/).
+$(VENV)/.deps: $(BIN)/python pyproject.toml
+	$(BIN)/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb"))["project"]; print(*p["dependencies"], *p["optional-dependencies"]["test"], sep="\n")' | xargs -d "\n" $(BIN)/pip install -q
 	touch $@
 
 demo: $(VENV)/.installed-release
@@ -49,7 +55,11 @@ py-test: $(VENV)/.installed-quick
 	$(BIN)/python -m pytest -q -n 2 -m "not serial" --durations=20 tests
 	$(BIN)/python -m pytest -q -m serial tests
 
-test: lint rust-test py-test
+# Clippy and the Python dependencies' install side by side (one compiles, the other mostly
+# unpacks), then the rest in order.
+test:
+	$(MAKE) -j2 lint-rust $(VENV)/.deps
+	$(MAKE) lint-py rust-test py-test
 
 # Every golden row (tests/test_golden_policies.py; `make test` checks the quick part).
 golden: $(VENV)/.installed-quick
