@@ -667,6 +667,57 @@ impl Gaps {
     }
 }
 
+/// Every [`Gaps`] of a clone in one array, for the draws of a clone that is not a profile's
+/// (whose hold reshapes its `Gaps` and draws from them): a draw read a `Gaps`, then its guide,
+/// cumulative and write arrays, four lines in four places mostly out of cache (a tenth of a 10x
+/// clone of arc_OLTP); here a distribution is one record of 64-byte lines in a row: its bin
+/// count and guide, then each bin's cumulative probability and write share side by side. The
+/// same numbers (their bits), so the same draws.
+#[derive(Debug, Default)]
+struct Flat {
+    /// Per distribution (by its number in `gaps`): where its record starts.
+    at: Vec<u32>,
+    /// Records: bins, the guide (4 entries a word), then (cumulative, write share) per bin.
+    words: Vec<u64>,
+}
+
+/// Words of a [`Flat`] record before its bins: the bin count, and the guide.
+const HEAD: usize = 1 + GUIDE / 4;
+
+impl Flat {
+    fn new(gaps: &[Gaps]) -> Flat {
+        let mut f = Flat::default();
+        for g in gaps {
+            // Each record on a line of its own.
+            f.words.resize(f.words.len().next_multiple_of(8), 0);
+            f.at.push(f.words.len() as u32);
+            f.words.push(g.cum.len() as u64);
+            f.words.extend(g.guide.chunks(4).map(|c| c.iter().rev().fold(0u64, |w, &x| (w << 16) | u64::from(x))));
+            for (c, w) in g.cum.iter().zip(&g.write) {
+                f.words.extend([c.to_bits(), w.to_bits()]);
+            }
+        }
+        f
+    }
+
+    /// [`Gaps::draw`] of distribution `i`.
+    #[inline]
+    fn draw(&self, i: u32, u: f64, v: f64, x: f64) -> Option<(u64, u8)> {
+        let r = &self.words[self.at[i as usize] as usize..];
+        let n = r[0] as usize;
+        let k = ((u * GUIDE as f64) as usize).min(GUIDE - 1);
+        let mut b = (r[1 + k / 4] >> (16 * (k % 4)) & 0xffff) as usize;
+        let cum = |b: usize| f64::from_bits(r[HEAD + 2 * b]);
+        while b < n && cum(b) <= u {
+            b += 1;
+        }
+        (b < n).then(|| {
+            let (lo, m) = gbin_range(b);
+            (lo + ((v * m as f64) as u64).min(m - 1), u8::from(x < f64::from_bits(r[HEAD + 2 * b + 1])))
+        })
+    }
+}
+
 /// A pooled state's gaps to a read and to a write (by bin), and its ends.
 type Pooled = ([Vec<u64>; 2], u64);
 
@@ -717,6 +768,8 @@ pub struct Renewal {
     scale: f64,
     ablate: Ablate,
     gaps: Vec<Gaps>,
+    /// `gaps` in one array, for the draws of a clone (not a profile's).
+    flat: Flat,
     /// Per window and op: new pages per tick.
     new_rate: Vec<[f64; 2]>,
     /// The original's new pages by op (which op a clone that outruns its windows goes on with).
@@ -874,8 +927,8 @@ impl Renewal {
         // A state's key at a level of pooling: the dimensions the level (or an ablation) drops
         // are set to 0, and the counts of every state with the same key are added up. A state
         // seen fewer than MIN_SEEN times takes the first level, in LEVELS' order, that is.
-        let keep = |s: usize, drop: [bool; 4]| {
-            let [ph, c, j, oc, op] = dims(s);
+        // (`dims` of the state taken once: a state tries up to six levels.)
+        let keep_dims = |[ph, c, j, oc, op]: [usize; 5], drop: [bool; 4]| {
             let off = |d: bool, v: usize| if d { 0 } else { v };
             let frequency = ablate.frequency;
             state(
@@ -886,6 +939,7 @@ impl Renewal {
                 op,
             )
         };
+        let keep = |s: usize, drop: [bool; 4]| keep_dims(dims(s), drop);
         // (phase, class, references so far, octave) dropped.
         const LEVELS: [[bool; 4]; 6] = [
             [false; 4],
@@ -905,29 +959,32 @@ impl Renewal {
         // a quarter of a 10x clone of the 1,000-request msr excerpt.
         let used: Vec<usize> = (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())).collect();
         // Per level and pooled state: observations (gaps and ends), saturating (only compared
-        // with MIN_SEEN).
-        let mut seen = vec![0u32; LEVELS.len() * STATES];
+        // with MIN_SEEN, which is below u16::MAX).
+        let mut seen = vec![0u16; LEVELS.len() * STATES];
         for &s in &used {
             let n = c.events.iter().map(|e| e[s].iter().sum::<u64>()).sum::<u64>() + c.ends[s];
-            let n = u32::try_from(n).unwrap_or(u32::MAX);
+            let n = u16::try_from(n).unwrap_or(u16::MAX);
+            let d = dims(s);
             for (l, &drop) in LEVELS.iter().enumerate() {
-                let x = &mut seen[l * STATES + keep(s, drop)];
+                let x = &mut seen[l * STATES + keep_dims(d, drop)];
                 *x = x.saturating_add(n);
             }
         }
-        // Per level and pooled state: its distribution's number, once a state takes it.
-        const NONE: u32 = u32::MAX;
+        // Per level and pooled state: its distribution's number, once a state takes it (fewer
+        // than STATES, so below NONE).
+        const NONE: u16 = u16::MAX;
         let mut slot = vec![NONE; LEVELS.len() * STATES];
         let mut keys: Vec<usize> = Vec::new();
         let mut which = Vec::with_capacity(STATES);
         for s in 0..STATES {
-            let at = |l: usize| l * STATES + keep(s, LEVELS[l]);
-            let k = (0..LEVELS.len()).map(at).find(|&k| seen[k] >= MIN_SEEN as u32).unwrap_or_else(|| at(LEVELS.len() - 1));
+            let d = dims(s);
+            let at = |l: usize| l * STATES + keep_dims(d, LEVELS[l]);
+            let k = (0..LEVELS.len()).map(at).find(|&k| seen[k] >= MIN_SEEN as u16).unwrap_or_else(|| at(LEVELS.len() - 1));
             if slot[k] == NONE {
-                slot[k] = keys.len() as u32;
+                slot[k] = keys.len() as u16;
                 keys.push(k);
             }
-            which.push(slot[k]);
+            which.push(u32::from(slot[k]));
         }
         // The counts of each distribution taken: its level's states added up.
         let mut pooled: Vec<Pooled> = vec![Default::default(); keys.len()];
@@ -937,7 +994,8 @@ impl Renewal {
                 if i == NONE {
                     continue;
                 }
-                let d = &mut pooled[i as usize];
+                let i = usize::from(i);
+                let d = &mut pooled[i];
                 for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
                     if dst.len() < src.len() {
                         dst.resize(src.len(), 0);
@@ -1003,6 +1061,7 @@ impl Renewal {
             i: 0,
             scale,
             ablate,
+            flat: Flat::new(&gaps),
             gaps,
             new_rate,
             new_pages_total: totals,
@@ -1241,7 +1300,7 @@ impl Renewal {
                 drawn
             } else {
                 let gaps = &self.gaps[which as usize];
-                let natural = gaps.draw(u, v, x);
+                let natural = if self.hold.is_none() { self.flat.draw(which, u, v, x) } else { gaps.draw(u, v, x) };
                 // The op drawn, turned by the write share's turn (the same for the request's pages).
                 let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
                 let drawn = match self.hold.as_deref() {
@@ -1463,8 +1522,12 @@ impl Renewal {
             if runs.is_empty() {
                 break;
             }
+            // Every other page of a run (two entries a line), and its last.
             for r in runs {
-                acc ^= self.pages.get(u64::from(r.page)).map_or(0, |e| e.due);
+                let (first, last) = (u64::from(r.page), u64::from(r.page) + u64::from(r.count) - 1);
+                for p in (first..last).step_by(2).chain([last]) {
+                    acc ^= self.pages.get(p).map_or(0, |e| e.due);
+                }
             }
         }
         std::hint::black_box(acc);
