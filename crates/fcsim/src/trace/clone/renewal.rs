@@ -163,9 +163,10 @@
 //!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
 //!   per page that joined a request before its tick until that tick passes; the entries of a
 //!   run's pages pass within about a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak RSS is 108 MiB at its own run (about 13x its requests), 111 MiB at
-//!   100x and 112 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
-//!   memory"; 159, 176 and 180 MiB with an entry per page).
+//!   cloudphysics the peak RSS is 105 MiB at its own run (about 13x its requests), at 100x and
+//!   at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and memory"; 108, 111 and
+//!   112 MiB with the calendar's windows of 2^16 ticks, 159, 176 and 180 MiB with an entry per
+//!   page).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
