@@ -5,7 +5,8 @@
 //! alone (the model is fitted, or read, before the clock starts). Run it under
 //! `/usr/bin/time -v` for the peak memory. `--digest` (after SPEC) also prints a hash of every
 //! request, to check that a change to the generator keeps its output. `--repeat-to N` builds and
-//! runs the clone again (the model read once) until N requests are out in all, so that a short
+//! runs the clone again (the model read once, for the stack clone as for the renewal clone)
+//! until N requests are out in all, so that a short
 //! clone's rate per CPU second of the process is its generator's, not the process's start and
 //! the model's reading; the figures printed are over every repeat, the digest the first's.
 
@@ -44,9 +45,13 @@ fn main() {
         .map(|i| args.get(i + 1).and_then(|v| v.parse().ok()).expect("--repeat-to N: expected a count of requests"))
         .unwrap_or(0);
     let fit = Instant::now();
-    let renewal = fcsim::trace::clone::CloneSpec::parse(&spec).ok().filter(|s| s.renewal);
-    // A clone's model is read once; each repeat builds its generator again from it.
-    let model = renewal.as_ref().map(|s| fcsim::trace::clone::load(&s.path, &Default::default()).unwrap_or_else(|e| panic!("{e}")));
+    let clone = fcsim::trace::clone::CloneSpec::parse(&spec).ok();
+    // A clone's model is read once (the stack clone's too); each repeat builds its generator
+    // again from it.
+    let model = clone.as_ref().map(|s| {
+        let opts = fcsim::trace::TraceOptions { format: s.format.clone(), ..Default::default() };
+        fcsim::trace::clone::load(&s.path, &opts).unwrap_or_else(|e| panic!("{e}"))
+    });
     let open = || -> Box<dyn Source> {
         if spec.starts_with("profile=") {
             use fcsim::trace::clone::profile;
@@ -56,8 +61,13 @@ fn main() {
             } else {
                 Box::new(profile::open_stack(&spec, &p).unwrap_or_else(|e| panic!("{e}")))
             }
-        } else if let (Some(s), Some(model)) = (&renewal, &model) {
-            Box::new(Renewal::new(model, s.scale, s.length, s.seed, s.ablate, spec.clone()).unwrap_or_else(|e| panic!("{e}")))
+        } else if let (Some(s), Some(model)) = (&clone, &model) {
+            if s.renewal {
+                Box::new(Renewal::new(model, s.scale, s.length, s.seed, s.ablate, spec.clone()).unwrap_or_else(|e| panic!("{e}")))
+            } else {
+                // As Generator::from_spec builds it, without reading the model again.
+                Box::new(Generator::new(model, s.scale, s.length, s.seed, format!("synth:{spec}")).unwrap_or_else(|e| panic!("{e}")))
+            }
         } else {
             Box::new(Generator::from_spec(&spec).unwrap_or_else(|e| panic!("{e}")))
         }

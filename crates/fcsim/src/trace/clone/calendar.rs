@@ -3,11 +3,16 @@
 //! 10x cloudphysics (its sift-down's loads miss the cache: millions of entries); this is a
 //! two-level timing wheel (G. Varghese, T. Lauck, "Hashed and Hierarchical Timing Wheels: Data
 //! Structures for the Efficient Implementation of a Timer Facility", SOSP '87): the current
-//! window of 2^16 ticks has a list per tick, the next 2^16 - 1 windows a list each (moved into
-//! the ticks' lists when the clock enters the window), and anything further a heap. A bit per
+//! window of 2^12 ticks has a list per tick, the next 2^12 - 1 windows a list each (moved into
+//! the ticks' lists when the clock enters the window), and anything further (2^24 ticks and
+//! more ahead) a heap. Windows of 2^16 ticks made the lists' headers 3 MiB, out of cache: a
+//! push read a header that missed it, and a clone of a short trace, built again and again,
+//! spent a tenth of its time mapping and zeroing them (2^12: 1.10x to 1.39x the rate at 10x on
+//! msr, cloudphysics and arc_P2; 2^14: 1.01x to 1.17x; the summary bits below need 2^12 or
+//! more). A bit per
 //! list says whether it holds entries, and a bit per 64-list word whether that word has any
 //! set, so the next tick with pages due is found in a few word reads, however empty the
-//! calendar (a scan of the lists' words, 2,048 of them when the calendar held little, cost a
+//! calendar (a scan of the lists' words, 2,048 of them at 2^16 ticks a window, when the calendar held little, cost a
 //! third of a mostly-new clone's time). Entries are [`Run`]s: pages in a row due at one tick
 //! (a request's pages that drew the same gap: one entry, not one per page, cut the entries a
 //! clone of cloudphysics pushes and moves several-fold). A page of an entry that has since been
@@ -16,7 +21,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-const BITS: u32 = 16;
+const BITS: u32 = 12;
 const SPAN: usize = 1 << BITS;
 const MASK: u64 = SPAN as u64 - 1;
 /// Entries a list keeps room for once emptied.
@@ -41,7 +46,7 @@ pub struct Calendar {
     far: BinaryHeap<Reverse<(u64, Run)>>,
 }
 
-/// A bit per list (2^16), and a bit per word of them (whether the word has any set).
+/// A bit per list (2^12), and a bit per word of them (whether the word has any set).
 #[derive(Debug)]
 struct Bits {
     words: Vec<u64>,
@@ -181,6 +186,17 @@ impl Calendar {
             if self.ticks[i].capacity() > KEEP {
                 self.ticks[i] = Vec::new();
             }
+        }
+    }
+
+    /// The entries held for tick `t` of the clock's window (none for a tick of a later window:
+    /// they are not in its list yet). To read ahead of [`Calendar::take`].
+    #[inline]
+    pub fn peek(&self, t: u64) -> &[Run] {
+        if t >> BITS == self.window {
+            &self.ticks[(t & MASK) as usize]
+        } else {
+            &[]
         }
     }
 

@@ -139,7 +139,8 @@
 //!   sizes a feedback on their mean ([`Generator::with_mean_size`]). Arrival times are drawn
 //!   on a second thread in blocks ([`arrivals::Stream`]; about 15% of the work at 10x
 //!   cloudphysics), so on an idle core they overlap the stack's work; per CPU second it is
-//!   the same work. At 10x cloudphysics (`bench/RESULTS.md`, "Trace clones": about 3.4 M
+//!   the same work. The first 65,536 are drawn inline: a short clone starts no thread, and
+//!   draws no times ahead that it never takes. At 10x cloudphysics (`bench/RESULTS.md`, "Trace clones": about 3.4 M
 //!   requests per CPU second at 100x length, short of issue 26's 5 M) the rate is the steady
 //!   state's: the first request comes about 1 ms after the generator is built, and the
 //!   second half of a 10x run is no faster than the whole. The stack's random accesses (the

@@ -171,9 +171,10 @@
 //!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
 //!   per page that joined a request before its tick until that tick passes; the entries of a
 //!   run's pages pass within about a run): both follow the pages alive at once, not the length. At `scale=10` on
-//!   cloudphysics the peak RSS is 108 MiB at its own run (about 13x its requests), 111 MiB at
-//!   100x and 112 MiB at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and
-//!   memory"; 159, 176 and 180 MiB with an entry per page).
+//!   cloudphysics the peak RSS is 105 MiB at its own run (about 13x its requests), at 100x and
+//!   at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and memory"; 108, 111 and
+//!   112 MiB with the calendar's windows of 2^16 ticks, 159, 176 and 180 MiB with an entry per
+//!   page).
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
@@ -675,6 +676,57 @@ impl Gaps {
     }
 }
 
+/// Every [`Gaps`] of a clone in one array, for the draws of a clone that is not a profile's
+/// (whose hold reshapes its `Gaps` and draws from them): a draw read a `Gaps`, then its guide,
+/// cumulative and write arrays, four lines in four places mostly out of cache (a tenth of a 10x
+/// clone of arc_OLTP); here a distribution is one record of 64-byte lines in a row: its bin
+/// count and guide, then each bin's cumulative probability and write share side by side. The
+/// same numbers (their bits), so the same draws.
+#[derive(Debug, Default)]
+struct Flat {
+    /// Per distribution (by its number in `gaps`): where its record starts.
+    at: Vec<u32>,
+    /// Records: bins, the guide (4 entries a word), then (cumulative, write share) per bin.
+    words: Vec<u64>,
+}
+
+/// Words of a [`Flat`] record before its bins: the bin count, and the guide.
+const HEAD: usize = 1 + GUIDE / 4;
+
+impl Flat {
+    fn new(gaps: &[Gaps]) -> Flat {
+        let mut f = Flat::default();
+        for g in gaps {
+            // Each record on a line of its own.
+            f.words.resize(f.words.len().next_multiple_of(8), 0);
+            f.at.push(f.words.len() as u32);
+            f.words.push(g.cum.len() as u64);
+            f.words.extend(g.guide.chunks(4).map(|c| c.iter().rev().fold(0u64, |w, &x| (w << 16) | u64::from(x))));
+            for (c, w) in g.cum.iter().zip(&g.write) {
+                f.words.extend([c.to_bits(), w.to_bits()]);
+            }
+        }
+        f
+    }
+
+    /// [`Gaps::draw`] of distribution `i`.
+    #[inline]
+    fn draw(&self, i: u32, u: f64, v: f64, x: f64) -> Option<(u64, u8)> {
+        let r = &self.words[self.at[i as usize] as usize..];
+        let n = r[0] as usize;
+        let k = ((u * GUIDE as f64) as usize).min(GUIDE - 1);
+        let mut b = (r[1 + k / 4] >> (16 * (k % 4)) & 0xffff) as usize;
+        let cum = |b: usize| f64::from_bits(r[HEAD + 2 * b]);
+        while b < n && cum(b) <= u {
+            b += 1;
+        }
+        (b < n).then(|| {
+            let (lo, m) = gbin_range(b);
+            (lo + ((v * m as f64) as u64).min(m - 1), u8::from(x < f64::from_bits(r[HEAD + 2 * b + 1])))
+        })
+    }
+}
+
 /// A pooled state's gaps to a read and to a write (by bin), and its ends.
 type Pooled = ([Vec<u64>; 2], u64);
 
@@ -683,6 +735,8 @@ type Draws = (f64, f64, f64);
 
 /// No reference due.
 const NEVER: u64 = u64::MAX;
+/// Ticks with pages due whose pages' entries are read ahead at once ([`Renewal::read_ahead`]).
+const AHEAD: usize = 16;
 
 /// A page number's entry.
 #[derive(Debug, Clone, Copy)]
@@ -723,6 +777,8 @@ pub struct Renewal {
     scale: f64,
     ablate: Ablate,
     gaps: Vec<Gaps>,
+    /// `gaps` in one array, for the draws of a clone (not a profile's).
+    flat: Flat,
     /// Per window and op: new pages per tick.
     new_rate: Vec<[f64; 2]>,
     /// The original's new pages by op (which op a clone that outruns its windows goes on with).
@@ -761,6 +817,8 @@ pub struct Renewal {
     run_first: u64,
     /// The calendar's entries due at the current tick, and their pages that are due.
     due_runs: Vec<Run>,
+    /// The last tick whose pages' entries were read ahead ([`Renewal::read_ahead`]).
+    ahead: u64,
     due: Vec<u32>,
     /// Requests of the current tick: first page, pages, op, random numbers.
     out: VecDeque<(u64, u32, usize, Draws)>,
@@ -878,8 +936,8 @@ impl Renewal {
         // A state's key at a level of pooling: the dimensions the level (or an ablation) drops
         // are set to 0, and the counts of every state with the same key are added up. A state
         // seen fewer than MIN_SEEN times takes the first level, in LEVELS' order, that is.
-        let keep = |s: usize, drop: [bool; 4]| {
-            let [ph, c, j, oc, op] = dims(s);
+        // (`dims` of the state taken once: a state tries up to six levels.)
+        let keep_dims = |[ph, c, j, oc, op]: [usize; 5], drop: [bool; 4]| {
             let off = |d: bool, v: usize| if d { 0 } else { v };
             let frequency = ablate.frequency;
             state(
@@ -890,6 +948,7 @@ impl Renewal {
                 op,
             )
         };
+        let keep = |s: usize, drop: [bool; 4]| keep_dims(dims(s), drop);
         // (phase, class, references so far, octave) dropped.
         const LEVELS: [[bool; 4]; 6] = [
             [false; 4],
@@ -899,48 +958,65 @@ impl Renewal {
             [true, false, true, true],
             [true, true, true, true],
         ];
-        // Each pooled state with its observations (gaps and ends), added up once.
-        let pooled: Vec<FxHashMap<usize, (Pooled, u64)>> = LEVELS
-            .iter()
-            .map(|&drop| {
-                let mut v: FxHashMap<usize, (Pooled, u64)> = FxHashMap::default();
-                for s in (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())) {
-                    let d = &mut v.entry(keep(s, drop)).or_default().0;
-                    for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
-                        if dst.len() < src.len() {
-                            dst.resize(src.len(), 0);
-                        }
-                        for (x, y) in dst.iter_mut().zip(src) {
-                            *x += y;
-                        }
-                    }
-                    d.1 += c.ends[s];
-                }
-                for (x, seen) in v.values_mut() {
-                    *seen = x.0.iter().flatten().sum::<u64>() + x.1;
-                }
-                v
-            })
-            .collect();
         let share = |x: [u64; 2]| x[1] as f64 / (x[0] + x[1]).max(1) as f64;
         let totals = c.new_pages.iter().fold([0, 0], |a, x| [a[0] + x[0].iter().sum::<u64>(), a[1] + x[1].iter().sum::<u64>()]);
         let overall = share(totals);
         // Each state's distribution is that of the first level that saw it MIN_SEEN times;
-        // states that share one share its Gaps.
-        let empty: (Pooled, u64) = Default::default();
-        let mut index: FxHashMap<(usize, usize), u32> = FxHashMap::default();
-        let (mut gaps, mut which) = (Vec::new(), Vec::with_capacity(STATES));
-        for s in 0..STATES {
-            let at = |l: usize| (l, keep(s, LEVELS[l]));
-            let get = |k: (usize, usize)| pooled[k.0].get(&k.1).unwrap_or(&empty);
-            let k = (0..LEVELS.len()).map(at).find(|&k| get(k).1 >= MIN_SEEN).unwrap_or_else(|| at(LEVELS.len() - 1));
-            let i = *index.entry(k).or_insert_with(|| {
-                let g = &get(k).0;
-                gaps.push(Gaps::new(&g.0[0], &g.0[1], g.1, ablate.ops.then_some(overall)));
-                (gaps.len() - 1) as u32
-            });
-            which.push(i);
+        // states that share one share its Gaps (numbered in the order of the first state to
+        // take each). Dense arrays by state index, not maps: a clone of a short trace is built
+        // again and again (clone_speed's repeats), and hashing every state at every level was
+        // a quarter of a 10x clone of the 1,000-request msr excerpt.
+        let used: Vec<usize> = (0..STATES).filter(|&s| c.ends[s] > 0 || c.events.iter().any(|e| !e[s].is_empty())).collect();
+        // Per level and pooled state: observations (gaps and ends), saturating (only compared
+        // with MIN_SEEN, which is below u16::MAX).
+        let mut seen = vec![0u16; LEVELS.len() * STATES];
+        for &s in &used {
+            let n = c.events.iter().map(|e| e[s].iter().sum::<u64>()).sum::<u64>() + c.ends[s];
+            let n = u16::try_from(n).unwrap_or(u16::MAX);
+            let d = dims(s);
+            for (l, &drop) in LEVELS.iter().enumerate() {
+                let x = &mut seen[l * STATES + keep_dims(d, drop)];
+                *x = x.saturating_add(n);
+            }
         }
+        // Per level and pooled state: its distribution's number, once a state takes it (fewer
+        // than STATES, so below NONE).
+        const NONE: u16 = u16::MAX;
+        let mut slot = vec![NONE; LEVELS.len() * STATES];
+        let mut keys: Vec<usize> = Vec::new();
+        let mut which = Vec::with_capacity(STATES);
+        for s in 0..STATES {
+            let d = dims(s);
+            let at = |l: usize| l * STATES + keep_dims(d, LEVELS[l]);
+            let k = (0..LEVELS.len()).map(at).find(|&k| seen[k] >= MIN_SEEN as u16).unwrap_or_else(|| at(LEVELS.len() - 1));
+            if slot[k] == NONE {
+                slot[k] = keys.len() as u16;
+                keys.push(k);
+            }
+            which.push(u32::from(slot[k]));
+        }
+        // The counts of each distribution taken: its level's states added up.
+        let mut pooled: Vec<Pooled> = vec![Default::default(); keys.len()];
+        for (l, &drop) in LEVELS.iter().enumerate() {
+            for &s in &used {
+                let i = slot[l * STATES + keep(s, drop)];
+                if i == NONE {
+                    continue;
+                }
+                let i = usize::from(i);
+                let d = &mut pooled[i];
+                for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
+                    if dst.len() < src.len() {
+                        dst.resize(src.len(), 0);
+                    }
+                    for (x, y) in dst.iter_mut().zip(src) {
+                        *x += y;
+                    }
+                }
+                d.1 += c.ends[s];
+            }
+        }
+        let gaps: Vec<Gaps> = pooled.iter().map(|g| Gaps::new(&g.0[0], &g.0[1], g.1, ablate.ops.then_some(overall))).collect();
         let span = c.ticks as f64 * scale;
         // New pages per tick and op (with `ops` ablated, both ops' pages split by the trace's
         // share of writes): a window's new pages × K over its K times longer run.
@@ -994,6 +1070,7 @@ impl Renewal {
             i: 0,
             scale,
             ablate,
+            flat: Flat::new(&gaps),
             gaps,
             new_rate,
             new_pages_total: totals,
@@ -1016,6 +1093,7 @@ impl Renewal {
             run: 0,
             run_first: 0,
             due_runs: Vec::new(),
+            ahead: 0,
             due: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
@@ -1234,7 +1312,7 @@ impl Renewal {
                 drawn
             } else {
                 let gaps = &self.gaps[which as usize];
-                let natural = gaps.draw(u, v, x);
+                let natural = if self.hold.is_none() { self.flat.draw(which, u, v, x) } else { gaps.draw(u, v, x) };
                 // The op drawn, turned by the write share's turn (the same for the request's pages).
                 let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
                 let drawn = match self.hold.as_deref() {
@@ -1447,6 +1525,33 @@ impl Renewal {
         Ok(())
     }
 
+    /// Reads the entries of the pages due at the next [`AHEAD`] ticks with any (of the clock's
+    /// window), and the calendar's lists of them: a page comes back long after it was touched,
+    /// so its entry is mostly out of cache, and read tick by tick each miss was waited for
+    /// alone (a third of a 10x clone of arc_OLTP, one page a tick). Read together, the misses
+    /// overlap. Only loads: what is read is thrown away (the workspace forbids the `unsafe` a
+    /// prefetch instruction needs), and a page pushed to an earlier tick since is read when
+    /// due, as any page is.
+    fn read_ahead(&mut self) {
+        let (mut u, mut acc) = (self.t, 0u64);
+        for _ in 0..AHEAD {
+            u = self.calendar.next(u);
+            let runs = self.calendar.peek(u);
+            if runs.is_empty() {
+                break;
+            }
+            // Every other page of a run (two entries a line), and its last.
+            for r in runs {
+                let (first, last) = (u64::from(r.page), u64::from(r.page) + u64::from(r.count) - 1);
+                for p in (first..last).step_by(2).chain([last]) {
+                    acc ^= self.pages.get(p).map_or(0, |e| e.due);
+                }
+            }
+        }
+        std::hint::black_box(acc);
+        self.ahead = u;
+    }
+
     /// Advances the clock until at least one request is queued; false when the clone's ticks
     /// are spent (without `length=`).
     fn step(&mut self) -> Result<bool> {
@@ -1474,6 +1579,9 @@ impl Renewal {
             self.due_runs.clear();
             self.calendar.take(self.t, &mut self.due_runs);
             self.due_runs.sort_unstable();
+            if self.t >= self.ahead {
+                self.read_ahead();
+            }
             self.due.clear();
             let t = self.t;
             let (pages, run_first, due) = (&mut self.pages, self.run_first, &mut self.due);
