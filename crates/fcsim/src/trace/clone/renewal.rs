@@ -1259,11 +1259,7 @@ impl Renewal {
                         };
                         let more = h.more(self.i);
                         let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
-                        // Once the table's pages are all out, the last page alive does not end:
-                        // an empty calendar would force new requests past the table's count.
-                        let last_alive =
-                            h.shape.feedback && h.new_pages >= h.shape.pages && run.is_none() && self.calendar.next(t) == NEVER;
-                        let drawn = match &self.locality {
+                        match &self.locality {
                             None => turned(with_more()),
                             Some(l) => {
                                 // The per-op locality's lever (see [`Locality`]), on the op of the
@@ -1287,11 +1283,6 @@ impl Renewal {
                                     }),
                                 }
                             }
-                        };
-                        if drawn.is_none() && last_alive {
-                            turned(go_on(z))
-                        } else {
-                            drawn
                         }
                     }
                 };
@@ -1433,13 +1424,6 @@ impl Renewal {
         }
         .filter(|x| x.abs() > 0.01);
         while p < end {
-            // A mean under the table's by more than 1%: the block is not cut (a reuse request
-            // is at most its block, so the larger of two draws, cut short at the block's end,
-            // may not raise the mean).
-            if off.is_some_and(|x| x < 0.0) {
-                self.pieces.push((p, (end - p) as u32));
-                break;
-            }
             let mut m = bag.draw(&mut self.rng)?;
             if let Some(off) = off {
                 for _ in 1..DRAWS {
