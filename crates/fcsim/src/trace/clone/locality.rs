@@ -58,13 +58,16 @@
 //! are referenced more stays above its p. Writes on the reads' hot pages: a page kept alive
 //! for the reads' hot set draws writes too, and its writes make it one of the writes' most
 //! accessed pages: gasa-t1's writes at scale 0.05 are more concentrated than the table's
-//! (0.279 against 0.31; at scale 1 0.312). Turning those writes to reads while the writes'
-//! measure is over a (tried, two variants) held it at 0.05 (0.291-0.293) and broke scale 1
-//! (0.169): the turned-away writes came back on other pages through the write-share turn.
+//! (0.278 against 0.31; at scale 1 0.301). Turning those writes to reads while the writes'
+//! measure is over a, or while the page is cold for the writes (two variants, tried on a
+//! build with other pilots) held it at 0.05 (0.291-0.293) and broke scale 1 (0.169): the
+//! turned-away writes came back on other pages through the write-share turn.
 //! *How close* (`examples/profile_counts.rs`, seed 42; read / write p against the table's):
-//! at scale 0.05, gasa-t1 0.130 / 0.279 (0.13 / 0.31), gasa-t2 0.170 / 0.153 (0.17 / 0.16),
-//! gasa-t3 0.261 / 0.111 (0.28 / 0.11); at scale 1, 0.116 / 0.312, 0.171 / 0.157, 0.265 /
-//! 0.110 (without the room, 0.115 / 0.301, 0.165 / 0.203, 0.283 / 0.115). Without the lever
+//! at scale 0.05, gasa-t1 0.130 / 0.278 (0.13 / 0.31), gasa-t2 0.170 / 0.153 (0.17 / 0.16),
+//! gasa-t3 0.261 / 0.111 (0.28 / 0.11); at scale 1, 0.115 / 0.301, 0.170 / 0.168, 0.258 /
+//! 0.110 (without the room, 0.115 / 0.301, 0.165 / 0.203, 0.283 / 0.115: the room costs
+//! gasa-t3's reads 2.5 points at scale 1, as their pages take the writes' turned new pages).
+//! Without the lever
 //! (`ablate=locality`) p is 0.30-0.34 on both ops of every row.
 //!
 //! *Left as it is*: the goal's measure counts a page with [`Locality::BUCKETS`] - 1 accesses or
