@@ -139,7 +139,24 @@
 //!   write mean size ratio (within 15% of the donor's 1.652) on lcr-web_0 1.09, lcr-ts_0
 //!   1.13, lcr-proj_0 1.166 and lcr-wdev_2 2.18 (the stack profiles: all pass), so
 //!   `tests/test_profile_fidelity.py` fails: one factor c scales both ops' sizes, and reuse
-//!   requests are cut from blocks whatever their op.
+//!   requests are cut from blocks whatever their op. `fcsim reproduce gasa` (fcsim b757c80a,
+//!   both builds `--profile quick`, `--jobs 1`) changes 8 of the 20 claims' verdicts on the
+//!   three profiles (profiles 5 agree / 15 disagree → 11 / 9; the shipped traces' verdicts
+//!   unchanged), 7 to agree: the flash-write cut larger on read-dominant traces (GASA's best
+//!   cut T1 -17.7% → -22.2%, T2 -31.7% → -17.2%, T3 -45.4% → -4.8%), CCF-LRU and PT-LRU the
+//!   fewest flash writes (9 → 12 of 12 points) and the lowest hit ratios (9 → 12 of 12),
+//!   GASA's hit ratio between the two groups on T3 (1 → 4 of 4), CCF-LRU's and PT-LRU's
+//!   runtime longer than LRU's (5 → 10 of 12 each), T2/T3 at 8 MB CCF-LRU and PT-LRU longer
+//!   than the other four (2 → 4 of 4); 1 to disagree: T2/T3 at 1 MB CCF-LRU and PT-LRU
+//!   shorter than CFLRU and LRU-WSR (4 → 0 of 4). Numbers that move without a verdict: GASA
+//!   the highest hit ratio on T1/T2 0 → 3 of 8, the shortest runtime 3 → 7 of 12, CFLRU's
+//!   and LRU-WSR's runtime shorter than LRU's 11 → 8 and 11 → 7 of 12, their hit ratios
+//!   within 5% of LRU's 19 → 21 of 24. The renewal profiles keep the table's locality on
+//!   pages whose references are their own process (a hot page referenced often, a cold page
+//!   ended early) rather than on the donor's stack distances, so a clean page's next
+//!   reference is less often within the window the clean-first policies keep: their clean
+//!   evictions cost them hits, and GASA's and the clean-first policies' cuts of LRU's flash
+//!   writes shrink on the write-dominant T3.
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
