@@ -41,15 +41,34 @@
 //! the references a cold page loses go to the pages that go on: the references per page stay
 //! the table's. *Cost*: the dropped references are the donor's reuses of cold pages, so the
 //! profile's LRU curve and read-after-write classes drift from the donor's.
-//! *Limits*: an op's cold pages hold at least one access each (their first), so a share a on
-//! the top p of an op's U pages needs at least (1 - p) / (1 - a) accesses a page of that op;
-//! the split of new pages between the ops is the donor's, not chosen for this, and where it
-//! leaves an op fewer (gasa-t2's writes at scale 1: about 4.0 against 5.25) the op's p stays
-//! above the table's (0.203 against 0.16). *How close* (`examples/profile_counts.rs`, seed 42;
-//! read / write p against the table's): at scale 0.05, gasa-t1 0.130 / 0.278 (0.13 / 0.31),
-//! gasa-t2 0.168 / 0.158 (0.17 / 0.16), gasa-t3 0.274 / 0.109 (0.28 / 0.11); at scale 1,
-//! 0.115 / 0.301, 0.165 / 0.203, 0.283 / 0.115. Without it (`ablate=locality`) p is 0.30-0.34
-//! on both ops of every row.
+//!
+//! **Room** (renewal lever, [`Locality::room`]). An op's cold pages hold at least one access
+//! each (their first), so a share a on the top p of an op's U pages needs U ≤ A × (1 - a) /
+//! (1 - p), A the op's page accesses over the run (the table's requests × page accesses per
+//! request × the op's share). The split of new pages between the ops is the donor's and was
+//! not chosen for this: gasa-t2's writes at scale 1 had about 4.0 accesses a page against the
+//! 5.25 the table's 0.16/0.84 needs, and p 0.203 against 0.16. So an op's unique pages are
+//! held within that bound × the share of the table's pages out so far (one page of slack):
+//! a new request of an op without room is issued as the other op's, and a reference drawn with
+//! an op on a page new to that op, without room, is made with the other op. Both the bound
+//! and the pace come from the table's counts. *Cost*: the moved pages and references change
+//! the donor's read-after-write structure (a write where the donor had a read, or the
+//! reverse), and the op's pages pile onto fewer pages than the donor's split gives.
+//! *Limits*: the bound is the floor (every cold page at one access); an op whose cold pages
+//! are referenced more stays above its p. Writes on the reads' hot pages: a page kept alive
+//! for the reads' hot set draws writes too, and its writes make it one of the writes' most
+//! accessed pages: gasa-t1's writes at scale 0.05 are more concentrated than the table's
+//! (0.278 against 0.31; at scale 1 0.301). Turning those writes to reads while the writes'
+//! measure is over a, or while the page is cold for the writes (two variants, tried on a
+//! build with other pilots) held it at 0.05 (0.291-0.293) and broke scale 1 (0.169): the
+//! turned-away writes came back on other pages through the write-share turn.
+//! *How close* (`examples/profile_counts.rs`, seed 42; read / write p against the table's):
+//! at scale 0.05, gasa-t1 0.130 / 0.278 (0.13 / 0.31), gasa-t2 0.170 / 0.153 (0.17 / 0.16),
+//! gasa-t3 0.261 / 0.111 (0.28 / 0.11); at scale 1, 0.115 / 0.301, 0.170 / 0.168, 0.258 /
+//! 0.110 (without the room, 0.115 / 0.301, 0.165 / 0.203, 0.283 / 0.115: the room costs
+//! gasa-t3's reads 2.5 points at scale 1, as their pages take the writes' turned new pages).
+//! Without the lever
+//! (`ablate=locality`) p is 0.30-0.34 on both ops of every row.
 //!
 //! *Left as it is*: the goal's measure counts a page with [`Locality::BUCKETS`] - 1 accesses or
 //! more at that count. The stack's hot pages stay below it at the shipped scales; a renewal page
@@ -79,6 +98,8 @@ pub(super) struct Locality {
     /// Per op: the hot set's share of accesses the feedback holds (starts at a, moved so that
     /// the measured share of the top p pages is a).
     goal: [f64; 2],
+    /// Per op: the most unique pages its p/a can reach ([`Locality::with_accesses`]).
+    most: [f64; 2],
 }
 
 impl Locality {
@@ -106,6 +127,7 @@ impl Locality {
             count: [bits32(), bits32()],
             hist: [vec![0; Locality::BUCKETS], vec![0; Locality::BUCKETS]],
             goal: [target[0].1, target[1].1],
+            most: [f64::INFINITY; 2],
         }
     }
 
@@ -131,6 +153,36 @@ impl Locality {
     #[inline]
     pub(super) fn is_cold(&self, o: usize, p: u64) -> bool {
         Locality::bit(&self.seen[o], p) && !self.is_hot(o, p)
+    }
+
+    /// Whether op `o` has touched page `p`.
+    #[inline]
+    pub(super) fn is_seen(&self, o: usize, p: u64) -> bool {
+        Locality::bit(&self.seen[o], p)
+    }
+
+    /// Holds each op's unique pages to what its p/a can reach with `accesses` (per op, the
+    /// profile's expected page accesses of the op over its run): a share a on the top p of U
+    /// pages leaves (1 - a) × A accesses to (1 - p) × U cold pages, each of which takes at
+    /// least one, so U ≤ A × (1 - a) / (1 - p).
+    pub(super) fn with_accesses(mut self, accesses: [f64; 2]) -> Locality {
+        self.most = [0, 1].map(|o| {
+            let (p, a) = self.target[o];
+            if p < 1.0 {
+                accesses[o] * (1.0 - a) / (1.0 - p)
+            } else {
+                f64::INFINITY
+            }
+        });
+        self
+    }
+
+    /// Whether op `o` may touch one more page of its own when a share `done` of the run's new
+    /// pages is out: its unique pages stay within that share of the most its p/a allows (one
+    /// page of slack, so that its first page is allowed).
+    #[inline]
+    pub(super) fn room(&self, o: usize, done: f64) -> bool {
+        (self.unique[o] + 1) as f64 <= self.most[o] * done + 1.0
     }
 
     /// Counts an access of op `o` to page `p`.
@@ -217,5 +269,31 @@ mod tests {
         l.touch(0, 1);
         assert!(l.behind(0));
         assert!(l.bytes() > 0);
+    }
+
+    #[test]
+    fn room_by_hand() {
+        // Reads p = 0.2, a = 0.8 over 10 accesses: at most 10 × 0.2 / 0.8 = 2.5 pages (its
+        // cold pages, 0.8 of them, take at least one access each of the 0.2 × 10 left to
+        // them). Writes p = a = 0.5: at most 10 pages.
+        let mut l = Locality::new([(0.2, 0.8), (0.5, 0.5)], 8).with_accesses([10.0, 10.0]);
+        // Nothing of the run's pages out: only the first page (one page of slack).
+        assert!(l.room(0, 0.0));
+        l.touch(0, 0);
+        assert!(!l.room(0, 0.0));
+        // All out: pages while U + 1 ≤ 2.5 + 1, so a second and third, not a fourth.
+        assert!(l.room(0, 1.0));
+        l.touch(0, 1);
+        assert!(l.room(0, 1.0));
+        l.touch(0, 2);
+        assert!(!l.room(0, 1.0));
+        // Half out: writes up to 10 × 0.5 + 1 = 6 pages.
+        for p in 0..5 {
+            assert!(l.room(1, 0.5), "write page {p}");
+            l.touch(1, p);
+        }
+        assert!(l.room(1, 0.5));
+        l.touch(1, 5);
+        assert!(!l.room(1, 0.5));
     }
 }

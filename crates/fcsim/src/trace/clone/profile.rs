@@ -57,8 +57,9 @@
 //!
 //! **On the renewal clone** (`synth:profile=NAME,model=renewal`, issue 40; [`super::renewal`],
 //! [`Renewal::with_shape`]). Not the default ([`DEFAULT_RENEWAL`]): it misses the stack
-//! profile's 2.5 points of GASA's locality on gasa-t1's writes and the stack's 2% on three
-//! LCR counts (below). The donor's renewal counts are reshaped by these levers:
+//! profile's 2.5 points of GASA's locality on gasa-t1's writes, the stack's 2% on three LCR
+//! counts at the Rust tests' scales, and the fidelity report's read/write size ratio on four
+//! LCR profiles (below). The donor's renewal counts are reshaped by these levers:
 //!
 //! - *Requests*: the clone's length (`length=N`), a single run (no further runs on new pages);
 //!   the windows and quarters follow the requests out, of the table's count.
@@ -90,31 +91,74 @@
 //!   ratio missed (damped, power 0.7); cached per profile, counts and seed in the process.
 //! - *Locality p%/a%* (GASA Table II, per op): the stack profile's hot sets and goal
 //!   ([`super::locality`]) with the renewal clone's lever: which pages go on and with which op
-//!   ([`Renewal::with_locality`]; `ablate=locality` turns it off). Without it the continued
-//!   pages' references are geometric, which gives p of about a third whatever the table's
-//!   (read / write p at scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35
-//!   against 0.17/0.16, gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/
-//!   profile_counts.rs`, seed 42): at scale 0.05, 0.130/0.278, 0.168/0.158, 0.274/0.109; at
-//!   scale 1, 0.115/0.301, 0.165/0.203, 0.283/0.115: within the stack's 2.5 points (Rust,
-//!   scale 0.05) on five of six ops, gasa-t1's writes 3.2 off; within the 4 points
-//!   `tests/test_profiles.py` holds the default profiles to at scale 1 but gasa-t2's writes
-//!   (4.3: the op's cold pages need an access each, and the donor's split of new pages leaves
-//!   writes 4.0 accesses a page where the table's p/a needs at least 5.25;
-//!   [`super::locality`]).
+//!   ([`Renewal::with_locality`]; `ablate=locality` turns it off), and each op's unique pages
+//!   held to what its p/a can reach with its accesses (the *room*: U ≤ A (1 - a) / (1 - p),
+//!   paced by the share of the table's pages out; a new request or a reference that would
+//!   pass it is made with the other op). Without the lever the continued pages' references
+//!   are geometric, which gives p of about a third whatever the table's (read / write p at
+//!   scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16,
+//!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42):
+//!   at scale 0.05, 0.130/0.278, 0.170/0.153, 0.261/0.111; at scale 1, 0.115/0.301,
+//!   0.170/0.168, 0.258/0.110: within the stack's 2.5 points (Rust, scale 0.05) on five of
+//!   six ops, gasa-t1's writes 3.2 off (the reads' hot pages draw writes and become the
+//!   writes' most accessed pages; [`super::locality`]); within the 4 points
+//!   `tests/test_profiles.py` holds the profiles to at scale 1 on every op (before the room,
+//!   gasa-t2's writes 0.203 against 0.16: the donor's split of new pages left writes 4.0
+//!   accesses a page where 0.16/0.84 needs at least 5.25). *Cost*: the room moves new pages
+//!   and references from one op to the other (the donor's read-after-write structure and
+//!   split of new pages between the ops change where it binds: gasa-t2's writes).
 //! - *Measured misses* (scale 0.05): requests exact; pages within 1.7% on every profile;
 //!   write share within 0.3 points but lcr-wdev_2 (0.9955 against 0.9989); mean size within
 //!   2%. At about 20,000 requests (the Rust tests' scales): lcr-proj_0's pages 6.5% over (the
 //!   calendar empties late in the run, every page ended, and the forced new requests pass
 //!   the shape's count), lcr-ts_0's and lcr-wdev_2's mean size 2.2% and 2.3% under; the test
-//!   that holds them to the stack's 2% is ignored until they are held.
-//! - *What a switch would change*: `tests/test_profiles.py`'s checks run on `model=renewal`
-//!   hold every count within 2% at its scales and every GASA op's p within its 4 points but
-//!   gasa-t2's writes (0.203 against 0.16). `fcsim reproduce gasa` with the GASA profiles on
-//!   `model=renewal` (fcsim d6975af4) changes 7 of the 20 claims' verdicts on the profiles:
-//!   6 to agree (the flash-write cut larger on read-dominant traces, CCF-LRU and PT-LRU the
-//!   fewest flash writes and the lowest hit ratios, CCF-LRU's and PT-LRU's runtime longer than
-//!   LRU's, T2/T3 at 8 MB) and 1 to disagree (T2/T3 at 1 MB: CCF-LRU and PT-LRU shorter than
-//!   CFLRU and LRU-WSR, 2 of 4 points).
+//!   that holds them to the stack's 2% is ignored until they are held. Mean size at scale
+//!   0.1 and 1 (`fcsim trace info`, seed 42): lcr-web_0 7,902 / 7,784 B (table 7,823),
+//!   lcr-ts_0 4,663 / 4,744 (4,751), lcr-proj_0 19,367 / 19,440 (19,517), lcr-wdev_2 4,129 /
+//!   4,218 (4,178), lcr-financial2 2,488 / 2,489 (2,478): within 2%.
+//!   *Tried and not kept* (issue 40, item 6), each measured at 20,000 requests and at scales
+//!   0.05, 0.1 and 1: (a) 3 more pilots with the feedback on, correcting c (by a secant on log
+//!   c) and the references per page; (b) a block issued whole, not cut, while the mean is
+//!   over 1% under; (c) once the table's pages are out, the last page alive not ending (so
+//!   the calendar never empties). Together they held every count within 1.8% at 20,000
+//!   requests (lcr-proj_0 1,018 pages, lcr-ts_0 4,729 B, lcr-wdev_2 4,220) but lost the mean
+//!   size at longer runs: lcr-ts_0 4,566 B at scale 0.1 (3.9% under), lcr-web_0 7,359 and
+//!   lcr-proj_0 18,026 at scale 1 (5.9% and 7.6% under). The mean size falls in the last
+//!   stretch of a run, once the table's pages are out (lcr-ts_0 at 0.1: 4,690 B at request
+//!   160,000, 4,567 at 180,000): no new request is left, a reuse request is at most the pages
+//!   due together, and no lever of the feedback can raise it; the pilots (at most 40,000
+//!   requests) see less of that stretch than a longer run has. (c) alone cut lcr-ts_0's mean
+//!   at 0.1 to 4,174 B (the one page kept alive takes every reference, one page at a time);
+//!   (a) on the pages alone left lcr-web_0 at 0.1 2.7% under; the full run as (a)'s pilot
+//!   left lcr-proj_0 at 0.1 5.7% under (the mean is not monotone in c with the feedback on);
+//!   joining the next pages of a row whenever due while under changed nothing (a new
+//!   request's pages are numbered apart from the next one's).
+//! - *What a switch would change* (measured with [`DEFAULT_RENEWAL`] true on this revision,
+//!   not committed): `tests/test_profiles.py` passes, 14 of 14 (every count within 2% at its
+//!   scales, every GASA op's p within its 4 points); `make profiles-fidelity` fails the read /
+//!   write mean size ratio (within 15% of the donor's 1.652) on lcr-web_0 1.09, lcr-ts_0
+//!   1.13, lcr-proj_0 1.166 and lcr-wdev_2 2.18 (the stack profiles: all pass), so
+//!   `tests/test_profile_fidelity.py` fails: one factor c scales both ops' sizes, and reuse
+//!   requests are cut from blocks whatever their op. `fcsim reproduce gasa` (fcsim b757c80a,
+//!   both builds `--profile quick`, `--jobs 1`) changes 8 of the 20 claims' verdicts on the
+//!   three profiles (profiles 5 agree / 15 disagree → 11 / 9; the shipped traces' verdicts
+//!   unchanged), 7 to agree: the flash-write cut larger on read-dominant traces (GASA's best
+//!   cut T1 -17.7% → -22.2%, T2 -31.7% → -17.2%, T3 -45.4% → -4.8%), CCF-LRU and PT-LRU the
+//!   fewest flash writes (9 → 12 of 12 points) and the lowest hit ratios (9 → 12 of 12),
+//!   GASA's hit ratio between the two groups on T3 (1 → 4 of 4), CCF-LRU's and PT-LRU's
+//!   runtime longer than LRU's (5 → 10 of 12 each), T2/T3 at 8 MB CCF-LRU and PT-LRU longer
+//!   than the other four (2 → 4 of 4); 1 to disagree: T2/T3 at 1 MB CCF-LRU and PT-LRU
+//!   shorter than CFLRU and LRU-WSR (4 → 0 of 4). Numbers that move without a verdict: GASA
+//!   the highest hit ratio on T1/T2 0 → 3 of 8, the shortest runtime 3 → 7 of 12, CFLRU's
+//!   and LRU-WSR's runtime shorter than LRU's 11 → 8 and 11 → 7 of 12, their hit ratios
+//!   within 5% of LRU's 19 → 21 of 24. At the smallest size, the renewal profiles hit more
+//!   (LRU T1 0.165 → 0.304, T2 0.207 → 0.522, T3 0.324 → 0.503), and the clean-first
+//!   policies lose more of it (CCF-LRU T1 0.160 → 0.198; on T3 the stack profile had CCF-LRU
+//!   and PT-LRU above LRU, 0.404 against 0.324, the renewal one below, 0.365 against 0.503);
+//!   GASA's cut of LRU's flash writes on T3 falls from 26% to 4% (194,325 against 262,644
+//!   pages → 233,044 against 243,413). Read as: the renewal pages keep their popularity
+//!   (a hot page is referenced again and again), which the clean-first policies' early
+//!   clean evictions throw away; not checked further.
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
@@ -755,7 +799,7 @@ mod tests {
     /// against 0.31, the lever's pages kept for the reads' hot set drawing writes too; without
     /// the lever 0.339), and the mean miss over the six ops within 2.5 points (without it, the
     /// donor's process gives p of 0.30-0.34 on both ops: a mean miss of 13 points). Measured at
-    /// scale 0.05, seed 42: t1 0.130 / 0.278, t2 0.168 / 0.158, t3 0.274 / 0.109.
+    /// scale 0.05, seed 42: t1 0.130 / 0.278, t2 0.170 / 0.153, t3 0.261 / 0.111.
     #[test]
     fn gasa_renewal_profiles_keep_the_tables_locality_but_t1_writes() {
         let mut miss = 0.0;
@@ -772,6 +816,19 @@ mod tests {
             }
         }
         assert!(miss <= 0.025, "mean miss {miss:.3}");
+    }
+
+    /// The room ([`super::super::locality`]): gasa-t2's writes at scale 1 need at least 0.84 /
+    /// 0.16 = 5.25 accesses a written page; the donor's split of new pages left them about 4.0
+    /// and p 0.203. Held within the 4 points `tests/test_profiles.py` allows the profiles at
+    /// scale 1 (measured 0.168, seed 42; the reads 0.170).
+    #[test]
+    fn gasa_t2_renewal_writes_reach_the_tables_locality_at_scale_one() {
+        let spec = "profile=gasa-t2,model=renewal";
+        let got = locality(spec);
+        eprintln!("gasa-t2 at scale 1: read p {:.3}, write p {:.3}", got[0], got[1]);
+        assert!((got[1] - 0.16).abs() <= 0.04, "write p {:.3}", got[1]);
+        assert!((got[0] - 0.17).abs() <= 0.04, "read p {:.3}", got[0]);
     }
 
     /// The dynamic-allocation profiles' windows see locality (issue 26: the calibrated

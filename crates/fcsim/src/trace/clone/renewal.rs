@@ -915,6 +915,12 @@ impl Hold {
         (1.0 - (1.0 - self.shape.more) * self.pace(i)).clamp(0.0, MORE)
     }
 
+    /// The share of the table's pages out so far.
+    #[inline]
+    fn done(&self) -> f64 {
+        (self.new_pages as f64 / self.shape.pages.max(1) as f64).min(1.0)
+    }
+
     /// The new pages the pace wants by request `i`: the donor's shape over the table's count.
     fn want(&self, i: u64) -> f64 {
         let x = (i as f64 / self.shape.requests as f64 * WINDOWS as f64).min(WINDOWS as f64);
@@ -1178,7 +1184,17 @@ impl Renewal {
         // Room for the page numbers: the table's pages and at most one unused number before each
         // new request (the vectors grow past it if need be).
         let cap = self.hold.as_ref().map_or(1 << 16, |h| 2 * h.shape.pages + 1024);
-        self.locality = Some(Box::new(Locality::new(target, cap)));
+        let l = Locality::new(target, cap);
+        // Each op's page accesses over the run: the table's requests × page accesses per
+        // request, split by the share of writes.
+        let l = match &self.hold {
+            Some(h) => {
+                let all = h.shape.requests as f64 * h.shape.ticks_per_request;
+                l.with_accesses([all * (1.0 - h.shape.write), all * h.shape.write])
+            }
+            None => l,
+        };
+        self.locality = Some(Box::new(l));
         self
     }
 
@@ -1348,7 +1364,12 @@ impl Renewal {
                                         on.map(|(g, _)| (g, (1 - n) as u8))
                                     }
                                     Some(n) if !l.behind(n) && !l.is_hot(n, p) => on,
-                                    _ => turned(with_more()),
+                                    // A page new to the op drawn, which has no room for one more
+                                    // page (its p/a out of reach): the other op's reference.
+                                    _ => turned(with_more()).map(|(g, m)| {
+                                        let m = usize::from(m);
+                                        (g, if !l.is_seen(m, p) && !l.room(m, h.done()) { 1 - m } else { m } as u8)
+                                    }),
                                 }
                             }
                         }
@@ -1411,6 +1432,12 @@ impl Renewal {
             self.next_new[o] = None;
             // A profile turns a new request's op too (paid from the budget of the op drawn).
             let op = self.turn().map_or(o, usize::from);
+            // A profile's op with no room for new pages (its locality out of reach) gives them
+            // to the other op.
+            let op = match (&self.locality, &self.hold) {
+                (Some(l), Some(h)) if !l.room(op, h.done()) => 1 - op,
+                _ => op,
+            };
             // A request that follows on starts on the page after the last one's, at its first
             // byte when the last one ended on a page boundary (as sequential as a clone whose
             // new requests never share a page can be).
