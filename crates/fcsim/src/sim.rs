@@ -712,8 +712,9 @@ impl Run {
                     // so those loads overlap this request's (the policy's `preload`, decisions
                     // unchanged).
                     if preload {
-                        if let Some(Ok((ahead, _))) = requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
-                            stack.tier.preload(ahead);
+                        // A hint: the split's check is left to the request's own turn.
+                        if let Some(a) = requests.get(j + AHEAD) {
+                            stack.tier.preload(self.splitter.pages_unchecked(a).0);
                         }
                     }
                     // A request the page splitter refuses ends the trace, located by the reader.
@@ -766,20 +767,36 @@ impl Run {
         let mut hits = stack.hits();
         let missed_before = self.misses.miss_bytes;
         let mut missed = false;
-        for (i, key) in (first..first + n).enumerate() {
+        if n == 1 {
+            // One page (most requests): it holds the whole request, so a miss misses its length
+            // (what `bytes_in_page` gives for a one-page request), and the stack's hits are read
+            // once more, not once per page.
             let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-            done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+            done = done.max(stack.tier.access(first, r.op, index, next, now, &mut stack.below)?);
             if r.op != Op::Trim {
                 index += 1;
                 if let Some(c) = stack.controller.as_mut() {
-                    c.access(key)?;
+                    c.access(first)?;
                 }
-                let h = stack.hits();
-                if h == hits {
-                    missed = true;
-                    self.misses.miss_bytes += self.splitter.bytes_in_page(r, i as u64);
+                missed = stack.hits() == hits;
+                self.misses.miss_bytes += if missed { u64::from(r.len) } else { 0 };
+            }
+        } else {
+            for (i, key) in (first..first + n).enumerate() {
+                let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+                if r.op != Op::Trim {
+                    index += 1;
+                    if let Some(c) = stack.controller.as_mut() {
+                        c.access(key)?;
+                    }
+                    let h = stack.hits();
+                    if h == hits {
+                        missed = true;
+                        self.misses.miss_bytes += self.splitter.bytes_in_page(r, i as u64);
+                    }
+                    hits = h;
                 }
-                hits = h;
             }
         }
         if r.op != Op::Trim {
