@@ -707,6 +707,9 @@ impl Run {
         trace::read_ahead(reader, self.splitter, self.read_ahead, |feed| {
             while let Some(mut batch) = feed.next_batch()? {
                 let requests = batch.requests;
+                // A batch that ends in no error was split and accepted request by request as
+                // it was read: its requests are split again without the check.
+                let checked = batch.may_refuse();
                 for (j, r) in requests.iter().enumerate() {
                     // The first page of a request a few ahead: its index slot and node are read now,
                     // so those loads overlap this request's (the policy's `preload`, decisions
@@ -718,7 +721,7 @@ impl Run {
                         }
                     }
                     // A request the page splitter refuses ends the trace, located by the reader.
-                    self.step_with::<B, MEASURE>(r, stack, |_| batch.refused())?;
+                    self.step_with::<B, MEASURE>(r, stack, checked, |_| batch.refused())?;
                     batch.report(self.requests, &mut progress)?;
                 }
             }
@@ -736,16 +739,18 @@ impl Run {
     /// loop of [`Run::drive`] locates it).
     #[inline]
     pub fn step<B: Backing + Lower>(&mut self, r: &HostRequest, stack: &mut Stack<B>) -> Result<()> {
-        self.step_with::<B, true>(r, stack, |m| Error::config(m.to_string()))
+        self.step_with::<B, true>(r, stack, true, |m| Error::config(m.to_string()))
     }
 
-    /// [`Run::step`], `refused` making the error of a request the splitter refuses; without
-    /// `MEASURE` no mark is checked (the run has no warm-up or epochs).
+    /// [`Run::step`], `refused` making the error of a request the splitter refuses (checked
+    /// only if `checked`: false for a request already split and accepted with the same
+    /// splitter); without `MEASURE` no mark is checked (the run has no warm-up or epochs).
     #[inline(always)]
     fn step_with<B: Backing + Lower, const MEASURE: bool>(
         &mut self,
         r: &HostRequest,
         stack: &mut Stack<B>,
+        checked: bool,
         refused: impl FnOnce(Refused) -> Error,
     ) -> Result<()> {
         let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
@@ -758,9 +763,13 @@ impl Run {
         if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
             self.mark(now, stack)?;
         }
-        let (first, n) = match self.splitter.pages(r) {
-            Ok(p) => p,
-            Err(m) => return Err(refused(m)),
+        let (first, n) = if checked {
+            match self.splitter.pages(r) {
+                Ok(p) => p,
+                Err(m) => return Err(refused(m)),
+            }
+        } else {
+            self.splitter.pages_unchecked(r)
         };
         let mut done = now;
         let mut index = self.index;
