@@ -70,6 +70,10 @@ def limit_binary(name: str = "limit") -> Path:
     raise SystemExit(f"cargo built no `{name}` benchmark")
 
 
+# The machine's one-minute load average before and after the limit's runs, for its section.
+LOAD: list[float] = []
+
+
 def limit(runs: int, tmp: Path) -> list:
     from side_by_side import hashpower, peer_run  # libCacheSim, timed as side_by_side.py does
 
@@ -78,6 +82,7 @@ def limit(runs: int, tmp: Path) -> list:
     ws = fcsim.convert(ZIPF, fct)["unique_pages"]
     fcsim.convert(ZIPF, og)
     rows = []
+    LOAD[:] = [os.getloadavg()[0]]
     for size in SIZES:
         ours, lim, peer = [], [], []
         row = None
@@ -100,6 +105,7 @@ def limit(runs: int, tmp: Path) -> list:
             f"limit {size}: {n / m / 1e6:.2f}M/s, fcsim lru {n / f / 1e6:.2f}M/s, {m / f:.2f}x, "
             f"libCacheSim lru {n / p / 1e6:.2f}M/s, same {same}"
         )
+    LOAD.append(os.getloadavg()[0])
     return rows
 
 
@@ -309,9 +315,11 @@ def limit_lines(lim: list, runs: int) -> list[str]:
         "a minimal LRU written for the benchmark (open addressing, index-linked list) over the same",
         f"page sequence held in memory (reading it untimed), on `{ZIPF}`; and libCacheSim's LRU",
         "(its hash table sized to the cache, as in the side-by-side section) on the same sequence from",
-        f"its own oracleGeneral file. Medians of {runs} interleaved runs; issue 29's targets: fcsim ≥ 0.6x",
-        "the limit, and ≥ 2x libCacheSim (the last column: what 2x libCacheSim asks, as a share of",
-        "the limit; at 1x or above it asks more than the minimal LRU itself does).",
+        f"its own oracleGeneral file. Medians of {runs} interleaved runs (load average {LOAD[0]:.1f}",
+        f"before them, {LOAD[-1]:.1f} after: the ratios in one run are what count); issue 29's",
+        "targets: fcsim ≥ 0.6x the limit, and ≥ 2x libCacheSim (the last column: what 2x",
+        "libCacheSim asks, as a share of the limit; at 1x or above it asks more than the minimal LRU",
+        "itself does).",
         "",
         "| size | pages | requests | limit req/s | fcsim LRU req/s | fcsim / limit "
         "| libCacheSim LRU req/s | 2x libCacheSim / limit | same misses |",

@@ -88,8 +88,14 @@ def fcsim_run(fct: Path, policy: str, size: str, ws: int) -> tuple[float, dict]:
     return time.perf_counter() - t, row
 
 
+# The machine's one-minute load average before and after the timed runs (`speed`), for the
+# section: on a shared machine the ratios in one run are what count, the rates move with it.
+LOAD: list[float] = []
+
+
 def speed(runs: int, tmp: Path) -> tuple[list, list]:
     rows, mrc_rows = [], []
+    LOAD[:] = [os.getloadavg()[0]]
     for label, src in TRACES.items():
         og, fct = tmp / "t.oracleGeneral.bin", tmp / "t.fct"
         fcsim.convert(src, og)  # one record per page access in both files
@@ -123,6 +129,7 @@ def speed(runs: int, tmp: Path) -> tuple[list, list]:
         m, tu, de = (statistics.median(x) for x in (mrc_t, tuned, default))
         mrc_rows.append((label, m, tu, de))
         print(f"{label:20} mrc {m:.3f}s  libCacheSim LRU 10%: {tu:.3f}s (sized table) {de:.3f}s (default)")
+    LOAD.append(os.getloadavg()[0])
     return rows, mrc_rows
 
 
@@ -229,7 +236,8 @@ def write_results(path: Path, rows: list, mrc_rows: list, mem: tuple, dev_rows: 
         "binary format (libCacheSim oracleGeneral written by `fcsim trace convert`; fcsim `.fct`",
         "converted from that file, with its next-access column for MIN), count-based, at the same",
         f"size in pages. Times are wall-clock medians of {runs} interleaved runs of one call from",
-        "Python, trace reading included. Requests are page accesses. libCacheSim gets a hash table",
+        f"Python, trace reading included (load average {LOAD[0]:.1f} before the runs, {LOAD[-1]:.1f} after).",
+        "Requests are page accesses. libCacheSim gets a hash table",
         "sized to the cache (`hashpower` = log2(pages) + 1, at least 12), its fastest setting here;",
         "its default (2^24 buckets) is slower, see the MRC table. LIRS runs with",
         "`lirs.q_hit_demotes=true`, the setting that matches libCacheSim. Issue 3's targets",

@@ -116,7 +116,12 @@ impl Assembly {
         let info = policy::policy_by_name(name)?;
         let ssd = stack.kind == StackKind::SsdCache;
         let mut reader = trace::open(trace, opts)?;
-        if matches!(cfg.size, SizeSpec::Percent(_)) {
+        // A percent size resolved against a `.fct` header's count of unique pages (here, or by
+        // the caller, as a sweep does once per trace) checks that count against the records; a
+        // size resolved against another count (a pass at another page size, or a caller's own)
+        // does not depend on the header and is not held up by its check.
+        let header = reader.known_unique_pages(cfg.page_size);
+        if matches!(cfg.size, SizeSpec::Percent(_)) && header.is_some() && (working_set.is_none() || working_set == header) {
             reader.check_unique_pages();
         }
         let disk_layout = if ssd { Some(stack.disk.layout(cfg.page_size)?) } else { None };

@@ -707,17 +707,21 @@ impl Run {
         trace::read_ahead(reader, self.splitter, self.read_ahead, |feed| {
             while let Some(mut batch) = feed.next_batch()? {
                 let requests = batch.requests;
+                // A batch that ends in no error was split and accepted request by request as
+                // it was read: its requests are split again without the check.
+                let checked = batch.may_refuse();
                 for (j, r) in requests.iter().enumerate() {
                     // The first page of a request a few ahead: its index slot and node are read now,
                     // so those loads overlap this request's (the policy's `preload`, decisions
                     // unchanged).
                     if preload {
-                        if let Some(Ok((ahead, _))) = requests.get(j + AHEAD).map(|a| self.splitter.pages(a)) {
-                            stack.tier.preload(ahead);
+                        // A hint: the split's check is left to the request's own turn.
+                        if let Some(a) = requests.get(j + AHEAD) {
+                            stack.tier.preload(self.splitter.pages_unchecked(a).0);
                         }
                     }
                     // A request the page splitter refuses ends the trace, located by the reader.
-                    self.step_with::<B, MEASURE>(r, stack, |_| batch.refused())?;
+                    self.step_with::<B, MEASURE>(r, stack, checked, |_| batch.refused())?;
                     batch.report(self.requests, &mut progress)?;
                 }
             }
@@ -735,16 +739,18 @@ impl Run {
     /// loop of [`Run::drive`] locates it).
     #[inline]
     pub fn step<B: Backing + Lower>(&mut self, r: &HostRequest, stack: &mut Stack<B>) -> Result<()> {
-        self.step_with::<B, true>(r, stack, |m| Error::config(m.to_string()))
+        self.step_with::<B, true>(r, stack, true, |m| Error::config(m.to_string()))
     }
 
-    /// [`Run::step`], `refused` making the error of a request the splitter refuses; without
-    /// `MEASURE` no mark is checked (the run has no warm-up or epochs).
+    /// [`Run::step`], `refused` making the error of a request the splitter refuses (checked
+    /// only if `checked`: false for a request already split and accepted with the same
+    /// splitter); without `MEASURE` no mark is checked (the run has no warm-up or epochs).
     #[inline(always)]
     fn step_with<B: Backing + Lower, const MEASURE: bool>(
         &mut self,
         r: &HostRequest,
         stack: &mut Stack<B>,
+        checked: bool,
         refused: impl FnOnce(Refused) -> Error,
     ) -> Result<()> {
         let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
@@ -757,29 +763,49 @@ impl Run {
         if MEASURE && ((self.requests >= self.mark_requests) | (now >= self.mark_ns)) {
             self.mark(now, stack)?;
         }
-        let (first, n) = match self.splitter.pages(r) {
-            Ok(p) => p,
-            Err(m) => return Err(refused(m)),
+        let (first, n) = if checked {
+            match self.splitter.pages(r) {
+                Ok(p) => p,
+                Err(m) => return Err(refused(m)),
+            }
+        } else {
+            self.splitter.pages_unchecked(r)
         };
         let mut done = now;
         let mut index = self.index;
         let mut hits = stack.hits();
         let missed_before = self.misses.miss_bytes;
         let mut missed = false;
-        for (i, key) in (first..first + n).enumerate() {
+        if n == 1 {
+            // One page (most requests): it holds the whole request, so a miss misses its length
+            // (what `bytes_in_page` gives for a one-page request), and the stack's hits are read
+            // once more, not once per page.
             let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-            done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+            done = done.max(stack.tier.access(first, r.op, index, next, now, &mut stack.below)?);
             if r.op != Op::Trim {
                 index += 1;
                 if let Some(c) = stack.controller.as_mut() {
-                    c.access(key)?;
+                    c.access(first)?;
                 }
-                let h = stack.hits();
-                if h == hits {
-                    missed = true;
-                    self.misses.miss_bytes += self.splitter.bytes_in_page(r, i as u64);
+                missed = stack.hits() == hits;
+                self.misses.miss_bytes += if missed { u64::from(r.len) } else { 0 };
+            }
+        } else {
+            for (i, key) in (first..first + n).enumerate() {
+                let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
+                done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+                if r.op != Op::Trim {
+                    index += 1;
+                    if let Some(c) = stack.controller.as_mut() {
+                        c.access(key)?;
+                    }
+                    let h = stack.hits();
+                    if h == hits {
+                        missed = true;
+                        self.misses.miss_bytes += self.splitter.bytes_in_page(r, i as u64);
+                    }
+                    hits = h;
                 }
-                hits = h;
             }
         }
         if r.op != Op::Trim {

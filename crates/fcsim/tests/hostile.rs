@@ -609,10 +609,21 @@ fn a_percent_size_takes_the_headers_unique_page_count_and_checks_it() {
         put_u64(&mut lie, 56, said);
         let path = write(&d, "lie.fct", &lie);
         assert_eq!(fcsim::sim::working_set(&path, &o, 4096, None).unwrap(), said);
+        let refused = format!("at byte 56: bad .fct header: unique_pages is {said}, the records hold {truth}");
         let e = fcsim::simulate(&path, &o, &half, None, None).unwrap_err().to_string();
-        assert!(e.contains(&format!("at byte 56: bad .fct header: unique_pages is {said}, the records hold {truth}")), "{e}");
+        assert!(e.contains(&refused), "{e}");
+        // The header's count handed back by the caller (as a sweep does, once per trace) is
+        // checked as well; so is it under an offline policy, whose pass counts the records.
+        let e = fcsim::simulate(&path, &o, &half, Some(said), None).unwrap_err().to_string();
+        assert!(e.contains(&refused), "{e}");
+        let min = fcsim::SimConfig::new("min", fcsim::SizeSpec::Percent(50.0));
+        let e = fcsim::simulate(&path, &o, &min, None, None).unwrap_err().to_string();
+        assert!(e.contains(&refused), "{e}");
+        // A size not resolved against the header (in pages, or a percent of the caller's own
+        // count) does not depend on it, and the run does not check it.
         let pages = fcsim::SimConfig::new("lru", fcsim::SizeSpec::Pages(64));
         fcsim::simulate(&path, &o, &pages, None, None).unwrap();
+        assert_eq!(fcsim::simulate(&path, &o, &half, Some(truth), None).unwrap().size_pages, truth / 2);
     }
     // At another page size, or with a volume picked, the header's count is not the one asked
     // for: a pass counts it.

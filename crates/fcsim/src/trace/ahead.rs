@@ -6,8 +6,9 @@
 //!
 //! The reader thread hands over batches of [`BATCH`] requests with its progress after the
 //! batch and what ended the trace early, if anything; it checks each request against the page
-//! splitter ([`PageSplitter::pages`]), which the simulating thread applies again (a shift and a
-//! test: cheaper than handing the page ranges over from one core to the other). Three batches
+//! splitter ([`PageSplitter::pages`]), which the simulating thread applies again (a shift:
+//! cheaper than handing the page ranges over from one core to the other; without the check
+//! unless the batch ends in an error, [`Requests::may_refuse`]). Three batches
 //! circulate (one simulated, one ready, one being read), so the reader is at most two batches
 //! ahead and nothing is allocated per batch once they have grown.
 //!
@@ -100,6 +101,15 @@ impl Requests<'_> {
     #[cold]
     pub fn refused(&mut self) -> Error {
         self.error.take().unwrap_or(Error::Interrupted)
+    }
+
+    /// Whether a request of this batch may be one the page splitter refuses (it would be the
+    /// last): false when the batch ended in nothing, so that every request in it was split
+    /// and accepted as it was read, and the caller may split them without the check
+    /// ([`PageSplitter::pages_unchecked`]).
+    #[inline]
+    pub fn may_refuse(&self) -> bool {
+        self.error.is_some()
     }
 
     /// After the `n`th request of the pass: every [`PROGRESS_EVERY`] requests, calls `progress`
@@ -218,10 +228,13 @@ fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, siz
     b.requests.reserve(size);
     let read = reader.next_batch(&mut b.requests);
     let last = b.requests.len().wrapping_sub(1);
-    if let Some((j, m)) = b.requests.iter().enumerate().find_map(|(j, r)| splitter.pages(r).err().map(|m| (j, m))) {
-        b.error = Some(reader.error_in_batch(last - j, m.to_string()));
-        b.requests.truncate(j + 1);
-        return true;
+    // One test per request; the refused request, if any, is looked for only then.
+    if b.requests.iter().any(|r| splitter.pages(r).is_err()) {
+        if let Some((j, m)) = b.requests.iter().enumerate().find_map(|(j, r)| splitter.pages(r).err().map(|m| (j, m))) {
+            b.error = Some(reader.error_in_batch(last - j, m.to_string()));
+            b.requests.truncate(j + 1);
+            return true;
+        }
     }
     if let Err(e) = read {
         b.error = Some(e);
