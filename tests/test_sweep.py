@@ -247,6 +247,8 @@ def test_reproduce_gasa(tmp_path: Path) -> None:
     notes: list[str] = []
     summary = reports.reproduce("gasa", tmp_path, traces_dir=TRACES, jobs=2, only=only, notify=notes.append)
     assert any("dropped 1 row(s)" in n for n in notes), notes
+    # The summary is this run's three traces; the table's other trace is named as left out.
+    assert any("--only" in n and "1 other trace(s) (tencent_cbs_sample50k.csv.gz)" in n for n in notes), notes
     text = summary.read_text()
     for part in ("## Flash writes", "## Hit ratio", "## Overall runtime", "## Split hit ratios"):
         assert part in text

@@ -68,7 +68,8 @@ def reproduce(
     """Runs ``paper``'s experiment into ``out_dir`` (resuming a previous run there) and writes
     its plots and summary; returns the summary's path. ``only``, if given, keeps the
     experiment's traces with these file names (a quick look, or a test; at least one); the
-    summary says so. ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
+    summary says so, and covers those traces alone (``notify`` is warned when the table holds
+    rows of others, which stay). ``out_dir`` and the files written in it pass :func:`fcsim.output.guard`
     (an existing file that is not a directory, a pipe or device under a file's name, is
     refused before anything runs). ``notify``, if given, gets the table's notes and warnings
     (:func:`fcsim.notes.row_notes`: saturated rows, flash spare beyond ``device.op``), and
@@ -125,9 +126,19 @@ def reproduce(
     # The directory is this command's: rows of its traces whose points its grid no longer has
     # are dropped (with --only, the other traces' rows stay).
     dropped = sweep.keep_only(out / "results.parquet", df["point"], df["trace"], exp.inputs)
+    table = out / "results.parquet"
     if dropped and notify is not None:
-        table = out / "results.parquet"
         notify(f"fcsim: dropped {dropped} row(s) of {table} whose points are not in this grid")
+    # A part of the grid summarised over a table of more: the summary is this run's alone.
+    if only is not None and notify is not None:
+        rest = sorted(set(pd.read_parquet(table, columns=["trace"])["trace"]) - set(df["trace"]))
+        if rest:
+            shown = ", ".join(rest[:3]) + (f" and {len(rest) - 3} more" if len(rest) > 3 else "")
+            notify(
+                f"fcsim: warning: --only: {out / 'summary.md'} covers this run's traces alone; {table} "
+                f"also holds rows of {len(rest)} other trace(s) ({shown}), which it leaves out: run "
+                "without --only to summarise every trace"
+            )
     for line in notes.row_notes(df) if notify else ():
         notify(line)
     output.write_text(out / "experiment.toml", sweep.packaged(paper).read_text())
