@@ -39,20 +39,7 @@ FLASH = ["lru", "cflru", "gasa"]
 # than two standard deviations of the difference of two counts taken as Poisson, 2 sqrt(a + b)
 # (a trace with a handful of writes, wsrch's 4, has no flash-write ranking to keep).
 FLASH_SEPARATED = 0.005
-TRACES = [
-    "msr_hm_0_excerpt1000.csv",
-    "mqsim_wsrch-small.trace.gz",
-    "cloudphysics_vscsi_2h.csv.gz",
-    "tencent_cbs_sample50k.csv.gz",
-    "systor17_vdi_sample1000.csv.gz",
-    "arc_OLTP.lis.zst",
-    "arc_P2.lis.zst",
-    "arc_P3.lis.zst",
-    "arc_P12.lis.zst",
-    "mqsim_tpcc-small.trace.gz",
-    "diskmon_sys1.trace.gz",
-    "blkparse_java_50k_events.txt.gz",
-]
+TRACES = sections.SHIPPED
 
 
 def by_share(trace: str, policies: list[str], column: str) -> dict[tuple[str, str], float]:

@@ -32,20 +32,7 @@ import fcsim
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTION = "## Trace clones: generation speed and memory"
-TRACES = [
-    "msr_hm_0_excerpt1000.csv",
-    "mqsim_wsrch-small.trace.gz",
-    "cloudphysics_vscsi_2h.csv.gz",
-    "tencent_cbs_sample50k.csv.gz",
-    "systor17_vdi_sample1000.csv.gz",
-    "arc_OLTP.lis.zst",
-    "arc_P2.lis.zst",
-    "arc_P3.lis.zst",
-    "arc_P12.lis.zst",
-    "mqsim_tpcc-small.trace.gz",
-    "diskmon_sys1.trace.gz",
-    "blkparse_java_50k_events.txt.gz",
-]
+TRACES = sections.SHIPPED
 MODELS = {"stack": ",model=stack", "renewal": ",model=renewal"}
 LONG = "cloudphysics_vscsi_2h.csv.gz"
 REQUESTS = 113_872
