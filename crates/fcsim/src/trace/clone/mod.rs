@@ -2,7 +2,7 @@
 //! real trace (or reads one saved by `fcsim trace clone PATH -o MODEL`) and streams a
 //! statistically similar trace of any length and working-set scale, seeded, in memory bounded
 //! by the model (not by the output's length). This module is the stack-distance clone
-//! (`model=stack`, the default before issue 40 and still the paper profiles' model); the default
+//! (`model=stack`, the default for clones and paper profiles before issue 40); the default
 //! is [`renewal`], which keeps what separates policies (long-term frequency with recency; the
 //! stack clone keeps LRU's curve but loses the ranking of frequency-aware policies), fitted from
 //! the same trace into the same model file.

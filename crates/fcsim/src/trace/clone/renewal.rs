@@ -857,9 +857,9 @@ pub struct Shape {
     /// The probability that a page that would end goes on instead (more references per page
     /// than the donor's classes give).
     pub more: f64,
-    /// The table's mean request size (bytes), held by feedback; `None` when every request is
-    /// one page.
-    pub mean_size: Option<f64>,
+    /// Each op's mean request size (bytes; read, write), held by feedback; `None` when every
+    /// request is one page.
+    pub mean_size: Option<[f64; 2]>,
     /// Multiplies every arrival time (the profile's mean rate).
     pub time_factor: f64,
     /// Feedback on (turning ops, the better of two sizes, the new pages' pace); off for the
@@ -888,10 +888,10 @@ struct Hold {
     /// Per op of the access: every state's gaps pooled (no ends), for a page that goes on from
     /// a state that saw none.
     fallback: [Gaps; 2],
-    /// New pages issued, write requests and bytes out so far.
+    /// New pages issued, write requests and each op's bytes out so far.
     new_pages: u64,
     writes: u64,
-    bytes: u64,
+    bytes: [u64; 2],
 }
 
 impl Hold {
@@ -1173,7 +1173,7 @@ impl Renewal {
         self.length = Some(shape.requests);
         self.arrivals =
             m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, self.seed), shape.requests));
-        self.hold = Some(Box::new(Hold { shape, cum, rate, weight, fallback, new_pages: 0, writes: 0, bytes: 0 }));
+        self.hold = Some(Box::new(Hold { shape, cum, rate, weight, fallback, new_pages: 0, writes: 0, bytes: [0; 2] }));
         self
     }
 
@@ -1254,12 +1254,22 @@ impl Renewal {
         (off.abs() > 0.002).then_some(u8::from(off < 0.0))
     }
 
-    /// How far a profile's mean request size so far is off its table's (a fraction, + above),
-    /// when more than 1% and the feedback is on.
-    fn size_off(&self) -> Option<f64> {
+    /// How far a profile's mean size is off, for a draw of op `o` (a fraction, + above), when
+    /// more than 1% and the feedback is on: the mean over both ops off the table's first (so
+    /// that the table's mean holds where one op cannot reach its own), else op `o`'s off its
+    /// own target (so that the ops keep the donor's ratio), once 64 requests are out (64 of
+    /// the op's).
+    fn size_off(&self, o: usize) -> Option<f64> {
         let h = self.hold.as_ref().filter(|h| h.shape.feedback && self.i >= 64)?;
-        let off = h.bytes as f64 / self.i as f64 / h.shape.mean_size? - 1.0;
-        (off.abs() > 0.01).then_some(off)
+        let t = h.shape.mean_size?;
+        let n = [self.i - h.writes, h.writes];
+        let want = n[0] as f64 * t[0] + n[1] as f64 * t[1];
+        let all = (h.bytes[0] + h.bytes[1]) as f64 / want.max(1.0) - 1.0;
+        if all.abs() > 0.01 {
+            return Some(all);
+        }
+        let own = h.bytes[o] as f64 / (n[o] as f64 * t[o]).max(1.0) - 1.0;
+        (n[o] >= 64 && own.abs() > 0.01).then_some(own)
     }
 
     /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
@@ -1269,7 +1279,7 @@ impl Renewal {
             return Ok(n);
         }
         let mut packed = self.sizes[o].draw(&mut self.rng)?;
-        if let Some(off) = self.size_off() {
+        if let Some(off) = self.size_off(o) {
             for _ in 1..DRAWS {
                 let b = self.sizes[o].draw(&mut self.rng)?;
                 if (off > 0.0) != (packed >> 12 < b >> 12) {
@@ -1438,6 +1448,10 @@ impl Renewal {
                 (Some(l), Some(h)) if !l.room(op, h.done()) => 1 - op,
                 _ => op,
             };
+            // A turned request of a profile that holds each op's mean size takes its size from
+            // its new op's.
+            let sized = self.hold.as_ref().is_some_and(|h| h.shape.mean_size.is_some());
+            let packed = if op != o && sized && !self.sizes[op].is_empty() { self.sizes[op].draw(&mut self.rng)? } else { packed };
             // A request that follows on starts on the page after the last one's, at its first
             // byte when the last one ended on a page boundary (as sequential as a clone whose
             // new requests never share a page can be).
@@ -1507,17 +1521,13 @@ impl Renewal {
     /// (their requests in page order), so that a run's first request does not follow on from
     /// the last of the run queued before it.
     fn cut(&mut self, first: u64, n: u64, o: usize, rn: Draws) -> Result<()> {
+        let off = self.size_off(o);
         let Some(bag) = &mut self.reuse[o] else {
             self.out.push_back((first, n as u32, o, rn));
             return Ok(());
         };
         self.pieces.clear();
         let (mut p, end) = (first, first + n);
-        let off = match &self.hold {
-            Some(h) if h.shape.feedback && self.i >= 64 => h.shape.mean_size.map(|t| h.bytes as f64 / self.i as f64 / t - 1.0),
-            _ => None,
-        }
-        .filter(|x| x.abs() > 0.01);
         while p < end {
             let mut m = bag.draw(&mut self.rng)?;
             if let Some(off) = off {
@@ -1734,7 +1744,7 @@ impl TraceReader for Renewal {
         let time_ns = match &mut self.hold {
             Some(h) => {
                 h.writes += u64::from(o == 1);
-                h.bytes += u64::from(len);
+                h.bytes[o] += u64::from(len);
                 if self.arrivals.is_some() {
                     (time_ns as f64 * h.shape.time_factor) as u64
                 } else {
