@@ -316,10 +316,12 @@ def test_the_verdicts_a_rerun_changed_are_listed() -> None:
     assert "5 verdict(s) of 6 over 4 claim(s) changed" in text
     for row in (
         "| C1 | verdict (b) | disagrees | agrees |",
-        "| C2 | verdict (a) | untestable on this workload | disagrees |",
+        "| C2 | verdict (a) | untestable on this workload | disagrees | none | some |",
         "| C3 | verdict (a) | agrees | (no longer scored) |",
         "| C3 | verdict (b) | agrees | (no longer scored) |",
-        "| C4 | verdict (a) | (no such claim) | agrees |",
+        "| C4 | verdict (a) | (no such claim) | agrees |  | new |",
+        # A verdict column with no figure column before it: no figure.
+        "| C1 | verdict (b) | disagrees | agrees |  |  |",
     ):
         assert row in text, (row, text)
     assert "| C1 | verdict (a)" not in text

@@ -22,6 +22,12 @@ def _cells(line: str) -> list[str]:
 def verdicts(summary: str) -> dict[tuple[str, str], str]:
     """(claim, verdict column) -> verdict, from the first table under ``## Verdicts``; empty
     when the summary has none."""
+    return {k: v for k, (v, _) in _table(summary).items() if v}
+
+
+def _table(summary: str) -> dict[tuple[str, str], tuple[str, str]]:
+    """(claim, verdict column) -> (verdict, the figure it scores: the cell of the ``fcsim's
+    figure`` column just before the verdict's, as written; "" when there is none)."""
     lines = summary.splitlines()
     try:
         start = next(i for i, s in enumerate(lines) if s.strip() == "## Verdicts")
@@ -37,23 +43,25 @@ def verdicts(summary: str) -> dict[tuple[str, str], str]:
         return {}
     header = _cells(table[0])
     wanted = [(i, h) for i, h in enumerate(header) if h.startswith("verdict")]
-    out: dict[tuple[str, str], str] = {}
+    out: dict[tuple[str, str], tuple[str, str]] = {}
     for line in table[2:]:
         cells = _cells(line)
         if not cells:
             continue
         for i, h in wanted:
             v = cells[i].replace("**", "").strip() if i < len(cells) else ""
-            if v:
-                out[(cells[0], h)] = v
+            figure = cells[i - 1] if header[i - 1].startswith("fcsim's figure") and i - 1 < len(cells) else ""
+            out[(cells[0], h)] = (v, figure)
     return out
 
 
 def section(before: str, after: str) -> str:
     """The summary section listing every verdict that differs between the summary ``before``
-    (the one replaced) and ``after``: claims new, gone or scored differently; empty when
-    ``before`` has no verdict table (a first run)."""
+    (the one replaced) and ``after``: claims new, gone or scored differently, each with the
+    figure it scored before and now (what moved); empty when ``before`` has no verdict table
+    (a first run)."""
     old, new = verdicts(before), verdicts(after)
+    figures = {k: f for k, (_, f) in _table(before).items()}, {k: f for k, (_, f) in _table(after).items()}
     if not old:
         return ""
     keys = sorted(set(old) | set(new))
@@ -69,5 +77,12 @@ def section(before: str, after: str) -> str:
     )
     if not moved:
         return head
-    rows = "".join(f"| {c} | {col} | {a} | {b} |\n" for c, col, a, b in moved)
-    return head + "\n| claim | column | before | now |\n|---|---|---|---|\n" + rows
+    rows = "".join(
+        f"| {c} | {col} | {a} | {b} | {figures[0].get((c, col), '')} | {figures[1].get((c, col), '')} |\n"
+        for c, col, a, b in moved
+    )
+    return (
+        head
+        + "\n| claim | column | before | now | figure before | figure now |\n|---|---|---|---|---|---|\n"
+        + rows
+    )
