@@ -14,8 +14,11 @@
 //! EuroSys '26) keeps both by mixing an inter-reference-distance process with an independent
 //! reference model; this model keeps both in one process per page, fitted rather than mixed.
 //!
-//! **Time** is the original's page accesses (a tick is one page access): gaps are counted in
-//! ticks, and a clone's ticks run at the original's pace.
+//! **Time** is the original's page accesses (a tick is one page access) but the second access
+//! of a page two sequential requests share (*Shared pages* below: it is the first access
+//! continued, not a reference): gaps are counted in ticks, and a clone's ticks run at the
+//! original's pace, its shared pages taking no tick either, so its page accesses are its ticks
+//! and its shared pages, as the original's are.
 //!
 //! **The model** (counts, saved and read back exactly, in the `renewal` lines of a model file):
 //!
@@ -43,6 +46,15 @@
 //!   ended.
 //! - *Reuse requests.* Per op, the pages of the requests that touch no new page, and how many
 //!   of them start where the previous request ended.
+//! - *Shared pages* (model format 3). A request that starts where the request before it ended,
+//!   mid-page, with its op, and runs on past that page ([`shares_page`]: unaligned sequential
+//!   requests, a 4 KiB write 512 bytes into a page after the one before it) shares its first
+//!   page with that one. The page's second access is request structure, not a reference of the
+//!   page: no tick, no gap, not in its references so far nor in its class's count. Per kind
+//!   (new requests, reuse requests) and op: how many requests share their first page so
+//!   (`renewal shared`). Still a reference of its own: a request of the other op (a read after
+//!   a write of the page, as any other), and one that ends on the shared page (the ARC traces'
+//!   512-byte reads), which has no page of its own a clone could issue it on.
 //!
 //! **Generation.** A clock of ticks, a calendar of the pages due ([`super::calendar`]), a budget
 //! of new pages. At each tick the pages due are taken in page order and joined into blocks:
@@ -57,8 +69,9 @@
 //! requests that touch a new page, without replacement) a *run* of new requests is issued on
 //! pages never used before, after [`GAP`] unused page number: its first request, then, with the
 //! original's share of such requests that start where the previous request ended, one more
-//! right after it on the next page (at its first byte when the one before ended on a page
-//! boundary), and so on, all at this tick (as the original's sequential requests follow one
+//! right after it (on the last page of the one before, at the byte after it, with the
+//! original's share of those that share their first page; else on the next page), and so on,
+//! all at this tick (as the original's sequential requests follow one
 //! another), each paid from the budget, which may go below zero (the next run waits until it is
 //! paid back). Every page a request touches takes its next state and draws its gap to its next
 //! reference from that state's distribution, and the op of that reference. A block's pages draw
@@ -112,9 +125,8 @@
 //!   request never follows on, so a link within a block is kept with the original's share × the
 //!   requests cut so far / (those requests - the blocks), the counts of the clone itself.
 //!   The order of requests due at one tick is the model's to choose: they are all due then.
-//! - A model saved before this change (format 2 without `renewal reuse` lines) still clones:
-//!   its blocks are issued whole, and its new requests take its sizes of requests whose first
-//!   page is new, as before (`fcsim trace clone TRACE -o MODEL` fits it again).
+//! - A model without `renewal reuse` lines (a format 2 model saved before this change; format 2
+//!   models are now refused, see *Shared pages*) clones with its blocks issued whole.
 //! - Still smaller than the original's (cloudphysics 28.0 KiB against 36.1): a block is at most
 //!   the pages due in a row at one tick, and a drawn length longer than what is left of it is
 //!   cut short.
@@ -161,11 +173,40 @@
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
-//! - A new request never shares a page with the request before it (its pages are numbered
-//!   apart from every page in use), so a file the original grows by requests that start on its
-//!   last known page is cloned as requests on new pages only. Arrivals follow the original's
-//!   request rate, so where the clone's requests are more numerous than the original's (about
-//!   1.36x on cloudphysics), its span is longer by the same ratio.
+//! - A new request shares a page with the request before it only as a sequential one does (it
+//!   starts on that one's last page, at the byte after it; its other pages are numbered apart
+//!   from every page in use), so a file the original grows by requests that start on its last
+//!   known page and run on is cloned as requests on new pages only. Arrivals follow the
+//!   original's request rate, so where the clone's requests are more numerous than the
+//!   original's (about 1.36x on cloudphysics), its span is longer by the same ratio.
+//! - *Shared pages, and what they cost* (model format 3). Before, the fit counted a page shared
+//!   by two sequential requests as a second reference, a gap of 1, while a clone's follow-on new
+//!   request started on the next page: request structure turned into popularity. On
+//!   blkparse_java_50k_events 13,823 of its 15,503 page reuses are such shared pages (13,668
+//!   of them the first pages of its sequential new writes, every one of which shares: unaligned
+//!   4 KiB writes), and its clone's panel error was 0.099 at 1% of the working set.
+//!   Sharing the page in generation alone, with the fit unchanged, recovered blkparse but took
+//!   the page's real reuse (a page ends at its class's count, and the shared access was one of
+//!   them): LRU's hit ratio at 1% fell on cloudphysics from 0.103 to 0.052 (original about
+//!   0.10) and on diskmon from 0.048 to 0.021. Now the fit leaves the shared access out, and a
+//!   clone's follow-on new request (`new_run`) and reuse piece (`cut`) start on the last page
+//!   of the one before with the original's share (a piece of a block shares with the link's
+//!   probability × the share of the original's sequential reuse requests that share), the
+//!   shared page drawing nothing (`touch`: the same reference continued). The shared request's
+//!   bytes are kept: it starts where the one before ended (a reuse piece in the middle of the
+//!   shared page, the one before ending there). Counting the pages that end on the shared page
+//!   as structure too cost the ARC traces their 512-byte reads' hits (arc_OLTP's panel error at
+//!   1%: 0.010 → 0.062 over 5 seeds), so they stay references. Measured with
+//!   `bench/clone_panel.py --seeds 5 --generators renewal` (seeds 1-5, mean [min, max]; before:
+//!   `bench/RESULTS.md`, "Trace clones: policy ranking", fcsim fa0aa55d), kept 1% / 10%, panel
+//!   error 1% / 10%, LRU curve: blkparse 95/100% → 94/100%, 0.099/0.042 → 0.021 [0.019, 0.024]
+//!   / 0.017 [0.014, 0.021], 0.016 → 0.015; cloudphysics 100/94% → 97/98%, 0.007/0.007 →
+//!   0.010 [0.002, 0.016] / 0.009, 0.012 → 0.012; diskmon 100/98% → 100/97%, 0.010/0.009 →
+//!   0.009/0.009, 0.008 → 0.008; systor 100/100% → 99/100%, 0.016/0.010 → 0.007/0.008; tencent
+//!   0.003/0.007 → 0.003/0.006; arc_P12 0.005/0.012 → 0.004/0.009; arc_P3 unchanged at
+//!   0.005/0.025; arc_P2 100/100% → 100/97%, 0.006/0.006 → 0.014 [0.013, 0.016] / 0.009 (its
+//!   multi-block reads share pages: 64,290 of its 69,400 sequential reuse requests); the msr
+//!   excerpt, arc_OLTP, wsrch and tpcc share no page that runs on (or 2), and clone as before.
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
 //!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
@@ -1485,8 +1526,11 @@ impl Renewal {
     /// Issues a run of new requests of op `o` in window `w` on pages never used before: its
     /// first request after [`GAP`] unused page number, then, with the original's share of new
     /// requests that start where the previous request ended, one more right after it, at once
-    /// (as the original's sequential requests follow one another), each paid from the op's
-    /// budget of new pages (which may go below zero: the next run waits until it is paid back).
+    /// (as the original's sequential requests follow one another): on the last page of the one
+    /// before, at the byte after it, with the original's share of sequential new requests that
+    /// share their first page so ([`shares_page`]; the shared page is not paid for and draws
+    /// nothing), else on the next page. Each is paid from the op's budget of new pages (which
+    /// may go below zero: the next run waits until it is paid back).
     /// The run's requests share their random numbers, so that the run comes back together (a
     /// file written in pieces is read back).
     fn new_run(&mut self, o: usize, w: usize) -> Result<()> {
