@@ -799,8 +799,8 @@ mod tests {
     /// against 0.31, the lever's pages kept for the reads' hot set drawing writes too; without
     /// the lever 0.339) and gasa-t3's reads (a known miss since the donor's model of format 3,
     /// which counts a page shared by two sequential requests as request structure: 0.249
-    /// against 0.28 at seed 42, 0.248-0.255 at seeds 1-5; before it 0.261 at seed 42, and
-    /// 0.252-0.262 at seeds 1, 2, 3 and 42, so within 2.5 points at some seeds only), and the
+    /// against 0.28 at seed 42, 0.243-0.264 at seeds 1-5; before it 0.261 at seed 42 and
+    /// 0.252-0.262 at seeds 1-5, within 2.5 points at three seeds of six), and the
     /// mean miss over the six ops within 2.5 points (without it, the donor's process gives p of
     /// 0.30-0.34 on both ops: a mean miss of 13 points). Measured at scale 0.05, seed 42: t1
     /// 0.130 / 0.276, t2 0.173 / 0.151, t3 0.249 / 0.111.
