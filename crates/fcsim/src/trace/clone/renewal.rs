@@ -206,7 +206,13 @@
 //!   0.003/0.007 → 0.003/0.006; arc_P12 0.005/0.012 → 0.004/0.009; arc_P3 unchanged at
 //!   0.005/0.025; arc_P2 100/100% → 100/97%, 0.006/0.006 → 0.014 [0.013, 0.016] / 0.009 (its
 //!   multi-block reads share pages: 64,290 of its 69,400 sequential reuse requests); the msr
-//!   excerpt, arc_OLTP, wsrch and tpcc share no page that runs on (or 2), and clone as before.
+//!   excerpt, arc_OLTP and wsrch share no page that runs on and clone as before (the same
+//!   figures), tpcc shares 2 (0.001 before and after).
+//!   With the new requests sharing and the reuse pieces not: cloudphysics 0.027 [0.016, 0.032]
+//!   / 0.020, arc_P2 0.020 / 0.014 (5 seeds). What blkparse still misses (every policy's hit
+//!   ratio about 0.019 low at both sizes, seed 1): its clone's runs start on 2.2-2.3 new pages
+//!   against the original's 1.58 (a run's first request takes the size of any new request, the
+//!   original's two-page follow-ons included), 18,440 pages against 17,901 (seed 1).
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
 //!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
