@@ -98,10 +98,12 @@
 //!   are geometric, which gives p of about a third whatever the table's (read / write p at
 //!   scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16,
 //!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42):
-//!   at scale 0.05, 0.130/0.278, 0.170/0.153, 0.261/0.111; at scale 1, 0.115/0.301,
-//!   0.170/0.168, 0.258/0.110: within the stack's 2.5 points (Rust, scale 0.05) on five of
-//!   six ops, gasa-t1's writes 3.2 off (the reads' hot pages draw writes and become the
-//!   writes' most accessed pages; [`super::locality`]); within the 4 points
+//!   at scale 0.05, 0.130/0.276, 0.173/0.151, 0.249/0.111; at scale 1, 0.113/0.312,
+//!   0.169/0.154, 0.261/0.110 (donors of model format 3; before, 0.130/0.278, 0.170/0.153,
+//!   0.261/0.111 and 0.115/0.301, 0.170/0.168, 0.258/0.110): within the stack's 2.5 points
+//!   (Rust, scale 0.05) on four of six ops, gasa-t1's writes 3.4 off (the reads' hot pages
+//!   draw writes and become the writes' most accessed pages; [`super::locality`]) and
+//!   gasa-t3's reads 3.1 off (0.243-0.264 over seeds 1-5); within the 4 points
 //!   `tests/test_profiles.py` holds the profiles to at scale 1 on every op (before the room,
 //!   gasa-t2's writes 0.203 against 0.16: the donor's split of new pages left writes 4.0
 //!   accesses a page where 0.16/0.84 needs at least 5.25). *Cost*: the room moves new pages
