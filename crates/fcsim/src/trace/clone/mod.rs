@@ -1295,9 +1295,9 @@ mod tests {
         std::fs::write(&p, gz.finish().unwrap()).unwrap();
         assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want);
         let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display())).err().unwrap().to_string();
-        for first in ["fcsim-clone-model 3", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
+        for first in ["fcsim-clone-model 4", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
-            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 and 2)")), "{e}");
+            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 3)")), "{e}");
         }
         // Given where a trace is expected: named a model, with how to clone it.
         let p = tmp("bom-trace.model", &format!("\u{feff}{text}"));
@@ -1354,9 +1354,9 @@ mod tests {
         assert!(e.ends_with("ablate=ops: expected locality (the one part a profile can turn off)"), "{e}");
         assert!(super::profile::ProfileSpec::parse("profile=gasa-t1,ablate=locality").unwrap().locality().is_none());
         assert!(super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().locality().is_some());
-        // The stack clone stays the default of a profile (the renewal one misses 2.5 points of
-        // GASA's locality on gasa-t1's writes, and 2% of some LCR profiles' pages and sizes).
-        assert!(!super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().renewal);
+        // A profile is built on the renewal clone unless `model=stack` (issue 40).
+        assert!(super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().renewal);
+        assert!(!super::profile::ProfileSpec::parse("profile=gasa-t1,model=stack").unwrap().renewal);
     }
 
     /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening

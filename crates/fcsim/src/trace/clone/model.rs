@@ -16,14 +16,17 @@ pub const PAGE: u64 = 4096;
 pub const WINDOWS: usize = 64;
 /// The fewest reads and writes a trace needs to be fitted.
 pub const MIN_REQUESTS: u64 = 100;
-/// First line of a model file: its format. 2 since the renewal clone's counts are final (a
-/// format 1 model still clones with `model=stack`; its renewal counts, if any, are of an earlier
-/// layout and are dropped, and `model=renewal` asks for the model to be fitted again).
-pub const MAGIC: &str = "fcsim-clone-model 2";
+/// First line of a model file: its format. 2 since the renewal clone's counts are final; 3 since
+/// they count a page shared by two sequential requests as request structure, not as a reference
+/// of the page (the renewal module's `shares_page`). A model of an older format still clones with
+/// `model=stack` (the stack counts have not changed); its renewal counts are of an earlier
+/// layout and are dropped, and `model=renewal` (the default) refuses it with its format and the
+/// command that fits it again.
+pub const MAGIC: &str = "fcsim-clone-model 3";
 /// The first line without the format number.
 const MAGIC_STEM: &str = "fcsim-clone-model ";
-/// The format this fcsim writes; it reads 1 and this.
-pub const FORMAT: u32 = 2;
+/// The format this fcsim writes; it reads 1 to this.
+pub const FORMAT: u32 = 3;
 /// The most all the counts of a model file may add up to (a model of a real trace holds far
 /// fewer: cloudphysics' calibrated distances about 2^50). Below it no sum of counts the
 /// generators take, nor two of them added, can wrap: an edited model could otherwise make a
@@ -391,7 +394,7 @@ impl Model {
                     return Err(bad(
                         n,
                         format!(
-                            "'{l}': a model format this fcsim does not read (it reads 1 and {FORMAT}); fit it again with this fcsim: 'fcsim trace clone TRACE -o MODEL'"
+                            "'{l}': a model format this fcsim does not read (it reads 1 to {FORMAT}); fit it again with this fcsim: 'fcsim trace clone TRACE -o MODEL'"
                         ),
                     ))
                 }
