@@ -738,6 +738,20 @@ const NEVER: u64 = u64::MAX;
 /// Ticks with pages due whose pages' entries are read ahead at once ([`Renewal::read_ahead`]).
 const AHEAD: usize = 16;
 
+/// `x.ceil() as u64`, without the call to the C library's `ceil` that x86-64's baseline compiles
+/// it to (no rounding instruction before SSE4.1): 2% of a 10x clone, at each page's scaled gap.
+/// The same value for every `x`: `x as u64` truncates (0 below 1, saturating above), and an `x`
+/// of 2^52 or more is whole already.
+#[inline]
+fn ceil_u64(x: f64) -> u64 {
+    let i = x as u64;
+    if (i as f64) < x {
+        i.saturating_add(1)
+    } else {
+        i
+    }
+}
+
 /// A page number's entry: 32 bytes, aligned to them, so that an entry is on one cache line (at
 /// the allocator's 16-byte alignment, every other entry of a chunk straddled two).
 #[derive(Debug, Clone, Copy)]
@@ -1227,7 +1241,7 @@ impl Renewal {
         }
         let per = self.span / WINDOWS as f64;
         let k = (t as f64 / per) as usize;
-        let end = ((k + 1) as f64 * per).ceil() as u64;
+        let end = ceil_u64((k + 1) as f64 * per);
         (k % WINDOWS, end.max(t + 1))
     }
 
@@ -1378,7 +1392,7 @@ impl Renewal {
                     }
                 };
                 let drawn = drawn.map(|(g, next)| {
-                    let g = if g > UNSCALED && self.scale != 1.0 { ((g as f64) * self.scale).ceil() as u64 } else { g };
+                    let g = if g > UNSCALED && self.scale != 1.0 { ceil_u64((g as f64) * self.scale) } else { g };
                     (g.max(1), next)
                 });
                 if share_draw {
@@ -1783,6 +1797,16 @@ impl TraceReader for Renewal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ceil_u64_is_ceil() {
+        // Whole and fractional values, either side of 2^52 and 2^53 (where f64 steps pass 1),
+        // below 1, negative, and past u64's range: as `ceil() as u64` gives them.
+        let big = (1u64 << 53) as f64;
+        for x in [0.0, -0.0, 0.3, 1.0, 1.5, 2.0 - 1e-12, 1e9 + 0.5, 4503599627370495.5, big, big + 2.0, -3.7, 1e20, f64::NAN] {
+            assert_eq!(ceil_u64(x), x.ceil() as u64, "{x}");
+        }
+    }
 
     #[test]
     fn gap_bins_cover_every_gap_once() {
