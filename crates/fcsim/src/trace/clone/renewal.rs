@@ -752,10 +752,8 @@ fn ceil_u64(x: f64) -> u64 {
     }
 }
 
-/// A page number's entry: 32 bytes, aligned to them, so that an entry is on one cache line (at
-/// the allocator's 16-byte alignment, every other entry of a chunk straddled two).
+/// A page number's entry.
 #[derive(Debug, Clone, Copy)]
-#[repr(align(32))]
 struct Page {
     /// Tick of its last reference.
     last: u64,
