@@ -22,6 +22,8 @@ pub struct Table<T> {
     /// 0: the chunk new pages are given from falls to 0 after each page that ends at once, and
     /// a list of its repeats, walked at every sweep, cost a fifth of a mostly-new clone's time).
     listed: Vec<bool>,
+    /// Chunks held (not freed).
+    held: usize,
 }
 
 impl<T: Default + Clone> Table<T> {
@@ -48,6 +50,7 @@ impl<T: Default + Clone> Table<T> {
         let last = ((first + n).div_ceil(CHUNK)) as usize;
         while self.chunks.len() < last {
             self.chunks.push(vec![T::default(); CHUNK as usize].into_boxed_slice());
+            self.held += 1;
             self.live.push(0);
             self.listed.push(false);
         }
@@ -70,7 +73,7 @@ impl<T: Default + Clone> Table<T> {
     /// Frees the chunks whose pages all ended and whose numbers are all below `fresh` (the next
     /// number to give out). Called where no ended page's entry is still to be read.
     pub fn sweep(&mut self, fresh: u64) {
-        let (chunks, live, listed) = (&mut self.chunks, &self.live, &mut self.listed);
+        let (chunks, live, listed, held) = (&mut self.chunks, &self.live, &mut self.listed, &mut self.held);
         self.dead.retain(|&c| {
             if live[c] > 0 {
                 listed[c] = false;
@@ -80,6 +83,7 @@ impl<T: Default + Clone> Table<T> {
                 return true; // numbers of it still to give out
             }
             chunks[c] = Box::default();
+            *held -= 1;
             listed[c] = false;
             false
         });
@@ -91,9 +95,16 @@ impl<T: Default + Clone> Table<T> {
         for c in 0..((first / CHUNK) as usize).min(self.chunks.len()) {
             if !self.chunks[c].is_empty() {
                 self.chunks[c] = Box::default();
+                self.held -= 1;
             }
             self.live[c] = 0;
         }
+    }
+
+    /// Chunks held (each [`CHUNK`] entries).
+    #[inline]
+    pub fn held(&self) -> usize {
+        self.held
     }
 
     /// Bytes held.
@@ -115,8 +126,10 @@ mod tests {
         for p in 0..CHUNK {
             t.end(p);
         }
+        assert_eq!(t.held(), 2);
         t.sweep(CHUNK + 10);
         assert!(t.get(5).is_none(), "chunk 0 has ended");
+        assert_eq!(t.held(), 1);
         assert!(t.get(CHUNK + 3).is_some());
         // Chunk 1's given pages end, but numbers of it are still to give out: kept.
         for p in CHUNK..CHUNK + 10 {
@@ -131,6 +144,7 @@ mod tests {
         }
         t.sweep(2 * CHUNK);
         assert!(t.get(CHUNK + 3).is_none());
+        assert_eq!(t.held(), 0);
         assert_eq!(t.bytes(), 2 * 21 + t.dead.capacity() * 8);
     }
 
