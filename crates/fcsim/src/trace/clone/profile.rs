@@ -156,32 +156,37 @@
 //!   left lcr-proj_0 at 0.1 5.7% under (the mean is not monotone in c with the feedback on);
 //!   joining the next pages of a row whenever due while under changed nothing (a new
 //!   request's pages are numbered apart from the next one's).
-//! - *What a switch would change* (measured with [`DEFAULT_RENEWAL`] true on this revision,
-//!   not committed): `tests/test_profiles.py` passes, 14 of 14 (every count within 2% at its
-//!   scales, every GASA op's p within its 4 points); `make profiles-fidelity` fails the read /
-//!   write mean size ratio (within 15% of the donor's 1.652) on lcr-web_0 1.09, lcr-ts_0
-//!   1.13, lcr-proj_0 1.166 and lcr-wdev_2 2.18 (the stack profiles: all pass), so
-//!   `tests/test_profile_fidelity.py` fails: one factor c scales both ops' sizes, and reuse
-//!   requests are cut from blocks whatever their op. `fcsim reproduce gasa` (fcsim b757c80a,
-//!   both builds `--profile quick`, `--jobs 1`) changes 8 of the 20 claims' verdicts on the
-//!   three profiles (profiles 5 agree / 15 disagree → 11 / 9; the shipped traces' verdicts
-//!   unchanged), 7 to agree: the flash-write cut larger on read-dominant traces (GASA's best
-//!   cut T1 -17.7% → -22.2%, T2 -31.7% → -17.2%, T3 -45.4% → -4.8%), CCF-LRU and PT-LRU the
-//!   fewest flash writes (9 → 12 of 12 points) and the lowest hit ratios (9 → 12 of 12),
-//!   GASA's hit ratio between the two groups on T3 (1 → 4 of 4), CCF-LRU's and PT-LRU's
-//!   runtime longer than LRU's (5 → 10 of 12 each), T2/T3 at 8 MB CCF-LRU and PT-LRU longer
-//!   than the other four (2 → 4 of 4); 1 to disagree: T2/T3 at 1 MB CCF-LRU and PT-LRU
-//!   shorter than CFLRU and LRU-WSR (4 → 0 of 4). Numbers that move without a verdict: GASA
-//!   the highest hit ratio on T1/T2 0 → 3 of 8, the shortest runtime 3 → 7 of 12, CFLRU's
-//!   and LRU-WSR's runtime shorter than LRU's 11 → 8 and 11 → 7 of 12, their hit ratios
-//!   within 5% of LRU's 19 → 21 of 24. At the smallest size, the renewal profiles hit more
-//!   (LRU T1 0.165 → 0.304, T2 0.207 → 0.522, T3 0.324 → 0.503), and the clean-first
-//!   policies lose more of it (CCF-LRU T1 0.160 → 0.198; on T3 the stack profile had CCF-LRU
-//!   and PT-LRU above LRU, 0.404 against 0.324, the renewal one below, 0.365 against 0.503);
-//!   GASA's cut of LRU's flash writes on T3 falls from 26% to 4% (194,325 against 262,644
-//!   pages → 233,044 against 243,413). Read as: the renewal pages keep their popularity
-//!   (a hot page is referenced again and again), which the clean-first policies' early
-//!   clean evictions throw away; not checked further.
+//! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
+//!   fcsim 2390e823, each summary's "Verdicts that changed" lists the claims with the figure
+//!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
+//!   profile verdicts (5 agree / 15 disagree → 11 / 9). To agree: the flash-write cut larger
+//!   on read-dominant traces (GASA's best cut T1 -17.7% → -22.5%, T2 -31.7% → -7.7%, T3
+//!   -45.4% → -5.0%), CCF-LRU and PT-LRU the fewest flash writes (9 → 12 of 12 points) and
+//!   the lowest hit ratios (9 → 12 of 12), GASA's hit ratio between the two groups on T3 (1 →
+//!   4 of 4), CCF-LRU's and PT-LRU's runtime longer than LRU's (5 → 10 of 12 each), T2/T3 at
+//!   8 MB CCF-LRU and PT-LRU longer than the other four (2 → 4 of 4). To disagree: T2/T3 at 1
+//!   MB CCF-LRU and PT-LRU shorter than CFLRU and LRU-WSR (4 → 2 of 4), and GASA the fewest
+//!   flash writes but for CCF-LRU and PT-LRU (12 → 11 of 12). Why, in numbers: the renewal
+//!   profiles' pages keep their popularity (a hot page is referenced again and again), so the
+//!   buffer hits more (LRU at 1 MiB: T1 0.165 → 0.268, T2 0.207 → 0.687, T3 0.324 → 0.482)
+//!   and the clean-first policies' early clean evictions throw more of it away (CCF-LRU at 1
+//!   MiB: T1 0.198, T2 0.339, T3 0.361, below every other policy at every size; on T3 the
+//!   stack profile had them above LRU, 0.404 against 0.324): evicting clean pages first, they
+//!   keep the dirty ones (the fewest flash writes) at the cost of those hits (the lowest hit
+//!   ratios, the longest runs).
+//!   LCR: 1 of the 23 claims' profile verdicts, to agree: LCR's hit ratio not sensitive to
+//!   its window (4 of 4 points within 5%, spread 0.1% … 2.8%; before 1 of 4, up to 102.5%).
+//!   The renewal LCR profiles hit 0.92-0.96 under LCR at every window where the stack's hit
+//!   0.18-0.32 and halved at a window of all the cache (lcr-web_0 0.319 → 0.158): the table's
+//!   2,029,945 requests on fcsim's 100,000 pages are about 40 references a page, and the
+//!   renewal profile keeps the donor's hit-curve shape (hm_0's reuse mostly within 1% of its
+//!   working set; `data/profiles/fidelity.md`'s shape error 0.04-0.05 against the stack
+//!   profiles' 0.12-0.18), so at the experiment's cache most references hit. Dynamic
+//!   allocation: 2 of the 12 claims' profile verdicts, to agree, on dynamic-financial1 (the
+//!   one profile whose reuse the claim can test): dynamic within 5% of the best static
+//!   over-provisioning (33.4% off → 0%, it picks the best one), and so its live-training
+//!   variant (before, not scored: "no decision (1 of 4)" on dynamic-financial1; now 7.9%
+//!   better than the best static); not analysed further than these figures.
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
