@@ -75,7 +75,8 @@
 //! fewer, its reuses more, and its hit ratios higher (issue 45; cloudphysics, seed 3, LRU at
 //! 4,049 pages: 0.142 at the original's length, 0.449 at 10x, 0.462 at 100x; read hit ratio
 //! 0.096, 0.658, 0.652). The renewal clone's `length=` runs the workload again on new pages
-//! instead, and keeps them (0.099, 0.114, 0.107; read 0.071, 0.076, 0.077; [`renewal`]).
+//! instead, and keeps them (0.089, 0.116, 0.107; read 0.081, 0.082, 0.083, model format 3;
+//! [`renewal`]).
 //!
 //! **Choices the sources leave open**, and what fcsim does:
 //!

@@ -141,8 +141,9 @@
 //! pages of a run end with it): the workload run again on new data, with the original's time
 //! shape each time (its windows and quarters), so that any stretch of a long clone is read as
 //! the clone's own run and its working set grows with its length. Measured on cloudphysics
-//! (`scale=1`, seed 3): ten runs' read hit ratio under LRU is 0.0742 at 2,692 pages and 0.1211
-//! at 26,921, one run's 0.0736 and 0.1209 (the original's 0.0758 and 0.1219). Chosen over the
+//! (`scale=1`, seed 3, model format 3): ten runs' read hit ratio under LRU is 0.0804 at 2,692
+//! pages and 0.1304 at 26,921, one run's 0.0793 and 0.1302 (the original's 0.0758 and
+//! 0.1219). Chosen over the
 //! two ways that keep a working set of K times the original's: windows stretched over N
 //! requests (this clone's first design) and runs that go on with the pages still alive. A
 //! page's references are its own process, so stretched windows do not lengthen them: past
