@@ -119,8 +119,11 @@ def test_a_burst_shorter_than_a_second_is_said() -> None:
 def test_a_closed_loop_offers_only_what_it_submits() -> None:
     # Issue 42: the dynamic profiles' closed loop of one outstanding request showed disk offered
     # loads of 16x-90x: the end-of-run flush of the write cache's dirty pages (5 ms each on the
-    # flat disk, all at the last arrival). One request at a time offers the disk at most about a
-    # second's work a second; the flush is reported apart.
+    # flat disk, all at the last arrival). One request at a time offers the disk at most a
+    # second's work a second, plus the work of the request that arrives last in that second (a
+    # request's work is counted at its arrival; this profile's largest is 32 pages, 0.16 s on
+    # the flat disk): the renewal profile (issue 40) peaks at 1.015, the stack profile stayed
+    # under 1. The flush is reported apart.
     row = fcsim.simulate(
         "synth:profile=dynamic-financial1,scale=0.02,requests=30000",
         "lru",
@@ -137,7 +140,7 @@ def test_a_closed_loop_offers_only_what_it_submits() -> None:
         },
     )
     assert row["timing"] == "closed-loop" and row["saturated"] is True  # by construction
-    assert row["disk_util_peak_1s"] < 1 and row["flash_util_peak_1s"] < 1
+    assert row["disk_util_peak_1s"] < 1.16 and row["flash_util_peak_1s"] < 1.16
     assert row["flush_pages"] > 1_000 and row["flush_s"] > 5  # 5 ms a page on the flat disk
 
 
