@@ -1,5 +1,6 @@
-//! Workload profiles: `synth:profile=NAME[,scale=K][,seed=S][,iops=R][,requests=N]` is a
-//! clone of a real trace shipped in `data/traces` (the profile's *donor*) reshaped to one row of
+//! Workload profiles: `synth:profile=NAME[,scale=K][,seed=S][,iops=R][,requests=N][,model=M]` is
+//! a clone (the renewal clone since issue 40; `model=stack` the stack-distance clone) of a real
+//! trace shipped in `data/traces` (the profile's *donor*) reshaped to one row of
 //! a seed paper's trace table: the row's published counts exactly, everything the table does not
 //! publish (reuse distances per op pair, sequential runs, per-op sizes around the published
 //! mean, bursty arrivals, working-set growth) from the donor. The machinery and what it keeps
