@@ -129,9 +129,10 @@ def main() -> None:
                         spec = f"clone={model},scale=10{key},length={REQUESTS * k}"
                         memory.append(row(name, kind, f"{k}x", best(binary, spec, a.runs, repeat=False)))
         for p in PROFILES:
-            memory.append(
-                row(f"profile {p}", "stack", "", best(binary, f"profile={p}", a.runs, repeat=False))
-            )
+            for kind, key in MODELS.items():
+                memory.append(
+                    row(f"profile {p}", kind, "", best(binary, f"profile={p}{key}", a.runs, repeat=False))
+                )
     load.append(os.getloadavg()[0])
     head = ["git", "rev-parse", "--short", "HEAD"]
     commit = subprocess.run(head, cwd=ROOT, capture_output=True, text=True).stdout.strip()
