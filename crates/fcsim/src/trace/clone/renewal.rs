@@ -1979,7 +1979,9 @@ impl TraceReader for Renewal {
     }
 
     fn repeats_ns(&self) -> Option<u64> {
-        self.arrivals.as_ref().map(|a| a.pass_ns() as u64)
+        // A profile's times are stretched to its rate, its passes with them.
+        let factor = self.hold.as_ref().map_or(1.0, |h| h.shape.time_factor);
+        self.arrivals.as_ref().map(|a| (a.pass_ns() * factor) as u64)
     }
 
     fn progress(&self) -> (u64, u64) {
