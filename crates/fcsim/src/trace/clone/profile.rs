@@ -157,7 +157,7 @@
 //!   joining the next pages of a row whenever due while under changed nothing (a new
 //!   request's pages are numbered apart from the next one's).
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
-//!   fcsim 2390e823, each summary's "Verdicts that changed" lists the claims with the figure
+//!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
 //!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
 //!   profile verdicts (5 agree / 15 disagree → 11 / 9). To agree: the flash-write cut larger
 //!   on read-dominant traces (GASA's best cut T1 -17.7% → -22.5%, T2 -31.7% → -7.7%, T3
