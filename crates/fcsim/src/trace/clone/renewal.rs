@@ -171,6 +171,23 @@
 //!   panel's error went 0.058 [0.023, 0.175] → 0.043 [0.022, 0.069] at 1% of the working set,
 //!   0.060 → 0.051 at 10%, LRU's curve 0.043 [0.015, 0.123] → 0.037 [0.018, 0.058]. Not on a
 //!   profile (its pages go on past the donor's classes) nor with `ablate=frequency`.
+//! - A new request's class is drawn with replacement from its window's new pages of its op, so
+//!   a seed's clone can hold none or many of a class the original has one or two pages of (the
+//!   msr excerpt's two pages of 33 and 34 references: none on seed 2, ten on seed 5, whose
+//!   every hit ratio is 0.02-0.11 above the original's at 1% of the working set). Tried and
+//!   not kept, with `bench/clone_panel.py --seeds 5 --generators renewal` (panel error at 1% /
+//!   10%, LRU curve; against 0.043/0.051, 0.037 on the msr excerpt and 0.010/0.009, 0.012 on
+//!   cloudphysics): an urn of each window's classes without replacement, a request's pages
+//!   taken out of its class: msr 0.027/0.039, 0.024, but cloudphysics 0.028/0.028, 0.031 [0.018,
+//!   0.064] (a class with fewer pages left than a request still takes the whole request, and
+//!   every class leaves the urn each pass); the same with the overdraw kept as a debt: msr
+//!   0.028/0.035, 0.023, tencent, systor and diskmon better (0.003/0.002, 0.006/0.005,
+//!   0.006/0.006), cloudphysics 0.028 [0.003, 0.080] (seed 2: 18 pages of 2,049-4,096
+//!   references against the original's one, 63,662 accesses against 2,683); the request's
+//!   pages drawn from the urn one by one and the request taking the first one's class (as
+//!   often as with replacement): msr 0.044/0.058, 0.055, cloudphysics 0.011/0.011, 0.017.
+//!   A class rarer than a request's pages cannot be given its count while a request's pages
+//!   share one class; with replacement it is given it on average.
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
