@@ -18,15 +18,16 @@ pub const WINDOWS: usize = 64;
 pub const MIN_REQUESTS: u64 = 100;
 /// First line of a model file: its format. 2 since the renewal clone's counts are final; 3 since
 /// they count a page shared by two sequential requests as request structure, not as a reference
-/// of the page (the renewal module's `shares_page`). A model of an older format still clones with
+/// of the page (the renewal module's `shares_page`); 4 since they count the new requests of each
+/// class by their size (the renewal module's `class_sizes`). A model of an older format still clones with
 /// `model=stack` (the stack counts have not changed); its renewal counts are of an earlier
 /// layout and are dropped, and `model=renewal` (the default) refuses it with its format and the
 /// command that fits it again.
-pub const MAGIC: &str = "fcsim-clone-model 3";
+pub const MAGIC: &str = "fcsim-clone-model 4";
 /// The first line without the format number.
 const MAGIC_STEM: &str = "fcsim-clone-model ";
 /// The format this fcsim writes; it reads 1 to this.
-pub const FORMAT: u32 = 3;
+pub const FORMAT: u32 = 4;
 /// The most all the counts of a model file may add up to (a model of a real trace holds far
 /// fewer: cloudphysics' calibrated distances about 2^50). Below it no sum of counts the
 /// generators take, nor two of them added, can wrap: an edited model could otherwise make a

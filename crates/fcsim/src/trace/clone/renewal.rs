@@ -27,6 +27,17 @@
 //!   (a page referenced once, of which real traces have many, is never referenced again; a page
 //!   referenced thousands of times keeps coming back). Per window and op, the classes of the
 //!   pages first referenced; a clone draws a new request's class from them (its pages share it).
+//! - *Class and size* (model format 4). Per op and class, the new requests whose first new page
+//!   is of that class, by the pages they span (1, 2, 3-4, 5-8, ...), and their pages in all: a
+//!   trace's most referenced pages come in small requests (cloudphysics' pages of 17 and more
+//!   references in new requests of 2.0-4.1 pages on average, its others in 8.2-15.5; the msr
+//!   excerpt's two pages of 33 and 34 references in two one-page writes, its once-referenced
+//!   pages in requests of 3.0), so a class drawn regardless of size gave a hot class a large
+//!   request's pages on some seeds and none on others. A clone draws a new request's class
+//!   first, from the window's new pages of each class over the mean pages of that class's
+//!   requests (so each class still gets its pages), then its size from that class's requests:
+//!   their size bin, then a size of the op in that bin ([`ClassSizes`]; a class with fewer than
+//!   [`MIN_SEEN`] requests pooled with the classes around it).
 //! - *Reuse.* Every page access is in a state: the quarter of the trace it falls in (a trace's
 //!   reuse drifts over its run; pooled with `phases=1`, below) × the page's class × its
 //!   references so far (1, 2, 3-4, 5-8, ..., 65 and more: 8 bins) × the octave of the gap since
@@ -65,8 +76,9 @@
 //! requests of its op (drawn, the last cut short by the block's end), queued so that a request
 //! follows on from the one before it with the original's share of reuse requests that do
 //! (see *Request sizes* below). Then each op's budget grows by the window's new pages of that
-//! op per tick, and while it covers the op's next new request (its size drawn from the op's
-//! requests that touch a new page, without replacement) a *run* of new requests is issued on
+//! op per tick, and while it covers the op's next new request (its class and size drawn
+//! together, above; the sizes of the op's requests that touch a new page, without replacement,
+//! for a model without class sizes or a profile) a *run* of new requests is issued on
 //! pages never used before, after [`GAP`] unused page number: its first request, then, with the
 //! original's share of such requests that start where the previous request ended, one more
 //! right after it (on the last page of the one before, at the byte after it, with the
@@ -188,6 +200,19 @@
 //!   often as with replacement): msr 0.044/0.058, 0.055, cloudphysics 0.011/0.011, 0.017.
 //!   A class rarer than a request's pages cannot be given its count while a request's pages
 //!   share one class; with replacement it is given it on average.
+//! - *What drawing the class with the size buys* (`bench/clone_panel.py --seeds 5 --generators
+//!   renewal`, seeds 1-5, panel error at 1% / 10% of the working set and LRU's curve, mean;
+//!   before: `ablate=sizes`'s, the draw of model format 3): cloudphysics 0.010/0.009, 0.012 →
+//!   0.006/0.006, 0.013; tencent 0.003/0.006, 0.007 → 0.002/0.005, 0.005; diskmon 0.009/0.009,
+//!   0.008 → 0.008/0.008, 0.007; blkparse 0.021/0.017, 0.015 → 0.019/0.014, 0.011; arc_P12
+//!   0.004/0.009, 0.010 → 0.005/0.006, 0.005; the msr excerpt 0.043/0.051, 0.037 → 0.032/0.064,
+//!   0.041 (pairs kept 62/79% → 72/82%); worse: systor 0.007/0.008, 0.009 → 0.012/0.010, 0.012,
+//!   arc_OLTP 0.010/0.008 → 0.014 [0.008, 0.031] / 0.011 (seeds 1 and 2 0.02-0.03 high at 1%),
+//!   arc_P2 0.014/0.009 → 0.016/0.010; arc_P3, wsrch and tpcc within 0.001. The class's size
+//!   taken instead as a weight on the class after the size was drawn (P(size | class) / mean
+//!   pages, the size from all of the op's) drew too few hot pages where sizes drift over a
+//!   trace's run (diskmon: 118 pages of 9-16 references against the original's 275, every hit
+//!   ratio 0.01-0.02 low): a window's sizes are the whole trace's, its classes its own.
 //! - Volumes are keyed apart in the fit, as fcsim keys them; the clone is one volume, 0.
 //! - Trims are skipped. Arrivals are the stack clone's ([`super::arrivals`]): independent of
 //!   op and address, the rate profile replayed with the cascade below it.
@@ -247,7 +272,8 @@
 //! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
 //! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
 //! writes among new pages, `requests` issues each block as one request (not cut into the
-//! original's reuse request lengths).
+//! original's reuse request lengths), `sizes` draws a new request's class regardless of its
+//! size (from its window's new pages) and its size from all of the op's.
 //!
 //! **Quarters** are kept apart by default (`phases=4`); `phases=1` pools them (a stationary
 //! clone). Measured with `bench/clone_panel.py` before requests kept the original's sizes (5
@@ -317,6 +343,16 @@ pub fn octave(g: u64) -> usize {
 #[inline]
 pub fn class(f: u64) -> usize {
     count_bin(f, CLASSES)
+}
+
+/// Bins of a new request's new pages (1, 2, 3-4, 5-8, ..., 16,385 and more) in
+/// [`Counts::class_sizes`].
+pub const SBINS: usize = 16;
+
+/// The bin of a new request's `n` new pages.
+#[inline]
+pub fn sbin(n: u64) -> usize {
+    count_bin(n, SBINS)
 }
 
 /// The index of a state: phase, class, references-so-far bin, octave, op.
@@ -393,6 +429,11 @@ pub struct Counts {
     /// ([`shares_page`]): that page access is the previous request's reference continued, not
     /// a reference of its own (no tick, no gap, not in the page's references).
     pub shared: [[u64; 2]; 2],
+    /// Per op and class: the new requests of that op whose first new page is of that class, by
+    /// their pages' bin ([`sbin`]: the pages its size spans, as `sizes` gives it; model format
+    /// 4), and their pages in all: how big a new request of a class is.
+    pub class_sizes: [[[u64; SBINS]; CLASSES]; 2],
+    pub class_pages: [[u64; CLASSES]; 2],
 }
 
 /// Whether request `r` starts on the last page of the request before it (`last`: its volume,
@@ -462,6 +503,8 @@ impl Counts {
             last = Some((r.volume, r.offset.saturating_add(u64::from(r.len)), r.op));
             let (first, n) = splitter.pages(&r).map_err(|m| reader.error_at_last(m.to_string()))?;
             let mut new = false;
+            // The class of the request's first new page.
+            let mut new_class = 0;
             // A shared first page is the last request's reference continued: not a tick.
             for key in first + u64::from(shared)..first + n {
                 let c_ = class(total.get(&key).copied().unwrap_or(1));
@@ -471,6 +514,9 @@ impl Counts {
                         chunks.resize((t / CHUNK) as usize + 1, [[0; CLASSES]; 2]);
                     }
                     chunks[(t / CHUNK) as usize][o][c_] += 1;
+                    if !new {
+                        new_class = c_;
+                    }
                     new = true;
                     0
                 } else {
@@ -489,6 +535,8 @@ impl Counts {
             if new {
                 *sizes[o].entry((u64::from(r.len) << 12) | (r.offset % PAGE)).or_default() += 1;
                 c.sequential[o] += u64::from(seq);
+                c.class_sizes[o][new_class][sbin(n)] += 1;
+                c.class_pages[o][new_class] += n;
             } else {
                 *reuse[o].entry(n).or_default() += 1;
                 c.reuse_sequential[o] += u64::from(seq);
@@ -541,6 +589,12 @@ impl Counts {
         let [[a, b], [x, y]] = self.shared;
         let _ = writeln!(s, "renewal shared {a} {b} {x} {y}");
         for (o, name) in ["read", "write"].iter().enumerate() {
+            for (k, v) in self.class_sizes[o].iter().enumerate().filter(|(_, v)| v.iter().any(|&x| x > 0)) {
+                let pages = self.class_pages[o][k];
+                let _ = writeln!(s, "renewal class-sizes {name} {k} {pages} {}", join(&mut v.iter().map(u64::to_string)));
+            }
+        }
+        for (o, name) in ["read", "write"].iter().enumerate() {
             if !self.reuse[o].is_empty() {
                 let _ = writeln!(s, "renewal reuse {name} {}", join(&mut self.reuse[o].iter().map(|&(x, c)| format!("{x}:{c}"))));
             }
@@ -563,9 +617,9 @@ impl Counts {
             self.ends = vec![0; STATES];
             self.new_pages = vec![[[0; CLASSES]; 2]; WINDOWS];
         }
-        let (key, rest) = words
-            .split_first()
-            .ok_or("renewal: expected a key (ticks, new-pages, sequential, sizes, reuse, reuse-sequential, shared or state)")?;
+        let (key, rest) = words.split_first().ok_or(
+            "renewal: expected a key (ticks, new-pages, sequential, sizes, reuse, reuse-sequential, shared, class-sizes or state)",
+        )?;
         match *key {
             "ticks" => {
                 let [v] = rest else { return Err("renewal ticks: expected one count".into()) };
@@ -612,6 +666,26 @@ impl Counts {
                     return Err("renewal shared: expected four counts (new reads, new writes, reuse reads, reuse writes)".into());
                 };
                 self.shared = [[count(a, "shared")?, count(b, "shared")?], [count(x, "shared")?, count(y, "shared")?]];
+            }
+            "class-sizes" => {
+                let bad = || format!("renewal class-sizes: expected read or write, a class below {CLASSES}, its pages and {SBINS} counts");
+                let (o, k, pages, v) = match rest {
+                    [o, k, pages, v @ ..] if v.len() == SBINS => (*o, *k, *pages, v),
+                    _ => return Err(bad()),
+                };
+                let o = match o {
+                    "read" => 0,
+                    "write" => 1,
+                    _ => return Err(bad()),
+                };
+                let k = count(k, "class-sizes")? as usize;
+                if k >= CLASSES {
+                    return Err(bad());
+                }
+                for (x, w) in self.class_sizes[o][k].iter_mut().zip(v) {
+                    *x = count(w, "class-sizes")?;
+                }
+                self.class_pages[o][k] = count(pages, "class-sizes")?;
             }
             "reuse-sequential" => {
                 let [r, w] = rest else { return Err("renewal reuse-sequential: expected two counts".into()) };
@@ -662,7 +736,7 @@ impl Counts {
             }
             k => {
                 return Err(format!(
-                    "renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes, reuse, reuse-sequential, shared or state"
+                    "renewal: unknown key '{k}'; expected ticks, new-pages, sequential, sizes, reuse, reuse-sequential, shared, class-sizes or state"
                 ))
             }
         }
@@ -689,6 +763,13 @@ impl Counts {
         if (0..2).any(|o| self.shared[0][o] > self.sequential[o] || self.shared[1][o] > self.reuse_sequential[o]) {
             return Err("renewal shared: more requests that share their first page than requests that start where the last ended".into());
         }
+        for o in 0..2 {
+            let (by_class, sized) =
+                (self.class_sizes[o].iter().map(|v| sum(v)).sum::<u128>(), sum(&self.sizes[o].iter().map(|x| x.1).collect::<Vec<_>>()));
+            if by_class != sized {
+                return Err(format!("renewal class-sizes: {by_class} new requests of an op in all; expected its sizes' count, {sized}"));
+            }
+        }
         let new = self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>();
         if new != ends {
             return Err(format!("renewal new-pages: {new} pages in all; expected the state lines' ends, {ends}"));
@@ -697,7 +778,61 @@ impl Counts {
     }
 }
 
-/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests`).
+/// How a clone's new request is drawn with its class (`class_sizes` of the model): the class
+/// first, from the window's new pages of each class over the mean pages of that class's requests
+/// (so that each class still gets its pages), then the request's size bin from that class's
+/// requests, then its size from the op's sizes in that bin (without replacement, as `sizes`).
+/// A class with fewer than [`MIN_SEEN`] new requests takes those of the classes around it too
+/// (c - 1 to c + 1, then c - 2 to c + 2, ...: the most referenced classes each hold a few
+/// requests, alike in size), as the states pool.
+#[derive(Debug, Clone)]
+struct ClassSizes {
+    /// Per op and class: 1 / the mean pages of its new requests.
+    per_page: [[f64; CLASSES]; 2],
+    /// Per op and class: P(size bin | class), cumulative.
+    bins: [[[f64; SBINS]; CLASSES]; 2],
+    /// Per op and size bin: the op's sizes in that bin (`None`: none).
+    sizes: [Vec<Option<Bag>>; 2],
+}
+
+impl ClassSizes {
+    /// `None` for a model without class sizes; `sizes` are the op's (after their fallback).
+    fn new(counts: &[[[u64; SBINS]; CLASSES]; 2], pages: &[[u64; CLASSES]; 2], sizes: [&Values; 2]) -> Option<ClassSizes> {
+        if counts.iter().flatten().flatten().all(|&x| x == 0) {
+            return None;
+        }
+        let mut c = ClassSizes { per_page: [[0.0; CLASSES]; 2], bins: [[[0.0; SBINS]; CLASSES]; 2], sizes: [Vec::new(), Vec::new()] };
+        for o in 0..2 {
+            // An op without new requests takes the other's.
+            let op = if counts[o].iter().flatten().any(|&x| x > 0) { o } else { 1 - o };
+            let requests = |k: usize| counts[op][k].iter().sum::<u64>();
+            for k in 0..CLASSES {
+                let mut j = 0;
+                let around = |j: usize| k.saturating_sub(j)..(k + j + 1).min(CLASSES);
+                while j < CLASSES && around(j).map(requests).sum::<u64>() < MIN_SEEN {
+                    j += 1;
+                }
+                let n = around(j).map(requests).sum::<u64>() as f64;
+                c.per_page[o][k] = n / around(j).map(|x| pages[op][x]).sum::<u64>() as f64;
+                let mut cum = 0.0;
+                for (b, at) in c.bins[o][k].iter_mut().enumerate() {
+                    cum += around(j).map(|x| counts[op][x][b]).sum::<u64>() as f64 / n;
+                    *at = cum;
+                }
+            }
+            c.sizes[o] = (0..SBINS)
+                .map(|b| {
+                    let v: Values =
+                        sizes[o].iter().copied().filter(|&(x, _)| sbin(((x & 0xfff) + (x >> 12).max(1)).div_ceil(PAGE)) == b).collect();
+                    (v.iter().any(|x| x.1 > 0)).then(|| Bag::new(&v))
+                })
+                .collect();
+        }
+        Some(c)
+    }
+}
+
+/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests+sizes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ablate {
     pub frequency: bool,
@@ -707,12 +842,14 @@ pub struct Ablate {
     /// Issue each block of pages due in a row as one request (not cut into the original's reuse
     /// request lengths).
     pub requests: bool,
+    /// Draw a new request's class regardless of its size (not from the classes' own sizes).
+    pub sizes: bool,
     /// Pool the quarters (`phases=1`; the default, `phases=4`, keeps them apart).
     pub pool_phases: bool,
 }
 
 impl Ablate {
-    /// Parses `a+b+...` of frequency, recency, together, ops and requests.
+    /// Parses `a+b+...` of frequency, recency, together, ops, requests and sizes.
     pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
         let mut a = Ablate::default();
         for part in v.split('+').filter(|p| !p.is_empty()) {
@@ -722,7 +859,12 @@ impl Ablate {
                 "together" => a.together = true,
                 "ops" => a.ops = true,
                 "requests" => a.requests = true,
-                _ => return Err(format!("unknown part '{part}'; expected frequency, recency, together, ops or requests (joined with +)")),
+                "sizes" => a.sizes = true,
+                _ => {
+                    return Err(format!(
+                        "unknown part '{part}'; expected frequency, recency, together, ops, requests or sizes (joined with +)"
+                    ))
+                }
             }
         }
         Ok(a)
@@ -913,6 +1055,11 @@ pub struct Renewal {
     /// Per window and op: the classes of the new pages, counts (a new request's class is drawn
     /// from them).
     classes: Vec<[[u64; CLASSES]; 2]>,
+    /// How a new request's class and size are drawn together ([`ClassSizes`]); `None` when the
+    /// model has none, for a profile, or with `ablate=sizes`.
+    class_sizes: Option<Box<ClassSizes>>,
+    /// Per op: the class drawn with the next new request (`next_new`), when drawn with it.
+    next_class: [Option<u8>; 2],
     /// Per state: its distribution in `gaps` (states pooled alike share one).
     which: Vec<u32>,
     sizes: [Bag; 2],
@@ -1222,6 +1369,17 @@ impl Renewal {
             new_rate,
             new_pages_total: totals,
             classes: c.new_pages.clone(),
+            class_sizes: (!ablate.sizes)
+                .then(|| {
+                    ClassSizes::new(
+                        &c.class_sizes,
+                        &c.class_pages,
+                        [0, 1].map(|o| if starts(o) > 0 { &c.sizes[o] } else { &c.sizes[1 - o] }),
+                    )
+                })
+                .flatten()
+                .map(Box::new),
+            next_class: [None; 2],
             which,
             sizes,
             sequential,
@@ -1264,6 +1422,8 @@ impl Renewal {
     /// table's count (the rate × e^(deficit / 1% of the pages), within 1/16 and 16, with
     /// feedback), the classes tilted, every gap's op reweighted by the write odds.
     pub fn with_shape(mut self, m: &super::Model, shape: Shape) -> Renewal {
+        // A profile draws its classes with its tilt and its sizes with its mean's feedback.
+        self.class_sizes = None;
         let c = m.renewal.as_ref().expect("new() checked the renewal counts");
         let odds = |p: f64| match shape.write {
             w if w <= 0.0 => 0.0,
@@ -1422,6 +1582,35 @@ impl Renewal {
     fn next_new(&mut self, o: usize) -> Result<(u64, u64)> {
         if let Some(n) = self.next_new[o] {
             return Ok(n);
+        }
+        let w = self.window(self.t).0;
+        if let Some(cs) = &mut self.class_sizes {
+            // Its class from the window's new pages of each class per page of the class's
+            // requests, its size bin from the class's requests, its size from the op's in that
+            // bin ([`ClassSizes`]).
+            let counts = &self.classes[w][o];
+            let total: f64 = counts.iter().zip(&cs.per_page[o]).map(|(&c, k)| c as f64 * k).sum();
+            if total > 0.0 {
+                let mut x = self.rng.gen::<f64>() * total;
+                let k = counts
+                    .iter()
+                    .zip(&cs.per_page[o])
+                    .position(|(&c, k)| {
+                        x < c as f64 * k || {
+                            x -= c as f64 * k;
+                            false
+                        }
+                    })
+                    .unwrap_or(CLASSES - 1);
+                let u = self.rng.gen::<f64>() * cs.bins[o][k][SBINS - 1];
+                let b = cs.bins[o][k].partition_point(|&c| c <= u).min(SBINS - 1);
+                if let Some(bag) = &mut cs.sizes[o][b] {
+                    let packed = bag.draw(&mut self.rng)?;
+                    let pages = ((packed & 0xfff) + (packed >> 12).max(1)).div_ceil(PAGE);
+                    (self.next_new[o], self.next_class[o]) = (Some((packed, pages)), Some(k as u8));
+                    return Ok((packed, pages));
+                }
+            }
         }
         let mut packed = self.sizes[o].draw(&mut self.rng)?;
         if let Some(off) = self.size_off(o) {
@@ -1594,6 +1783,7 @@ impl Renewal {
             let (packed, drawn) = self.next_new(o)?;
             self.credit[o] -= drawn as f64;
             self.next_new[o] = None;
+            let drawn_class = self.next_class[o].take();
             // A profile turns a new request's op too (paid from the budget of the op drawn).
             let op = self.turn().map_or(o, usize::from);
             // A profile's op with no room for new pages (its locality out of reach) gives them
@@ -1655,7 +1845,8 @@ impl Renewal {
                         }
                     })
                 }
-                None => {
+                // A clone's drawn with its size (`next_new`), or else from its window's new pages.
+                None => drawn_class.map(usize::from).or_else(|| {
                     let mut x = self.rng.gen_range(0..counts.iter().sum::<u64>().max(1));
                     counts.iter().position(|&c| {
                         x < c || {
@@ -1663,7 +1854,7 @@ impl Renewal {
                             false
                         }
                     })
-                }
+                }),
             };
             let class = class.unwrap_or(0) as u8;
             // Its pages, bytes and offset, on its first new page (marked [`BEFORE`] when that is
@@ -2115,7 +2306,7 @@ mod tests {
         let err = |spec: String| super::super::open(&spec).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
-            .contains("expected frequency, recency, together, ops or requests"));
+            .contains("expected frequency, recency, together, ops, requests or sizes"));
         assert!(err(format!("clone={},model=stack,ablate=ops", orig.display())).contains("model=renewal only"));
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
@@ -2134,15 +2325,22 @@ mod tests {
             .unwrap_err()
             .contains("four counts (new reads, new writes, reuse reads, reuse writes)"));
         assert!(c.parse_line(&["shared", "1", "2", "x", "4"]).unwrap_err().contains("expected a count, found 'x'"));
+        let bins = ["0"; SBINS];
+        let line = |o: &'static str, k: &'static str, n: usize| [&["class-sizes", o, k, "9"][..], &bins[..n]].concat();
+        assert!(c.parse_line(&line("read", "0", SBINS - 1)).unwrap_err().contains("its pages and 16 counts"));
+        assert!(c.parse_line(&line("trim", "0", SBINS)).unwrap_err().contains("expected read or write"));
+        assert!(c.parse_line(&line("write", "14", SBINS)).unwrap_err().contains("a class below 14"));
+        c.parse_line(&line("write", "13", SBINS)).unwrap();
         assert!(c.check().is_err());
-        // A model of format 1 or 2 keeps its stack counts; its renewal counts (format 2's counted
-        // a page shared by two sequential requests as a reference) are refused, with the format
-        // and the command that fits it again. A format this fcsim does not know is refused.
+        // A model of format 1 to 3 keeps its stack counts; its renewal counts (format 2's counted
+        // a page shared by two sequential requests as a reference, format 3's have no class
+        // sizes) are refused, with the format and the command that fits it again. A format this
+        // fcsim does not know is refused.
         let text = m.to_text();
         // Not the folder of the test above, which runs beside this one and removes its own.
         let dir = std::env::temp_dir().join(format!("fcsim-renewal-bad-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for v in [1, 2] {
+        for v in [1, 2, 3] {
             let old = dir.join(format!("old{v}.model"));
             std::fs::write(&old, text.replacen(super::super::model::MAGIC, &format!("fcsim-clone-model {v}"), 1)).unwrap();
             assert!(err(format!("clone={},model=stack", old.display())).is_empty());
@@ -2150,9 +2348,9 @@ mod tests {
             assert!(e.contains(&format!("model format {v}")) && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
         }
         let new = dir.join("new.model");
-        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 4", 1)).unwrap();
+        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 5", 1)).unwrap();
         let e = err(format!("clone={}", new.display()));
-        assert!(e.contains("'fcsim-clone-model 4'") && e.contains("reads 1 to 3") && e.contains("fcsim trace clone"), "{e}");
+        assert!(e.contains("'fcsim-clone-model 5'") && e.contains("reads 1 to 4") && e.contains("fcsim trace clone"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -2295,7 +2493,56 @@ mod tests {
         assert_eq!(gaps(0), vec![(100 + gbin(3), 1), (200 + gbin(3), 1)]);
         assert_eq!(gaps(1), vec![(200 + gbin(1), 2)]);
         assert_eq!(c.ends.iter().sum::<u64>(), 3);
+        // The new requests by the class of their first new page and the pages they span (as
+        // their sizes give them): 1 on pages 0 and 1, first new page 0 (class 1); 2 on the
+        // shared page 1 and page 2, first new page 2 (class 0). No new reads.
+        let mut by_class = [[[0; SBINS]; CLASSES]; 2];
+        (by_class[1][1][sbin(2)], by_class[1][0][sbin(2)]) = (1, 1);
+        assert_eq!(c.class_sizes, by_class);
+        assert_eq!(c.class_pages[1][..2], [2, 2]);
+        assert_eq!(c.class_pages[0], [0; CLASSES]);
         c.check().unwrap();
+    }
+
+    #[test]
+    fn a_new_requests_class_comes_with_its_size_by_hand() {
+        // Class 0's new writes are all 8 pages, class 2's all 1 page (20 each); class 1 has none
+        // of its own and takes those of classes 0 to 2 (40 requests of 180 pages).
+        let mut counts = [[[0; SBINS]; CLASSES]; 2];
+        let mut pages = [[0; CLASSES]; 2];
+        (counts[1][0][sbin(8)], pages[1][0]) = (20, 160);
+        (counts[1][2][sbin(1)], pages[1][2]) = (20, 20);
+        let sizes: Values = vec![(4096 << 12, 20), ((8 * 4096) << 12, 20)];
+        let cs = ClassSizes::new(&counts, &pages, [&sizes, &sizes]).unwrap();
+        assert_eq!((cs.per_page[1][0], cs.per_page[1][1], cs.per_page[1][2]), (20.0 / 160.0, 40.0 / 180.0, 1.0));
+        assert_eq!((cs.bins[1][0][sbin(8) - 1], cs.bins[1][0][sbin(8)]), (0.0, 1.0));
+        assert_eq!((cs.bins[1][1][sbin(1)], cs.bins[1][2][sbin(1)]), (0.5, 1.0));
+        // Reads (no new requests of their own) take the writes'.
+        assert_eq!((cs.per_page[0], cs.bins[0]), (cs.per_page[1], cs.bins[1]));
+        assert!(cs.sizes[1][sbin(8)].is_some() && cs.sizes[1][sbin(1)].is_some() && cs.sizes[1][sbin(2)].is_none());
+        // Every window's new writes: a third class 0, two thirds class 2. Each request comes
+        // with its class's size, and the classes still get their pages: a class-0 request
+        // (8 pages) is drawn with weight 1 x 1/8, a class-2 one with 2 x 1, so 1 in 17 requests
+        // and a third of the pages are class 0.
+        let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
+        let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate::default(), "t".into()).unwrap();
+        g.class_sizes = Some(Box::new(cs));
+        g.sequential = [0.0; 2];
+        for w in &mut g.classes {
+            w[1] = [0; CLASSES];
+            (w[1][0], w[1][2]) = (1, 2);
+        }
+        for _ in 0..3000 {
+            g.new_run(1, 0).unwrap();
+        }
+        let mut by_class = [0u64; CLASSES];
+        for &(first, n, _, _) in &g.out {
+            let class = g.pages.at(first).class;
+            assert_eq!(u64::from(n), if class == 0 { 8 } else { 1 }, "class {class}");
+            by_class[usize::from(class)] += u64::from(n);
+        }
+        let share = by_class[0] as f64 / (by_class[0] + by_class[2]) as f64;
+        assert!((share - 1.0 / 3.0).abs() < 0.03, "{by_class:?}");
     }
 
     #[test]
@@ -2307,6 +2554,7 @@ mod tests {
         let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
         let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate::default(), "t".into()).unwrap();
         g.sizes = [Bag::new(&[((4096 << 12) | 512, 1)]), Bag::new(&[((4096 << 12) | 512, 1)])];
+        g.class_sizes = None;
         (g.sequential, g.shared) = ([1.0; 2], [1.0; 2]);
         g.credit = [0.0, 5.0];
         g.new_run(1, 0).unwrap();
