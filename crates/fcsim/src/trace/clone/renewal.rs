@@ -252,10 +252,12 @@
 //!   excerpt, arc_OLTP and wsrch share no page that runs on and clone as before (the same
 //!   figures), tpcc shares 2 (0.001 before and after).
 //!   With the new requests sharing and the reuse pieces not: cloudphysics 0.027 [0.016, 0.032]
-//!   / 0.020, arc_P2 0.020 / 0.014 (5 seeds). What blkparse still misses (every policy's hit
-//!   ratio about 0.019 low at both sizes, seed 1): its clone's runs start on 2.2-2.3 new pages
-//!   against the original's 1.58 (a run's first request takes the size of any new request, the
-//!   original's two-page follow-ons included), 18,440 pages against 17,901 (seed 1).
+//!   / 0.020, arc_P2 0.020 / 0.014 (5 seeds). What blkparse still missed on format 3 (every
+//!   policy's hit ratio about 0.019 low at both sizes, seed 1): its clone's runs start on
+//!   2.2-2.3 new pages against the original's 1.58 (a run's first request takes the size of any
+//!   new request, the original's two-page follow-ons included), 18,440 pages against 17,901
+//!   (seed 1); with the class drawn with the size (format 4, *Class and size*) its panel error
+//!   is 0.019/0.014.
 //! - Memory: a 32-byte entry per page number, held in chunks that are freed once every page
 //!   in them has ended ([`super::table`]: a page whose draw is the end is never referenced
 //!   again), and the calendar (an entry per run of pages in a row due at one tick, and one
