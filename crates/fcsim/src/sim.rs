@@ -102,6 +102,9 @@ pub fn page_accesses(trace: &str, opts: &TraceOptions, page_size: u32, mut progr
 /// When requests arrive.
 #[derive(Debug)]
 enum Arrivals {
+    /// At the trace's times, unscaled (`sim.time_scale` 1): what `Trace` with `scale` 1 gives,
+    /// with no first time to keep and no scale to test per request.
+    AsIs,
     /// At the trace's times, inter-arrival gaps multiplied by `scale` (the first request keeps
     /// its time).
     Trace { scale: f64, first: Option<u64> },
@@ -114,6 +117,7 @@ enum Arrivals {
 impl Arrivals {
     fn new(time_scale: f64, queue_depth: u32) -> Self {
         match queue_depth {
+            0 if time_scale == 1.0 => Arrivals::AsIs,
             0 => Arrivals::Trace { scale: time_scale, first: None },
             d => Arrivals::Closed { depth: d as usize, outstanding: BinaryHeap::with_capacity(up_front(d as usize + 1)) },
         }
@@ -124,6 +128,7 @@ impl Arrivals {
     #[inline(always)]
     fn arrive(&mut self, t: u64, n: u64) -> Result<u64> {
         Ok(match self {
+            Arrivals::AsIs => t,
             Arrivals::Trace { scale, first } => {
                 let f = *first.get_or_insert(t);
                 if *scale == 1.0 || t <= f {
@@ -686,18 +691,23 @@ impl Run {
         stack: &mut Stack<B>,
         progress: Option<Progress<'_>>,
     ) -> Result<()> {
-        // Two copies of the loop: without a warm-up or epochs it has no mark to check at all.
-        if self.meter.is_some() {
-            self.drive_loop::<B, true>(reader, stack, progress)
-        } else {
-            self.drive_loop::<B, false>(reader, stack, progress)
+        // Four copies of the loop: without a warm-up or epochs it has no mark to check at all;
+        // a plain stack (no controller, no admission, no next-access times: what nothing in
+        // the loop changes) has no slot to look in.
+        let plain = stack.controller.is_none() && stack.tier.admission.is_none() && self.next.is_empty();
+        match (self.meter.is_some(), plain) {
+            (true, true) => self.drive_loop::<B, true, true>(reader, stack, progress),
+            (true, false) => self.drive_loop::<B, true, false>(reader, stack, progress),
+            (false, true) => self.drive_loop::<B, false, true>(reader, stack, progress),
+            (false, false) => self.drive_loop::<B, false, false>(reader, stack, progress),
         }
     }
 
     /// The reader loop over [`Run::step`]; with `MEASURE`, one predictable branch per request for
-    /// the marks. The trace is read a batch at a time, on a second thread where that pays
+    /// the marks; with `PLAIN`, none for the controller, admission and next-access slots, which
+    /// the caller has found empty ([`Run::step_with`]). The trace is read a batch at a time, on a second thread where that pays
     /// ([`trace::read_ahead`]).
-    fn drive_loop<B: Backing + Lower, const MEASURE: bool>(
+    fn drive_loop<B: Backing + Lower, const MEASURE: bool, const PLAIN: bool>(
         &mut self,
         reader: &mut dyn TraceReader,
         stack: &mut Stack<B>,
@@ -721,7 +731,7 @@ impl Run {
                         }
                     }
                     // A request the page splitter refuses ends the trace, located by the reader.
-                    self.step_with::<B, MEASURE>(r, stack, checked, |_| batch.refused())?;
+                    self.step_with::<B, MEASURE, PLAIN>(r, stack, checked, |_| batch.refused())?;
                     batch.report(self.requests, &mut progress)?;
                 }
             }
@@ -739,14 +749,17 @@ impl Run {
     /// loop of [`Run::drive`] locates it).
     #[inline]
     pub fn step<B: Backing + Lower>(&mut self, r: &HostRequest, stack: &mut Stack<B>) -> Result<()> {
-        self.step_with::<B, true>(r, stack, true, |m| Error::config(m.to_string()))
+        self.step_with::<B, true, false>(r, stack, true, |m| Error::config(m.to_string()))
     }
 
     /// [`Run::step`], `refused` making the error of a request the splitter refuses (checked
     /// only if `checked`: false for a request already split and accepted with the same
-    /// splitter); without `MEASURE` no mark is checked (the run has no warm-up or epochs).
+    /// splitter); without `MEASURE` no mark is checked (the run has no warm-up or epochs); with
+    /// `PLAIN` the stack has no controller, its tier no admission, and the run no next-access
+    /// times (every access's next is [`NEVER`]), which the caller checked and nothing in the
+    /// loop changes, so they are not looked for.
     #[inline(always)]
-    fn step_with<B: Backing + Lower, const MEASURE: bool>(
+    fn step_with<B: Backing + Lower, const MEASURE: bool, const PLAIN: bool>(
         &mut self,
         r: &HostRequest,
         stack: &mut Stack<B>,
@@ -756,7 +769,7 @@ impl Run {
         let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
         self.first_ns.get_or_insert(now);
         self.last_ns = now;
-        if let Some(c) = stack.controller.as_mut() {
+        if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
             c.before(now, &mut stack.below)?;
         }
         stack.below.advance(now);
@@ -780,11 +793,11 @@ impl Run {
             // One page (most requests): it holds the whole request, so a miss misses its length
             // (what `bytes_in_page` gives for a one-page request), and the stack's hits are read
             // once more, not once per page.
-            let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-            done = done.max(stack.tier.access(first, r.op, index, next, now, &mut stack.below)?);
+            let next = if PLAIN { NEVER } else { self.next.get(index as usize).copied().unwrap_or(NEVER) };
+            done = done.max(stack.tier.access_with::<B, PLAIN>(first, r.op, index, next, now, &mut stack.below)?);
             if r.op != Op::Trim {
                 index += 1;
-                if let Some(c) = stack.controller.as_mut() {
+                if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
                     c.access(first)?;
                 }
                 missed = stack.hits() == hits;
@@ -792,11 +805,11 @@ impl Run {
             }
         } else {
             for (i, key) in (first..first + n).enumerate() {
-                let next = self.next.get(index as usize).copied().unwrap_or(NEVER);
-                done = done.max(stack.tier.access(key, r.op, index, next, now, &mut stack.below)?);
+                let next = if PLAIN { NEVER } else { self.next.get(index as usize).copied().unwrap_or(NEVER) };
+                done = done.max(stack.tier.access_with::<B, PLAIN>(key, r.op, index, next, now, &mut stack.below)?);
                 if r.op != Op::Trim {
                     index += 1;
-                    if let Some(c) = stack.controller.as_mut() {
+                    if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
                         c.access(key)?;
                     }
                     let h = stack.hits();
@@ -823,7 +836,7 @@ impl Run {
         }
         // The controller acts after the request: what it does (a resize's write-backs) occupies
         // the devices, and the requests after it wait for it there.
-        if let Some(c) = stack.controller.as_mut() {
+        if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
             c.after(done - now, now, &mut stack.tier, &mut stack.below)?;
         }
         self.arrivals.complete(done);

@@ -30,11 +30,12 @@ impl Lru {
     pub fn new(capacity: usize) -> Self {
         Lru { arena: Arena::with_capacity(capacity), list: List::default(), capacity }
     }
-}
 
-impl Policy for Lru {
-    #[inline]
-    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+    /// [`Policy::access`] with its victim (at most one) returned rather than pushed, inlined
+    /// where it is called on an `Lru`: a tier holds one by value to call it so, and hands the
+    /// victim on with no vector between ([`crate::stack::Tier`]).
+    #[inline(always)]
+    pub fn access_one(&mut self, a: &Access) -> (Outcome, Option<Evicted>) {
         // When full, the victim (the back) is reused for the new page: one map probe finds a
         // hit or maps the new key, one more unmaps the victim.
         let victim = if self.list.len() == self.capacity { self.list.back() } else { None };
@@ -42,19 +43,29 @@ impl Policy for Lru {
             Ok(i) => {
                 self.list.move_to_front(&mut self.arena, i);
                 let was = touch(&mut self.arena, i, a.write);
-                Outcome::Hit { dirty: was }
+                (Outcome::Hit { dirty: was }, None)
             }
             Err(i) => {
-                if victim.is_some() {
+                let evicted = if victim.is_some() {
                     let old = self.arena.retarget(i, a.key, 0, a.write);
-                    evicted.push(Evicted { key: old.key, dirty: old.dirty });
                     self.list.move_to_front(&mut self.arena, i);
+                    Some(Evicted { key: old.key, dirty: old.dirty })
                 } else {
                     self.list.push_front(&mut self.arena, i);
-                }
-                Outcome::Miss { admitted: true }
+                    None
+                };
+                (Outcome::Miss { admitted: true }, evicted)
             }
         }
+    }
+}
+
+impl Policy for Lru {
+    #[inline]
+    fn access(&mut self, a: &Access, evicted: &mut Vec<Evicted>) -> Outcome {
+        let (outcome, victim) = self.access_one(a);
+        evicted.extend(victim);
+        outcome
     }
 
     fn remove(&mut self, key: u64) -> Option<bool> {
@@ -87,6 +98,10 @@ impl Policy for Lru {
     fn victim(&self) -> Option<u64> {
         let back = if self.list.len() >= self.capacity { self.list.back() } else { None };
         back.map(|i| self.arena.node(i).key)
+    }
+
+    fn take_lru(&mut self) -> Option<Lru> {
+        Some(std::mem::replace(self, Lru::new(1)))
     }
 
     /// Shrinking evicts from the LRU end (the dynamic-allocation paper, §IV: "evicting the data

@@ -35,6 +35,8 @@ use crate::params::{Params, UsedParams};
 use crate::view::DeviceView;
 use std::collections::BTreeMap;
 
+pub use lru::Lru;
+
 /// One page access as a policy sees it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Access {
@@ -127,6 +129,12 @@ pub trait Policy: Send {
     /// None while it has room, or where it does not say (the default). An admission policy
     /// may compare the candidate with it (TinyLFU does).
     fn victim(&self) -> Option<u64> {
+        None
+    }
+    /// This policy as the [`Lru`] it is, taken out (an empty LRU of one page left in its
+    /// place), or None for every other policy (the default): a tier holds an LRU by value, so
+    /// that the loop calls its access directly ([`crate::stack::Tier`]).
+    fn take_lru(&mut self) -> Option<Lru> {
         None
     }
 }

@@ -37,7 +37,7 @@ pub use value::{Lower, Stack};
 
 use crate::device::{ftl::FtlStats, Backing, DeviceLoads, Store};
 use crate::error::{Error, Result};
-use crate::policy::{Access, Evicted, Outcome, Policy};
+use crate::policy::{Access, Evicted, Lru, Outcome, Policy};
 use crate::request::{Op, NEVER};
 use crate::view::DeviceView;
 use admission::Admission;
@@ -96,9 +96,45 @@ impl Counters {
     }
 }
 
+/// A tier's policy. LRU (the baseline of every comparison, and the policy of the machine's-limit
+/// benchmark, `crates/fcsim-bench/benches/limit.rs`) is held by value, so that its `access` and
+/// `preload` are direct calls the loop inlines (no virtual call, no [`Access`] handed through
+/// memory: about 30 instructions a page access); every other policy is boxed behind the trait.
+/// The same code runs either way: [`Lru`]'s [`Policy`] methods.
+enum Held {
+    Lru(Lru),
+    Dyn(Box<dyn Policy>),
+}
+
+impl Held {
+    /// `policy`, taken out of its box if it is an LRU ([`Policy::take_lru`]).
+    fn new(mut policy: Box<dyn Policy>) -> Self {
+        match policy.take_lru() {
+            Some(lru) => Held::Lru(lru),
+            None => Held::Dyn(policy),
+        }
+    }
+
+    #[inline]
+    fn get(&self) -> &dyn Policy {
+        match self {
+            Held::Lru(p) => p,
+            Held::Dyn(p) => &**p,
+        }
+    }
+
+    #[inline]
+    fn get_mut(&mut self) -> &mut dyn Policy {
+        match self {
+            Held::Lru(p) => p,
+            Held::Dyn(p) => &mut **p,
+        }
+    }
+}
+
 /// One cache tier.
 pub struct Tier {
-    policy: Box<dyn Policy>,
+    policy: Held,
     capacity: usize,
     mode: WriteMode,
     evicted: Vec<Evicted>,
@@ -125,7 +161,7 @@ impl Tier {
     }
 
     pub fn with_mode(policy: Box<dyn Policy>, capacity: usize, mode: WriteMode) -> Self {
-        Tier { policy, capacity, mode, evicted: Vec::with_capacity(16), admission: None, counters: Counters::default() }
+        Tier { policy: Held::new(policy), capacity, mode, evicted: Vec::with_capacity(16), admission: None, counters: Counters::default() }
     }
 
     pub fn capacity(&self) -> usize {
@@ -133,31 +169,50 @@ impl Tier {
     }
 
     pub fn resident(&self) -> usize {
-        self.policy.len()
+        self.policy.get().len()
     }
 
     /// [`Policy::preload`]: `key` is accessed soon.
     #[inline(always)]
     pub fn preload(&self, key: u64) {
-        self.policy.preload(key);
+        match &self.policy {
+            Held::Lru(p) => p.preload(key),
+            Held::Dyn(p) => p.preload(key),
+        }
     }
 
     /// [`Policy::preloads`].
     pub fn preloads(&self) -> bool {
-        self.policy.preloads()
+        self.policy.get().preloads()
     }
 
     /// Processes one page access of a request that arrived at `time` (ns); returns when the
     /// access completes on `dev` (with no device, `time`).
     #[inline(always)]
     pub fn access<B: Backing>(&mut self, key: u64, op: Op, index: u64, next: u64, time: u64, dev: &mut B) -> Result<u64> {
+        self.access_with::<B, false>(key, op, index, next, time, dev)
+    }
+
+    /// [`Tier::access`]; with `UNADMITTED` the caller has checked that the admission slot is
+    /// empty (and nothing fills it meanwhile), so it is not looked in.
+    #[inline(always)]
+    pub fn access_with<B: Backing, const UNADMITTED: bool>(
+        &mut self,
+        key: u64,
+        op: Op,
+        index: u64,
+        next: u64,
+        time: u64,
+        dev: &mut B,
+    ) -> Result<u64> {
+        debug_assert!(!UNADMITTED || self.admission.is_none());
         let c = &mut self.counters;
         if op == Op::Trim {
             c.trims += 1;
-            if let Some(adm) = self.admission.as_mut() {
+            if let Some(adm) = self.admission.as_mut().filter(|_| !UNADMITTED) {
                 adm.forget(key);
             }
-            let cached = self.policy.remove(key).is_some();
+            let cached = self.policy.get_mut().remove(key).is_some();
             dev.trim(key, cached);
             return Ok(time);
         }
@@ -168,30 +223,30 @@ impl Tier {
         } else {
             c.reads += 1;
         }
-        if let Some(adm) = self.admission.as_mut() {
+        if let Some(adm) = self.admission.as_mut().filter(|_| !UNADMITTED) {
             adm.observe(&Access { key, write, index, next, time });
         }
         if write && self.mode == WriteMode::Around {
-            if let Some(adm) = self.admission.as_mut() {
+            if let Some(adm) = self.admission.as_mut().filter(|_| !UNADMITTED) {
                 adm.forget(key);
             }
             let mut done = time;
-            if self.policy.remove(key).is_some() {
+            if self.policy.get_mut().remove(key).is_some() {
                 c.invalidations += 1;
                 done = dev.evict(key, false, time)?;
             }
             c.backing_writes += 1;
             return Ok(done.max(dev.write_around(key, time)?));
         }
-        if let Some(adm) = self.admission.as_mut() {
+        if let Some(adm) = self.admission.as_mut().filter(|_| !UNADMITTED) {
             // A page the tier does not hold (the policy says, else the backing; where neither
             // does, the policy decides alone) is offered to the admission policy first; declined,
             // the access bypasses the tier and the policy never sees it.
-            let held = self.policy.contains(key).or_else(|| dev.holds(key));
+            let held = self.policy.get().contains(key).or_else(|| dev.holds(key));
             let a = Access { key, write, index, next, time };
             if held == Some(true) {
                 adm.hit(&a);
-            } else if held == Some(false) && ((!write && adm.victim_cache()) || !adm.admit(&a, &*self.policy)) {
+            } else if held == Some(false) && ((!write && adm.victim_cache()) || !adm.admit(&a, self.policy.get())) {
                 if write {
                     c.backing_writes += 1;
                 } else {
@@ -200,13 +255,23 @@ impl Tier {
                 return dev.miss(key, write, false, time);
             }
         }
-        self.evicted.clear();
         let a = Access { key, write: write && self.mode == WriteMode::Back, index, next, time };
-        let outcome = match dev.view() {
-            Some(view) => self.policy.access_on(&a, view, &mut self.evicted),
-            None => self.policy.access(&a, &mut self.evicted),
+        let (outcome, done) = match &mut self.policy {
+            // LRU reads no device view (its `access_on` is the trait's default, `access`), and
+            // evicts at most one page, handed on as `evict_victims` would.
+            Held::Lru(p) => match p.access_one(&a) {
+                (o, Some(e)) => (o, time.max(evict_one(&mut self.counters, e, time, dev)?)),
+                (o, None) => (o, time),
+            },
+            Held::Dyn(p) => {
+                self.evicted.clear();
+                let o = match dev.view() {
+                    Some(view) => p.access_on(&a, view, &mut self.evicted),
+                    None => p.access(&a, &mut self.evicted),
+                };
+                (o, self.evict_victims(time, dev)?)
+            }
         };
-        let done = self.evict_victims(time, dev)?;
         let c = &mut self.counters;
         let t = match outcome {
             Outcome::Hit { dirty } => {
@@ -243,17 +308,17 @@ impl Tier {
     /// and the evictions it causes are counted. Returns when the last completes.
     pub fn offer_clean<B: Backing>(&mut self, key: u64, time: u64, dev: &mut B) -> Result<u64> {
         let Some(adm) = self.admission.as_mut() else { return Ok(time) };
-        if !adm.victim_cache() || self.policy.contains(key).or_else(|| dev.holds(key)) != Some(false) {
+        if !adm.victim_cache() || self.policy.get().contains(key).or_else(|| dev.holds(key)) != Some(false) {
             return Ok(time);
         }
         let a = Access { key, write: false, index: 0, next: NEVER, time };
-        if !adm.admit(&a, &*self.policy) {
+        if !adm.admit(&a, self.policy.get()) {
             return Ok(time);
         }
         self.evicted.clear();
         let outcome = match dev.view() {
-            Some(view) => self.policy.access_on(&a, view, &mut self.evicted),
-            None => self.policy.access(&a, &mut self.evicted),
+            Some(view) => self.policy.get_mut().access_on(&a, view, &mut self.evicted),
+            None => self.policy.get_mut().access(&a, &mut self.evicted),
         };
         let done = self.evict_victims(time, dev)?;
         if outcome == (Outcome::Miss { admitted: true }) {
@@ -268,7 +333,7 @@ impl Tier {
     /// Fails if the policy cannot change its size.
     pub fn resize<B: Backing>(&mut self, capacity: usize, time: u64, dev: &mut B) -> Result<u64> {
         self.evicted.clear();
-        if !self.policy.resize(capacity.max(1), &mut self.evicted) {
+        if !self.policy.get_mut().resize(capacity.max(1), &mut self.evicted) {
             return Err(Error::config("the cache policy cannot change its size (a resizable policy, such as lru, is needed)"));
         }
         self.capacity = capacity.max(1);
@@ -279,15 +344,9 @@ impl Tier {
     /// back); returns when the last completes.
     #[inline]
     fn evict_victims<B: Backing>(&mut self, time: u64, dev: &mut B) -> Result<u64> {
-        let c = &mut self.counters;
         let mut done = time;
-        for e in &self.evicted {
-            c.evictions += 1;
-            if e.dirty {
-                c.dirty_evictions += 1;
-                c.backing_writes += 1;
-            }
-            done = done.max(dev.evict(e.key, e.dirty, time)?);
+        for &e in &self.evicted {
+            done = done.max(evict_one(&mut self.counters, e, time, dev)?);
         }
         Ok(done)
     }
@@ -295,7 +354,7 @@ impl Tier {
     /// Writes back every dirty page left in the tier (end of run) at `time`.
     pub fn flush<B: Backing>(&mut self, time: u64, dev: &mut B) -> Result<()> {
         let mut dirty = Vec::new();
-        self.policy.for_each_dirty(&mut |k| dirty.push(k));
+        self.policy.get().for_each_dirty(&mut |k| dirty.push(k));
         self.counters.flushed += dirty.len() as u64;
         self.counters.backing_writes += dirty.len() as u64;
         for k in dirty {
@@ -303,6 +362,18 @@ impl Tier {
         }
         Ok(())
     }
+}
+
+/// Counts the page `e` evicted at `time` in `c` and hands it to `dev` (written back if dirty);
+/// returns when that completes.
+#[inline(always)]
+fn evict_one<B: Backing>(c: &mut Counters, e: Evicted, time: u64, dev: &mut B) -> Result<u64> {
+    c.evictions += 1;
+    if e.dirty {
+        c.dirty_evictions += 1;
+        c.backing_writes += 1;
+    }
+    dev.evict(e.key, e.dirty, time)
 }
 
 /// The next tier down as the page store of a buffer tier: the buffer's misses and write-backs
