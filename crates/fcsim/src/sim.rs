@@ -692,9 +692,10 @@ impl Run {
         progress: Option<Progress<'_>>,
     ) -> Result<()> {
         // Four copies of the loop: without a warm-up or epochs it has no mark to check at all;
-        // a plain stack (no controller, no admission, no next-access times: what nothing in
-        // the loop changes) has no slot to look in.
-        let plain = stack.controller.is_none() && stack.tier.admission.is_none() && self.next.is_empty();
+        // a plain run (no controller, no admission, no next-access times, arrivals at the
+        // trace's times: what nothing in the loop changes) has no slot to look in.
+        let plain =
+            stack.controller.is_none() && stack.tier.admission.is_none() && self.next.is_empty() && matches!(self.arrivals, Arrivals::AsIs);
         match (self.meter.is_some(), plain) {
             (true, true) => self.drive_loop::<B, true, true>(reader, stack, progress),
             (true, false) => self.drive_loop::<B, true, false>(reader, stack, progress),
@@ -756,8 +757,9 @@ impl Run {
     /// only if `checked`: false for a request already split and accepted with the same
     /// splitter); without `MEASURE` no mark is checked (the run has no warm-up or epochs); with
     /// `PLAIN` the stack has no controller, its tier no admission, and the run no next-access
-    /// times (every access's next is [`NEVER`]), which the caller checked and nothing in the
-    /// loop changes, so they are not looked for.
+    /// times (every access's next is [`NEVER`]) and its arrivals at the trace's times
+    /// ([`Arrivals::AsIs`]), which the caller checked and nothing in the loop changes, so they
+    /// are not looked for.
     #[inline(always)]
     fn step_with<B: Backing + Lower, const MEASURE: bool, const PLAIN: bool>(
         &mut self,
@@ -766,7 +768,8 @@ impl Run {
         checked: bool,
         refused: impl FnOnce(Refused) -> Error,
     ) -> Result<()> {
-        let now = self.arrivals.arrive(r.time_ns, self.requests + 1)?.max(self.last_ns);
+        let arrival = if PLAIN { r.time_ns } else { self.arrivals.arrive(r.time_ns, self.requests + 1)? };
+        let now = arrival.max(self.last_ns);
         self.first_ns.get_or_insert(now);
         self.last_ns = now;
         if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
@@ -839,7 +842,9 @@ impl Run {
         if let Some(c) = stack.controller.as_mut().filter(|_| !PLAIN) {
             c.after(done - now, now, &mut stack.tier, &mut stack.below)?;
         }
-        self.arrivals.complete(done);
+        if !PLAIN {
+            self.arrivals.complete(done);
+        }
         self.requests += 1;
         Ok(())
     }

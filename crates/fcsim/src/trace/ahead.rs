@@ -49,6 +49,10 @@ struct Batch {
     /// What ended the trace: the splitter's refusal of the last request (located), or a bad
     /// record after the batch's requests. `None` with no requests: the trace's end.
     error: Option<Error>,
+    /// The requests, read by one [`TraceReader::next_batch`] on the simulating thread, were not
+    /// checked against the splitter: the caller splits each with the check, and a refused one
+    /// is located then ([`Requests::refused`]), by the reader, which has not moved since.
+    unchecked: bool,
 }
 
 /// The simulating thread's end of a pass: the requests in trace order, by batches.
@@ -88,28 +92,43 @@ impl std::fmt::Debug for Supply<'_> {
 }
 
 /// A batch of requests from [`Feed::next_batch`], in trace order.
-#[derive(Debug)]
 pub struct Requests<'a> {
     pub requests: &'a [HostRequest],
     error: &'a mut Option<Error>,
     progress: (u64, u64),
+    /// For an unchecked batch ([`Batch::unchecked`]): the reader that read it and the splitter,
+    /// to find and locate a refused request.
+    locate: Option<(&'a dyn TraceReader, PageSplitter)>,
+}
+
+impl std::fmt::Debug for Requests<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Requests").field("requests", &self.requests.len()).field("unchecked", &self.locate.is_some()).finish()
+    }
 }
 
 impl Requests<'_> {
-    /// The error for the request of this batch that the page splitter refuses (it is the last):
-    /// its location in the trace, found when the request was read.
+    /// The error for the first request of this batch that the page splitter refuses (the last,
+    /// in a checked batch): its location in the trace, found when the request was read, or, in
+    /// an unchecked batch, now, by the reader that read it.
     #[cold]
     pub fn refused(&mut self) -> Error {
+        if let Some((reader, splitter)) = self.locate {
+            let last = self.requests.len().wrapping_sub(1);
+            if let Some((j, m)) = self.requests.iter().enumerate().find_map(|(j, r)| splitter.pages(r).err().map(|m| (j, m))) {
+                return reader.error_in_batch(last - j, m.to_string());
+            }
+        }
         self.error.take().unwrap_or(Error::Interrupted)
     }
 
-    /// Whether a request of this batch may be one the page splitter refuses (it would be the
-    /// last): false when the batch ended in nothing, so that every request in it was split
-    /// and accepted as it was read, and the caller may split them without the check
+    /// Whether a request of this batch may be one the page splitter refuses: false when the
+    /// batch was checked and ended in nothing, so that every request in it was split and
+    /// accepted as it was read, and the caller may split them without the check
     /// ([`PageSplitter::pages_unchecked`]).
     #[inline]
     pub fn may_refuse(&self) -> bool {
-        self.error.is_some()
+        self.error.is_some() | self.locate.is_some()
     }
 
     /// After the `n`th request of the pass: every [`PROGRESS_EVERY`] requests, calls `progress`
@@ -138,8 +157,12 @@ impl Feed<'_> {
         if !self.refill()? {
             return Ok(None);
         }
-        let Batch { requests, progress, error } = &mut self.batch;
-        Ok(Some(Requests { requests, error, progress: *progress }))
+        let Batch { requests, progress, error, unchecked } = &mut self.batch;
+        let locate = match &self.supply {
+            Supply::Inline { reader, splitter, .. } if *unchecked => Some((&**reader as &dyn TraceReader, *splitter)),
+            _ => None,
+        };
+        Ok(Some(Requests { requests, error, progress: *progress, locate }))
     }
 
     /// The batch at hand is done: its bad record's error if it ended in one, else the next
@@ -160,7 +183,7 @@ impl Feed<'_> {
             Supply::Inline { reader, splitter, ended } => {
                 self.batch.requests.clear();
                 if !*ended {
-                    *ended = fill(&mut **reader, *splitter, &mut self.batch, INLINE_BATCH, &AtomicBool::new(false));
+                    *ended = fill(&mut **reader, *splitter, &mut self.batch, INLINE_BATCH, &AtomicBool::new(false), true);
                     self.batch.progress = reader.progress();
                 }
             }
@@ -210,7 +233,7 @@ pub fn read_ahead<T>(
 fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Batch>, full: &SyncSender<Batch>, stop: &AtomicBool) {
     while let Ok(mut b) = free.recv() {
         b.error = None;
-        let end = fill(reader, splitter, &mut b, BATCH, stop);
+        let end = fill(reader, splitter, &mut b, BATCH, stop, false);
         b.progress = reader.progress();
         if full.send(b).is_err() || end {
             return;
@@ -222,14 +245,18 @@ fn read(reader: &mut dyn TraceReader, splitter: PageSplitter, free: &Receiver<Ba
 /// (then true), or `stop` is set: a reader of batches fills it in one call (at most its
 /// capacity, `size`), a reader of one request at a time a request a call. Each request is
 /// checked against the splitter as it is read, so that a refused one is located while the
-/// reader is still at it.
-fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, size: usize, stop: &AtomicBool) -> bool {
+/// reader is still at it; except, with `later` (the simulating thread reads, and the reader
+/// stays where it is until the batch is done), the requests of one call of more than one
+/// request, which are left unchecked ([`Batch::unchecked`]): the caller's split checks each
+/// anyway, and the check here was one more pass over them (about 15 instructions a request).
+fn fill(reader: &mut dyn TraceReader, splitter: PageSplitter, b: &mut Batch, size: usize, stop: &AtomicBool, later: bool) -> bool {
     b.requests.clear();
     b.requests.reserve(size);
     let read = reader.next_batch(&mut b.requests);
     let last = b.requests.len().wrapping_sub(1);
+    b.unchecked = later && b.requests.len() > 1;
     // One test per request; the refused request, if any, is looked for only then.
-    if b.requests.iter().any(|r| splitter.pages(r).is_err()) {
+    if !b.unchecked && b.requests.iter().any(|r| splitter.pages(r).is_err()) {
         if let Some((j, m)) = b.requests.iter().enumerate().find_map(|(j, r)| splitter.pages(r).err().map(|m| (j, m))) {
             b.error = Some(reader.error_in_batch(last - j, m.to_string()));
             b.requests.truncate(j + 1);
