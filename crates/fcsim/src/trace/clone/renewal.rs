@@ -347,11 +347,11 @@ pub fn class(f: u64) -> usize {
     count_bin(f, CLASSES)
 }
 
-/// Bins of a new request's new pages (1, 2, 3-4, 5-8, ..., 16,385 and more) in
+/// Bins of the pages a new request spans (1, 2, 3-4, 5-8, ..., 16,385 and more) in
 /// [`Counts::class_sizes`].
 pub const SBINS: usize = 16;
 
-/// The bin of a new request's `n` new pages.
+/// The bin of a new request that spans `n` pages.
 #[inline]
 pub fn sbin(n: u64) -> usize {
     count_bin(n, SBINS)
@@ -435,6 +435,7 @@ pub struct Counts {
     /// their pages' bin ([`sbin`]: the pages its size spans, as `sizes` gives it; model format
     /// 4), and their pages in all: how big a new request of a class is.
     pub class_sizes: [[[u64; SBINS]; CLASSES]; 2],
+    /// Per op and class: the pages those requests span, in all.
     pub class_pages: [[u64; CLASSES]; 2],
 }
 
