@@ -208,7 +208,14 @@
 //!   0.004/0.009, 0.010 → 0.005/0.006, 0.005; the msr excerpt 0.043/0.051, 0.037 → 0.032/0.064,
 //!   0.041 (pairs kept 62/79% → 72/82%); worse: systor 0.007/0.008, 0.009 → 0.012/0.010, 0.012,
 //!   arc_OLTP 0.010/0.008 → 0.014 [0.008, 0.031] / 0.011 (seeds 1 and 2 0.02-0.03 high at 1%),
-//!   arc_P2 0.014/0.009 → 0.016/0.010; arc_P3, wsrch and tpcc within 0.001. The class's size
+//!   arc_P2 0.014/0.009 → 0.016/0.010; arc_P3, wsrch and tpcc within 0.001. Its cost: the
+//!   mean request (`examples/request_shape.rs`, seed 1) falls where hot pages come in small new
+//!   requests and their reuse blocks with them, arc_P12 10.0 → 8.8 KiB (original 12.1),
+//!   cloudphysics 28.6 → 27.8 (36.1), diskmon 18.4 → 18.1 (23.3), and rises on systor, 30.3 →
+//!   31.8 (38.2); the generator's rate at `scale=10` is the same within the machine's noise
+//!   (`examples/clone_speed.rs`, one release binary with and without `ablate=sizes`, medians of
+//!   3 interleaved runs: cloudphysics 2.04 against 2.03 M requests a second, diskmon 2.70
+//!   against 2.83). The class's size
 //!   taken instead as a weight on the class after the size was drawn (P(size | class) / mean
 //!   pages, the size from all of the op's) drew too few hot pages where sizes drift over a
 //!   trace's run (diskmon: 118 pages of 9-16 references against the original's 275, every hit
