@@ -30,7 +30,7 @@
 //! - *Class and size* (model format 4). Per op and class, the new requests whose first new page
 //!   is of that class, by the pages they span (1, 2, 3-4, 5-8, ...), and their pages in all: a
 //!   trace's most referenced pages come in small requests (cloudphysics' pages of 17 and more
-//!   references in new requests of 2.0-4.1 pages on average, its others in 8.2-15.5; the msr
+//!   references in new requests of 1.8-4.1 pages on average, its others in 8.2-15.5; the msr
 //!   excerpt's two pages of 33 and 34 references in two one-page writes, its once-referenced
 //!   pages in requests of 3.0), so a class drawn regardless of size gave a hot class a large
 //!   request's pages on some seeds and none on others. A clone draws a new request's class
