@@ -774,10 +774,19 @@ impl Counts {
             return Err("renewal shared: more requests that share their first page than requests that start where the last ended".into());
         }
         for o in 0..2 {
-            let (by_class, sized) =
-                (self.class_sizes[o].iter().map(|v| sum(v)).sum::<u128>(), sum(&self.sizes[o].iter().map(|x| x.1).collect::<Vec<_>>()));
+            let by_class = self.class_sizes[o].iter().map(|v| sum(v)).sum::<u128>();
+            let sized = self.sizes[o].iter().map(|x| u128::from(x.1)).sum::<u128>();
             if by_class != sized {
                 return Err(format!("renewal class-sizes: {by_class} new requests of an op in all; expected its sizes' count, {sized}"));
+            }
+            // Every request spans a page at least (the draw divides by a class's pages).
+            for (k, v) in self.class_sizes[o].iter().enumerate() {
+                let (requests, pages) = (sum(v), self.class_pages[o][k]);
+                if u128::from(pages) < requests {
+                    return Err(format!(
+                        "renewal class-sizes: class {k}'s {requests} new requests span {pages} pages; expected a page a request at least"
+                    ));
+                }
             }
         }
         let new = self.new_pages.iter().flatten().map(|v| sum(v)).sum::<u128>();
@@ -1593,8 +1602,8 @@ impl Renewal {
         if let Some(n) = self.next_new[o] {
             return Ok(n);
         }
-        let w = self.window(self.t).0;
-        if let Some(cs) = &mut self.class_sizes {
+        let w = self.class_sizes.is_some().then(|| self.window(self.t).0);
+        if let (Some(w), Some(cs)) = (w, &mut self.class_sizes) {
             // Its class from the window's new pages of each class per page of the class's
             // requests, its size bin from the class's requests, its size from the op's in that
             // bin ([`ClassSizes`]).
@@ -1611,7 +1620,9 @@ impl Renewal {
                             false
                         }
                     })
-                    .unwrap_or(CLASSES - 1);
+                    // Past every weight by rounding alone: the last class that has any.
+                    .or_else(|| counts.iter().rposition(|&c| c > 0))
+                    .unwrap_or(0);
                 let u = self.rng.gen::<f64>() * cs.bins[o][k][SBINS - 1];
                 let b = cs.bins[o][k].partition_point(|&c| c <= u).min(SBINS - 1);
                 if let Some(bag) = &mut cs.sizes[o][b] {
@@ -2342,6 +2353,11 @@ mod tests {
         assert!(c.parse_line(&line("write", "14", SBINS)).unwrap_err().contains("a class below 14"));
         c.parse_line(&line("write", "13", SBINS)).unwrap();
         assert!(c.check().is_err());
+        // A class whose requests span fewer pages than they are (the draw divides by them).
+        let mut r = m.renewal.clone().unwrap();
+        r.check().unwrap();
+        r.class_pages[1][0] = r.class_sizes[1][0].iter().sum::<u64>() - 1;
+        assert!(r.check().unwrap_err().contains("span") && r.check().unwrap_err().contains("a page a request at least"));
         // A model of format 1 to 3 keeps its stack counts; its renewal counts (format 2's counted
         // a page shared by two sequential requests as a reference, format 3's have no class
         // sizes) are refused, with the format and the command that fits it again. A format this
