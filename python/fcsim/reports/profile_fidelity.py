@@ -18,9 +18,13 @@ profile borrows is held here to tolerances:
 - ``read_write_size_ratio``: mean read size / mean write size within 15% of the donor's (a
   profile scales every size by one factor), where both ops are present.
 
-The sequential share is printed, not checked: the clone machinery emits each run's requests one
-after the other, where the donor interleaves reads and writes (so the any-op measure is higher
-in a clone, the dynamic profiles' relabelled runs most).
+The sequential share is printed, not checked: a profile takes its donor's shares of sequential
+new requests and of sequential reuse requests per op, but the mix of new and reuse requests is
+the table's, not the donor's (the LCR profiles 0.058-0.074 against hm_0's 0.039), and the
+clone emits a run's requests one after the other where the donor interleaves ops. A share from
+few requests carries over as it is: dynamic-financial1's 0.151 against the TPC-C sample's 0.012
+is that sample's 3 sequential writes of its 19 reuse requests (it references a page about once),
+given to every reuse request of a profile whose pages are referenced again and again.
 
 Run ``python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md``
 (``make profiles-fidelity``)."""
