@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import TRACES
+from conftest import ROOT, TRACES
 from conftest import cli as fcsim_cli  # `fcsim` run in this process
-from fcsim import cli, seeds, sweep, tables
+from fcsim import cli, reports, seeds, sweep, tables
+from fcsim.reports import changes
 
 SYNTH = "synth:zipf,alpha=0.9,requests=20000,pages=2000,write=0.3"
 
@@ -143,6 +144,43 @@ def test_a_sweep_runs_each_random_point_with_its_seeds(tmp_path: Path) -> None:
     assert len(pd.read_parquet(out)) == 2
     summary = pd.read_parquet(tmp_path / "c.seeds.parquet")
     assert list(summary["seeds"]) == [2] and "hit_ratio_ci95" in summary.columns
+
+
+def test_a_reproduction_is_scored_on_each_seed_apart(tmp_path: Path) -> None:
+    # Two seeds of a random point and one row of a point that draws from no seed: each seed's
+    # table holds its own row of the random point and the other point's one row.
+    exp = tmp_path / "s.toml"
+    exp.write_text(SEEDED.replace("seeds = 3", "seeds = 2"))
+    random = sweep.sweep(exp, tmp_path / "s.parquet", jobs=1)
+    fixed = dict(fcsim.simulate(TRACES / "msr_hm_0_excerpt1000.csv", policy="lru", size="5%"))
+    df = pd.concat([random, pd.DataFrame([fixed])], ignore_index=True)
+    first, second = reports.seed_slices(df)
+    assert list(first["seed_index"].fillna(0)) == [0, 0] and list(second["seed_index"].fillna(0)) == [1, 0]
+    assert first.iloc[1]["trace"] == second.iloc[1]["trace"] != SYNTH
+    assert len(reports.seed_slices(first)) == 1
+
+
+def test_verdicts_the_seed_decides_are_named() -> None:
+    # Seed index 0's summary as a reproduction writes it, and index 1's with one verdict turned:
+    # the section after the verdict table counts the verdicts alike and lists the one that is
+    # not, with each seed's figure.
+    text = (ROOT / "results" / "gasa" / "summary.md").read_text()
+    table = changes.figures(text)
+    (claim, column), (_, figure) = next((k, v) for k, v in table.items() if v[0] == "agrees")
+    row = next(line for line in text.splitlines() if line.startswith(f"| {claim} |"))
+    other = text.replace(row, row.replace("| agrees |", "| **disagrees** |", 1), 1)
+    out = reports.with_seed_verdicts([text, other])
+    assert out.startswith(text[: text.index("## Verdicts")])
+    section = out[out.index("### Verdicts over seeds") :]
+    assert section.index("### Verdicts over seeds") < section.index("\n## ")
+    assert f"{len(table) - 1} of the {len(table)} verdicts are the same on all 2 seeds" in section
+    assert f"| {claim} | {column} | agrees | disagrees | 1 of 2 |" in section
+    assert f"- {claim} ({column}): index 0: {figure}; index 1: {figure}" in section
+    # The verdict table itself is index 0's, read back unchanged.
+    assert changes.figures(out) == table
+    assert reports.with_seed_verdicts([text]) == text
+    same = reports.with_seed_verdicts([text, text])
+    assert f"{len(table)} of the {len(table)} verdicts are the same on all 2 seeds." in same
 
 
 # --- Provenance ----------------------------------------------------------------------------

@@ -8,6 +8,7 @@ verdict table each summary opens with."""
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -161,13 +162,84 @@ def reproduce(
         measures = {n: {**m, **more.get(n, {})} for n, m in measures.items()}
     is_own = df["trace"].isin(list(own))
     before = (out / "summary.md").read_text() if (out / "summary.md").is_file() else ""
-    summary = REPORTS[paper](df[~is_own], out, command, measures=measures)
+    # With seeds, the summary (its tables, plots and verdicts) is seed index 0's, the run
+    # without --seeds; each other index's table is reported apart and only its verdicts kept.
+    slices = seed_slices(df[~is_own])
+    summary = REPORTS[paper](slices[0], out, command, measures=measures)
+    texts = [summary.read_text()]
+    if len(slices) > 1:
+        with tempfile.TemporaryDirectory() as tmp:
+            for i, d in enumerate(slices[1:], 1):
+                (Path(tmp) / str(i)).mkdir()
+                texts.append(REPORTS[paper](d, Path(tmp) / str(i), command, measures=measures).read_text())
     if is_own.any():
         (out / OWN).mkdir(exist_ok=True)
-        REPORTS[paper](df[is_own], out / OWN, command, own=True, measures=measures)
-    text = summary.read_text()
+        REPORTS[paper](seed_slices(df[is_own])[0], out / OWN, command, own=True, measures=measures)
+    text = with_seed_verdicts(texts)
     output.write_text(summary, text + changes.section(before, text) + _own_section(used, absent))
     return summary
+
+
+def seed_slices(df: pd.DataFrame) -> list[pd.DataFrame]:
+    """A table of per-seed rows as one table per seed index (:mod:`fcsim.seeds`): index i's
+    rows of every random point, and the one row of each point that draws from no seed (it runs
+    once, whatever the seeds). One table when no point ran with more than one seed."""
+    if "seed_index" not in df.columns or "seeded" not in df.columns:
+        return [df]
+    random = df["seeded"].fillna("").astype(str) != ""
+    index = pd.to_numeric(df["seed_index"], errors="coerce").fillna(0).astype(int)
+    n = int(index[random].max()) + 1 if random.any() else 1
+    return [df[~random | (index == i)] for i in range(n)] if n > 1 else [df]
+
+
+def with_seed_verdicts(texts: Sequence[str]) -> str:
+    """The summary ``texts[0]`` (seed index 0's) with a section after its verdict table that
+    scores every claim on each seed index (``texts[i]``: index i's summary, its verdict table
+    read back as :mod:`fcsim.reports.changes` reads one): how many verdicts are the same on
+    every seed, and each claim whose verdict differs, with each seed's verdict and figure. A
+    verdict of one seed is one sample (issue 30): a claim that agrees on one seed and not on
+    another is decided by the seed, not by the policy. ``texts[0]`` unchanged with one text."""
+    if len(texts) < 2:
+        return texts[0]
+    tables = [changes.figures(t) for t in texts]
+    n = len(texts)
+    keys = list(dict.fromkeys(k for t in tables for k in t))
+    split = [k for k in keys if len({t.get(k, ("(not scored)", ""))[0] for t in tables}) > 1]
+    lines = [
+        "### Verdicts over seeds",
+        "",
+        "Every random point (a synthetic trace, a seeded policy, a drive aged at random) ran with "
+        f"{n} seeds: index i gives each seeded component its seed + i (`fcsim.seeds`). The verdict "
+        "table above, and every table and plot of this summary, are index 0's (the seeds as "
+        "configured, a run without `--seeds`); each index's rows were scored alone. "
+        f"{len(keys) - len(split)} of the {len(keys)} "
+        f"verdicts are the same on all {n} seeds"
+        + (
+            "; these differ, so the seed decides them, not the policies: read each as unsettled at this "
+            "length, whatever index 0 says."
+            if split
+            else "."
+        ),
+        "",
+    ]
+    if split:
+        lines += [
+            "| claim | column | " + " | ".join(f"seed index {i}" for i in range(n)) + " | agrees on |",
+            "|" + "---|" * (n + 3),
+        ]
+        for k in split:
+            v = [t.get(k, ("(not scored)", ""))[0] for t in tables]
+            agree = sum(x == "agrees" for x in v)
+            lines.append(f"| {k[0]} | {k[1]} | " + " | ".join(v) + f" | {agree} of {n} |")
+        lines.append("")
+        for k in split:
+            each = "; ".join(f"index {i}: {t.get(k, ('', ''))[1]}" for i, t in enumerate(tables))
+            lines.append(f"- {k[0]} ({k[1]}): {each}")
+        lines.append("")
+    text = texts[0]
+    at = text.find("\n## ", text.find("## Verdicts") + 1) if "## Verdicts" in text else -1
+    block = "\n".join(lines)
+    return text[: at + 1] + block + "\n" + text[at + 1 :] if at >= 0 else text + "\n" + block
 
 
 def split_only(given: Sequence[str], names: Iterable[str]) -> list[str]:

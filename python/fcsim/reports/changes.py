@@ -22,10 +22,10 @@ def _cells(line: str) -> list[str]:
 def verdicts(summary: str) -> dict[tuple[str, str], str]:
     """(claim, verdict column) -> verdict, from the first table under ``## Verdicts``; empty
     when the summary has none."""
-    return {k: v for k, (v, _) in _table(summary).items() if v}
+    return {k: v for k, (v, _) in figures(summary).items() if v}
 
 
-def _table(summary: str) -> dict[tuple[str, str], tuple[str, str]]:
+def figures(summary: str) -> dict[tuple[str, str], tuple[str, str]]:
     """(claim, verdict column) -> (verdict, the figure it scores: the cell of the ``fcsim's
     figure`` column just before the verdict's, as written; "" when there is none)."""
     lines = summary.splitlines()
@@ -61,7 +61,7 @@ def section(before: str, after: str) -> str:
     figure it scored before and now (what moved); empty when ``before`` has no verdict table
     (a first run)."""
     old, new = verdicts(before), verdicts(after)
-    figures = {k: f for k, (_, f) in _table(before).items()}, {k: f for k, (_, f) in _table(after).items()}
+    figs = {k: f for k, (_, f) in figures(before).items()}, {k: f for k, (_, f) in figures(after).items()}
     if not old:
         return ""
     keys = sorted(set(old) | set(new))
@@ -78,7 +78,7 @@ def section(before: str, after: str) -> str:
     if not moved:
         return head
     rows = "".join(
-        f"| {c} | {col} | {a} | {b} | {figures[0].get((c, col), '')} | {figures[1].get((c, col), '')} |\n"
+        f"| {c} | {col} | {a} | {b} | {figs[0].get((c, col), '')} | {figs[1].get((c, col), '')} |\n"
         for c, col, a, b in moved
     )
     return (
