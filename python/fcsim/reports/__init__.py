@@ -203,7 +203,9 @@ def with_seed_verdicts(texts: Sequence[str]) -> str:
         return texts[0]
     tables = [changes.figures(t) for t in texts]
     n = len(texts)
-    keys = list(dict.fromkeys(k for t in tables for k in t))
+    # A claim a column does not score (an empty cell on every seed) is no verdict.
+    every = dict.fromkeys(k for t in tables for k in t)
+    keys = [k for k in every if any(t.get(k, ("", ""))[0] for t in tables)]
     split = [k for k in keys if len({t.get(k, ("(not scored)", ""))[0] for t in tables}) > 1]
     lines = [
         "### Verdicts over seeds",
