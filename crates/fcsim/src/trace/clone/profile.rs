@@ -196,6 +196,14 @@
 //!   over-provisioning (33.4% off → 0%, it picks the best one), and so its live-training
 //!   variant (before, not scored: "no decision (1 of 4)" on dynamic-financial1; now 7.9%
 //!   better than the best static); not analysed further than these figures.
+//! - *What the sequential shares changed* (the × 1024 of [`renewal_counts`]; `lcr` and
+//!   `dynamic` rerun on fcsim b74e94ed, then all three with 3 seeds): LCR, 1 of 30 verdicts,
+//!   to disagree: LCR's mean response falling as the window grows on ts_0 and web_0 (from
+//!   1/64 to 1/2 -9.5% … -6.1% → -5.9% … -5.4%, with a step up of +1.2% and +2.9% from 1/4 to
+//!   1/2 against the 1% allowed; so on each of the 3 seeds); dynamic, none of 14; GASA's
+//!   page-sized profiles unchanged. Over 3 seeds, one profile verdict of the three papers' 82
+//!   is the seed's: GASA the fewest flash writes but for CCF-LRU and PT-LRU (11, 12 and 11 of
+//!   12 points).
 //!
 //! **Choices the sources leave open**: distances above 64 pages scale with K (so the LRU curve
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
