@@ -1140,6 +1140,8 @@ pub struct Renewal {
     /// `[start, end)` and the window).
     runs_at: (u64, u64, u64),
     window_at: (u64, u64, usize),
+    /// The quarter ([`Renewal::quarter`]): `[start, end)` and the quarter.
+    quarter_at: (u64, u64, usize),
     /// The calendar's entries due at the current tick, and their pages that are due.
     due_runs: Vec<Run>,
     /// The last tick whose pages' entries were read ahead ([`Renewal::read_ahead`]).
@@ -1447,6 +1449,7 @@ impl Renewal {
             run_first: 0,
             runs_at: (0, 0, 0),
             window_at: (0, 0, 0),
+            quarter_at: (0, 0, 0),
             due_runs: Vec::new(),
             ahead: 0,
             due: Vec::new(),
@@ -1607,6 +1610,27 @@ impl Renewal {
         }
     }
 
+    /// The quarter of the current tick ([`phase`] over the clone's span), kept for the ticks up
+    /// to the next quarter's first when every tick before it is in it: within a run the
+    /// remainder grows with the tick, and so does its quarter, so a last tick less than a run on
+    /// whose remainder is no smaller (the same run) and whose quarter is the same says so.
+    fn quarter(&mut self) -> usize {
+        let t = self.t;
+        let (start, end, q) = self.quarter_at;
+        if start <= t && t < end {
+            return q;
+        }
+        let ticks = self.span.max(1.0);
+        let q = phase(t, self.span);
+        let r = t as f64 % ticks;
+        let end = t.saturating_add(ceil_u64((q + 1) as f64 * ticks / PHASES as f64 - r).max(1));
+        let last = end - 1;
+        if ((last - t) as f64) < ticks && last as f64 % ticks >= r && phase(last, self.span) == q {
+            self.quarter_at = (t, end, q);
+        }
+        q
+    }
+
     /// A profile's budget of new pages is at most what its shape still wants by the requests
     /// out and queued: the pace's correction cannot pile up new pages.
     fn cap_credit(&mut self) {
@@ -1716,9 +1740,10 @@ impl Renewal {
     fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
         // A profile's quarters follow its requests; its ops are turned to the one behind while
         // the share of writes so far is more than 0.2 points off (the request's pages alike).
+        let quarter = if self.hold.is_none() { self.quarter() } else { 0 };
         let (ph, turn) = match &self.hold {
             Some(h) => (((self.i * PHASES as u64) / h.shape.requests).min(PHASES as u64 - 1) as usize, self.turn()),
-            None => (phase(self.t, self.span), None),
+            None => (quarter, None),
         };
         // The calendar entry being formed (due, first page, pages), and the last shared draw
         // (its distribution, and the gap and op drawn, the gap scaled).
