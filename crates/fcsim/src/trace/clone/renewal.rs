@@ -1147,9 +1147,6 @@ pub struct Renewal {
     /// The last tick whose pages' entries were read ahead ([`Renewal::read_ahead`]).
     ahead: u64,
     due: Vec<u32>,
-    /// The op of each of `due`'s pages (read with its entry, so that the requests are formed
-    /// without reading the entries again).
-    due_ops: Vec<u8>,
     /// Requests of the current tick: first page, pages, op, random numbers.
     out: VecDeque<(u64, u32, usize, Draws)>,
     /// The random numbers of the current run of new requests.
@@ -1453,7 +1450,6 @@ impl Renewal {
             due_runs: Vec::new(),
             ahead: 0,
             due: Vec::new(),
-            due_ops: Vec::new(),
             out: VecDeque::new(),
             run_rn: (0.5, 0.5, 0.5),
             last_new_end: 0,
@@ -1568,7 +1564,6 @@ impl Renewal {
         self.pages.bytes()
             + self.calendar.bytes()
             + 4 * self.due.capacity()
-            + self.due_ops.capacity()
             + 8 * self.due_runs.capacity()
             + self.locality.as_ref().map_or(0, |l| l.bytes())
     }
@@ -2160,16 +2155,14 @@ impl Renewal {
                 self.read_ahead();
             }
             self.due.clear();
-            self.due_ops.clear();
             let t = self.t;
-            let (pages, run_first, due, ops) = (&mut self.pages, self.run_first, &mut self.due, &mut self.due_ops);
+            let (pages, run_first, due) = (&mut self.pages, self.run_first, &mut self.due);
             for r in &self.due_runs {
                 for p in u64::from(r.page)..u64::from(r.page) + u64::from(r.count) {
                     match pages.get_mut(p) {
                         Some(e) if e.due == t && p >= run_first => {
                             e.due = NEVER;
                             due.push(p as u32);
-                            ops.push(e.op);
                         }
                         _ => {}
                     }
@@ -2179,11 +2172,11 @@ impl Renewal {
             let mut k = 0;
             while k < self.due.len() {
                 let first = u64::from(self.due[k]);
-                let o = usize::from(self.due_ops[k]);
+                let o = self.pages.at(first).op as usize;
                 let (mut n, mut at) = (1u64, k + 1);
                 while n < self.max_pages {
                     let next = first + n;
-                    if at < self.due.len() && u64::from(self.due[at]) == next && usize::from(self.due_ops[at]) == o {
+                    if at < self.due.len() && u64::from(self.due[at]) == next && self.pages.at(next).op as usize == o {
                         at += 1;
                     } else if self.due_soon(next, n, o) {
                         self.pages.at(next).due = NEVER;
