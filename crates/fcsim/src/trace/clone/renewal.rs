@@ -995,6 +995,9 @@ impl Flat {
 /// A pooled state's gaps to a read and to a write (by bin), and its ends.
 type Pooled = ([Vec<u64>; 2], u64);
 
+/// A page's next reference: its gap (scaled) and op, or `None` (it ends).
+type Drawn = Option<(u64, u8)>;
+
 /// The random numbers a request's pages share: which gap bin, where in it, which next op.
 type Draws = (f64, f64, f64);
 
@@ -1004,6 +1007,21 @@ const NEVER: u64 = u64::MAX;
 const BEFORE: u16 = 1 << 15;
 /// Ticks with pages due whose pages' entries are read ahead at once ([`Renewal::read_ahead`]).
 const AHEAD: usize = 16;
+
+/// Joins page `p`, due at `due`, to the calendar entry being formed (`run`: due, first page,
+/// pages) when it is the next page of it due at the same tick; else puts that entry in the
+/// calendar and starts one at `p`.
+#[inline]
+fn join(run: &mut Option<(u64, u64, u32)>, calendar: &mut Calendar, due: u64, p: u64) {
+    match run {
+        Some((d, start, k)) if *d == due && *start + u64::from(*k) == p => *k += 1,
+        _ => {
+            if let Some((d, start, k)) = run.replace((due, p, 1)) {
+                calendar.push(d, start as u32, k);
+            }
+        }
+    }
+}
 
 /// `x.ceil() as u64`, without the call to the C library's `ceil` that x86-64's baseline compiles
 /// it to (no rounding instruction before SSE4.1): 2% of a 10x clone, at each page's scaled gap.
@@ -1117,6 +1135,13 @@ pub struct Renewal {
     /// first page number of that run: the pages of earlier runs have ended.
     run: u64,
     run_first: u64,
+    /// Ticks worked out once for the ticks they hold (divisions, at every tick): the run of
+    /// [`Renewal::step`] (`[start, end)` and the run), and the window ([`Renewal::window`]:
+    /// `[start, end)` and the window).
+    runs_at: (u64, u64, u64),
+    window_at: (u64, u64, usize),
+    /// The quarter ([`Renewal::quarter`]): `[start, end)` and the quarter.
+    quarter_at: (u64, u64, usize),
     /// The calendar's entries due at the current tick, and their pages that are due.
     due_runs: Vec<Run>,
     /// The last tick whose pages' entries were read ahead ([`Renewal::read_ahead`]).
@@ -1419,6 +1444,9 @@ impl Renewal {
             fresh: 0,
             run: 0,
             run_first: 0,
+            runs_at: (0, 0, 0),
+            window_at: (0, 0, 0),
+            quarter_at: (0, 0, 0),
             due_runs: Vec::new(),
             ahead: 0,
             due: Vec::new(),
@@ -1547,10 +1575,55 @@ impl Renewal {
         if let Some(h) = &self.hold {
             return (((self.i * WINDOWS as u64) / h.shape.requests).min(WINDOWS as u64 - 1) as usize, u64::MAX);
         }
+        let (start, end, w) = self.window_at;
+        if start <= t && t < end {
+            return (w, end);
+        }
+        let (k, end) = self.window_of(t);
+        (k % WINDOWS, end.max(t + 1))
+    }
+
+    /// The window tick `t` is in, counted over every run, and the first tick of the next.
+    #[inline]
+    fn window_of(&self, t: u64) -> (usize, u64) {
         let per = self.span / WINDOWS as f64;
         let k = (t as f64 / per) as usize;
-        let end = ceil_u64((k + 1) as f64 * per);
-        (k % WINDOWS, end.max(t + 1))
+        (k, ceil_u64((k + 1) as f64 * per))
+    }
+
+    /// Keeps the window of tick `t` for the ticks up to its end, when every tick before that
+    /// end is in it (the division is monotone, so its last tick's window says so; a tick whose
+    /// quotient rounds past the end's leaves the window to be worked out tick by tick).
+    fn keep_window(&mut self, t: u64) {
+        let (start, end, _) = self.window_at;
+        if self.hold.is_some() || (start <= t && t < end) {
+            return;
+        }
+        let (k, end) = self.window_of(t);
+        if end > t && self.window_of(end - 1).0 == k {
+            self.window_at = (t, end, k % WINDOWS);
+        }
+    }
+
+    /// The quarter of the current tick ([`phase`] over the clone's span), kept for the ticks up
+    /// to the next quarter's first when every tick before it is in it: within a run the
+    /// remainder grows with the tick, and so does its quarter, so a last tick less than a run on
+    /// whose remainder is no smaller (the same run) and whose quarter is the same says so.
+    fn quarter(&mut self) -> usize {
+        let t = self.t;
+        let (start, end, q) = self.quarter_at;
+        if start <= t && t < end {
+            return q;
+        }
+        let ticks = self.span.max(1.0);
+        let q = phase(t, self.span);
+        let r = t as f64 % ticks;
+        let end = t.saturating_add(ceil_u64((q + 1) as f64 * ticks / PHASES as f64 - r).max(1));
+        let last = end - 1;
+        if ((last - t) as f64) < ticks && last as f64 % ticks >= r && phase(last, self.span) == q {
+            self.quarter_at = (t, end, q);
+        }
+        q
     }
 
     /// A profile's budget of new pages is at most what its shape still wants by the requests
@@ -1598,10 +1671,16 @@ impl Renewal {
 
     /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
     /// is issued.
+    #[inline]
     fn next_new(&mut self, o: usize) -> Result<(u64, u64)> {
-        if let Some(n) = self.next_new[o] {
-            return Ok(n);
+        match self.next_new[o] {
+            Some(n) => Ok(n),
+            None => self.draw_new(o),
         }
+    }
+
+    /// Draws op `o`'s next new request ([`Renewal::next_new`]).
+    fn draw_new(&mut self, o: usize) -> Result<(u64, u64)> {
         let w = self.class_sizes.is_some().then(|| self.window(self.t).0);
         if let (Some(w), Some(cs)) = (w, &mut self.class_sizes) {
             // Its class from the window's new pages of each class per page of the class's
@@ -1656,9 +1735,10 @@ impl Renewal {
     fn touch(&mut self, first: u64, n: u64, o: usize, rn: Draws) {
         // A profile's quarters follow its requests; its ops are turned to the one behind while
         // the share of writes so far is more than 0.2 points off (the request's pages alike).
+        let quarter = if self.hold.is_none() { self.quarter() } else { 0 };
         let (ph, turn) = match &self.hold {
             Some(h) => (((self.i * PHASES as u64) / h.shape.requests).min(PHASES as u64 - 1) as usize, self.turn()),
-            None => (phase(self.t, self.span), None),
+            None => (quarter, None),
         };
         // The calendar entry being formed (due, first page, pages), and the last shared draw
         // (its distribution, and the gap and op drawn, the gap scaled).
@@ -1667,16 +1747,42 @@ impl Renewal {
         // A clone's pages end at their class's count (not a profile's, whose pages go on past
         // the donor's classes, nor with the classes ablated).
         let cap = self.hold.is_none() && !self.ablate.frequency;
+        // A clone's page (not a profile's, nor under the locality lever, nor with `together`
+        // ablated) whose references so far, last reference and class are those of the page
+        // before it had that page's state, so its draw (shared) and its end at its class's count
+        // are that page's too: it takes them without working them out again (most of a block's
+        // pages came in together). The page before's refs, last and class before its reference,
+        // and its outcome (the scaled gap and op, or its end).
+        let same = self.hold.is_none() && self.locality.is_none() && !self.ablate.together;
+        let mut before: Option<(u32, u64, u8, Drawn)> = None;
+        let t = self.t;
         for p in first..first + n {
+            let e = self.pages.at(p);
             // A first page already referenced at this tick is the last page of the request
             // before, which this one follows on from mid-page (`new_run`): the same reference
             // continued, so it draws nothing and keeps its state and its calendar entry.
-            if p == first && self.pages.get(p).is_some_and(|e| e.refs > 0 && e.last == self.t) {
+            if p == first && e.refs > 0 && e.last == t {
                 continue;
             }
+            if let Some((refs, at, class, drawn)) = before.filter(|b| (b.0, b.1, b.2) == (e.refs, e.last, e.class)) {
+                debug_assert!(same && refs == e.refs && at == e.last && class == e.class);
+                e.refs = e.refs.saturating_add(1);
+                e.last = t;
+                match drawn {
+                    None => {
+                        e.due = NEVER;
+                        self.pages.end(p);
+                    }
+                    Some((g, next)) => {
+                        (e.op, e.due) = (next, t + g);
+                        join(&mut run, &mut self.calendar, t + g, p);
+                    }
+                }
+                continue;
+            }
+            let (refs, at, class) = (e.refs, e.last, e.class);
             let shared = !(self.ablate.together && p > first);
             let (u, v, x) = if shared { rn } else { (self.rng.gen(), self.rng.gen(), self.rng.gen()) };
-            let t = self.t;
             if let Some(l) = &mut self.locality {
                 l.touch(o, p);
             }
@@ -1761,20 +1867,16 @@ impl Renewal {
             // 33-64 class, two pages of 33 and 34 references, pooled with every class past 64
             // references: a 9-page request of it came back 77 times, a third of a clone).
             let drawn = drawn.filter(|_| !cap || usize::from(e.class) + 1 == CLASSES || u64::from(e.refs) < 1 << e.class);
+            if same {
+                before = Some((refs, at, class, drawn));
+            }
             let Some((g, next)) = drawn else {
                 self.pages.end(p);
                 continue;
             };
             e.op = next;
             e.due = t + g;
-            match &mut run {
-                Some((d, start, k)) if *d == e.due && *start + u64::from(*k) == p => *k += 1,
-                _ => {
-                    if let Some((d, start, k)) = run.replace((e.due, p, 1)) {
-                        self.calendar.push(d, start as u32, k);
-                    }
-                }
-            }
+            join(&mut run, &mut self.calendar, t + g, p);
         }
         if let Some((d, start, k)) = run {
             self.calendar.push(d, start as u32, k);
@@ -2014,7 +2116,20 @@ impl Renewal {
         while self.out.is_empty() {
             // Nothing is queued, so no ended page's entry is still to be read.
             self.pages.sweep(self.fresh);
-            let run = (self.t as f64 / self.span) as u64;
+            let run = match self.runs_at {
+                (start, end, run) if start <= self.t && self.t < end => run,
+                _ => {
+                    // Kept for the ticks up to the next run's first when the last tick before
+                    // it is in this run (the division is monotone).
+                    let of = |t: u64| (t as f64 / self.span) as u64;
+                    let run = of(self.t);
+                    let end = ceil_u64((run + 1) as f64 * self.span);
+                    if end > self.t && of(end - 1) == run {
+                        self.runs_at = (self.t, end, run);
+                    }
+                    run
+                }
+            };
             if run > self.run {
                 // A new run: the pages of the last one end, and it starts on new pages, from a
                 // chunk of its own (so every chunk of the last run is freed).
@@ -2025,6 +2140,7 @@ impl Renewal {
             if self.length.is_none() && self.t as f64 >= self.span {
                 return Ok(false);
             }
+            self.keep_window(self.t);
             let (w, window_end) = self.window(self.t);
             // The pages due, in page order, joined into requests: pages in a row with the same
             // op, and the next pages in the row due within as many ticks as the request has
