@@ -274,6 +274,16 @@
 //!   at 200x (`bench/RESULTS.md`, "Trace clones: generation speed and memory"; 108, 111 and
 //!   112 MiB with the calendar's windows of 2^16 ticks, 159, 176 and 180 MiB with an entry per
 //!   page).
+//! - Where the time goes (callgrind by source line, a 10x cloudphysics clone, instructions per
+//!   request, after the fourth speed round of issue 40: 3,453 → 2,782): touching a request's
+//!   pages 317 (662 before a page that repeats the page before's state took its draw), code
+//!   the compiler inlined from the standard library (bounds checks, iterators) 733, arrival
+//!   times 315, the page table 238, the step (due pages, blocks, budget) 229, the calendar 166,
+//!   random numbers 139, the size urns 92, new requests 57, the tick's run, window and quarter
+//!   63 (143 before they were kept for the ticks they hold). By time (`perf`), about 18% is the
+//!   read-ahead's loads waiting on page-table misses (32-byte entries, about 90 MB here), 11%
+//!   the arrival thread, 7% the calendar's pushes: a 16-byte entry would halve the table's
+//!   lines but needs 32-bit ticks, which a long or large-scale clone passes.
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `frequency` pools the states over the classes and the references-so-far bins (recency
