@@ -132,13 +132,18 @@ def test_python_functions_are_documented() -> None:
 def test_reproduction_sizes_and_times_match_the_results(paper: str) -> None:
     df = pd.read_parquet(ROOT / "results" / paper / "results.parquet")
     seconds = df["sim_seconds"].sum() + df.get("device_setup_s", pd.Series(dtype=float)).fillna(0).sum()
-    m = re.search(rf"(\d+) points, (\d+) s of simulation\)[^()]*?`results/{paper}/`", README)
+    # "N points", or with seeds "N runs of P points" (a random point runs once per seed: its
+    # seed index 0 is the point).
+    pattern = r"(\d+) (?:runs of (\d+) )?points, (\d+) s of simulation\)"
+    m = re.search(rf"{pattern}[^()]*?`results/{paper}/`", README)
     assert m, (
         f"README.md: no '(N points, S s of simulation) ... `results/{paper}/`' for fcsim reproduce {paper}"
     )
-    assert (int(m[1]), int(m[2])) == (len(df), round(seconds)), (
-        f"README.md says {m[1]} points, {m[2]} s for results/{paper}/; the table has {len(df)} points, "
-        f"{seconds:.0f} s"
+    points = int((df["seed_index"].fillna(0) == 0).sum()) if "seed_index" in df.columns else len(df)
+    said = (int(m[1]), int(m[2] or m[1]), int(m[3]))
+    assert said == (len(df), points, round(seconds)), (
+        f"README.md says {m[1]} runs of {m[2] or m[1]} points, {m[3]} s for results/{paper}/; the table "
+        f"has {len(df)} runs of {points} points, {seconds:.0f} s"
     )
 
 
