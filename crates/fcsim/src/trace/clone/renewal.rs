@@ -1774,8 +1774,8 @@ impl Renewal {
             if p == first && e.refs > 0 && e.last == t {
                 continue;
             }
-            if let Some((refs, at, class, drawn)) = before.filter(|b| (b.0, b.1, b.2) == (e.refs, e.last, e.class)) {
-                debug_assert!(same && refs == e.refs && at == e.last && class == e.class);
+            if let Some((.., drawn)) = before.filter(|b| (b.0, b.1, b.2) == (e.refs, e.last, e.class)) {
+                debug_assert!(same);
                 e.refs = e.refs.saturating_add(1);
                 e.last = t;
                 match drawn {
