@@ -78,6 +78,12 @@ impl Bits {
         }
     }
 
+    /// Whether no bit is set.
+    #[inline]
+    fn is_empty(&self) -> bool {
+        self.summary.iter().all(|&s| s == 0)
+    }
+
     /// The first set bit at or after `from`, below `end`.
     fn next(&self, from: usize, end: usize) -> Option<usize> {
         if from >= end {
@@ -145,6 +151,13 @@ impl Calendar {
     fn enter(&mut self, t: u64) {
         let target = t >> BITS;
         while self.window < target {
+            // Nothing held in the windows' lists: every window before the far heap's first (or
+            // the target) has no entry, so the clock goes to the one before it at once (a
+            // profile's clock may jump by more windows than a walk could pass).
+            if self.window_bits.is_empty() {
+                let next = self.far.peek().map_or(target, |r| (r.0 .0 >> BITS).min(target));
+                self.window = self.window.max(next - 1);
+            }
             self.window += 1;
             let i = (self.window & MASK) as usize;
             if self.window_bits.get(i) {
@@ -282,6 +295,28 @@ mod tests {
         }
         assert!(seen >= 2000);
         assert_eq!(cal.next(t), u64::MAX);
+    }
+
+    #[test]
+    fn a_clock_that_jumps_far_past_empty_windows_does_not_walk_them() {
+        // Nothing held: a take 2^50 ticks on (2^38 windows) returns at once, empty (it walked
+        // every window between; a renewal profile's budget tick can lie that far).
+        let mut cal = Calendar::default();
+        let mut out = Vec::new();
+        cal.take(1 << 50, &mut out);
+        assert!(out.is_empty());
+        // A run far on (in the heap), then a jump past empty windows to its tick gives it, and
+        // one still further after it (the heap's first bounds the jump, not the target).
+        let t = (1u64 << 50) + 5;
+        cal.push(t + (3 << 40), 7, 2);
+        cal.push(t + (5 << 40), 9, 1);
+        cal.take(t + (3 << 40), &mut out);
+        assert_eq!(out.iter().map(|r| (r.page, r.count)).collect::<Vec<_>>(), [(7, 2)]);
+        out.clear();
+        // `next` gives the start of the window holding it (none is due before).
+        assert_eq!(cal.next(t + (3 << 40)), (t + (5 << 40)) >> BITS << BITS);
+        cal.take(t + (5 << 40), &mut out);
+        assert_eq!(out.iter().map(|r| (r.page, r.count)).collect::<Vec<_>>(), [(9, 1)]);
     }
 
     #[test]
