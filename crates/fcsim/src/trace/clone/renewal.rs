@@ -337,8 +337,6 @@ pub const GAP: u64 = 1;
 /// Most requests in one run of new requests: a bound on the loop, not a model (a share of
 /// sequential new requests of 0.99 gives runs of 100 on average).
 const RUN: usize = 4096;
-/// Ticks per chunk of the fit's count of new pages (rebinned into [`WINDOWS`] at the end).
-const CHUNK: u64 = 1024;
 
 /// The bin of a count `n` ≥ 1 of `bins`: 1, 2, 3-4, 5-8, ..., the last holding every larger one.
 #[inline]
@@ -494,11 +492,19 @@ impl Counts {
                 }
             }
         }
+        // The second pass's ticks, known before it starts: each new page is counted in the window
+        // of its own tick.
+        let span = total.values().sum::<u64>().max(1);
+        let window = |tick: u64| (((u128::from(tick) * WINDOWS as u128) / u128::from(span)) as usize).min(WINDOWS - 1);
         let mut reader = open()?;
         // Per page: last tick, references so far, state of its last reference.
         let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
-        let mut c = Counts { events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]], ends: vec![0; STATES], ..Counts::default() };
-        let mut chunks: Vec<[[u64; CLASSES]; 2]> = Vec::new();
+        let mut c = Counts {
+            events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]],
+            ends: vec![0; STATES],
+            new_pages: vec![[[0; CLASSES]; 2]; WINDOWS],
+            ..Counts::default()
+        };
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut reuse: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut last: Option<(u32, u64, Op)> = None;
@@ -530,10 +536,7 @@ impl Counts {
                 let c_ = class(total.get(&key).copied().unwrap_or(1));
                 let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
                 let gap = if e.0 == u64::MAX {
-                    if (t / CHUNK) as usize >= chunks.len() {
-                        chunks.resize((t / CHUNK) as usize + 1, [[0; CLASSES]; 2]);
-                    }
-                    chunks[(t / CHUNK) as usize][o][c_] += 1;
+                    c.new_pages[window(t)][o][c_] += 1;
                     if !new {
                         new_class = c_;
                     }
@@ -566,16 +569,6 @@ impl Counts {
         c.ticks = t;
         for &(_, _, s) in pages.values() {
             c.ends[s as usize] += 1;
-        }
-        let window = |tick: u64| ((u128::from(tick) * WINDOWS as u128) / u128::from(t.max(1))) as usize;
-        c.new_pages = vec![[[0; CLASSES]; 2]; WINDOWS];
-        for (k, n) in chunks.iter().enumerate() {
-            let w = &mut c.new_pages[window(k as u64 * CHUNK).min(WINDOWS - 1)];
-            for o in 0..2 {
-                for (x, y) in w[o].iter_mut().zip(&n[o]) {
-                    *x += y;
-                }
-            }
         }
         let sorted = |m: FxHashMap<u64, u64>| {
             let mut v: Values = m.into_iter().collect();
@@ -2653,6 +2646,11 @@ mod tests {
         assert_eq!(c.class_sizes, by_class);
         assert_eq!(c.class_pages[1][..2], [2, 2]);
         assert_eq!(c.class_pages[0], [0; CLASSES]);
+        // New pages in the windows of their own ticks (0, 1 and 2 of 7: windows 0, 9 and 18 of
+        // 64), not all in the first: a short trace's new pages spread as they came.
+        let mut windows = vec![[[0; CLASSES]; 2]; WINDOWS];
+        (windows[0][1][1], windows[9][1][2], windows[18][1][0]) = (1, 1, 1);
+        assert_eq!(c.new_pages, windows);
         c.check().unwrap();
     }
 
