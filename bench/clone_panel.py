@@ -114,8 +114,10 @@ def lru(trace: str) -> tuple[list[float], list[float | None]]:
 
 
 def commit() -> str:
-    """The revision fcsim was built from (the checkout's HEAD may have moved on since)."""
-    return fcsim.__revision__[:8]
+    """The revision fcsim was built from (the checkout's HEAD may have moved on since), with
+    "-dirty" when it was built from uncommitted changes."""
+    r = fcsim.__revision__
+    return r[:8] + ("-dirty" if r.endswith("-dirty") else "")
 
 
 def spread(v: list[float], fmt: str = "{:.3f}") -> str:

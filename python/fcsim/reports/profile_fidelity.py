@@ -7,8 +7,8 @@ profile borrows is held here to tolerances:
 
 - ``hit_shape_mae``: where LRU's hits land, not how many there are: the hit ratio at 1%..50% of
   each trace's own working set divided by its hit ratio at 50% (so 1 at 50%), mean absolute
-  difference below ``SHAPE_MAE`` (0.2; measured 0.04-0.18, the worst on the 1,000-request hm_0
-  donor, whose curve is one clone away from noise). The plain miss-ratio curves are not comparable: a
+  difference below ``SHAPE_MAE`` (0.2; measured 0.010-0.193 on nine profiles, 0.203 on the
+  three GASA profiles: a known failure, ``KNOWN_FAILS``). The plain miss-ratio curves are not comparable: a
   profile has its table's accesses per page (GASA T1: 22 page accesses a page, the TPC-C donor
   about 1), and the cold misses that sets dominate the curve; they are printed (``mrc_mae``)
   but not checked;
@@ -25,6 +25,10 @@ clone emits a run's requests one after the other where the donor interleaves ops
 few requests carries over as it is: dynamic-financial1's 0.151 against the TPC-C sample's 0.012
 is that sample's 3 sequential writes of its 19 reuse requests (it references a page about once),
 given to every reuse request of a profile whose pages are referenced again and again.
+
+A check a profile is known to fail is in ``KNOWN_FAILS`` with its reason: the report still
+says FAIL, with the reason beside it, and the tests hold the failures to that list (a new
+failure, or a known one that starts to pass, fails them).
 
 Run ``python -m fcsim.reports.profile_fidelity > data/profiles/fidelity.md``
 (``make profiles-fidelity``)."""
@@ -60,6 +64,17 @@ PROFILES: dict[str, tuple[str, float]] = {
     "dynamic-homes": ("diskmon_sys1.trace.gz", 0.02),
     "dynamic-exchange": ("cloudphysics_vscsi_2h.csv.gz", 0.02),
     "dynamic-msnfs": ("cloudphysics_vscsi_2h.csv.gz", 0.02),
+}
+
+
+# (profile, check) -> why it fails: failures known and explained, still reported as FAIL.
+_GASA_SHAPE = (
+    "known: GASA asks about 22 references a page of a TPC-C sample with about one; a page's references "
+    "come close together and every LRU hit falls within 1% of the working set "
+    "(crates/fcsim/src/trace/clone/profile.rs, *Measured misses*)"
+)
+KNOWN_FAILS: dict[tuple[str, str], str] = {
+    (g, "hit_shape_mae"): _GASA_SHAPE for g in ("gasa-t1", "gasa-t2", "gasa-t3")
 }
 
 
@@ -167,6 +182,8 @@ def markdown(reports: list[dict[str, Any]]) -> list[str]:
         out += ["| checked | donor | profile | result |", "|---|---:|---:|---|"]
         for k, (a, b, ok) in r["checks"].items():
             result = "printed" if ok is None else ("pass" if ok else "FAIL")
+            if ok is False and (r["name"], k) in KNOWN_FAILS:
+                result += f" ({KNOWN_FAILS[(r['name'], k)]})"
             out.append(f"| {k} | {_fmt(a)} | {_fmt(b)} | {result} |")
         if r["locality"]:
             (tr, tw), (gr, gw) = r["locality"]

@@ -59,9 +59,10 @@
 //! the stack profile above; [`super::renewal`], [`Renewal::with_shape`]): a profile is a clone
 //! of its donor, and the renewal clone is the one that keeps what separates policies
 //! (`bench/RESULTS.md`, "Trace clones: policy ranking"). Its known misses against the stack
-//! profile: gasa-t1's writes' and gasa-t3's reads' locality 3.4 and 3.1 points off GASA's at
-//! scale 0.05 (the stack's 2.5), and the LCR profiles' mean size held less tightly (below,
-//! *Measured misses*). The donor's renewal counts are reshaped by these levers:
+//! profile: gasa-t1's writes' locality 3.6 points off GASA's at scale 0.05 (the stack's 2.5),
+//! and the GASA profiles' LRU hits, all within 1% of the working set, which fails
+//! `data/profiles/fidelity.md`'s hit shape (below, *Measured misses*). The donor's renewal
+//! counts are reshaped by these levers:
 //!
 //! - *Requests*: the clone's length (`length=N`), a single run (no further runs on new pages);
 //!   the windows and quarters follow the requests out, of the table's count.
@@ -113,58 +114,52 @@
 //!   are geometric, which gives p of about a third whatever the table's (read / write p at
 //!   scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16,
 //!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42):
-//!   at scale 0.05, 0.130/0.276, 0.173/0.151, 0.249/0.111; at scale 1, 0.113/0.312,
-//!   0.169/0.154, 0.261/0.110 (donors of model format 3; before, 0.130/0.278, 0.170/0.153,
-//!   0.261/0.111 and 0.115/0.301, 0.170/0.168, 0.258/0.110): within the stack's 2.5 points
-//!   (Rust, scale 0.05) on four of six ops, gasa-t1's writes 3.4 off (the reads' hot pages
-//!   draw writes and become the writes' most accessed pages; [`super::locality`]) and
-//!   gasa-t3's reads 3.1 off (0.243-0.264 over seeds 1-5); within the 4 points
+//!   at scale 0.05, 0.130/0.274, 0.169/0.159, 0.280/0.111; at scale 1, 0.130/0.291,
+//!   0.170/0.160, 0.280/0.110 (donors refit after the fit's new pages were put in their own
+//!   windows, [`super::renewal`]; before, at 0.05, 0.130/0.276, 0.173/0.151, 0.249/0.111):
+//!   within the stack's 2.5 points (Rust, scale 0.05) on five of six ops, gasa-t1's writes
+//!   3.6 off (0.272-0.280 over seeds 1-5; the reads' hot pages draw writes and become the
+//!   writes' most accessed pages; [`super::locality`]); gasa-t3's reads, 3.1 off before the
+//!   refit, 0.276-0.284 over seeds 1-5; within the 4 points
 //!   `tests/test_profiles.py` holds the profiles to at scale 1 on every op (before the room,
 //!   gasa-t2's writes 0.203 against 0.16: the donor's split of new pages left writes 4.0
 //!   accesses a page where 0.16/0.84 needs at least 5.25). *Cost*: the room moves new pages
 //!   and references from one op to the other (the donor's read-after-write structure and
 //!   split of new pages between the ops change where it binds: gasa-t2's writes).
 //! - *Measured misses* (`fcsim trace info`, seed 42 unless said): requests exact; pages within
-//!   1.7% on every profile at scale 0.05, and within 2.4% on the mean over seeds 1-5 at the
+//!   0.2% on every profile at scale 0.05, and within 0.9% on the mean over seeds 1-5 at the
 //!   Rust tests' 20,000 requests (lcr-proj_0; one seed's figure there is a draw: gasa-t1's
-//!   seed 2 7.8% over, its seeds 1 and 3-5 within 0.5%); write share within 0.3 points but
-//!   lcr-wdev_2 (0.997 against 0.9989). Mean size: at the LCR experiment's scale 0.5, within
-//!   1.3% but lcr-wdev_2 (lcr-web_0 7,786 B against 7,823, lcr-ts_0 4,766 against 4,751,
-//!   lcr-proj_0 19,265 against 19,517, lcr-wdev_2 4,001 against 4,178: 4.2% under,
-//!   lcr-financial2 2,453 against 2,478), and over seeds 1-5 from 3.8% under to 1.1% over (the
-//!   means over seeds 0.6-1.5% under: the profiles' sizes are a little short on the whole); at
-//!   0.1, within 1.1% but lcr-wdev_2 (3,923 B, 6.1% under), and over seeds 1-5 from 7.9% under
-//!   (lcr-ts_0 seed 1) to 1.5% over; at 20,000 requests, over seeds 1-5, from 15.6% under
-//!   (lcr-wdev_2 seed 4) to 1.2% over, the means over seeds within 2.7% but lcr-wdev_2's (6.2%
-//!   under). Measured after a profile's runs were given the donor's sequential shares
-//!   ([`renewal_counts`]: before, a sized profile's shares were 1/1024 of the donor's and its
-//!   runs one request each; the spreads were alike, at 0.5 over seeds 1-5 from 6.2% under to
-//!   1.8% over). The mean falls where no new page is due: the donor's new pages come in bursts
-//!   (lcr-ts_0 at 0.01: its first 289 by request 2,000, none more until request 6,000), and
-//!   between them and once the table's pages are out every request is a reuse request, at
-//!   most the pages due together in a row, which no lever of the feedback can lengthen (at
-//!   0.01, lcr-ts_0's reads 4,904 B and writes 3,465 B against their targets 7,043 and
-//!   4,263; over both, 3,715 B: 22% under). The shorter the run, the more a seed's bursts weigh.
-//!   *Tried and not kept* (issue 40, item 6), each measured at 20,000 requests and at scales
-//!   0.05, 0.1 and 1: (a) 3 more pilots with the feedback on, correcting c (by a secant on log
-//!   c) and the references per page; (b) a block issued whole, not cut, while the mean is
-//!   over 1% under; (c) once the table's pages are out, the last page alive not ending (so
-//!   the calendar never empties). Together they held every count within 1.8% at 20,000
-//!   requests (lcr-proj_0 1,018 pages, lcr-ts_0 4,729 B, lcr-wdev_2 4,220) but lost the mean
-//!   size at longer runs: lcr-ts_0 4,566 B at scale 0.1 (3.9% under), lcr-web_0 7,359 and
-//!   lcr-proj_0 18,026 at scale 1 (5.9% and 7.6% under). The mean size falls in the last
-//!   stretch of a run, once the table's pages are out (lcr-ts_0 at 0.1: 4,690 B at request
-//!   160,000, 4,567 at 180,000): no new request is left, a reuse request is at most the pages
-//!   due together, and no lever of the feedback can raise it; the pilots (at most 40,000
-//!   requests) see less of that stretch than a longer run has. (c) alone cut lcr-ts_0's mean
-//!   at 0.1 to 4,174 B (the one page kept alive takes every reference, one page at a time);
-//!   (a) on the pages alone left lcr-web_0 at 0.1 2.7% under; the full run as (a)'s pilot
-//!   left lcr-proj_0 at 0.1 5.7% under (the mean is not monotone in c with the feedback on);
-//!   joining the next pages of a row whenever due while under changed nothing (a new
-//!   request's pages are numbered apart from the next one's); more pilot rounds (6 or 8, the
-//!   later ones' corrections of c damped to their square root or not) left the spread over
-//!   seeds 1-5 at 20,000 requests as wide (lcr-ts_0 from 13.9% under, lcr-proj_0 from 11.9%
-//!   under): each pilot is as short as the run, so its correction is as noisy as the run.
+//!   seed 3 9.3% over, its seeds 1, 2, 4 and 5 within 1%); write share within 0.2 points but
+//!   lcr-wdev_2 (0.9968 against 0.9989). Mean size: at the LCR experiment's scale 0.5, within
+//!   1% but lcr-wdev_2 (lcr-web_0 7,897 B against 7,823, lcr-ts_0 4,793 against 4,751,
+//!   lcr-proj_0 19,624 against 19,517, lcr-wdev_2 4,296 against 4,178: 2.8% over,
+//!   lcr-financial2 2,453 against 2,478), over seeds 1-5 from 1.0% under to 1.0% over and
+//!   lcr-wdev_2 2.0-3.0% over; at 0.1 likewise (from 1.1% under to 1.1% over, lcr-wdev_2
+//!   2.0-5.0% over); at 20,000 requests, over seeds 1-5, from 1.1% under to 0.9% over,
+//!   lcr-wdev_2 2.2-6.3% over (its mean over both ops stays over the table's although the
+//!   feedback draws the better of two sizes while it is over 1% off; not analysed further).
+//!   *Before the fit counted each new page in its own window* ([`super::renewal`], fcsim
+//!   e46753a8): the fit put a short trace's new pages in the windows of 1,024-tick chunks
+//!   (the hm_0 excerpt's in windows 0, 26 and 53 of 64), so a profile's new pages came in
+//!   bursts and its mean size fell where none was due (a reuse request is at most the pages
+//!   due together): at 0.5 over seeds 1-5 from 3.8% under to 1.1% over, at 20,000 requests
+//!   from 15.6% under (lcr-wdev_2 seed 4) to 1.2% over (lcr-ts_0 at 0.01: its first 289 new
+//!   pages by request 2,000, none more until request 6,000). The levers tried then against
+//!   that fall (issue 40, item 6: more pilot rounds, damped or not; a block issued whole
+//!   while under; the last page kept alive; joining the next pages of a row) treated its
+//!   symptom, none held every profile at every scale, and none was kept.
+//! - *The GASA profiles' hit shape fails* (`data/profiles/fidelity.md`, hit_shape_mae 0.203
+//!   on gasa-t1, t2 and t3 against the report's 0.2): LRU's miss ratio is the same at 1%,
+//!   10% and 50% of the working set (gasa-t1 0.046, t2 0.051, t3 0.098 at scale 0.25: every
+//!   hit within 1%), where the TPC-C donor has 46% of its hits within 1%. The table asks about
+//!   22 references a page and the donor has about one: a page goes on (`more`) with gaps
+//!   drawn from its state's few gaps, scaled by the pages' ratio K like a clone's, so a
+//!   page's references follow one another closely and few pages are alive at once. Before
+//!   the refit the bursts of new pages above interleaved many pages' references and spread
+//!   the hits to 10% (gasa-t1's miss ratio 0.40 at 1%; hit_shape_mae 0.190-0.199, a pass by
+//!   0.001-0.010): neither is the donor's shape. Gaps scaled by the ratio of ticks (K times
+//!   the references per page over the donor's) would keep a reuse's share of the trace, but
+//!   22 gaps of the donor's share outlive the trace; not built.
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
 //!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
 //!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
@@ -843,16 +838,12 @@ mod tests {
     }
 
     /// The renewal profiles' pages and mean size within 3% of the table's on the mean over seeds
-    /// 1-5, at this test's 20,000 requests or more. One seed's figure at so short a run is a
-    /// draw of the donor's bursts of new pages (the module docs, *Measured misses*): lcr-ts_0's
-    /// mean size at seed 42 is 7.7% under, over seeds 1-5 from 5.4% under to 0.5% over;
-    /// gasa-t1's pages at seed 2 7.8% over, at seeds 1 and 3-5 within 0.5%; so a seed's figure
-    /// tests the seed, not the profile. Measured on this revision, over seeds 1-5: lcr-proj_0's
-    /// pages 2.4% over, lcr-ts_0's mean size 2.7% under (the nearest to the bound). One known
-    /// miss: lcr-wdev_2's mean size, 6.2% under (seeds 2 and 4 14.4% and 15.6% under): its
-    /// table's pages are out early and the mean falls in the rest of the run; at the LCR
-    /// experiment's scale 0.5 it is 1.0% under. The bounds were set after measuring: a guard
-    /// against growth, not a target.
+    /// 1-5, at this test's 20,000 requests or more (one seed's figure at so short a run is a
+    /// draw: gasa-t1's pages at seed 3 9.3% over, at seeds 1, 2, 4 and 5 within 1%). Measured
+    /// on this revision, over seeds 1-5: lcr-proj_0's pages 0.9% over, the mean sizes from 1.1%
+    /// under to 0.9% over. One known miss: lcr-wdev_2's mean size, 3.5% over (seed 2 6.3% over;
+    /// the module docs, *Measured misses*), held to 5%. The bounds were set after measuring: a
+    /// guard against growth, not a target.
     #[test]
     fn every_renewal_profile_keeps_its_tables_pages_and_size_over_five_seeds() {
         for p in profiles::PROFILES {
@@ -871,7 +862,7 @@ mod tests {
                 pages_off += (pages as f64 / t.pages as f64 - 1.0) / 5.0;
                 off += (size / want - 1.0) / 5.0;
             }
-            let room = if p.name == "lcr-wdev_2" { 0.08 } else { 0.03 };
+            let room = if p.name == "lcr-wdev_2" { 0.05 } else { 0.03 };
             assert!(pages_off.abs() <= 0.03, "{}: pages {:+.1}% off over seeds 1-5", p.name, 100.0 * pages_off);
             assert!(off.abs() <= room, "{}: mean size {:+.1}% off over seeds 1-5", p.name, 100.0 * off);
         }
@@ -948,15 +939,12 @@ mod tests {
     }
 
     /// On the renewal model, the locality lever ([`super::super::locality`]) holds every op's p
-    /// within the stack's 2.5 points of the table's but gasa-t1's writes (a known miss: 0.276
+    /// within the stack's 2.5 points of the table's but gasa-t1's writes (a known miss: 0.274
     /// against 0.31, the lever's pages kept for the reads' hot set drawing writes too; without
-    /// the lever 0.339) and gasa-t3's reads (a known miss since the donor's model of format 3,
-    /// which counts a page shared by two sequential requests as request structure: 0.249
-    /// against 0.28 at seed 42, 0.243-0.264 at seeds 1-5; before it 0.261 at seed 42 and
-    /// 0.252-0.262 at seeds 1-5, within 2.5 points at three seeds of six), and the
-    /// mean miss over the six ops within 2.5 points (without it, the donor's process gives p of
-    /// 0.30-0.34 on both ops: a mean miss of 13 points). Measured at scale 0.05, seed 42: t1
-    /// 0.130 / 0.276, t2 0.173 / 0.151, t3 0.249 / 0.111.
+    /// the lever 0.351), and the mean miss over the six ops within 2.5 points (without it, the
+    /// donor's process gives p of 0.32-0.35 on both ops: a mean miss of 13 points). Measured
+    /// at scale 0.05, seed 42: t1 0.130 / 0.274, t2 0.169 / 0.159, t3 0.280 / 0.111 (gasa-t3's
+    /// reads were a known miss too, 0.249, until the fit put each new page in its own window).
     #[test]
     fn gasa_renewal_profiles_keep_the_tables_locality_but_t1_writes() {
         let mut miss = 0.0;
@@ -967,7 +955,7 @@ mod tests {
             for (o, (p, _)) in want.iter().enumerate() {
                 eprintln!("{name} op {o}: {:.3}, without the lever {:.3}, table {p}", on[o], off[o]);
                 miss += (on[o] - p).abs() / 6.0;
-                if !matches!((name, o), ("gasa-t1", 1) | ("gasa-t3", 0)) {
+                if (name, o) != ("gasa-t1", 1) {
                     assert!((on[o] - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", on[o]);
                 }
             }
@@ -978,7 +966,7 @@ mod tests {
     /// The room ([`super::super::locality`]): gasa-t2's writes at scale 1 need at least 0.84 /
     /// 0.16 = 5.25 accesses a written page; the donor's split of new pages left them about 4.0
     /// and p 0.203. Held within the 4 points `tests/test_profiles.py` allows the profiles at
-    /// scale 1 (measured 0.168, seed 42; the reads 0.170).
+    /// scale 1 (measured 0.160, seed 42; the reads 0.170).
     #[test]
     fn gasa_t2_renewal_writes_reach_the_tables_locality_at_scale_one() {
         let spec = "profile=gasa-t2,model=renewal";
