@@ -159,7 +159,11 @@
 //!   the hits to 10% (gasa-t1's miss ratio 0.40 at 1%; hit_shape_mae 0.190-0.199, a pass by
 //!   0.001-0.010): neither is the donor's shape. Gaps scaled by the ratio of ticks (K times
 //!   the references per page over the donor's) would keep a reuse's share of the trace, but
-//!   22 gaps of the donor's share outlive the trace; not built.
+//!   22 gaps of the donor's share outlive the trace; not built. *What it costs*: every
+//!   policy hits alike on them (LRU 0.954 on gasa-t1 at each of GASA's four sizes, 0.41% to
+//!   3.32% of its pages), so `fcsim reproduce gasa` finds 14 of its 20 claims untestable on
+//!   the profiles (write reuse from 1% to 10% of the working set: 0.0%), where it scored them
+//!   before on what the bursts made.
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
 //!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
 //!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
