@@ -514,6 +514,18 @@ pub const DEFAULT_RENEWAL: bool = true;
 const PILOT: u64 = 40_000;
 /// Pilot rounds.
 const ROUNDS: usize = 4;
+/// Pilots of the pages alive: bisection on the share's log2 between -[`ALIVE_OCTAVES`] and 0
+/// (to 1/8 of an octave), after one at 0 (none held).
+const ALIVE_ROUNDS: usize = 6;
+const ALIVE_OCTAVES: f64 = 8.0;
+/// The most requests of a pilot of the pages alive (a larger profile's first, at its shape):
+/// every profile of the papers' experiments is whole within it.
+const ALIVE_PILOT: u64 = 2_000_000;
+/// A pilot of the pages alive whose share of writes is further than this from the table's,
+/// or whose pages are fewer than this share of its own (the generator holds them within 0.2
+/// points and exactly: room for a pilot's draw), held too many pages alive.
+const COUNTS_WRITE: f64 = 0.005;
+const COUNTS_PAGES: f64 = 0.995;
 
 /// The donor's renewal counts with its request sizes made `size` (each op's scaled by its `c`
 /// for a mean), and with every request one op when the share of writes is 0 or 1.
@@ -621,6 +633,27 @@ fn measure(g: &mut dyn TraceReader) -> Result<(f64, [Option<f64>; 2], f64, f64)>
     Ok((w as f64 / n, means, ticks as f64 / n, ticks as f64 / pages.len().max(1) as f64))
 }
 
+/// The share of LRU's hits within 1% of the working set among those within 50% (the first
+/// point of `data/profiles/fidelity.md`'s hit shape), from a curve's stack distances by bin
+/// ([`super::model::page_bins`]: bin 0 the first accesses) over `pages` unique pages, a bin
+/// taken in proportion where a size cuts it; `None` without a hit within 50%.
+fn near_share(bins: &[u64], pages: u64) -> Option<f64> {
+    let hits = |share: f64| {
+        let size = ((pages as f64 * share).round() as u64).max(1);
+        let mut h = 0.0;
+        for (b, &c) in bins.iter().enumerate().skip(1) {
+            let (first, n) = super::model::bin_range(b);
+            if first > size {
+                break;
+            }
+            h += c as f64 * ((size - first + 1) as f64 / n as f64).min(1.0);
+        }
+        h
+    };
+    let all = hits(0.5);
+    (all > 0.0).then(|| hits(0.01) / all)
+}
+
 /// Each op's mean size (read, write) for a table's mean `b` at a share of writes `w`: the
 /// donor's ratio of its reads' mean to its writes' (its run starts and followers, bytes)
 /// kept, and the mean over both ops `b` (both `b` when every request is one op).
@@ -643,9 +676,9 @@ fn op_targets(m: &Model, b: f64, w: f64) -> [f64; 2] {
 /// A renewal profile's factors: each op's size factor c and the [`Shape`] at the table's counts `t`,
 /// found by pilots (see the module docs), cached by spec.
 fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], Shape)> {
-    type Shapes = std::sync::Mutex<Vec<((&'static str, u64, u64, u64), ([f64; 2], Shape))>>;
+    type Shapes = std::sync::Mutex<Vec<((&'static str, u64, u64, u64, bool), ([f64; 2], Shape))>>;
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
-    let key = (s.profile.name, t.requests, t.pages, s.seed);
+    let key = (s.profile.name, t.requests, t.pages, s.seed, s.locality().is_some());
     let cache = SHAPES.get_or_init(Default::default);
     if let Some((_, v)) = cache.lock().map_err(|_| Error::config("profile shapes: a lock was poisoned"))?.iter().find(|e| e.0 == key) {
         return Ok(v.clone());
@@ -693,6 +726,7 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], S
         write_odds: f,
         tilt: 0.0,
         more: 0.0,
+        alive: 0.0,
         mean_size: target,
         time_factor: 1.0,
         feedback: true,
@@ -730,9 +764,67 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], S
         }
         tpr = ticks;
     }
+    if shape.more > 0.0 {
+        shape.alive = alive_for(s, t, m, c, &shape)?;
+    }
     let v = (c, shape);
     cache.lock().map_err(|_| Error::config("profile shapes: a lock was poisoned"))?.push((key, v.clone()));
     Ok(v)
+}
+
+/// The share of the new pages out that a profile whose pages go on keeps alive at once (the
+/// module docs, *Pages alive at once*): 0 (none held) when a pilot at 0 has no more of its
+/// hits within 1% of the working set than the donor; else the share, by bisection on its
+/// log2, whose pilot comes closest to the donor's and keeps the table's counts. A pilot is
+/// the profile itself (feedback and locality as they will run), whole up to [`ALIVE_PILOT`]
+/// requests: pilots of its first 10,000 pages found shares that, on gasa-t3 at scale 1, cost
+/// 0.7 points of its writes and 5.7 of its reads' locality p.
+fn alive_for(s: &ProfileSpec, t: &Targets, m: &Model, c: [f64; 2], shape: &Shape) -> Result<f64> {
+    let Some(goal) = near_share(&m.target, m.pages) else { return Ok(0.0) };
+    let n = t.requests.min(ALIVE_PILOT);
+    let pages = ((t.pages as f64 * n as f64 / t.requests as f64).round() as u64).max(1);
+    let shaped = renewal_counts(m, t.size, t.write, c);
+    let k = pages as f64 / m.pages as f64;
+    let near = |alive: f64| -> Result<Option<f64>> {
+        let pilot = Shape { requests: n, pages, alive, ..shape.clone() };
+        let g = Renewal::new(&shaped, k, Some(n), s.seed, Default::default(), "pilot".into())?.with_shape(&shaped, pilot);
+        let mut g: Box<dyn TraceReader> = match s.locality() {
+            Some(l) => Box::new(g.with_locality(l)),
+            None => Box::new(g),
+        };
+        let mut sd = crate::mrc::StackDistances::new();
+        let (mut requests, mut writes) = (0u64, 0u64);
+        while let Some(r) = g.next_request()? {
+            requests += 1;
+            writes += u64::from(r.op == crate::request::Op::Write);
+            for p in r.offset / PAGE..=(r.offset + u64::from(r.len.max(1)) - 1) / PAGE {
+                sd.access(p)?;
+            }
+        }
+        let got = sd.pages() as u64;
+        // A share that costs the table's counts is too many pages alive, whatever the hits.
+        let held = (writes as f64 / requests.max(1) as f64 - t.write).abs() <= COUNTS_WRITE && got as f64 >= pages as f64 * COUNTS_PAGES;
+        Ok(near_share(&super::model::page_bins(&sd.finish()), got).filter(|_| held))
+    };
+    if !near(0.0)?.is_some_and(|x| x > goal) {
+        return Ok(0.0);
+    }
+    // log2 of the share: `lo` leaves too many hits near, `hi` not.
+    let (mut lo, mut hi) = (-ALIVE_OCTAVES, 0.0f64);
+    let mut best = (f64::INFINITY, 0.0);
+    for _ in 0..ALIVE_ROUNDS {
+        let x = (lo + hi) / 2.0;
+        let y = near(x.exp2())?;
+        if let Some(y) = y.filter(|y| (y - goal).abs() < best.0) {
+            best = ((y - goal).abs(), x.exp2());
+        }
+        if y.is_some_and(|y| y > goal) {
+            lo = x;
+        } else {
+            hi = x;
+        }
+    }
+    Ok(best.1)
 }
 
 /// Opens a profile on the renewal clone.

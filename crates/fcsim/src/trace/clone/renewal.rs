@@ -943,6 +943,21 @@ impl Gaps {
         Gaps { cum, write, guide }
     }
 
+    /// The mean gap (each bin at its middle), 1 without gaps.
+    fn mean(&self) -> f64 {
+        let (mut sum, mut before) = (0.0, 0.0);
+        for (b, &c) in self.cum.iter().enumerate() {
+            let (lo, n) = gbin_range(b);
+            sum += (c - before) * (lo as f64 + (n as f64 - 1.0) / 2.0);
+            before = c;
+        }
+        if before > 0.0 {
+            sum / before
+        } else {
+            1.0
+        }
+    }
+
     /// The gap and op of the next reference for uniforms `u` (which bin), `v` (where in it) and
     /// `x` (which op), or `None` (no further reference).
     #[inline]
@@ -1204,6 +1219,11 @@ pub struct Shape {
     /// The probability that a page that would end goes on instead (more references per page
     /// than the donor's classes give).
     pub more: f64,
+    /// No page ends while the pages alive are fewer than this share of the new pages out so
+    /// far, and a continued reference's gap is the pages alive × its drawn gap over the mean
+    /// of the pooled gaps (at least the drawn gap, scaled); 0: neither. Found by pilots
+    /// ([`super::profile`], *Pages alive at once*).
+    pub alive: f64,
     /// Each op's mean request size (bytes; read, write), held by feedback; `None` when every
     /// request is one page.
     pub mean_size: Option<[f64; 2]>,
@@ -1235,6 +1255,8 @@ struct Hold {
     /// Per op of the access: every state's gaps pooled (no ends), for a page that goes on from
     /// a state that saw none.
     fallback: [Gaps; 2],
+    /// Per op: the mean of `fallback`'s gaps (the original's ticks).
+    mean_gap: [f64; 2],
     /// New pages issued, write requests and each op's bytes out so far.
     new_pages: u64,
     writes: u64,
@@ -1252,11 +1274,12 @@ impl Hold {
         (deficit / (0.0025 * self.shape.pages as f64 + 4.0)).clamp(-8.0, 8.0).exp2()
     }
 
-    /// The probability that a page that would end goes on, at request `i`: the shape's, its
-    /// complement × the pace (pages behind the shape end more), and [`MORE`] while the new
-    /// pages are at or ahead of the shape (no page ends while no new page may replace it).
-    fn more(&self, i: u64) -> f64 {
-        if self.shape.feedback && self.new_pages as f64 >= self.want(i) {
+    /// The probability that a page that would end goes on, at request `i` with `alive` pages
+    /// alive: the shape's, its complement × the pace (pages behind the shape end more), and
+    /// [`MORE`] while the new pages are at or ahead of the shape (no page ends while no new
+    /// page may replace it) or while fewer pages are alive than the shape holds.
+    fn more(&self, i: u64, alive: u64) -> f64 {
+        if self.shape.feedback && self.new_pages as f64 >= self.want(i) || (alive as f64) < self.shape.alive * self.new_pages as f64 {
             return MORE;
         }
         (1.0 - (1.0 - self.shape.more) * self.pace(i)).clamp(0.0, MORE)
@@ -1543,7 +1566,8 @@ impl Renewal {
         self.length = Some(shape.requests);
         self.arrivals =
             m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, self.seed), shape.requests));
-        self.hold = Some(Box::new(Hold { shape, cum, rate, weight, fallback, new_pages: 0, writes: 0, bytes: [0; 2] }));
+        let mean_gap = [0, 1].map(|o| fallback[o].mean());
+        self.hold = Some(Box::new(Hold { shape, cum, rate, weight, fallback, mean_gap, new_pages: 0, writes: 0, bytes: [0; 2] }));
         self
     }
 
@@ -1804,6 +1828,7 @@ impl Renewal {
             if let Some(l) = &mut self.locality {
                 l.touch(o, p);
             }
+            let alive = self.pages.alive();
             let e = self.pages.at(p);
             // The state takes the gap in the original's time: a gap the scale stretched is
             // shrunk back, so that a scaled page goes through the original's states.
@@ -1823,6 +1848,7 @@ impl Renewal {
                 drawn
             } else {
                 let gaps = &self.gaps[which as usize];
+                let continued = std::cell::Cell::new(false);
                 let natural = if self.hold.is_none() { self.flat.draw(which, u, v, x) } else { gaps.draw(u, v, x) };
                 // The op drawn, turned by the write share's turn (the same for the request's pages).
                 let turned = |d: Option<(u64, u8)>| d.map(|(g, n)| (g, turn.unwrap_or(n)));
@@ -1835,13 +1861,15 @@ impl Renewal {
                         let last = gaps.cum.last().copied().unwrap_or(0.0);
                         let z = (u - last) / (1.0 - last).max(1e-12);
                         let go_on = |y: f64| {
-                            if last > 0.0 {
+                            let d = if last > 0.0 {
                                 gaps.draw(y * last, v, x)
                             } else {
                                 h.fallback[o].draw(y * h.fallback[o].cum.last().copied().unwrap_or(0.0), v, x)
-                            }
+                            };
+                            continued.set(d.is_some());
+                            d
                         };
-                        let more = h.more(self.i);
+                        let more = h.more(self.i, alive);
                         let with_more = || natural.or_else(|| (z < more).then(|| go_on(z / more)).flatten());
                         match &self.locality {
                             None => turned(with_more()),
@@ -1871,7 +1899,16 @@ impl Renewal {
                     }
                 };
                 let drawn = drawn.map(|(g, next)| {
-                    let g = if g > UNSCALED && self.scale != 1.0 { ceil_u64((g as f64) * self.scale) } else { g };
+                    let scaled = if g > UNSCALED && self.scale != 1.0 { ceil_u64((g as f64) * self.scale) } else { g };
+                    // A profile that holds pages alive takes a continued gap in units of the
+                    // pages alive (the drawn gap over the pooled gaps' mean, in the original's
+                    // ticks), at least the gap scaled: the pages alive come back about once in
+                    // as many references as there are of them, whatever their number and the
+                    // scale (see `Shape::alive`).
+                    let g = match self.hold.as_deref() {
+                        Some(h) if continued.get() && h.shape.alive > 0.0 => scaled.max(ceil_u64(g as f64 * alive as f64 / h.mean_gap[o])),
+                        _ => scaled,
+                    };
                     (g.max(1), next)
                 });
                 if share_draw {

@@ -24,6 +24,8 @@ pub struct Table<T> {
     listed: Vec<bool>,
     /// Chunks held (not freed).
     held: usize,
+    /// Pages given out and not yet ended.
+    alive: u64,
 }
 
 impl<T: Default + Clone> Table<T> {
@@ -57,6 +59,13 @@ impl<T: Default + Clone> Table<T> {
         for p in first..first + n {
             self.live[(p / CHUNK) as usize] += 1;
         }
+        self.alive += n;
+    }
+
+    /// Pages given out and not yet ended.
+    #[inline]
+    pub fn alive(&self) -> u64 {
+        self.alive
     }
 
     /// Page `p` has ended: it is never referenced again.
@@ -64,6 +73,7 @@ impl<T: Default + Clone> Table<T> {
     pub fn end(&mut self, p: u64) {
         let c = (p / CHUNK) as usize;
         self.live[c] -= 1;
+        self.alive -= 1;
         if self.live[c] == 0 && !self.listed[c] {
             self.listed[c] = true;
             self.dead.push(c);
