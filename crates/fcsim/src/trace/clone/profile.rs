@@ -59,10 +59,10 @@
 //! the stack profile above; [`super::renewal`], [`Renewal::with_shape`]): a profile is a clone
 //! of its donor, and the renewal clone is the one that keeps what separates policies
 //! (`bench/RESULTS.md`, "Trace clones: policy ranking"). Its known misses against the stack
-//! profile: gasa-t1's writes' locality 3.6 points off GASA's at scale 0.05 (the stack's 2.5),
-//! and the GASA profiles' LRU hits, all within 1% of the working set, which fails
-//! `data/profiles/fidelity.md`'s hit shape (below, *Measured misses*). The donor's renewal
-//! counts are reshaped by these levers:
+//! profile: gasa-t3's reads' locality 1.9 points off GASA's at scale 0.05 (the stack's 0.4),
+//! 5 points at the fidelity report's 0.25; and the GASA profiles' LRU hits, all within 10% of
+//! the working set where the donor has 43% of its hits beyond (below, *Pages alive at once*).
+//! The donor's renewal counts are reshaped by these levers:
 //!
 //! - *Requests*: the clone's length (`length=N`), a single run (no further runs on new pages);
 //!   the windows and quarters follow the requests out, of the table's count.
@@ -79,6 +79,44 @@
 //!   or ahead of the shape. *Cost*: a page that goes on has no end of its own, so the pages'
 //!   references become geometric past the donor's classes; the tilt changes the mix of
 //!   popularity.
+//! - *Pages alive at once* (issue 40, for a profile whose pages go on): how many pages are
+//!   alive at once (given out and not yet ended) sets where LRU's hits land, and the table's
+//!   counts do not pin it: pages are born at the shape's pace and end at (1 - `more`) a
+//!   reference whatever their number, so it stays near where the start leaves it (on the
+//!   GASA profiles a few dozen pages: every LRU hit within 1% of the working set, the same
+//!   hit ratio at each of GASA's buffer sizes). So the profile holds a share λ of the new
+//!   pages out alive: no page ends while fewer are alive, and a continued reference's gap is
+//!   the pages alive × its drawn gap / the mean of the op's pooled gaps (the donor's spread
+//!   of gaps, in units of the pages alive; at least the drawn gap, scaled), so that the pages
+//!   alive come back about once in as many references as there are of them, whatever their
+//!   number and the scale ([`Shape::alive`]). λ is found by pilots (the profile itself, whole
+//!   up to 2 M requests, feedback and locality on; bisection on log2 λ from 2^-8 to 1, six
+//!   rounds) so that the share of LRU's hits within 1% of the working set among those within
+//!   50% (the first point of `data/profiles/fidelity.md`'s hit shape) is the donor's (TPC-C
+//!   0.456, hm_0 0.450, from the donor models' page-level curves); a λ whose pilot misses the
+//!   table's write share by over 0.5 points or its pages by over 0.5% is refused (too many
+//!   pages alive take the requests the new pages need), and λ = 0 (neither rule) when a pilot
+//!   at 0 has no more hits near than the donor (dynamic-homes, exchange, msnfs).
+//!   *Measured* (`data/profiles/fidelity.md`, hit_shape_mae before → after): gasa-t1, t2, t3
+//!   0.203 (FAIL: LRU's miss ratio the same at 1% and 50%, gasa-t1 0.046) → 0.183, 0.182,
+//!   0.190 (gasa-t1 0.555 at 1%, 0.046 from 10%); lcr-web_0 0.050 → 0.008, ts_0 0.051 →
+//!   0.006, proj_0 0.051 → 0.039, wdev_2 0.015 → 0.059, lcr-financial2 0.193 → 0.183,
+//!   dynamic-financial1 0.155 → 0.064. The GASA profiles pass by 0.010-0.018: their hits
+//!   between 10% and 50% of the working set stay under 4% of the hits (the donor's 43%; not
+//!   analysed further: the table's locality puts 69-89% of each op's accesses on 11-31% of
+//!   its pages, the donor's about a third on a third). Counts (`examples/profile_counts.rs`, scale 0.05): pages within
+//!   0.1% but lcr-wdev_2 (4,988 of 5,000: 0.24% under); locality below.
+//!   *Tried and not kept*: (1) the continued gaps × a stretch (up to 65,536, also spread
+//!   log-uniformly) change nothing: the new pages are paced by requests and the clock skips
+//!   ticks with nothing due, so a stretch of every continued gap is a change of time unit and
+//!   the reuses' order stays. (2) λ alone, or (1 - `more`) × a factor, with the donor's gaps:
+//!   the pages kept alive come back at the donor's pace and take the requests (lcr-wdev_2 at
+//!   scale 1, every page kept: 71,700 of 100,000 pages), and the 1% point does not carry over
+//!   between scales (lcr-ts_0 0.37 at 0.1, 0.73 at 0.5), the donor's unscaled gaps (64 ticks
+//!   and under) being a fixed number of pages. (3) Pilots of the profile's first 10,000
+//!   pages: on gasa-t3 at scale 1 the share they found cost 0.7 points of its writes and 5.7
+//!   of its reads' locality p. *Cost*: opening a profile whose pages go on generates it up to
+//!   seven more times (gasa-t1 at scale 1, 1.35 M requests: about 5 s); cached per process.
 //! - *Write share*: the odds of a write × f, in each window's new pages and in the op drawn
 //!   with every gap (read-after-write structure kept in odds, not in level); a share of 0 or
 //!   1 makes every op that one. f starts at the table's odds over the donor's (of page
@@ -113,21 +151,23 @@
 //!   pass it is made with the other op). Without the lever the continued pages' references
 //!   are geometric, which gives p of about a third whatever the table's (read / write p at
 //!   scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16,
-//!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42):
-//!   at scale 0.05, 0.130/0.274, 0.169/0.159, 0.280/0.111; at scale 1, 0.130/0.291,
-//!   0.170/0.160, 0.280/0.110 (donors refit after the fit's new pages were put in their own
-//!   windows, [`super::renewal`]; before, at 0.05, 0.130/0.276, 0.173/0.151, 0.249/0.111):
-//!   within the stack's 2.5 points (Rust, scale 0.05) on five of six ops, gasa-t1's writes
-//!   3.6 off (0.272-0.280 over seeds 1-5; the reads' hot pages draw writes and become the
-//!   writes' most accessed pages; [`super::locality`]); gasa-t3's reads, 3.1 off before the
-//!   refit, 0.276-0.284 over seeds 1-5; within the 4 points
+//!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42,
+//!   the pages alive held): at scale 0.05, 0.131/0.310, 0.170/0.161, 0.299/0.111; at scale
+//!   1, 0.132/0.310, 0.175/0.162, 0.294/0.110: within the stack's 2.5 points (Rust, scale
+//!   0.05) on every op. Before the pages alive were held (fcsim 525d03e2), at 0.05,
+//!   0.130/0.274, 0.169/0.159, 0.280/0.111: gasa-t1's writes 3.6 off (the reads' hot pages
+//!   drew writes and became the writes' most accessed pages; [`super::locality`]), which the
+//!   pages kept alive, written across the trace, now share with the writes' own; gasa-t3's
+//!   reads now 1.9 off (0.28 before: its cold read pages kept alive spread the reads), 5.0
+//!   at the fidelity report's 0.25 (0.33); within the 4 points
 //!   `tests/test_profiles.py` holds the profiles to at scale 1 on every op (before the room,
 //!   gasa-t2's writes 0.203 against 0.16: the donor's split of new pages left writes 4.0
 //!   accesses a page where 0.16/0.84 needs at least 5.25). *Cost*: the room moves new pages
 //!   and references from one op to the other (the donor's read-after-write structure and
 //!   split of new pages between the ops change where it binds: gasa-t2's writes).
-//! - *Measured misses* (`fcsim trace info`, seed 42 unless said): requests exact; pages within
-//!   0.2% on every profile at scale 0.05, and within 0.9% on the mean over seeds 1-5 at the
+//! - *Measured misses* (`fcsim trace info`, seed 42 unless said; before the pages alive were
+//!   held but the pages at 0.05): requests exact; pages within 0.2% on every profile at scale
+//!   0.05 but lcr-wdev_2 (0.24% under), and within 0.9% on the mean over seeds 1-5 at the
 //!   Rust tests' 20,000 requests (lcr-proj_0; one seed's figure there is a draw: gasa-t1's
 //!   seed 3 9.3% over, its seeds 1, 2, 4 and 5 within 1%); write share within 0.2 points but
 //!   lcr-wdev_2 (0.9968 against 0.9989). Mean size: at the LCR experiment's scale 0.5, within
@@ -148,22 +188,26 @@
 //!   that fall (issue 40, item 6: more pilot rounds, damped or not; a block issued whole
 //!   while under; the last page kept alive; joining the next pages of a row) treated its
 //!   symptom, none held every profile at every scale, and none was kept.
-//! - *The GASA profiles' hit shape fails* (`data/profiles/fidelity.md`, hit_shape_mae 0.203
-//!   on gasa-t1, t2 and t3 against the report's 0.2): LRU's miss ratio is the same at 1%,
-//!   10% and 50% of the working set (gasa-t1 0.046, t2 0.051, t3 0.098 at scale 0.25: every
-//!   hit within 1%), where the TPC-C donor has 46% of its hits within 1%. The table asks about
-//!   22 references a page and the donor has about one: a page goes on (`more`) with gaps
-//!   drawn from its state's few gaps, scaled by the pages' ratio K like a clone's, so a
-//!   page's references follow one another closely and few pages are alive at once. Before
-//!   the refit the bursts of new pages above interleaved many pages' references and spread
-//!   the hits to 10% (gasa-t1's miss ratio 0.40 at 1%; hit_shape_mae 0.190-0.199, a pass by
-//!   0.001-0.010): neither is the donor's shape. Gaps scaled by the ratio of ticks (K times
-//!   the references per page over the donor's) would keep a reuse's share of the trace, but
-//!   22 gaps of the donor's share outlive the trace; not built. *What it costs*: every
-//!   policy hits alike on them (LRU 0.954 on gasa-t1 at each of GASA's four sizes, 0.41% to
-//!   3.32% of its pages), so `fcsim reproduce gasa` finds 14 of its 20 claims untestable on
-//!   the profiles (write reuse from 1% to 10% of the working set: 0.0%), where it scored them
-//!   before on what the bursts made.
+//! - *The GASA profiles' hit shape* failed from the refit above to the pages alive held
+//!   (hit_shape_mae 0.203 on gasa-t1, t2 and t3 against the report's 0.2; fcsim 525d03e2):
+//!   LRU's miss ratio the same at 1%, 10% and 50% of the working set (gasa-t1 0.046), every
+//!   policy hitting alike (LRU 0.954 on gasa-t1 at each of GASA's four sizes), so that
+//!   `fcsim reproduce gasa` found 14 of its 20 profile claims untestable. Before the refit
+//!   the bursts of new pages interleaved many pages' references and spread the hits to 10%
+//!   (hit_shape_mae 0.190-0.199, a pass by 0.001-0.010): neither was the donor's shape, and
+//!   both came from how many pages happened to be alive at once (*Pages alive at once*).
+//! - *What holding the pages alive changed* (fcsim e2bb8ce3; `fcsim reproduce gasa`, `lcr`,
+//!   `dynamic` rerun, 3 seeds; each summary's "Verdicts that changed" gives the figures).
+//!   GASA: the 14 profile claims found untestable before are scored (9 agree, 5 disagree)
+//!   and "CFLRU's and LRU-WSR's hit ratios are approximate to LRU's" agrees → disagrees (19
+//!   of 24 points; down to -7.8%): LRU's hit ratio on gasa-t1 at 1, 2, 4 and 8 MiB 0.200,
+//!   0.382, 0.668, 0.867 (0.954 at each before), GASA's 0.242, 0.433, 0.707, 0.876. 35 of
+//!   the 38 verdicts the same on the 3 seeds. LCR, 2 of 30: "proj_0, wdev_2: 95% or more of
+//!   the evicted blocks are dirty" agrees → disagrees (lcr-proj_0 0.965 → 0.776), ts_0/web_0
+//!   "LCR's mean response falls as the window grows" disagrees → agrees (-29.4% … -22.8%);
+//!   the hit ratio's spread over the window is down to 7.9% (24.3%). Dynamic, 1 of 14: the
+//!   live-training variant on dynamic-financial1 agrees → not scored (its controller decided
+//!   once, under the 4 times a score needs).
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
 //!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
 //!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
@@ -1035,14 +1079,14 @@ mod tests {
     }
 
     /// On the renewal model, the locality lever ([`super::super::locality`]) holds every op's p
-    /// within the stack's 2.5 points of the table's but gasa-t1's writes (a known miss: 0.274
-    /// against 0.31, the lever's pages kept for the reads' hot set drawing writes too; without
-    /// the lever 0.351), and the mean miss over the six ops within 2.5 points (without it, the
-    /// donor's process gives p of 0.32-0.35 on both ops: a mean miss of 13 points). Measured
-    /// at scale 0.05, seed 42: t1 0.130 / 0.274, t2 0.169 / 0.159, t3 0.280 / 0.111 (gasa-t3's
-    /// reads were a known miss too, 0.249, until the fit put each new page in its own window).
+    /// within the stack's 2.5 points of the table's, and the mean miss over the six ops within
+    /// 1 point (without it, the donor's process gives p of 0.32-0.35 on both ops: a mean miss
+    /// of 13 points). Measured at scale 0.05, seed 42: t1 0.131 / 0.310, t2 0.170 / 0.161, t3
+    /// 0.299 / 0.111. Known misses before: gasa-t1's writes (0.274, until the pages alive
+    /// were held) and gasa-t3's reads (0.249, until the fit put each new page in its own
+    /// window).
     #[test]
-    fn gasa_renewal_profiles_keep_the_tables_locality_but_t1_writes() {
+    fn gasa_renewal_profiles_keep_the_tables_locality() {
         let mut miss = 0.0;
         for name in ["gasa-t1", "gasa-t2", "gasa-t3"] {
             let spec = format!("profile={name},scale=0.05,model=renewal");
@@ -1051,12 +1095,10 @@ mod tests {
             for (o, (p, _)) in want.iter().enumerate() {
                 eprintln!("{name} op {o}: {:.3}, without the lever {:.3}, table {p}", on[o], off[o]);
                 miss += (on[o] - p).abs() / 6.0;
-                if (name, o) != ("gasa-t1", 1) {
-                    assert!((on[o] - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", on[o]);
-                }
+                assert!((on[o] - p).abs() <= 0.025, "{name} op {o}: p {:.3}, table {p}", on[o]);
             }
         }
-        assert!(miss <= 0.025, "mean miss {miss:.3}");
+        assert!(miss <= 0.01, "mean miss {miss:.3}");
     }
 
     /// The room ([`super::super::locality`]): gasa-t2's writes at scale 1 need at least 0.84 /
