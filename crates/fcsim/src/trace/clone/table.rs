@@ -107,6 +107,7 @@ impl<T: Default + Clone> Table<T> {
                 self.chunks[c] = Box::default();
                 self.held -= 1;
             }
+            self.alive -= u64::from(self.live[c]);
             self.live[c] = 0;
         }
     }
@@ -155,7 +156,22 @@ mod tests {
         t.sweep(2 * CHUNK);
         assert!(t.get(CHUNK + 3).is_none());
         assert_eq!(t.held(), 0);
+        assert_eq!(t.alive(), 0);
         assert_eq!(t.bytes(), 2 * 21 + t.dead.capacity() * 8);
+    }
+
+    #[test]
+    fn the_pages_alive_are_those_given_and_not_ended_or_forgotten() {
+        let mut t: Table<u64> = Table::default();
+        t.give(0, 10);
+        t.give(CHUNK, 5);
+        assert_eq!(t.alive(), 15);
+        t.end(3);
+        t.end(CHUNK + 1);
+        assert_eq!(t.alive(), 13);
+        // Chunk 0's nine pages alive are forgotten with it; chunk 1's four stay.
+        t.forget_below(CHUNK);
+        assert_eq!(t.alive(), 4);
     }
 
     #[test]
