@@ -571,6 +571,9 @@ const ALIVE_PILOT: u64 = 2_000_000;
 /// points and exactly: room for a pilot's draw), held too many pages alive.
 const COUNTS_WRITE: f64 = 0.005;
 const COUNTS_PAGES: f64 = 0.995;
+/// ... or whose locality p misses the table's by more than this on an op (the stack
+/// profile's tolerance, `gasa_profiles_keep_the_tables_locality`).
+const COUNTS_LOCALITY: f64 = 0.025;
 
 /// The donor's renewal counts with its request sizes made `size` (each op's scaled by its `c`
 /// for a mean), and with every request one op when the share of writes is 0 or 1.
@@ -830,7 +833,7 @@ fn alive_for(s: &ProfileSpec, t: &Targets, m: &Model, c: [f64; 2], shape: &Shape
     let pages = ((t.pages as f64 * n as f64 / t.requests as f64).round() as u64).max(1);
     let shaped = renewal_counts(m, t.size, t.write, c);
     let k = pages as f64 / m.pages as f64;
-    let near = |alive: f64| -> Result<Option<f64>> {
+    let near = |alive: f64| -> Result<(Option<f64>, bool)> {
         let pilot = Shape { requests: n, pages, alive, ..shape.clone() };
         let g = Renewal::new(&shaped, k, Some(n), s.seed, Default::default(), "pilot".into())?.with_shape(&shaped, pilot);
         let mut g: Box<dyn TraceReader> = match s.locality() {
@@ -839,19 +842,32 @@ fn alive_for(s: &ProfileSpec, t: &Targets, m: &Model, c: [f64; 2], shape: &Shape
         };
         let mut sd = crate::mrc::StackDistances::new();
         let (mut requests, mut writes) = (0u64, 0u64);
+        // Per page, its accesses by op (for the table's locality, when it has one).
+        let mut by_op: rustc_hash::FxHashMap<u64, [u32; 2]> = Default::default();
         while let Some(r) = g.next_request()? {
             requests += 1;
-            writes += u64::from(r.op == crate::request::Op::Write);
+            let o = usize::from(r.op == crate::request::Op::Write);
+            writes += o as u64;
             for p in r.offset / PAGE..=(r.offset + u64::from(r.len.max(1)) - 1) / PAGE {
                 sd.access(p)?;
+                if s.locality().is_some() {
+                    by_op.entry(p).or_default()[o] += 1;
+                }
             }
         }
         let got = sd.pages() as u64;
-        // A share that costs the table's counts is too many pages alive, whatever the hits.
-        let held = (writes as f64 / requests.max(1) as f64 - t.write).abs() <= COUNTS_WRITE && got as f64 >= pages as f64 * COUNTS_PAGES;
-        Ok(near_share(&super::model::page_bins(&sd.finish()), got).filter(|_| held))
+        // A share that costs the table's counts or locality is too many pages alive, whatever
+        // the hits (the bisection's; a pilot at 0 is the profile as it was).
+        let local = s.locality().is_none_or(|l| {
+            (0..2).all(|o| {
+                crate::trace::info::Locality::of(by_op.values().map(|c| c[o])).is_none_or(|x| (x.pages - l[o].0).abs() <= COUNTS_LOCALITY)
+            })
+        });
+        let held =
+            (writes as f64 / requests.max(1) as f64 - t.write).abs() <= COUNTS_WRITE && got as f64 >= pages as f64 * COUNTS_PAGES && local;
+        Ok((near_share(&super::model::page_bins(&sd.finish()), got), held))
     };
-    if !near(0.0)?.is_some_and(|x| x > goal) {
+    if !near(0.0)?.0.is_some_and(|x| x > goal) {
         return Ok(0.0);
     }
     // log2 of the share: `lo` leaves too many hits near, `hi` not.
@@ -859,7 +875,8 @@ fn alive_for(s: &ProfileSpec, t: &Targets, m: &Model, c: [f64; 2], shape: &Shape
     let mut best = (f64::INFINITY, 0.0);
     for _ in 0..ALIVE_ROUNDS {
         let x = (lo + hi) / 2.0;
-        let y = near(x.exp2())?;
+        let (y, held) = near(x.exp2())?;
+        let y = y.filter(|_| held);
         if let Some(y) = y.filter(|y| (y - goal).abs() < best.0) {
             best = ((y - goal).abs(), x.exp2());
         }
