@@ -858,9 +858,9 @@ fn alive_for(s: &ProfileSpec, t: &Targets, m: &Model, c: [f64; 2], shape: &Shape
         let got = sd.pages() as u64;
         // A share that costs the table's counts or locality is too many pages alive, whatever
         // the hits (the bisection's; a pilot at 0 is the profile as it was).
-        let local = s.locality().is_none_or(|l| {
+        let local = s.locality().map_or(true, |l| {
             (0..2).all(|o| {
-                crate::trace::info::Locality::of(by_op.values().map(|c| c[o])).is_none_or(|x| (x.pages - l[o].0).abs() <= COUNTS_LOCALITY)
+                crate::trace::info::Locality::of(by_op.values().map(|c| c[o])).map_or(true, |x| (x.pages - l[o].0).abs() <= COUNTS_LOCALITY)
             })
         });
         let held =
