@@ -8,7 +8,7 @@ profile borrows is held here to tolerances:
 - ``hit_shape_mae``: where LRU's hits land, not how many there are: the hit ratio at 1%..50% of
   each trace's own working set divided by its hit ratio at 50% (so 1 at 50%), mean absolute
   difference below ``SHAPE_MAE`` (0.2; measured 0.006-0.089 on the LCR profiles but
-  lcr-financial2 and on the dynamic ones, 0.18-0.19 on the three GASA profiles and
+  lcr-financial2 and on the dynamic ones, 0.182-0.195 on the three GASA profiles and
   lcr-financial2, whose TPC-C donor has 43% of its hits between 10% and 50% of its working
   set: the profiles' pages alive at once are held so that the share of hits within 1% is the
   donor's, ``crates/fcsim/src/trace/clone/profile.rs``). The plain miss-ratio curves are not comparable: a
