@@ -199,17 +199,20 @@
 //!   the bursts of new pages interleaved many pages' references and spread the hits to 10%
 //!   (hit_shape_mae 0.190-0.199, a pass by 0.001-0.010): neither was the donor's shape, and
 //!   both came from how many pages happened to be alive at once (*Pages alive at once*).
-//! - *What holding the pages alive changed* (fcsim e2bb8ce3; `fcsim reproduce gasa`, `lcr`,
-//!   `dynamic` rerun, 3 seeds; each summary's "Verdicts that changed" gives the figures).
-//!   GASA: the 14 profile claims found untestable before are scored (9 agree, 5 disagree)
-//!   and "CFLRU's and LRU-WSR's hit ratios are approximate to LRU's" agrees → disagrees (19
-//!   of 24 points; down to -7.8%): LRU's hit ratio on gasa-t1 at 1, 2, 4 and 8 MiB 0.200,
-//!   0.382, 0.668, 0.867 (0.954 at each before), GASA's 0.242, 0.433, 0.707, 0.876. 35 of
-//!   the 38 verdicts the same on the 3 seeds. LCR, 2 of 30: "proj_0, wdev_2: 95% or more of
+//! - *What holding the pages alive changed* (`fcsim reproduce gasa`, `lcr`, `dynamic` rerun,
+//!   3 seeds; each summary's "Verdicts that changed" gives the figures). GASA (fcsim
+//!   e2bb8ce3, then 6c4738d1 with the pilots' locality check): the 14 profile claims found
+//!   untestable before are scored, 9 agree and 5 disagree, then 7 and 7 (GASA's best cuts of
+//!   LRU's flash writes and runtime about the paper's: agrees → disagrees on seed index 0,
+//!   gasa-t3's reads' locality held; agrees on the two other seeds); and "CFLRU's and
+//!   LRU-WSR's hit ratios are approximate to LRU's" agrees → disagrees (19 of 24 points;
+//!   down to -7.8%): LRU's hit ratio on gasa-t1 at 1, 2, 4 and 8 MiB 0.200, 0.382, 0.668,
+//!   0.867 (0.954 at each before), GASA's 0.242, 0.433, 0.707, 0.876. 34 of the 38
+//!   verdicts the same on the 3 seeds. LCR (e2bb8ce3), 2 of 30: "proj_0, wdev_2: 95% or more of
 //!   the evicted blocks are dirty" agrees → disagrees (lcr-proj_0 0.965 → 0.776), ts_0/web_0
 //!   "LCR's mean response falls as the window grows" disagrees → agrees (-29.4% … -22.8%);
 //!   the hit ratio's spread over the window is down to 7.9% (24.3%). Dynamic, 1 of 14: the
-//!   live-training variant on dynamic-financial1 agrees → not scored (its controller decided
+//!   live-training variant on dynamic-financial1 (e2bb8ce3) agrees → not scored (its controller decided
 //!   once, under the 4 times a score needs).
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
 //!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
