@@ -211,9 +211,9 @@
 //!   verdicts the same on the 3 seeds. LCR (e2bb8ce3), 2 of 30: "proj_0, wdev_2: 95% or more of
 //!   the evicted blocks are dirty" agrees → disagrees (lcr-proj_0 0.965 → 0.776), ts_0/web_0
 //!   "LCR's mean response falls as the window grows" disagrees → agrees (-29.4% … -22.8%);
-//!   the hit ratio's spread over the window is down to 7.9% (24.3%). Dynamic, 1 of 14: the
-//!   live-training variant on dynamic-financial1 (e2bb8ce3) agrees → not scored (its controller decided
-//!   once, under the 4 times a score needs).
+//!   the hit ratio's spread over the window is down to 7.9% (24.3%). Dynamic (e2bb8ce3), 1
+//!   of 14: the live-training variant on dynamic-financial1 agrees → not scored (its
+//!   controller decided once, under the 4 times a score needs).
 //! - *What the switch changed* (issue 40; `fcsim reproduce gasa`, `lcr`, `dynamic` rerun on
 //!   fcsim 9c834932, each summary's "Verdicts that changed" lists the claims with the figure
 //!   each scored before and now; the shipped traces' verdicts unchanged). GASA: 9 of the 20
