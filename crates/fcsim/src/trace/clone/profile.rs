@@ -572,8 +572,10 @@ const ALIVE_OCTAVES: f64 = 8.0;
 /// every profile of the papers' experiments is whole within it.
 const ALIVE_PILOT: u64 = 2_000_000;
 /// A pilot of the pages alive whose share of writes is further than this from the table's,
-/// or whose pages are fewer than this share of its own (the generator holds them within 0.2
-/// points and exactly: room for a pilot's draw), held too many pages alive.
+/// or whose pages are fewer than this share of its own, held too many pages alive. fcsim's
+/// choice, set while looking at lcr-wdev_2 losing 0.66% of its pages at a share of 1/8: room
+/// for a pilot's draw above what the generator holds without the lever (the write share
+/// within 0.2 points, the pages within 0.2% at scale 0.05).
 const COUNTS_WRITE: f64 = 0.005;
 const COUNTS_PAGES: f64 = 0.995;
 /// ... or whose locality p misses the table's by more than this on an op (the stack

@@ -943,7 +943,7 @@ impl Gaps {
         Gaps { cum, write, guide }
     }
 
-    /// The mean gap (each bin at its middle), 1 without gaps.
+    /// The mean gap (each bin at its middle), at least 1 (1 without gaps): a divisor.
     fn mean(&self) -> f64 {
         let (mut sum, mut before) = (0.0, 0.0);
         for (b, &c) in self.cum.iter().enumerate() {
@@ -952,7 +952,7 @@ impl Gaps {
             before = c;
         }
         if before > 0.0 {
-            sum / before
+            (sum / before).max(1.0)
         } else {
             1.0
         }
