@@ -15,6 +15,9 @@
 //! written again). Files are written atomically ([`Model::save`]); a cache that cannot be
 //! written (read-only home, full disk) costs a refit next time, never a failed run.
 //!
+//! The same folder keeps the factors a paper profile's pilots find ([`super::profile`], *Kept on
+//! disk*), through [`read`] and [`write`].
+//!
 //! The folder: `$FCSIM_MODEL_DIR` (an empty value turns the cache off), else `models` in the
 //! user's cache folder, beside the trace cache of `fcsim trace fetch`
 //! (`$XDG_CACHE_HOME/fcsim/models` or `~/.cache/fcsim/models`; `~/Library/Caches/fcsim/models`
@@ -78,15 +81,30 @@ pub fn key(path: &Path, opts: &TraceOptions) -> Option<String> {
 
 /// The model cached under `key` in `dir`, if there is one that parses.
 pub fn get(dir: &Path, key: &str) -> Option<Model> {
-    let file = dir.join(format!("{key}.model"));
-    let text = std::fs::read_to_string(&file).ok()?;
-    Model::parse(&text, &file).ok()
+    let name = format!("{key}.model");
+    Model::parse(&read(dir, &name)?, &dir.join(name)).ok()
 }
 
 /// Stores `m` under `key` in `dir` (creating it); a failure is left unsaid (the cache is only
 /// a shortcut).
 pub fn put(dir: &Path, key: &str, m: &Model) {
-    if std::fs::create_dir_all(dir).is_ok() {
-        let _ = m.save(&dir.join(format!("{key}.model")));
+    write(dir, &format!("{key}.model"), &m.to_text());
+}
+
+/// The text of the file `name` in `dir`, if it can be read.
+pub fn read(dir: &Path, name: &str) -> Option<String> {
+    std::fs::read_to_string(dir.join(name)).ok()
+}
+
+/// Writes `text` as the file `name` in `dir` (creating the folder), atomically; a failure is
+/// left unsaid, as [`put`]'s.
+pub fn write(dir: &Path, name: &str, text: &str) {
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let Ok((file, mut f)) = crate::trace::convert::AtomicFile::create(&dir.join(name)) else { return };
+    if std::io::Write::write_all(&mut f, text.as_bytes()).is_ok() {
+        drop(f);
+        let _ = file.commit();
     }
 }

@@ -117,8 +117,9 @@
 //!   between scales (lcr-ts_0 0.37 at 0.1, 0.73 at 0.5), the donor's unscaled gaps (64 ticks
 //!   and under) being a fixed number of pages. (3) Pilots of the profile's first 10,000
 //!   pages: on gasa-t3 at scale 1 the share they found cost 0.7 points of its writes and 5.7
-//!   of its reads' locality p. *Cost*: opening a profile whose pages go on generates it up to
-//!   seven more times (gasa-t1 at scale 1, 1.35 M requests: about 5 s); cached per process.
+//!   of its reads' locality p. *Cost*: finding λ generates the profile up to seven more
+//!   times (gasa-t1 at scale 1, 1.35 M requests: about 5 s), once per profile, counts, seed
+//!   and build: *Kept on disk* below.
 //! - *Write share*: the odds of a write × f, in each window's new pages and in the op drawn
 //!   with every gap (read-after-write structure kept in odds, not in level); a share of 0 or
 //!   1 makes every op that one. f starts at the table's odds over the donor's (of page
@@ -144,7 +145,18 @@
 //!   donor's 0.927).
 //! - *Pilots*: 4 clones of min(requests, 40,000) at the same shape, feedback off, each
 //!   correcting f by the odds missed, c by the mean missed, and the references per page by the
-//!   ratio missed (damped, power 0.7); cached per profile, counts and seed in the process.
+//!   ratio missed (damped, power 0.7).
+//! - *Kept on disk*: the factors the pilots find (c, f, the tilt or `more`, the ticks per
+//!   request, λ) depend on nothing but the profile, its counts (scale, `requests=`), its seed,
+//!   whether its locality is held, and the code and donor models that find them. They are kept
+//!   per process and in a small text file in the clone models' folder (`cache::dir`,
+//!   `$FCSIM_MODEL_DIR`; empty: off), named by those and the revision (the digest of the
+//!   core's source and the donor models: a new build finds them again, never a stale file),
+//!   every float by its bits so that a profile read from it is the one found (same requests).
+//!   A file that does not read back whole is found again and written over; a folder that
+//!   cannot be written costs the pilots next time, never a failed run. Opening gasa-t1 at
+//!   scale 1 in a new process (`examples/profile_counts.rs 1 gasa-t1`, which also opens it
+//!   with `ablate=locality` and counts both): 17.7 s of CPU the first time, 4.4 s after.
 //! - *Locality p%/a%* (GASA Table II, per op): the stack profile's hot sets and goal
 //!   ([`super::locality`]) with the renewal clone's lever: which pages go on and with which op
 //!   ([`Renewal::with_locality`]; `ablate=locality` turns it off), and each op's unique pages
@@ -729,7 +741,7 @@ fn op_targets(m: &Model, b: f64, w: f64) -> [f64; 2] {
 }
 
 /// A renewal profile's factors: each op's size factor c and the [`Shape`] at the table's counts `t`,
-/// found by pilots (see the module docs), cached by spec.
+/// found by pilots (see the module docs), kept per process and on disk (*Kept on disk*).
 fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], Shape)> {
     type Shapes = std::sync::Mutex<Vec<((&'static str, u64, u64, u64, bool), ([f64; 2], Shape))>>;
     static SHAPES: OnceLock<Shapes> = OnceLock::new();
@@ -738,6 +750,106 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], S
     if let Some((_, v)) = cache.lock().map_err(|_| Error::config("profile shapes: a lock was poisoned"))?.iter().find(|e| e.0 == key) {
         return Ok(v.clone());
     }
+    let v = stored_shape(super::cache::dir().as_deref(), s, t, m)?;
+    cache.lock().map_err(|_| Error::config("profile shapes: a lock was poisoned"))?.push((key, v.clone()));
+    Ok(v)
+}
+
+/// The file a renewal profile's factors are kept in on disk: what they are found from (the
+/// profile, its counts, seed and whether its locality is held) and the code and donor models
+/// that find them (the revision).
+fn shape_file(s: &ProfileSpec, t: &Targets) -> String {
+    let locality = u8::from(s.locality().is_some());
+    format!("{}-r{}-p{}-s{}-l{locality}-{}.shape", s.profile.name, t.requests, t.pages, s.seed, super::cache::revision())
+}
+
+/// A renewal profile's factors from `dir` (the cache folder; `None`: off), else found by pilots
+/// and stored there.
+fn stored_shape(dir: Option<&Path>, s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], Shape)> {
+    let file = shape_file(s, t);
+    if let Some(v) = dir.and_then(|d| super::cache::read(d, &file)).and_then(|text| parse_shape(&text)) {
+        return Ok(v);
+    }
+    let v = fit_shape(s, t, m)?;
+    if let Some(d) = dir {
+        super::cache::write(d, &file, &shape_text(&v));
+    }
+    Ok(v)
+}
+
+/// First line of a shape file.
+const SHAPE_MAGIC: &str = "fcsim-profile-shape 1";
+
+/// A profile's factors as text: every float by its bits, so that they read back exactly.
+fn shape_text((c, sh): &([f64; 2], Shape)) -> String {
+    let b = |x: f64| format!("{:016x}", x.to_bits());
+    let mean_size = sh.mean_size.map_or("none".to_string(), |[r, w]| format!("{} {}", b(r), b(w)));
+    format!(
+        "{SHAPE_MAGIC}\nc {} {}\nrequests {}\npages {}\nticks_per_request {}\nwrite {}\nwrite_odds {}\ntilt {}\nmore {}\nalive {}\nmean_size {mean_size}\ntime_factor {}\nfeedback {}\n",
+        b(c[0]),
+        b(c[1]),
+        sh.requests,
+        sh.pages,
+        b(sh.ticks_per_request),
+        b(sh.write),
+        b(sh.write_odds),
+        b(sh.tilt),
+        b(sh.more),
+        b(sh.alive),
+        b(sh.time_factor),
+        u8::from(sh.feedback)
+    )
+}
+
+/// Reads [`shape_text`]'s text back; `None` for anything else (a file cut short, another
+/// format): the factors are then found again.
+fn parse_shape(text: &str) -> Option<([f64; 2], Shape)> {
+    const FIELDS: [&str; 12] = [
+        "c",
+        "requests",
+        "pages",
+        "ticks_per_request",
+        "write",
+        "write_odds",
+        "tilt",
+        "more",
+        "alive",
+        "mean_size",
+        "time_factor",
+        "feedback",
+    ];
+    let mut lines = text.lines();
+    (lines.next()? == SHAPE_MAGIC).then_some(())?;
+    let lines: Vec<&str> = lines.collect();
+    (lines.len() == FIELDS.len()).then_some(())?;
+    let mut v = [""; FIELDS.len()];
+    for ((x, line), name) in v.iter_mut().zip(lines).zip(FIELDS) {
+        *x = line.strip_prefix(name)?.strip_prefix(' ')?;
+    }
+    let float = |x: &str| (x.len() == 16).then(|| u64::from_str_radix(x, 16).ok().map(f64::from_bits))?;
+    let two = |x: &str| x.split_once(' ').and_then(|(a, b)| Some([float(a)?, float(b)?]));
+    let shape = Shape {
+        requests: v[1].parse().ok()?,
+        pages: v[2].parse().ok()?,
+        ticks_per_request: float(v[3])?,
+        write: float(v[4])?,
+        write_odds: float(v[5])?,
+        tilt: float(v[6])?,
+        more: float(v[7])?,
+        alive: float(v[8])?,
+        mean_size: if v[9] == "none" { None } else { Some(two(v[9])?) },
+        time_factor: float(v[10])?,
+        feedback: match v[11] {
+            "0" => false,
+            "1" => true,
+            _ => return None,
+        },
+    };
+    Some((two(v[0])?, shape))
+}
+
+/// A renewal profile's factors, found by pilots (the module docs).
+fn fit_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], Shape)> {
     let c0 = m.renewal.as_ref().ok_or_else(|| {
         Error::config(format!(
             "synth:profile={}: the donor model '{}' has no renewal counts; refit it with 'make profile-models'",
@@ -822,9 +934,7 @@ fn renewal_shape(s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], S
     if shape.more > 0.0 {
         shape.alive = alive_for(s, t, m, c, &shape)?;
     }
-    let v = (c, shape);
-    cache.lock().map_err(|_| Error::config("profile shapes: a lock was poisoned"))?.push((key, v.clone()));
-    Ok(v)
+    Ok((c, shape))
 }
 
 /// The share of the new pages out that a profile whose pages go on keeps alive at once (the
@@ -1114,6 +1224,37 @@ mod tests {
         bins[bin(150)] += 5; // beyond half: not counted
         assert_eq!(near_share(&bins, 200), Some(0.75));
         assert_eq!(near_share(&[200, 0, 0], 200), None, "no hit within half");
+    }
+
+    /// *Kept on disk*: a profile's factors are stored exactly and read back instead of found
+    /// again; a file that does not read as factors is found again and written over.
+    #[test]
+    fn a_profiles_factors_kept_on_disk_read_back_exactly() {
+        let dir = std::env::temp_dir().join(format!("fcsim-shape-cache-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = ProfileSpec::parse("profile=gasa-t1,scale=0.05").unwrap();
+        let (t, m) = (s.targets(), donor(s.profile.donor).unwrap());
+        let found = stored_shape(Some(&dir), &s, &t, &m).unwrap();
+        assert!(found.1.alive > 0.0 && found.1.mean_size.is_none(), "{found:?}");
+        let file = dir.join(shape_file(&s, &t));
+        assert!(file.file_name().unwrap().to_str().unwrap().starts_with("gasa-t1-r"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(parse_shape(&text), Some(found.clone()));
+        // What is on disk is what is used: factors changed by hand come back as they are.
+        let changed = (found.0, Shape { alive: 0.25, mean_size: Some([4096.5, -0.0]), ..found.1.clone() });
+        std::fs::write(&file, shape_text(&changed)).unwrap();
+        assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), changed);
+        // Cut short, another format, a stray line: found again, the file written over.
+        for bad in [&text[..text.len() / 2], "fcsim-profile-shape 2\n", &format!("{text}x\n")] {
+            std::fs::write(&file, bad).unwrap();
+            assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), found);
+            assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+        }
+        // Another seed is another file; no folder, nothing kept.
+        let other = ProfileSpec::parse("profile=gasa-t1,scale=0.05,seed=7").unwrap();
+        assert_ne!(shape_file(&other, &t), shape_file(&s, &t));
+        assert_eq!(stored_shape(None, &s, &t, &m).unwrap(), found);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// The pages alive held (*Pages alive at once*): on gasa-t1 at scale 0.05 the share of
