@@ -164,10 +164,56 @@ def test_cli_prints_the_report_and_json() -> None:
     assert j["baseline"] is None and len(j["halves"]) == 2 and len(j["panel"]) == 6
 
 
+def test_a_report_over_seeds_scores_each_seed_of_b_against_a_measured_once() -> None:
+    clone = f"synth:clone={HM0}"
+    report = fcsim.compare(HM0, clone, seeds=3, baseline=False)
+    over = report.over_seeds
+    assert list(over.columns) == [c.name for c in fcsim.schema.OVER_SEEDS]
+    # Index 0 is B as given (the report's rows); index i sets its seed to the default 42 + i.
+    specs = list(dict.fromkeys(over["b_spec"]))
+    assert specs == [clone, f"{clone},seed=43", f"{clone},seed=44"]
+    zero = over[over["seed_index"] == 0].set_index("measure")
+    rows = report.rows.set_index("measure")
+    assert list(zero.index) == list(rows.index) and (zero["status"] == rows["status"]).all()
+    # Each seed scores as its own report does.
+    one = fcsim.compare(HM0, specs[2], baseline=False).rows.set_index("measure")
+    two = over[over["seed_index"] == 2].set_index("measure")
+    assert (two["status"] == one["status"]).all()
+    assert two["score"].astype(float).fillna(-1).tolist() == one["score"].astype(float).fillna(-1).tolist()
+    # The summary: every checked measure, its passes and fails on the 3 seeds.
+    summary = fcsim.traces.seed_summary(over)
+    checked = rows[rows["status"].isin(["pass", "fail"])].index.tolist()
+    assert summary["measure"].tolist() == checked
+    assert ((summary["passed"] + summary["failed"]) == 3).all() and (summary["seeds"] == 3).all()
+    assert (summary["min"] <= summary["mean"]).all() and (summary["mean"] <= summary["max"]).all()
+    assert fcsim.compare(HM0, clone, baseline=False).over_seeds is None
+
+
+def test_seeds_need_a_spec_with_a_seed() -> None:
+    with pytest.raises(fcsim.ConfigError, match="is not a synth: spec, so it has no seed to vary"):
+        fcsim.compare(HM0, HM0, seeds=2)
+    with pytest.raises(fcsim.ConfigError, match="seeds=0: expected a number of seeds"):
+        fcsim.compare(HM0, f"synth:clone={HM0}", seeds=0)
+
+
+def test_cli_prints_the_report_over_seeds() -> None:
+    clone = f"synth:clone={HM0}"
+    r = run("trace", "compare", HM0, clone, "--seeds", "2", "--no-baseline")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("over 2 seeds of B"))
+    assert lines[at + 1].split() == ["measure", "tolerance", "(half)", "score", "over", "seeds", "passed"]
+    assert any(line.split()[0] == "mrc_mae" and line.endswith(" of 2") for line in lines[at + 2 :])
+    assert lines[-1].startswith("verdict over seeds: B passes every checked measure on ")
+    j = json.loads(run("trace", "compare", HM0, clone, "--seeds", "2", "--no-baseline", "--json").stdout)
+    assert {row["seed_index"] for row in j["over_seeds"]} == {0, 1}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["trace", "compare", HM0, TRACES / "missing.csv"], "missing.csv"),
+        (["trace", "compare", HM0, HM0, "--seeds", "2"], "has no seed to vary"),
         (["trace", "compare", HM0, HM0, "--set-b", "device.op=0.1"], "trace.KEY options only"),
         (["trace", "compare", HM0, "synth:profile=nope"], "profile"),
         (["trace", "compare", HM0, HM0, "--panel", "lru,nope"], "unknown policy 'nope'"),

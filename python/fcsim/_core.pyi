@@ -95,7 +95,7 @@ def trace_fidelity(
 ) -> dict[str, Any]: ...
 def trace_compare(
     a: str,
-    b: str,
+    b: list[str],
     *,
     panel: list[str],
     baseline: str | None = None,
@@ -110,10 +110,10 @@ def trace_compare(
     progress: ProgressFn | None = None,
 ) -> tuple[
     dict[str, Any],
-    dict[str, Any],
+    list[dict[str, Any]],
     dict[str, Any] | None,
     list[dict[str, Any]],
-    list[dict[str, Any]],
+    list[list[dict[str, Any]]],
 ]: ...
 def mrc_exact(
     trace: str,

@@ -367,11 +367,13 @@ def cmd_compare(a: argparse.Namespace) -> int:
             page_size=a.page_size,
             panel=panel,
             baseline=not a.no_baseline,
+            seeds=a.seeds,
             progress=lambda d, t: bar(d / t if t else 0.0),
         )
     finally:
         bar.close()
     df, table = report.rows, report.panel
+    over = report.over_seeds
     fa, fb, fn = report.a, report.b, report.baseline
 
     def clean(v: Any) -> Any:
@@ -387,6 +389,9 @@ def cmd_compare(a: argparse.Namespace) -> int:
             "halves": report.halves,
             "panel": [{k: clean(v) for k, v in r.items()} for r in table.to_dict("records")],
             "rows": rows,
+            "over_seeds": None
+            if over is None
+            else [{k: clean(v) for k, v in r.items()} for r in over.to_dict("records")],
         }
         print(json.dumps(out))
         return 0
@@ -464,8 +469,44 @@ def cmd_compare(a: argparse.Namespace) -> int:
         )
     bursty = f"A {_yes_no(fa['bursty'])}, B {_yes_no(fb['bursty'])}"
     lines.append(f"bursty arrivals (Fano factor at 1 s > 2): {bursty}")
+    if over is not None:
+        lines += _over_seeds_lines(over, dict(zip(df["measure"], df["tolerance"], strict=True)))
     show("\n".join(lines))
     return 0
+
+
+def _over_seeds_lines(over: pd.DataFrame, tolerance: dict[str, str]) -> list[str]:
+    """`fcsim trace compare --seeds N`: each checked measure's score over B's seeds against its
+    tolerance (A's, the same on every seed), how many pass, and on how many seeds B passes
+    every one."""
+    specs = list(dict.fromkeys(over["b_spec"]))
+    n = len(specs)
+    summary = fcsim.traces.seed_summary(over)
+    lines = [
+        f"over {n} seeds of B (seed index 0 is the report above; index {n - 1}: {specs[-1]}): "
+        "B's score, mean [min, max], against its tolerance"
+    ]
+    rows = [
+        [
+            r["measure"],
+            tolerance[r["measure"]],
+            f"{r['mean']:.4f} [{r['min']:.4f}, {r['max']:.4f}]",
+            f"pass on {r['passed']} of {r['seeds']}",
+        ]
+        for r in summary.to_dict("records")
+    ]
+    head = ["measure", "tolerance (half)", "score over seeds", "passed"]
+    widths = [max(len(row[i]) for row in [head, *rows]) for i in range(len(head))]
+    for row in [head, *rows]:
+        lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    checked = over[over["status"].isin(["pass", "fail"])]
+    clean = n - checked[checked["status"] == "fail"]["seed_index"].nunique()
+    decided = summary[(summary["passed"] > 0) & (summary["failed"] > 0)]["measure"].tolist()
+    lines.append(
+        f"verdict over seeds: B passes every checked measure on {clean} of {n} seeds; "
+        + (f"the seed decides {', '.join(decided)}" if decided else "no measure's status depends on the seed")
+    )
+    return lines
 
 
 def cmd_catalogue(a: argparse.Namespace) -> int:
@@ -1335,6 +1376,15 @@ def parser() -> argparse.ArgumentParser:
         "--no-baseline",
         action="store_true",
         help="skip the naive baseline (synth:calibrated from A's counts)",
+    )
+    cmp.add_argument(
+        "--seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="compare N seeds of B, a synth: spec (its seed + 0 .. N-1; A, its halves and N measured "
+        "once): the report is seed index 0's, then each checked measure's score over the seeds and "
+        "how many pass",
     )
     cmp.add_argument("--format", help="A's format (default: detect)")
     cmp.add_argument("--volume", type=int, help="keep only this volume of A")

@@ -426,6 +426,15 @@ b: hit ratio on B
 baseline: hit ratio on the naive baseline""",
     ),
 ]
+#: A fidelity report over seeds of B (``fcsim.compare(..., seeds=N).over_seeds``): each
+#: measure's score and status on each seed index.
+OVER_SEEDS: list[Column] = [
+    Column("seed_index", I, "the seed index: B's seed is its spec's seed plus it"),
+    Column("b_spec", S, "B at this seed index (its spec, the seed= key set)"),
+    Column("measure", S, "the measure's name"),
+    *_cols(F, "b: B's value\nscore: B's score\nbound: the tolerance's bound on the score"),
+    Column("status", S, "pass, fail, untestable or empty"),
+]
 
 #: Columns of :data:`ROWS` that say what was run, not what it measured (never summarised).
 IDENTITY = {

@@ -129,7 +129,7 @@ def ci95(values: Iterable[float]) -> tuple[float, float, int]:
 # Which components of a point are seeded, and the point at seed index i.
 
 
-def _spec_seed(spec: str) -> int:
+def spec_seed(spec: str) -> int:
     """The seed a ``synth:`` spec gives (its ``seed=`` key, given at most once), else the default."""
     found = re.findall(r"(?:^|,)\s*seed\s*=\s*([^,]*)", spec[len("synth:") :])
     if not found:
@@ -190,7 +190,7 @@ def components(trace: str, policy: str, device: str | None, sets: Mapping[str, A
     ``synth:`` spec), ``POLICY.seed`` and ``device.seed`` (see the module's docs)."""
     out: dict[str, int] = {}
     if trace.startswith("synth:"):
-        out["trace"] = _spec_seed(trace)
+        out["trace"] = spec_seed(trace)
     if "seed" in _policy_params().get(policy.lower(), []):
         key = f"{policy.lower()}.seed"
         given = next((v for k, v in sets.items() if k.lower() == key), None)

@@ -13,6 +13,7 @@ from typing import Any
 import pandas as pd
 
 from fcsim import _core, output, schema
+from fcsim import seeds as _seeds
 from fcsim._core import ConfigError
 from fcsim.checks import boolean, callback, check_policy, listed, path, sections, text
 from fcsim.simulation import Progress, trace_kwargs, trace_path
@@ -181,7 +182,10 @@ class Comparison:
       (None without a baseline).
     - ``a``, ``b``, ``baseline``: each trace's measures (:func:`fidelity`; ``baseline`` None
       with ``baseline=False``), ``halves``: those of A's two halves, and ``baseline_spec``: the
-      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline)."""
+      baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline).
+    - ``over_seeds``: with ``seeds`` above 1, every measure's value, score, bound and status on
+      each seed index of B (``schema.OVER_SEEDS``; :func:`seed_summary` sums it up); ``rows``,
+      ``panel`` and ``b`` are seed index 0's. None with one seed."""
 
     rows: pd.DataFrame
     panel: pd.DataFrame
@@ -190,6 +194,7 @@ class Comparison:
     baseline: dict[str, Any] | None
     halves: tuple[dict[str, Any], dict[str, Any]]
     baseline_spec: str | None
+    over_seeds: pd.DataFrame | None = None
 
 
 def compare(
@@ -206,6 +211,7 @@ def compare(
     page_size: int = 4096,
     panel: Iterable[str] | None = None,
     baseline: bool = True,
+    seeds: int = 1,
     progress: Progress | None = None,
 ) -> Comparison:
     r"""The fidelity report of trace ``b`` (typically a clone, any trace or ``synth:`` spec)
@@ -226,7 +232,13 @@ def compare(
     ``panel`` (default :data:`PANEL`) names the policies whose hit ratios at 1% and 10% of each
     trace's working set are ranked. ``format``, ``volume`` and ``set`` (``trace.KEY`` options,
     ``trace.skip``/``trace.take`` included) read ``a``; ``format_b``, ``volume_b`` and ``set_b``
-    read ``b``."""
+    read ``b``.
+
+    ``seeds`` (N, default 1) compares N seeds of ``b``, a ``synth:`` spec: seed index i sets its
+    ``seed=`` key to the spec's seed (else 42) plus i, as ``--seeds`` does everywhere (README,
+    "Seeds"); ``a``, its halves and the baseline are measured once. A clone's verdict can hang
+    on its seed: ``over_seeds`` has every seed's scores and statuses."""
+    n = _seeds.count(seeds)
     ka = trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     kb = trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
@@ -238,10 +250,20 @@ def compare(
             raise ConfigError(
                 f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
             )
+    specs = [name_b]
+    if n > 1:
+        if not name_b.startswith("synth:"):
+            raise ConfigError(
+                f"seeds={n}: {name_b} is not a synth: spec, so it has no seed to vary; "
+                "compare a clone (synth:clone=PATH) or another generator, or drop seeds"
+            )
+        seeded = {"trace": _seeds.spec_seed(name_b)}
+        _seeds.check_range(seeded, n)
+        specs = [_seeds.variant(name_b, {}, seeded, i)[0] for i in range(n)]
     spec = baseline_spec(_core.trace_info(name_a, **ka)) if baseline else None
-    fa, fb, fn, halves, rows = _core.trace_compare(
+    fa, fbs, fn, halves, reports = _core.trace_compare(
         name_a,
-        name_b,
+        specs,
         panel=names,
         baseline=spec,
         format=ka["format"],
@@ -254,6 +276,7 @@ def compare(
         page_size=ka["page_size"],
         progress=callback(progress),
     )
+    fb, rows = fbs[0], reports[0]
     traces = {"a": fa, "h1": halves[0], "h2": halves[1], "b": fb, "baseline": fn}
     table = [
         {
@@ -272,4 +295,37 @@ def compare(
         baseline=fn,
         halves=(halves[0], halves[1]),
         baseline_spec=spec,
+        over_seeds=None if n == 1 else _over_seeds(specs, reports),
     )
+
+
+def _over_seeds(specs: list[str], reports: list[list[dict[str, Any]]]) -> pd.DataFrame:
+    """``Comparison.over_seeds``: each seed index's rows, long."""
+    keep = ("measure", "b", "score", "bound", "status")
+    table = [
+        {"seed_index": i, "b_spec": spec, **{k: r[k] for k in keep}}
+        for i, (spec, rows) in enumerate(zip(specs, reports, strict=True))
+        for r in rows
+    ]
+    return schema.frame(pd.DataFrame(table, columns=[c.name for c in schema.OVER_SEEDS]), schema.OVER_SEEDS)
+
+
+def seed_summary(over_seeds: pd.DataFrame) -> pd.DataFrame:
+    """A report over seeds (``Comparison.over_seeds``) summed up, one row per checked measure in
+    the report's order: ``measure``, ``bound``, B's ``score`` over the seeds (``mean``, ``min``,
+    ``max``), how many seeds ``passed`` and ``failed``, and ``seeds``. A measure untestable on
+    A, or reported without a tolerance, is left out (its status is the same on every seed)."""
+    checked = over_seeds[over_seeds["status"].isin(["pass", "fail"])]
+    by = checked.groupby("measure", sort=False)
+    out = pd.DataFrame(
+        {
+            "bound": by["bound"].first(),
+            "mean": by["score"].mean(),
+            "min": by["score"].min(),
+            "max": by["score"].max(),
+            "passed": by["status"].apply(lambda s: int((s == "pass").sum())),
+            "failed": by["status"].apply(lambda s: int((s == "fail").sum())),
+            "seeds": by.size(),
+        }
+    )
+    return out.reset_index()

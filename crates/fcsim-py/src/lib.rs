@@ -550,9 +550,10 @@ fn trace_fidelity<'py>(
     fidelity_dict(py, &f)
 }
 
-/// Trace `b`'s fidelity report against trace `a` (`fcsim::fidelity::compare`), with the
-/// tolerances from `a`'s halves and, if given, the `baseline` trace scored beside `b`:
-/// (a's measures, b's, the baseline's or None, [H1's, H2's], rows). A row is a dict: measure,
+/// The fidelity report of each trace of `b` against trace `a` (`fcsim::fidelity::compare`),
+/// with the tolerances from `a`'s halves (measured once) and, if given, the `baseline` trace
+/// scored beside each: (a's measures, each b's, the baseline's or None, [H1's, H2's], each b's
+/// rows). A row is a dict: measure,
 /// description, a, b (for a measure of the pair, B's value against A), difference (b - a),
 /// ratio (b / a), tolerance (as text), bound, tolerance_from (the half that set it), h1 and h2
 /// (the halves' scores), score (B's), status, note, and baseline, baseline_score and
@@ -563,7 +564,7 @@ fn trace_fidelity<'py>(
 fn trace_compare<'py>(
     py: Python<'py>,
     a: String,
-    b: String,
+    b: Vec<String>,
     panel: Vec<String>,
     baseline: Option<String>,
     format: Option<String>,
@@ -575,21 +576,44 @@ fn trace_compare<'py>(
     trace_params_b: Option<BTreeMap<String, String>>,
     page_size: u32,
     progress: Option<PyObject>,
-) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyDict>, Option<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>, Vec<Bound<'py, PyDict>>)> {
+) -> PyResult<(
+    Bound<'py, PyDict>,
+    Vec<Bound<'py, PyDict>>,
+    Option<Bound<'py, PyDict>>,
+    Vec<Bound<'py, PyDict>>,
+    Vec<Vec<Bound<'py, PyDict>>>,
+)> {
     let opts_a = options(format, volume, skip_bad_lines, trace_params);
     let opts_b = options(format_b, volume_b, skip_bad_lines, trace_params_b);
     fidelity::check_panel(&panel).map_err(|e| to_py(e, None))?;
     let (r, fb, fnaive) = run(py, progress, |p| {
         let r = fidelity::reference(&a, &opts_a, page_size, &panel, Some(&mut *p))?;
-        let fb = fidelity::measure(&b, &opts_b, page_size, &panel, Some(&mut *p))?;
+        let fb = b.iter().map(|b| fidelity::measure(b, &opts_b, page_size, &panel, Some(&mut *p))).collect::<Result<Vec<_>, _>>()?;
         let fnaive = match &baseline {
             Some(n) => Some(fidelity::measure(n, &TraceOptions::default(), page_size, &panel, Some(p))?),
             None => None,
         };
         Ok((r, fb, fnaive))
     })?;
+    let mut reports = Vec::new();
+    for fb in &fb {
+        reports.push(compare_rows(py, &r, fb, fnaive.as_ref())?);
+    }
+    let halves = r.halves.iter().map(|h| fidelity_dict(py, h)).collect::<PyResult<Vec<_>>>()?;
+    let naive = fnaive.as_ref().map(|n| fidelity_dict(py, n)).transpose()?;
+    let fb = fb.iter().map(|f| fidelity_dict(py, f)).collect::<PyResult<Vec<_>>>()?;
+    Ok((fidelity_dict(py, &r.a)?, fb, naive, halves, reports))
+}
+
+/// The rows of `b`'s report against the reference `r` ([`trace_compare`]).
+fn compare_rows<'py>(
+    py: Python<'py>,
+    r: &fidelity::Reference,
+    b: &fidelity::Fidelity,
+    naive: Option<&fidelity::Fidelity>,
+) -> PyResult<Vec<Bound<'py, PyDict>>> {
     let mut rows = Vec::new();
-    for row in fidelity::compare(&r, &fb, fnaive.as_ref()) {
+    for row in fidelity::compare(r, b, naive) {
         let d = PyDict::new(py);
         let t = row.tolerance.clone().ok().flatten();
         d.set_item("measure", row.measure.name)?;
@@ -612,9 +636,7 @@ fn trace_compare<'py>(
         d.set_item("baseline_status", n.map(|n| n.status.name()))?;
         rows.push(d);
     }
-    let halves = r.halves.iter().map(|h| fidelity_dict(py, h)).collect::<PyResult<Vec<_>>>()?;
-    let naive = fnaive.as_ref().map(|n| fidelity_dict(py, n)).transpose()?;
-    Ok((fidelity_dict(py, &r.a)?, fidelity_dict(py, &fb)?, naive, halves, rows))
+    Ok(rows)
 }
 
 /// Validates a cache size string; raises ConfigError if it cannot be parsed.
