@@ -275,12 +275,17 @@ struct FctReader {
 /// The number of distinct page keys in a stream, from the [`Distinct::K`] smallest of their
 /// hashes (the K-minimum-values sketch of Bar-Yossef et al., "Counting distinct elements in a
 /// data stream", RANDOM 2002): exact below K keys (the hash is a bijection), else estimated
-/// with a relative standard error of about 1/sqrt(K - 2), 1.6%. Memory is K hashes; a page
-/// costs a hash and a comparison unless its hash is among the K smallest.
+/// with a relative standard error of about 1/sqrt(K - 2), 1.6%. Memory is K hashes (twice: a
+/// heap and a set); a page costs a hash and a comparison unless its hash is below the largest
+/// kept, then a look-up in the set. A trace that comes back to a few thousand pages (arc_OLTP:
+/// 23,360 pages, 914,145 accesses, LRU hits 0.80 at 10%) sends about one access in six to the
+/// look-up: kept in a `BTreeSet`, its walk was 40% of `--policy none`'s time on that trace.
 #[derive(Debug, Default)]
 struct Distinct {
-    smallest: std::collections::BTreeSet<u64>,
-    /// The largest of `smallest` once it holds K hashes (u64::MAX before).
+    /// The smallest hashes kept (a max-heap: the largest on top), and the same as a set.
+    heap: std::collections::BinaryHeap<u64>,
+    kept: rustc_hash::FxHashSet<u64>,
+    /// The largest of the kept hashes once K are kept (u64::MAX before).
     max: u64,
 }
 
@@ -291,11 +296,11 @@ impl Distinct {
     const TOLERANCE: f64 = 0.1;
 
     fn new() -> Distinct {
-        Distinct { smallest: Default::default(), max: u64::MAX }
+        Distinct { heap: std::collections::BinaryHeap::with_capacity(Self::K + 1), kept: Default::default(), max: u64::MAX }
     }
 
     /// Adds one page key: a hash and a comparison, which past the first K distinct pages is
-    /// all a page costs unless its hash is among the K smallest (then [`Distinct::keep`]).
+    /// all a page costs unless its hash is below the largest kept (then [`Distinct::keep`]).
     #[inline(always)]
     fn add(&mut self, key: u64) {
         // splitmix64's finaliser: a bijection of u64.
@@ -309,24 +314,27 @@ impl Distinct {
     }
 
     /// Keeps `h`, below the largest kept hash (or with fewer than K kept), among the K smallest;
-    /// out of line, so that the loop that adds pages stays small.
+    /// out of line, so that the loop that adds pages stays small. A kept hash again (a page
+    /// seen before) is a set look-up.
     #[inline(never)]
     fn keep(&mut self, h: u64) {
-        // The largest of the kept hashes is found again only after an insertion, not on every
-        // page once K are kept (a BTreeSet walk per page access).
-        if self.smallest.insert(h) {
-            if self.smallest.len() > Self::K {
-                self.smallest.pop_last();
+        if !self.kept.insert(h) {
+            return;
+        }
+        self.heap.push(h);
+        if self.heap.len() > Self::K {
+            if let Some(out) = self.heap.pop() {
+                self.kept.remove(&out);
             }
-            if self.smallest.len() == Self::K {
-                self.max = self.smallest.last().copied().unwrap_or(u64::MAX);
-            }
+        }
+        if self.heap.len() == Self::K {
+            self.max = self.heap.peek().copied().unwrap_or(u64::MAX);
         }
     }
 
     /// The count, and whether it is exact.
     fn count(&self) -> (u64, bool) {
-        match self.smallest.len() {
+        match self.heap.len() {
             n if n < Self::K => (n as u64, true),
             _ => (((Self::K - 1) as f64 * (u64::MAX as f64 / self.max.max(1) as f64)).round() as u64, false),
         }
@@ -757,6 +765,9 @@ mod tests {
             (0..2).for_each(|_| (0..n).for_each(|k| d.add(k)));
             let (est, exact) = d.count();
             assert!(!exact && (est as f64 / n as f64 - 1.0).abs() < 0.05, "{est} for {n}");
+            // The heap and the set hold the same K hashes, the largest of them the bound.
+            assert_eq!((d.heap.len(), d.kept.len()), (Distinct::K, Distinct::K));
+            assert!(d.heap.iter().all(|h| d.kept.contains(h)) && d.heap.iter().max() == Some(&d.max));
             assert!(d.agrees(n) && !d.agrees(n / 2) && !d.agrees(n * 2));
         }
     }
