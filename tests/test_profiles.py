@@ -11,7 +11,11 @@ seconds."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +110,24 @@ def test_every_profile_is_tested() -> None:
 def test_unknown_profile_is_one_line() -> None:
     with pytest.raises(fcsim.ConfigError, match=r"unknown profile 'nope'; expected one of gasa-t1, "):
         fcsim.trace_info("synth:profile=nope")
+
+
+def test_a_profiles_factors_are_kept_on_disk_for_the_next_process(tmp_path: Path) -> None:
+    """The factors a profile's pilots find are written beside the clone models
+    (``$FCSIM_MODEL_DIR``) and read by the next process, which generates the same trace."""
+    env = {**os.environ, "FCSIM_MODEL_DIR": str(tmp_path)}
+    spec = "synth:profile=gasa-t1,scale=0.01"
+    code = f"import fcsim, json; print(json.dumps(fcsim.trace_info({spec!r}), sort_keys=True, default=str))"
+
+    def info() -> str:
+        p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert p.returncode == 0, p.stderr
+        return p.stdout
+
+    first = info()
+    kept = [f.name for f in tmp_path.iterdir()]
+    assert len(kept) == 1 and re.fullmatch(r"gasa-t1-r13475-p617-s42-l1-[0-9a-f]{16}\.shape", kept[0]), kept
+    text = (tmp_path / kept[0]).read_text()
+    assert text.startswith("fcsim-profile-shape 1\n")
+    assert info() == first
+    assert (tmp_path / kept[0]).read_text() == text
