@@ -12,7 +12,8 @@
 //!
 //! A stale model is never used: a different trace or a different fitter is a different key. A
 //! cached file that cannot be read or parsed is a miss (the model is fitted and the file
-//! written again). Files are written atomically ([`Model::save`]); a cache that cannot be
+//! written again). Files are written atomically ([`write`]: a temporary file renamed over the
+//! target, as [`Model::save`] does); a cache that cannot be
 //! written (read-only home, full disk) costs a refit next time, never a failed run.
 //!
 //! The same folder keeps the factors a paper profile's pilots find ([`super::profile`], *Kept on
