@@ -1365,7 +1365,9 @@ def parser() -> argparse.ArgumentParser:
     cmp.add_argument("a", metavar="A", help="the original: trace file, catalogue name or synth: spec")
     cmp.add_argument("b", metavar="B", help="the trace compared with it (a clone: synth:clone=PATH,...)")
     cmp.add_argument(
-        "--json", action="store_true", help="print one JSON object: a, b, baseline, halves, panel, rows"
+        "--json",
+        action="store_true",
+        help="print one JSON object: a, b, baseline, halves, panel, rows (and over_seeds with --seeds)",
     )
     cmp.add_argument(
         "--panel",

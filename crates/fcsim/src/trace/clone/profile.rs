@@ -767,7 +767,9 @@ fn shape_file(s: &ProfileSpec, t: &Targets) -> String {
 /// and stored there.
 fn stored_shape(dir: Option<&Path>, s: &ProfileSpec, t: &Targets, m: &Model) -> Result<([f64; 2], Shape)> {
     let file = shape_file(s, t);
-    if let Some(v) = dir.and_then(|d| super::cache::read(d, &file)).and_then(|text| parse_shape(&text)) {
+    // A file whose counts are not the name's (written by hand) is found again.
+    let counts = |v: &([f64; 2], Shape)| (v.1.requests, v.1.pages) == (t.requests, t.pages);
+    if let Some(v) = dir.and_then(|d| super::cache::read(d, &file)).and_then(|text| parse_shape(&text)).filter(counts) {
         return Ok(v);
     }
     let v = fit_shape(s, t, m)?;
@@ -1244,8 +1246,9 @@ mod tests {
         let changed = (found.0, Shape { alive: 0.25, mean_size: Some([4096.5, -0.0]), ..found.1.clone() });
         std::fs::write(&file, shape_text(&changed)).unwrap();
         assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), changed);
-        // Cut short, another format, a stray line: found again, the file written over.
-        for bad in [&text[..text.len() / 2], "fcsim-profile-shape 2\n", &format!("{text}x\n")] {
+        // Cut short, another format, a stray line, other counts: found again, written over.
+        let other_counts = shape_text(&(found.0, Shape { requests: found.1.requests + 1, ..found.1.clone() }));
+        for bad in [&text[..text.len() / 2], "fcsim-profile-shape 2\n", &format!("{text}x\n"), &other_counts] {
             std::fs::write(&file, bad).unwrap();
             assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), found);
             assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
