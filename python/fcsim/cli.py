@@ -500,10 +500,10 @@ def _over_seeds_lines(over: pd.DataFrame, tolerance: dict[str, str]) -> list[str
     for row in [head, *rows]:
         lines.append("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
     checked = over[over["status"].isin(["pass", "fail"])]
-    clean = n - checked[checked["status"] == "fail"]["seed_index"].nunique()
+    all_pass = n - checked[checked["status"] == "fail"]["seed_index"].nunique()
     decided = summary[(summary["passed"] > 0) & (summary["failed"] > 0)]["measure"].tolist()
     lines.append(
-        f"verdict over seeds: B passes every checked measure on {clean} of {n} seeds; "
+        f"verdict over seeds: B passes every checked measure on {all_pass} of {n} seeds; "
         + (f"the seed decides {', '.join(decided)}" if decided else "no measure's status depends on the seed")
     )
     return lines

@@ -296,7 +296,8 @@ impl Distinct {
     const TOLERANCE: f64 = 0.1;
 
     fn new() -> Distinct {
-        Distinct { heap: std::collections::BinaryHeap::with_capacity(Self::K + 1), kept: Default::default(), max: u64::MAX }
+        let kept = rustc_hash::FxHashSet::with_capacity_and_hasher(Self::K + 1, Default::default());
+        Distinct { heap: std::collections::BinaryHeap::with_capacity(Self::K + 1), kept, max: u64::MAX }
     }
 
     /// Adds one page key: a hash and a comparison, which past the first K distinct pages is

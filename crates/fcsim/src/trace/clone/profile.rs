@@ -782,53 +782,46 @@ fn stored_shape(dir: Option<&Path>, s: &ProfileSpec, t: &Targets, m: &Model) -> 
 /// First line of a shape file.
 const SHAPE_MAGIC: &str = "fcsim-profile-shape 1";
 
+/// A shape file's fields, one a line after [`SHAPE_MAGIC`], in this order.
+const SHAPE_FIELDS: [&str; 12] =
+    ["c", "requests", "pages", "ticks_per_request", "write", "write_odds", "tilt", "more", "alive", "mean_size", "time_factor", "feedback"];
+
 /// A profile's factors as text: every float by its bits, so that they read back exactly.
 fn shape_text((c, sh): &([f64; 2], Shape)) -> String {
     let b = |x: f64| format!("{:016x}", x.to_bits());
-    let mean_size = sh.mean_size.map_or("none".to_string(), |[r, w]| format!("{} {}", b(r), b(w)));
-    format!(
-        "{SHAPE_MAGIC}\nc {} {}\nrequests {}\npages {}\nticks_per_request {}\nwrite {}\nwrite_odds {}\ntilt {}\nmore {}\nalive {}\nmean_size {mean_size}\ntime_factor {}\nfeedback {}\n",
-        b(c[0]),
-        b(c[1]),
-        sh.requests,
-        sh.pages,
+    let values = [
+        format!("{} {}", b(c[0]), b(c[1])),
+        sh.requests.to_string(),
+        sh.pages.to_string(),
         b(sh.ticks_per_request),
         b(sh.write),
         b(sh.write_odds),
         b(sh.tilt),
         b(sh.more),
         b(sh.alive),
+        sh.mean_size.map_or("none".to_string(), |[r, w]| format!("{} {}", b(r), b(w))),
         b(sh.time_factor),
-        u8::from(sh.feedback)
-    )
+        u8::from(sh.feedback).to_string(),
+    ];
+    let mut text = format!("{SHAPE_MAGIC}\n");
+    for (name, value) in SHAPE_FIELDS.iter().zip(values) {
+        text += &format!("{name} {value}\n");
+    }
+    text
 }
 
 /// Reads [`shape_text`]'s text back; `None` for anything else (a file cut short, another
-/// format): the factors are then found again.
+/// format, a float that is not finite): the factors are then found again.
 fn parse_shape(text: &str) -> Option<([f64; 2], Shape)> {
-    const FIELDS: [&str; 12] = [
-        "c",
-        "requests",
-        "pages",
-        "ticks_per_request",
-        "write",
-        "write_odds",
-        "tilt",
-        "more",
-        "alive",
-        "mean_size",
-        "time_factor",
-        "feedback",
-    ];
     let mut lines = text.lines();
     (lines.next()? == SHAPE_MAGIC).then_some(())?;
     let lines: Vec<&str> = lines.collect();
-    (lines.len() == FIELDS.len()).then_some(())?;
-    let mut v = [""; FIELDS.len()];
-    for ((x, line), name) in v.iter_mut().zip(lines).zip(FIELDS) {
+    (lines.len() == SHAPE_FIELDS.len()).then_some(())?;
+    let mut v = [""; SHAPE_FIELDS.len()];
+    for ((x, line), name) in v.iter_mut().zip(lines).zip(SHAPE_FIELDS) {
         *x = line.strip_prefix(name)?.strip_prefix(' ')?;
     }
-    let float = |x: &str| (x.len() == 16).then(|| u64::from_str_radix(x, 16).ok().map(f64::from_bits))?;
+    let float = |x: &str| (x.len() == 16).then(|| u64::from_str_radix(x, 16).ok().map(f64::from_bits).filter(|f| f.is_finite()))?;
     let two = |x: &str| x.split_once(' ').and_then(|(a, b)| Some([float(a)?, float(b)?]));
     let shape = Shape {
         requests: v[1].parse().ok()?,
@@ -1246,9 +1239,11 @@ mod tests {
         let changed = (found.0, Shape { alive: 0.25, mean_size: Some([4096.5, -0.0]), ..found.1.clone() });
         std::fs::write(&file, shape_text(&changed)).unwrap();
         assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), changed);
-        // Cut short, another format, a stray line, other counts: found again, written over.
+        // Cut short, another format, a stray line, other counts, a float not finite: found
+        // again, the file written over.
         let other_counts = shape_text(&(found.0, Shape { requests: found.1.requests + 1, ..found.1.clone() }));
-        for bad in [&text[..text.len() / 2], "fcsim-profile-shape 2\n", &format!("{text}x\n"), &other_counts] {
+        let not_finite = shape_text(&(found.0, Shape { alive: f64::INFINITY, ..found.1.clone() }));
+        for bad in [&text[..text.len() / 2], "fcsim-profile-shape 2\n", &format!("{text}x\n"), &other_counts, &not_finite] {
             std::fs::write(&file, bad).unwrap();
             assert_eq!(stored_shape(Some(&dir), &s, &t, &m).unwrap(), found);
             assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
