@@ -9,7 +9,7 @@ The rows' counts (hits, write-backs, flash writes, erasures, mean response) must
 every run of a point (the script checks it).
 
     .venv/bin/python bench/two_builds.py BASE_PYTHON NEW_PYTHON --base-label main --new-label branch \\
-        [--runs 9] [--out bench/RESULTS.md]
+        [--runs 9] [--out bench/RESULTS.md] [--real] [--section "## TITLE"]
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ POINTS = [
     ("LRU over the lcr SSD", "zipf_w", "lru", "1%", "lcr", {}),
     ("ARC flash cache over a disk, write-back", "zipf_w", "arc", "1%", None, SSD),
 ]
+# Real traces (`--real`): LRU over arc_OLTP (hit-heavy: 0.80 at 10%) and arc_P12, as `.fct`.
+REAL = {"arc_OLTP": "data/traces/arc_OLTP.lis.zst", "arc_P12": "data/traces/arc_P12.lis.zst"}
+REAL_POINTS = [(f"LRU, {k}", k, "lru", size, None, {}) for k in REAL for size in ("1%", "10%")]
 ONE = """
 import json, sys, time
 import fcsim
@@ -58,11 +61,17 @@ def main() -> None:
     ap.add_argument("--new-label", default="new")
     ap.add_argument("--runs", type=int, default=9)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "RESULTS.md"))
+    ap.add_argument("--real", action="store_true", help="also LRU over two real traces (REAL_POINTS)")
+    ap.add_argument("--section", default=SECTION, help=f"the section written (default {SECTION!r})")
     a = ap.parse_args()
     builds = [(a.base_label, a.base), (a.new_label, a.new)]
+    points = POINTS + (REAL_POINTS if a.real else [])
+    root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
-        traces = {"zipf": f"{tmp}/zipf5m.fct", "zipf_w": f"{tmp}/zipf5m_w25.fct"}
-        for key, spec in [("zipf", ZIPF), ("zipf_w", ZIPF_W)]:
+        specs = [("zipf", ZIPF), ("zipf_w", ZIPF_W)]
+        specs += [(k, str(root / f)) for k, f in REAL.items()] if a.real else []
+        traces = {key: f"{tmp}/{key}.fct" for key, _ in specs}
+        for key, spec in specs:
             fcsim_cli = str(Path(a.base).parent / "fcsim")
             subprocess.run(
                 [fcsim_cli, "trace", "convert", spec, "-o", traces[key]], check=True, capture_output=True
@@ -71,7 +80,7 @@ def main() -> None:
         counts: dict[int, set[str]] = {}
         load = [os.getloadavg()[0]]
         for r in range(a.runs):
-            for i, (_, tkey, policy, size, device, sets) in enumerate(POINTS):
+            for i, (_, tkey, policy, size, device, sets) in enumerate(points):
                 p = {"trace": traces[tkey], "policy": policy, "size": size, "device": device, "set": sets}
                 for label, py in builds if r % 2 == 0 else builds[::-1]:
                     out = subprocess.run(
@@ -82,25 +91,27 @@ def main() -> None:
                     t["loop"].append(o["loop"])
                     t["cpu"].append(o["cpu"])
                     counts.setdefault(i, set()).add(json.dumps(o["counts"]))
-                    print(r, POINTS[i][0], size, label, f"{o['loop']:.3f}", file=sys.stderr, flush=True)
+                    print(r, points[i][0], size, label, f"{o['loop']:.3f}", file=sys.stderr, flush=True)
         load.append(os.getloadavg()[0])
     b, n = a.base_label, a.new_label
     lines = [
-        SECTION,
+        a.section,
         "",
         f"Made by `bench/two_builds.py` ({b} against {n}; {a.runs} rounds; load average",
         f"{load[0]:.1f} before, {load[1]:.1f} after). Each point run by each build's Python, interleaved",
         "(the order alternates every round), each run a fresh process. `loop s`: the loop's own clock",
         "(`sim_seconds`), `CPU s`: the process's CPU time over the call (setup included); medians.",
         "Traces: Zipf 5M (alpha 1.0, 10^6 pages, seed 1), read only, and with 25% writes at 100k",
-        "requests/s for the device points, as `.fct`. A ratio is the base's time over the new build's:",
+        "requests/s for the device points, as `.fct`"
+        + ("; with `--real`, LRU over arc_OLTP and arc_P12 (`.fct`)" if a.real else "")
+        + ". A ratio is the base's time over the new build's:",
         f"above 1, {n} is faster. Same counts in every run of a point:",
         f"{'yes' if all(len(c) == 1 for c in counts.values()) else 'NO'}.",
         "",
         f"| point | size | loop s, {b} | loop s, {n} | ratio | CPU s, {b} | CPU s, {n} | ratio |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for i, (label, _, _, size, _, _) in enumerate(POINTS):
+    for i, (label, _, _, size, _, _) in enumerate(points):
         lb, ln = (statistics.median(times[(i, x)]["loop"]) for x in (b, n))
         cb, cn = (statistics.median(times[(i, x)]["cpu"]) for x in (b, n))
         ratios = f"{lb:.3f} | {ln:.3f} | {lb / ln:.2f}x | {cb:.2f} | {cn:.2f} | {cb / cn:.2f}x"
