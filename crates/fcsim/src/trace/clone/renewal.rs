@@ -69,7 +69,20 @@
 //!   Noticed there, with either fit: the clones take cloudphysics' new pages later than the
 //!   original does mid-trace (the share of its pages first touched by half of the page
 //!   accesses: 0.926, its clones 0.859-0.878 on seeds 1-3; by 6/16, 0.730 against
-//!   0.681-0.687), although the windows' counts are the original's; not analysed further.
+//!   0.681-0.687), although the windows' counts are the original's. Why (seed 1, counted
+//!   per window of ticks in `touch` for this, not kept): the clone keeps each window's new
+//!   pages (within 5% where a window has more than 4,000) but not its reuses. A reuse comes
+//!   when its page's gap says, and the gaps know the quarter, not the window, so the reuses do
+//!   not make way for a burst of new pages as the original's do. In windows 16-18 the
+//!   original's 5,666-8,667 new pages a window come with 9,175-12,175 reuses, the clone's with
+//!   17,496-19,337; in the quiet windows 27-28 the original has 15,848-17,610 reuses, the
+//!   clone 10,707-10,731. A clone's window of 17,841 ticks thus holds 0.55-1.49 times the
+//!   original's page accesses: counted by page accesses, its new pages come later where the
+//!   original's burst, and catch up where it is quiet. The same, smaller, on arc_P12 (by 6/16
+//!   of the page accesses 0.686, its clones 0.617-0.627 on seeds 1-2) and diskmon (0.505,
+//!   0.472-0.477). Not changed here: the reuses would have to make way for the new pages (for
+//!   example, gaps and the new pages' budget counted in reuse ticks), a change to the fit and
+//!   the clock that reruns the panel and every reproduction the profiles feed.
 //! - *Reuse requests.* Per op, the pages of the requests that touch no new page, and how many
 //!   of them start where the previous request ended.
 //! - *Shared pages* (model format 3). A request that starts where the request before it ended,
