@@ -440,7 +440,7 @@ def test_saturation_is_said_in_the_row_and_on_stderr() -> None:
     fast, err = row(100_000)
     assert fast["saturated"] is True and 2.5 <= fast["flash_util_peak_1s"] < 2.6  # type: ignore[operator]
     warning = [line for line in err.splitlines() if "saturated" in line]
-    assert len(warning) == 1 and "iops=100000 lru 64 pages (flash 2.5" in warning[0]
+    assert len(warning) == 1 and "iops=100000 lru 64 pages on gasa (flash 2.5" in warning[0]
     slow, err = row(1_000)
     assert slow["saturated"] is False and slow["flash_util_peak_1s"] < 0.05 and "saturated" not in err  # type: ignore[operator]
     # A closed loop is saturated by construction (8 requests outstanding at every instant): the

@@ -172,6 +172,44 @@ def test_rows_mostly_queueing_are_said_apart_from_saturated_ones() -> None:
     assert any("1 row(s) saturated" in line and "a.csv lru 1 pages (flash 1.5x)" in line for line in lines)
 
 
+def test_rows_a_note_names_are_told_apart_by_device_axis_and_seed() -> None:
+    # Rows of one trace, policy and size that ran on two devices, at two loads (a --set axis),
+    # or as two seeds of one point: each is named with what tells it from the others.
+    from fcsim import notes
+
+    n = 5
+    rows = pd.DataFrame(
+        {
+            "trace": ["a.csv"] * n,
+            "policy": ["lru"] * n,
+            "size_pages": [98] * n,
+            "device": ["gasa", "offline", "gasa", "gasa", "gasa"],
+            "axis_sim_time_scale": [1.0, 1.0, 0.1, 1.0, 1.0],
+            "seeds": [1, 1, 1, 2, 2],
+            "seed_index": [0, 0, 0, 0, 1],
+            "saturated": [False] * n,
+            "mostly_queueing": [True] * n,
+            "flash_queueing_ratio": [2.33, 1.75, 5.02, 3.0, 4.0],
+        }
+    )
+    (burst,) = [line for line in notes.row_notes(rows) if "bursts shorter than a second" in line]
+    named = burst.split("(mostly_queueing=true): ")[1].split("; ")
+    assert named == [
+        "a.csv lru 98 pages on gasa, sim.time_scale=1.0 (flash waited 2.33x its service)",
+        "a.csv lru 98 pages on offline, sim.time_scale=1.0 (flash waited 1.75x its service)",
+        "a.csv lru 98 pages on gasa, sim.time_scale=0.1 (flash waited 5.02x its service)",
+        "a.csv lru 98 pages on gasa, sim.time_scale=1.0, seed index 0 (flash waited 3x its service)",
+        "a.csv lru 98 pages on gasa, sim.time_scale=1.0, seed index 1 (flash waited 4x its service)",
+    ]
+    # A sweep's grid has no axis columns: the time scale is said when it is not the trace's own.
+    sweep = rows.drop(columns=["axis_sim_time_scale", "seeds", "seed_index"]).assign(
+        time_scale=[1.0, 1.0, 0.1, 1.0, 1.0]
+    )
+    (burst,) = [line for line in notes.row_notes(sweep) if "bursts shorter than a second" in line]
+    assert "a.csv lru 98 pages on gasa (flash waited 2.33x" in burst
+    assert "a.csv lru 98 pages on gasa, sim.time_scale=0.1 (flash waited 5.02x" in burst
+
+
 def test_the_offline_bounds_spare_and_empty_drive_notes_give_their_own_reasons() -> None:
     # The offline bounds keep the GC reserve on top of device.op by design (device.reserve=extra):
     # their rows are not told their geometry is too coarse; a drive sized to a flash cache (no
@@ -197,7 +235,7 @@ def test_the_offline_bounds_spare_and_empty_drive_notes_give_their_own_reasons()
     lines = notes.row_notes(rows)
     extra = [line for line in lines if "device.reserve=extra" in line]
     coarse = [line for line in lines if "too coarse" in line]
-    assert len(extra) == 1 and "a.csv m 100 pages (0.16 for 0.07)" in extra[0]
+    assert len(extra) == 1 and "a.csv m 100 pages on offline (0.16 for 0.07)" in extra[0]
     assert len(coarse) == 1 and "a.csv lru 200 pages" in coarse[0] and "100 pages" not in coarse[0]
     empty = [line for line in lines if "erased no flash block" in line]
     cache = [line for line in empty if "a flash cache's medium" in line]

@@ -15,8 +15,27 @@ import pandas as pd
 NAMED = 6
 
 
+def _label(r: pd.Series) -> str:
+    """A row as a line names it: trace, policy and size, then what else tells it from the rows
+    beside it (its device, each ``--set`` axis, the time scale it ran at when not 1, its seed
+    index when its point ran several)."""
+    label = f"{r['trace']} {r['policy']} {r['size_pages']} pages"
+    if pd.notna(r.get("device")):
+        label += f" on {r['device']}"
+    axes = [c for c in r.index if c.startswith("axis_")]
+    for col in axes:
+        if pd.notna(r[col]):
+            label += f", {col.removeprefix('axis_').replace('_', '.', 1)}={r[col]}"
+    # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
+    if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
+        label += f", sim.time_scale={r['time_scale']:g}"
+    if pd.notna(r.get("seeds")) and r["seeds"] > 1 and pd.notna(r.get("seed_index")):
+        label += f", seed index {r['seed_index']}"
+    return label
+
+
 def _names(rows: pd.DataFrame, detail: object) -> str:
-    shown = [f"{r.trace} {r.policy} {r.size_pages} pages{detail(r)}" for r in rows.head(NAMED).itertuples()]  # type: ignore[operator]
+    shown = [f"{_label(r)}{detail(r)}" for _, r in rows.head(NAMED).iterrows()]  # type: ignore[operator]
     more = len(rows) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
@@ -42,8 +61,8 @@ def queueing(r: object) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def _spare(r: object) -> str:
-    return f" ({float(r.device_op_actual):.3g} for {r.device_op})"  # type: ignore[attr-defined]
+def _spare(r: pd.Series) -> str:
+    return f" ({float(r['device_op_actual']):.3g} for {r['device_op']})"
 
 
 #: :func:`saturation`'s labels: an open loop's queue that grew with the run, an open loop's
@@ -205,4 +224,4 @@ def _budget(r: object) -> str:
 
 def _state(r: object) -> str:
     state = getattr(r, "device_state", None)
-    return f" ({r.device} {state})" if state is not None and not pd.isna(state) else ""  # type: ignore[attr-defined]
+    return f" ({state})" if state is not None and not pd.isna(state) else ""
