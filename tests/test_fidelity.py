@@ -196,6 +196,16 @@ def test_seeds_need_a_spec_with_a_seed() -> None:
         fcsim.compare(HM0, f"synth:clone={HM0}", seeds=0)
 
 
+def test_the_report_says_what_part_of_a_trace_it_read() -> None:
+    r = run(
+        "trace", "compare", HM0, HM0, "--set", "trace.take=500", "--set-b", "trace.skip=500", "--no-baseline"
+    )
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[1].startswith(f"A  {HM0} [trace.take=500]  (")
+    assert lines[2].startswith(f"B  {HM0} [trace.skip=500]  (")
+
+
 def test_cli_prints_the_report_over_seeds() -> None:
     clone = f"synth:clone={HM0}"
     r = run("trace", "compare", HM0, clone, "--seeds", "2", "--no-baseline")
@@ -219,6 +229,17 @@ def test_cli_prints_the_report_over_seeds() -> None:
         (["trace", "compare", HM0, HM0, "--panel", "lru,nope"], "unknown policy 'nope'"),
         (["trace", "compare", HM0, HM0, "--panel", "lru"], "a ranking needs at least two"),
         (["trace", "compare", HM0, HM0, "--set", "trace.skip=x"], "expected trace.skip"),
+        # A clone of the whole file scored against a part of it: refused, with the way to a
+        # clone of the same part.
+        (
+            ["trace", "compare", HM0, f"synth:clone={HM0},seed=3", "--set", "trace.take=500"],
+            f"clones the whole of {HM0}, but A is read with --set trace.take=500",
+        ),
+        (["trace", "compare", HM0, f"synth:clone={HM0}", "--volume", "0"], "fit a model of the same part"),
+        # Keys the command would ignore (it reads a trace, and runs nothing).
+        (["trace", "info", HM0, "--set", "lru.foo=1"], "lru.foo: trace info takes trace.KEY options only"),
+        (["trace", "clone", HM0, "-o", "x.model", "--set", "sim.time_scale=0.1"], "a clone's fit takes"),
+        (["trace", "convert", HM0, "-o", "x.fct", "--set", "device.op=0.1"], "a conversion takes"),
     ],
 )
 def test_bad_input_is_one_line(args: list[object], message: str) -> None:

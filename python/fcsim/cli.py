@@ -118,17 +118,25 @@ def _set_axes(pairs: Sequence[str] | None) -> tuple[dict[str, str], dict[str, li
     return fixed, axes
 
 
-def _trace_args(p: argparse.ArgumentParser) -> None:
+#: ``--set``'s trace keys, which every command that reads a trace takes.
+TRACE_SETS = "trace.KEY (format options; trace.skip=N and trace.take=M keep a slice of any trace)"
+
+
+def _trace_args(p: argparse.ArgumentParser, trace_only: bool = False) -> None:
+    """The options that read a trace; ``trace_only``: a command that reads it and runs nothing
+    (``--set`` takes trace keys only)."""
     p.add_argument("--format", help="trace format (default: detect); see 'fcsim trace formats'")
     p.add_argument("--volume", type=int, help="keep only this volume (disk, ASU, LUN, device)")
     p.add_argument("--page-size", type=int, default=4096, help="page size in bytes (default 4096)")
     p.add_argument("--skip-bad-lines", action="store_true", help="skip and count malformed lines")
+    if trace_only:
+        p.add_argument("--set", action="append", metavar="trace.KEY=VALUE", help=f"{TRACE_SETS}; repeatable")
+        return
     p.add_argument(
         "--set",
         action="append",
         metavar="KEY=VALUE",
-        help="override a parameter: trace.KEY (format options; trace.skip=N and trace.take=M keep a slice "
-        "of any trace), device.KEY (see 'fcsim devices'), "
+        help=f"override a parameter: {TRACE_SETS}, device.KEY (see 'fcsim devices'), "
         "stack.KEY (stack.kind=ssd-cache, stack.write=around|through|back, stack.dram, "
         "stack.disk=flat|7200|15k, stack.disk_ms (flat only), stack.disks=N|volume, stack.stripe=64KiB, "
         "stack.dt_window_s=600: the window of peak_dt), "
@@ -399,7 +407,14 @@ def cmd_compare(a: argparse.Namespace) -> int:
         f"fidelity of B against A ({a.page_size} B pages; sizes are shares of each trace's own working set; "
         "tolerances from A's halves H1, H2)"
     ]
-    traces = [("A", fa, a.a), ("B", fb, a.b)]
+
+    # What was read of a trace when not the whole file: its volume, its slice.
+    def part(volume: int | None, sets: list[str] | None) -> str:
+        read = [] if volume is None else [f"volume {volume}"]
+        read += [s for s in sets or [] if s.split("=")[0].strip() in ("trace.skip", "trace.take")]
+        return f" [{', '.join(read)}]" if read else ""
+
+    traces = [("A", fa, a.a + part(a.volume, a.set)), ("B", fb, a.b + part(a.volume_b, a.set_b))]
     if fn is not None:
         traces.append(("N", fn, report.baseline_spec))
     for label, f, spec in traces:
@@ -1339,7 +1354,7 @@ def parser() -> argparse.ArgumentParser:
     info = tsub.add_parser("info", help="requests, read/write split, working set, sizes, volumes")
     info.add_argument("trace")
     info.add_argument("--json", action="store_true")
-    _trace_args(info)
+    _trace_args(info, trace_only=True)
     info.set_defaults(func=cmd_info)
     conv = tsub.add_parser("convert", help="write as fcsim binary (.fct), libCacheSim CSV or oracleGeneral")
     conv.add_argument("trace")
@@ -1348,7 +1363,7 @@ def parser() -> argparse.ArgumentParser:
         "--to", choices=["fct", "lcs-csv", "oracle-general"], help="default: from the output name"
     )
     conv.add_argument("--annotate-next", action="store_true", help="add the next-access column (.fct)")
-    _trace_args(conv)
+    _trace_args(conv, trace_only=True)
     conv.set_defaults(func=cmd_convert)
     cmp = tsub.add_parser(
         "compare",
@@ -1409,7 +1424,7 @@ def parser() -> argparse.ArgumentParser:
     )
     cl.add_argument("trace")
     cl.add_argument("-o", "--output", required=True)
-    _trace_args(cl)
+    _trace_args(cl, trace_only=True)
     cl.set_defaults(func=cmd_clone)
     cat = tsub.add_parser(
         "catalogue", help="public traces fcsim knows: format, size, source, mirror, checksums, licence"

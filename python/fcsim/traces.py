@@ -6,6 +6,7 @@ typically a clone, stands in for another).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -30,7 +31,8 @@ def trace_info(
 ) -> dict[str, Any]:
     """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
     return _core.trace_info(
-        trace_path(trace), **trace_kwargs(format, volume, skip_bad_lines, page_size, sections(set)["trace"])
+        trace_path(trace),
+        **trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set", "trace info")),
     )
 
 
@@ -57,7 +59,7 @@ def convert(
     ``out`` is checked first by :func:`fcsim.output.guard`: the trace itself (by any name), a
     pipe, a device, a directory or a path in a missing directory is refused before any work;
     a symbolic link is not replaced, the file it names is written."""
-    trace_params = sections(set)["trace"]
+    trace_params = _trace_sets(set, "set", "a conversion")
     name = trace_path(trace, fit=False)
     target = output.guard(path("out", out), [name])
     _core.prefit_clone(name)
@@ -87,17 +89,19 @@ def clone(
     :func:`convert` checks its output."""
     name = trace_path(trace)
     target = output.guard(path("out", out), [name])
-    kwargs = trace_kwargs(format, volume, skip_bad_lines, 4096, sections(set)["trace"])
+    kwargs = trace_kwargs(format, volume, skip_bad_lines, 4096, _trace_sets(set, "set", "a clone's fit"))
     del kwargs["page_size"]
     return _core.clone_model(name, str(target), **kwargs)
 
 
-def _trace_sets(set: Mapping[str, Any] | None, name: str) -> dict[str, str]:
-    """The ``trace.*`` keys of ``set`` (argument ``name``); ConfigError for any other section:
-    a fidelity report reads traces and runs LRU, nothing else takes options."""
+def _trace_sets(set: Mapping[str, Any] | None, name: str, what: str = "a fidelity report") -> dict[str, str]:
+    """The ``trace.*`` keys of ``set`` (argument ``name``); ConfigError for a key of any other
+    section, which ``what`` (it reads traces, and a fidelity report runs LRU) would ignore."""
     sets = sections(set)
-    if any(sets[k] for k in ("device", "stack", "sim", "policy")):
-        raise ConfigError(f"{name}: a fidelity report takes trace.KEY options only")
+    other = [f"{k}.{key}" for k in ("device", "stack", "sim") for key in sets[k]]
+    other += [f"{p}.{key}" for p, keys in sets["policy"].items() for key in keys]
+    if other:
+        raise ConfigError(f"{name}: {other[0]}: {what} takes trace.KEY options only, which read the trace")
     return sets["trace"]
 
 
@@ -250,6 +254,7 @@ def compare(
             raise ConfigError(
                 f"{flag} {kw['volume']}: {name} is a synth: trace, which has no volumes to pick; drop {flag}"
             )
+    _whole_file_clone(name_a, name_b, ka)
     specs = [name_b]
     if n > 1:
         if not name_b.startswith("synth:"):
@@ -297,6 +302,28 @@ def compare(
         baseline_spec=spec,
         over_seeds=None if n == 1 else _over_seeds(specs, reports),
     )
+
+
+def _whole_file_clone(name_a: str, name_b: str, ka: Mapping[str, Any]) -> None:
+    """ConfigError when B clones A's file (``synth:clone=`` the same file) while A is read as a
+    part of it (a volume, ``trace.skip``/``trace.take``): the clone would be fitted to the whole
+    file and scored against the part, a verdict about two different workloads."""
+    part = [] if ka["volume"] is None else [f"--volume {ka['volume']}"]
+    part += [f"--set trace.{k}={v}" for k, v in ka["trace_params"].items() if k in ("skip", "take")]
+    spec = name_b.removeprefix("synth:") if name_b.startswith("synth:") else ""
+    found = re.findall(r"(?:^|,)\s*clone\s*=\s*([^,]*)", spec)
+    if not part or not found:
+        return
+    try:
+        same = os.path.samefile(found[-1].strip(), name_a)
+    except OSError:
+        return
+    if same:
+        raise ConfigError(
+            f"B ({name_b}) clones the whole of {name_a}, but A is read with {' '.join(part)}: the report "
+            f"would score a clone of the whole file against a part of it; fit a model of the same part "
+            f"(fcsim trace clone {name_a} {' '.join(part)} -o MODEL) and compare against synth:clone=MODEL"
+        )
 
 
 def _over_seeds(specs: list[str], reports: list[list[dict[str, Any]]]) -> pd.DataFrame:
