@@ -115,12 +115,12 @@ def test_the_baseline_spec_comes_from_trace_info() -> None:
         "synth:calibrated,requests=1000,pages=250,write=0.4,unit=4096,mean_size=8192,"
         "read_locality=20/80,write_locality=10/90,iops=250"
     )
-    # Read-only and untimed: write=0, no write locality, no iops.
+    # Read-only and untimed: write=0, no write locality, and untimed as A is (iops=0).
     spec = fcsim.traces.baseline_spec(fcsim.trace_info(READ_ONLY))
-    assert ",write=0," in spec and "write_locality" not in spec and "iops" not in spec
+    assert ",write=0," in spec and "write_locality" not in spec and spec.endswith(",iops=0")
     n = fcsim.trace_info(spec)
     a = fcsim.trace_info(READ_ONLY)
-    assert (n["requests"], n["writes"]) == (a["requests"], 0)
+    assert (n["requests"], n["writes"], n["timed"], a["timed"]) == (a["requests"], 0, False, False)
 
 
 def test_untimed_trace_has_no_time_measures() -> None:

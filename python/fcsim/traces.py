@@ -126,7 +126,8 @@ def baseline_spec(info: Mapping[str, Any]) -> str:
     with its requests, ``pages`` = its unique pages, ``write`` = writes / (reads + writes),
     ``mean_size`` = bytes / requests, ``read_locality`` and ``write_locality`` = its P/A (an op
     the trace lacks has none: a read-only trace gives ``write=0`` and no ``write_locality``),
-    and ``iops`` = requests / span in seconds (omitted when untimed, or with a zero span). Its
+    and ``iops`` = requests / span in seconds (0, untimed, for an untimed trace; omitted, the
+    kind's default rate, for a timed one with a zero span). Its
     page unit is the trace's page size. Sizes are left out for an object-id trace (one page a
     request), and a mean below one 512 B sector (the smallest ``mean_size``) is given as
     ``size``."""
@@ -148,6 +149,8 @@ def baseline_spec(info: Mapping[str, Any]) -> str:
     span_s = (info["span_ns"] or 0) / 1e9
     if info["timed"] and span_s > 0:
         parts.append(f"iops={requests / span_s:.6g}")
+    elif not info["timed"]:
+        parts.append("iops=0")  # untimed, as A is (the kind's default rate would time it)
     return "synth:calibrated," + ",".join(parts)
 
 
