@@ -655,3 +655,19 @@ def test_run_plot_with_seeds_draws_each_point_at_its_mean_size(
     )
     assert r.returncode == 0, r.stderr
     assert seen[0]["size_pages"].notna().all() and len(seen[0]) == 2
+
+
+def test_a_response_time_is_printed_beside_the_time_scale_it_ran_at() -> None:
+    # One time scale other than the trace's own is no axis, so no axis column says it: the table
+    # shows time_scale. At the trace's own times, or as an axis, it does not repeat it.
+    t = TRACES / "systor17_vdi_sample1000.csv.gz"
+
+    def header(*sets: str) -> list[str]:
+        args = [x for s in sets for x in ("--set", s)]
+        r = cli("run", t, "--policy", "lru", "--size", "1%", "--device", "gasa", *args)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()[0].split()
+
+    fast = header("sim.time_scale=0.1")
+    assert fast.index("time_scale") == fast.index("size_pages") + 1
+    assert "time_scale" not in header() and "time_scale" not in header("sim.time_scale=1,0.1")

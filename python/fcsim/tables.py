@@ -108,7 +108,8 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
     """The columns `fcsim run` prints: ``chosen`` (``--columns``; each must be a column of the
     table), else those of the modes run (:data:`TABLE_COLUMNS` for a buffer, without its
     device columns when no row has a device; :data:`SSD_CACHE_COLUMNS`;
-    :data:`OFFLINE_COLUMNS`), in that order, each once, followed by ``--set`` axes and seeds."""
+    :data:`OFFLINE_COLUMNS`), in that order, each once, followed by ``--set`` axes (and
+    ``time_scale`` when a row ran at another than 1 and no axis says it) and seeds."""
     if chosen is not None:
         unknown = [c for c in chosen if c not in df.columns]
         if unknown:
@@ -127,6 +128,11 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
         if mode in modes:
             cols += [c for c in lists[mode] if c in df.columns and c not in cols]
     extra = [c for c in df.columns if c.startswith("axis_") and c not in cols]  # --set axes (stack.split)
+    # The load a response time was measured under, when not the trace's own and no axis says it.
+    if "resp_mean_us" in cols and "time_scale" in df.columns and "axis_sim_time_scale" not in extra:
+        scale = pd.to_numeric(df["time_scale"], errors="coerce")
+        if (scale.notna() & scale.ne(1)).any():
+            extra.append("time_scale")
     at = cols.index("size_pages") + 1 if "size_pages" in cols else len(cols)
     cols[at:at] = extra
     if "seed_index" in df.columns and df["seed_index"].notna().any():
