@@ -101,8 +101,24 @@ def test_run_prints_the_seeds_summary() -> None:
     assert "mean ± 95% confidence interval (Student t)" in r.stdout
     summary = r.stdout.split("Student t")[1]
     assert " ± " in summary and " 3 " in summary
+    # Every point is seeded: no legend for points that are not; a percent size resolves to each
+    # seed's own working set, and the seeds' sizes are given as their range.
+    assert "nothing random" not in summary
+    sizes = sorted({int(line.split()[2]) for line in r.stdout.split("\n\n")[0].splitlines()[1:]})
+    assert len(sizes) > 1 and f" {sizes[0]}-{sizes[-1]} " in summary.splitlines()[2]
     bad = fcsim_cli("run", SYNTH, "--policy", "lru", "--size", "5%", "--seeds", "0")
     assert bad.returncode == 2 and "seeds=0: expected a number of seeds" in bad.stderr
+
+
+def test_a_summary_keeps_a_boolean_the_seeds_agree_on() -> None:
+    # The seeds of an aged drive agree on mostly_queueing: the summary keeps it (a numpy bool
+    # taken from the column was refused, a traceback from `fcsim run --seeds`).
+    msr = TRACES / "msr_hm_0_excerpt1000.csv"
+    sets = {"device.fill": 1, "device.steady": 0.2}
+    g = fcsim.run(msr, ["lru", "fifo"], "5%", device="gasa", set=sets, seeds=2)
+    assert g.summary is not None and str(g.summary["mostly_queueing"].dtype) == "boolean"
+    agreed = g.rows.groupby("policy")["mostly_queueing"].nunique().eq(1)
+    assert agreed.any() and g.summary.set_index("policy")["mostly_queueing"][agreed].notna().all()
 
 
 def test_mrc_compare_with_seeds() -> None:

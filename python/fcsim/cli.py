@@ -241,9 +241,10 @@ def cmd_run(a: argparse.Namespace) -> int:
         show(tables.format_table(df, columns))
         if summary is not None:
             print()
+            once = bool(summary["seeds"].eq(1).any())
             print(
                 f"mean ± 95% confidence interval (Student t) over the seeds of each point "
-                f"(--seeds {a.seeds}; seeds 1: nothing random in it)"
+                f"(--seeds {a.seeds}{'; seeds 1: nothing random in it' if once else ''})"
             )
             show(tables.format_summary(df, summary, columns))
         if epochs is not None and not a.out:

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -508,6 +509,8 @@ def _cast(values: pd.Series, dtype: str, name: str) -> pd.Series:
 def _bool(v: Any, name: str) -> Any:
     if isinstance(v, bool) or v is pd.NA:
         return v
+    if isinstance(v, np.bool_):  # a cell taken out of a boolean column (a summary's agreed value)
+        return bool(v)
     if isinstance(v, str) and v.strip().lower() in _TRUE:
         return _TRUE[v.strip().lower()]
     raise ValueError(f"column {name}: {v!r} is not a boolean")

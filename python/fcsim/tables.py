@@ -196,13 +196,32 @@ def format_table(df: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
 def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[str] | None = None) -> str:
     """The seeds' summary as `fcsim run --seeds N` prints it: the printed columns of each
     point, a metric as ``mean ± half-width`` of its 95% confidence interval (Student t; the
-    mean alone for a point that ran once)."""
+    mean alone for a point that ran once), ``size_pages`` as the seeds' range where they
+    differ (a percent size of a seeded trace)."""
     cols = [c for c in table_columns(df, columns) if c not in ("seed_index", "requests_per_wall_s")]
     cols = [c for c in cols if c in summary.columns]
     if "size" in summary.columns and "size" not in cols:
         cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "size")
     cols.insert(cols.index("size") + 1 if "size" in cols else len(cols), "seeds")
     t = summary[cols].copy()
+    # A percent size resolves to each seed's own working set: where the seeds' sizes differ,
+    # their range (the summary's column is null where seeds disagree).
+    if "size_pages" in cols and "size" in summary.columns and summary["size_pages"].isna().any():
+        by = [c for c in ("trace", "policy", "size", "device") if c in df.columns and c in summary.columns]
+        by += [c for c in df.columns if c.startswith("axis_") and c in summary.columns]
+
+        def key(values: Sequence[Any]) -> tuple[Any, ...]:
+            return tuple(None if pd.isna(v) else v for v in values)
+
+        span = {
+            key(k if isinstance(k, tuple) else (k,)): g for k, g in df.groupby(by, dropna=False)["size_pages"]
+        }
+        t["size_pages"] = [
+            v if pd.notna(v) else f"{span[key(k)].min()}-{span[key(k)].max()}"
+            for v, k in zip(
+                summary["size_pages"], summary[by].itertuples(index=False, name=None), strict=True
+            )
+        ]
     for c in cols:
         half = f"{c}_ci95"
         if half in summary.columns:
