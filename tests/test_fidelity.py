@@ -162,6 +162,13 @@ def test_cli_prints_the_report_and_json() -> None:
     rows = {row["measure"]: row for row in j["rows"]}
     assert rows["panel_tau_10pct"]["status"] == "pass" and rows["panel_tau_10pct"]["baseline"] is None
     assert j["baseline"] is None and len(j["halves"]) == 2 and len(j["panel"]) == 6
+    # The verdict line, as data: A against itself fails no measure.
+    statuses = [row["status"] for row in j["rows"]]
+    assert j["verdict"] == "pass" and j["counts"] == {
+        k: statuses.count(k) for k in ("pass", "fail", "untestable")
+    }
+    report = fcsim.compare(HM0, HM0, panel=["lru", "fifo", "arc"], baseline=False)
+    assert (report.verdict, report.counts) == (j["verdict"], j["counts"])
 
 
 def test_a_report_over_seeds_scores_each_seed_of_b_against_a_measured_once() -> None:

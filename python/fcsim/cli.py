@@ -391,6 +391,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
     if a.json:
         rows = [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
         out = {
+            "verdict": report.verdict,
+            "counts": report.counts,
             "a": fa,
             "b": fb,
             "baseline": fn,
@@ -473,10 +475,10 @@ def cmd_compare(a: argparse.Namespace) -> int:
                 r = table[(table["policy"] == p) & (table["share"] == s)].iloc[0]
                 parts.append(" ".join(f"{r[c]:.4f}" for c in cols))
             lines.append(f"  {p.ljust(width)}  " + "  |  ".join(parts))
-    counts = df["status"].value_counts()
-    passed, failed, untestable = (counts.get(k, 0) for k in ("pass", "fail", "untestable"))
-    verdict = "fail" if failed else "pass"
-    lines.append(f"verdict: {verdict} (B: {passed} passed, {failed} failed, {untestable} untestable)")
+    c = report.counts
+    lines.append(
+        f"verdict: {report.verdict} (B: {c['pass']} passed, {c['fail']} failed, {c['untestable']} untestable)"
+    )
     if fn is not None:
         n = df["baseline_status"][df["status"] != "untestable"].value_counts()
         lines.append(

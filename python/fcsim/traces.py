@@ -192,7 +192,8 @@ class Comparison:
       baseline's ``synth:`` spec (:func:`baseline_spec`, None without a baseline).
     - ``over_seeds``: with ``seeds`` above 1, every measure's value, score, bound and status on
       each seed index of B (``schema.OVER_SEEDS``; :func:`seed_summary` sums it up); ``rows``,
-      ``panel`` and ``b`` are seed index 0's. None with one seed."""
+      ``panel`` and ``b`` are seed index 0's. None with one seed.
+    - ``verdict`` and ``counts``: the report's verdict line (properties of ``rows``)."""
 
     rows: pd.DataFrame
     panel: pd.DataFrame
@@ -202,6 +203,19 @@ class Comparison:
     halves: tuple[dict[str, Any], dict[str, Any]]
     baseline_spec: str | None
     over_seeds: pd.DataFrame | None = None
+
+    @property
+    def verdict(self) -> str:
+        """``fail`` when B fails a checked measure, else ``pass`` (an untestable measure is
+        never a pass, and never a fail); seed index 0's with several seeds."""
+        return "fail" if self.rows["status"].eq("fail").any() else "pass"
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """B's measures by status (``pass``, ``fail``, ``untestable``), as the verdict line
+        gives them."""
+        counts = self.rows["status"].value_counts()
+        return {k: int(counts.get(k, 0)) for k in ("pass", "fail", "untestable")}
 
 
 def compare(
