@@ -372,6 +372,9 @@ def test_libcachesim_exports_say_what_they_drop(tmp_path: Path) -> None:
     info = fcsim.trace_info(tmp_path / "t.csv")
     assert info["write_pages"] == 7_995 and info["format"] == "lcs-csv"
     assert fcsim.convert(t, tmp_path / "t.fct")["dropped"] == []
+    # Its keys are object ids without sizes: no bytes to count, said rather than 0.
+    shown = cli("trace", "info", tmp_path / "t.csv").stdout.splitlines()
+    assert "bytes          n/a: object ids, no sizes" in shown and info["bytes"] == 0
 
 
 def test_a_plot_is_named_by_a_format_it_can_be(tmp_path: Path) -> None:

@@ -233,7 +233,7 @@ def test_cli_prints_the_report_over_seeds() -> None:
         (["trace", "compare", HM0, HM0, "--seeds", "2"], "has no seed to vary"),
         (["trace", "compare", HM0, HM0, "--set-b", "device.op=0.1"], "trace.KEY options only"),
         (["trace", "compare", HM0, "synth:profile=nope"], "profile"),
-        (["trace", "compare", HM0, HM0, "--panel", "lru,nope"], "unknown policy 'nope'"),
+        (["trace", "compare", HM0, HM0, "--panel", "lru,nope"], "panel: unknown policy 'nope'"),
         (["trace", "compare", HM0, HM0, "--panel", "lru"], "a ranking needs at least two"),
         (["trace", "compare", HM0, HM0, "--set", "trace.skip=x"], "expected trace.skip"),
         # A clone of the whole file scored against a part of it: refused, with the way to a

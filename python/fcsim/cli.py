@@ -304,7 +304,10 @@ def cmd_info(a: argparse.Namespace) -> int:
         f"page accesses  {info['page_accesses']:,} ({ps} B pages; {info['read_pages']:,} read, "
         f"{info['write_pages']:,} written)",
         f"unique pages   {info['unique_pages']:,} (working set {info['unique_pages'] * ps / 2**20:,.1f} MiB)",
-        f"bytes          {info['bytes']:,}"
+        # Object-id keys without sizes (one page a request): no bytes to count.
+        "bytes          n/a: object ids, no sizes"
+        if info["object_keys"] and not info["bytes"]
+        else f"bytes          {info['bytes']:,}"
         + (f" (mean request {info['bytes'] / req:,.1f} B)" if req else ""),
         f"time span      {_fmt_ns(info['span_ns'])} (first at "
         f"{_start_time(info['format'], info['time_first_ns'])}; {info['out_of_order']:,} out of order)",

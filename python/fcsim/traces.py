@@ -117,7 +117,10 @@ def _panel(panel: Iterable[str] | None) -> list[str]:
         return list(PANEL)
     names = listed(panel, str, lambda p: text("panel", p).strip().lower())
     for p in names:
-        check_policy(p)
+        try:
+            check_policy(p)
+        except ConfigError as e:
+            raise ConfigError(f"panel: {e}") from None
     return names
 
 
