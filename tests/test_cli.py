@@ -623,7 +623,8 @@ def test_trace_info_prints_the_start_as_a_date() -> None:
     assert r.returncode == 0, r.stderr
     assert "first at 2007-02-22 17:22:09 UTC (Windows FILETIME)" in r.stdout
     r = cli("trace", "info", TRACES / "msr_hm_0_excerpt1000.csv", "--json")
-    assert json.loads(r.stdout)["time_first_ns"] > 10**19
+    j = json.loads(r.stdout)
+    assert j["time_first_ns"] > 10**19 and j["trace"] == str(TRACES / "msr_hm_0_excerpt1000.csv")
 
 
 def test_run_plot_facets_one_setting_and_refuses_two(tmp_path: Path) -> None:

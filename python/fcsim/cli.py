@@ -286,7 +286,7 @@ def _start_time(fmt: str, ns: int) -> str:
 def cmd_info(a: argparse.Namespace) -> int:
     info = fcsim.trace_info(a.trace, **_common(a))
     if a.json:
-        print(json.dumps(info))
+        print(json.dumps({"trace": a.trace, **info}))
         return 0
     req = info["requests"]
     pct = (lambda n: f"{100 * n / req:.2f}%") if req else (lambda n: "-")
