@@ -84,6 +84,48 @@ def test_warmup_through_the_api_and_a_grid_of_epoch_tables() -> None:
         )
 
 
+def test_each_epoch_names_its_runs_admission_and_axes() -> None:
+    # Two admissions by two write modes (an axis): eight runs of one policy, size and device,
+    # whose epochs were alike but for their numbers.
+    ssd = {"stack.kind": "ssd-cache"}
+    g = fcsim.run(
+        MSR,
+        "lru",
+        "10%",
+        set=ssd,
+        admit=["random", "all"],
+        grid={"stack.write": ["around", "back"]},
+        epoch=500,
+    )
+    ep = g.epochs
+    assert ep is not None and len(ep) == 4 * 2
+    runs = ep.groupby(["admission", "axis_stack_write"])
+    assert runs.ngroups == 4 and all(list(e["epoch"]) == [0, 1] for _, e in runs)
+    for (admission, write), e in runs:
+        row = g.rows[(g.rows["admission"] == admission) & (g.rows["axis_stack_write"] == write)].iloc[0]
+        assert int(e["hits"].sum()) == row["hits"]
+    r = cli(
+        "run",
+        MSR,
+        "--policy",
+        "lru",
+        "--size",
+        "10%",
+        "--set",
+        "stack.kind=ssd-cache",
+        "--admit",
+        "random,all",
+        "--set",
+        "stack.write=around,back",
+        "--epoch",
+        "500",
+    )
+    assert r.returncode == 0, r.stderr
+    epochs = r.stdout.split("\n\n")[1].splitlines()
+    assert epochs[0].split()[:5] == ["policy", "admission", "size_pages", "device", "axis_stack_write"]
+    assert len(epochs) == 1 + 8
+
+
 def test_full_warmup_on_a_trace_that_fills_the_cache() -> None:
     row = fcsim.simulate(MSR, "lru", "1%", device="gasa", set={"sim.warmup": "full"})
     assert row.warmup == "full" and 0 < row.warmup_requests < 100

@@ -106,7 +106,7 @@ def test_every_kind_of_table_writes_to_parquet_with_its_dtypes(tmp_path: Path) -
     assert g.summary is not None and g.epochs is not None
     assert list(g.epochs.columns) == [c.name for c in schema.EPOCHS]
     rows = {c.name: c for c in schema.ROWS}
-    by = [rows[k] for k in ("trace", "policy", "size", "device")]
+    by = [rows[k] for k in ("trace", "policy", "size", "device", "admission")]
     assert list(g.summary.columns) == [c.name for c in schema.summary_columns(by)]
     report = fcsim.compare(T, T, baseline=False)
     assert list(report.rows.columns) == [c.name for c in schema.COMPARISON]

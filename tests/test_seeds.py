@@ -121,6 +121,33 @@ def test_a_summary_keeps_a_boolean_the_seeds_agree_on() -> None:
     assert agreed.any() and g.summary.set_index("policy")["mostly_queueing"][agreed].notna().all()
 
 
+def test_seeds_of_two_admissions_are_summarised_apart() -> None:
+    # --admit random,second-hit: each admission its own point, in the summary as in the table
+    # (the summary pooled them: one mean over two policies).
+    msr = TRACES / "msr_hm_0_excerpt1000.csv"
+    ssd = {"stack.kind": "ssd-cache"}
+    g = fcsim.run(msr, "lru", "10%", set=ssd, admit=["random", "second-hit"], seeds=2)
+    assert g.summary is not None
+    by = g.summary.set_index("admission")
+    assert list(by.index) == ["random", "second-hit"] and list(by["seeds"]) == [2, 1]
+    random = g.rows[g.rows["admission"] == "random"]["cache_writes"]
+    assert by.loc["random", "cache_writes"] == pytest.approx(random.mean())
+    r = fcsim_cli(
+        "run",
+        msr,
+        "--policy",
+        "lru",
+        "--size",
+        "10%",
+        "--set",
+        "stack.kind=ssd-cache",
+        "--admit",
+        "random,second-hit",
+    )
+    header = r.stdout.splitlines()[0].split()
+    assert header.index("admission") == header.index("policy") + 1
+
+
 def test_mrc_compare_with_seeds() -> None:
     trace = TRACES / "cloudphysics_vscsi_2h.csv.gz"
     df = fcsim.mrc_compare(trace, "shards", rate=0.01, seeds=4)

@@ -268,6 +268,8 @@ def run(
             row[k] = pt["set"][k]
         if row.epochs is not None:
             row.epochs["seed_index"] = pd.Series([index] * len(row.epochs), dtype="Int64")
+            for k in axes:  # each epoch names its run's --set axes, as the rows do
+                row.epochs[k] = pt["set"][k]
         return row
 
     def one(j: int) -> Result:
@@ -285,12 +287,12 @@ def run(
     df = schema.frame(rows, schema.ROWS, axes)
     summary = None
     if seeds_n > 1:
-        by = ["trace", "policy", "size", "device", *map(schema.axis_name, axes)]
+        by = ["trace", "policy", "size", "device", "admission", *map(schema.axis_name, axes)]
         summary = schema.summary_frame(_seeds.summarize(df, by), by, df)
     epochs = None
     if epoch is not None:
         tables = [r.epochs for r in rows if r.epochs is not None and len(r.epochs)]
-        epochs = schema.frame(pd.concat(tables, ignore_index=True) if tables else [], schema.EPOCHS)
+        epochs = schema.frame(pd.concat(tables, ignore_index=True) if tables else [], schema.EPOCHS, axes)
     return Grid(df, summary, epochs)
 
 

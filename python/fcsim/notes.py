@@ -17,9 +17,11 @@ NAMED = 6
 
 def _label(r: pd.Series) -> str:
     """A row as a line names it: trace, policy and size, then what else tells it from the rows
-    beside it (its device, each ``--set`` axis, the time scale it ran at when not 1, its seed
-    index when its point ran several)."""
+    beside it (an admission other than ``all``, its device, each ``--set`` axis, the time scale
+    it ran at when not 1, its seed index when its point ran several)."""
     label = f"{r['trace']} {r['policy']} {r['size_pages']} pages"
+    if pd.notna(r.get("admission")) and r["admission"] != "all":
+        label += f" admitting {r['admission']}"
     if pd.notna(r.get("device")):
         label += f" on {r['device']}"
     axes = [c for c in r.index if c.startswith("axis_")]

@@ -358,6 +358,7 @@ EPOCHS: list[Column] = [
     *_cols(S, "trace: the run's trace\npolicy: the run's policy"),
     Column("size_pages", I, "the run's cache size in pages"),
     Column("device", S, "the run's device preset"),
+    Column("admission", S, "the run's admission (a flash cache's; null for a DRAM buffer)"),
     Column("time_scale", F, "the run's sim.time_scale"),
     Column("queue_depth", I, "the run's sim.queue_depth"),
     Column("seed_index", I, "the run's seed index (0 without seeds)"),

@@ -138,7 +138,7 @@ def simulate(
 
     ``epoch`` (a time such as ``"60s"``, or a number of requests) adds the per-epoch table as
     ``row.epochs``: a DataFrame with one row per epoch, led by the run's ``trace``, ``policy``,
-    ``size_pages``, ``device``, ``time_scale`` and ``queue_depth``, whose counts add up to the
+    ``size_pages``, ``device``, ``admission``, ``time_scale`` and ``queue_depth``, whose counts add up to the
     row's (see the README's "Per-epoch table"). A time needs arrival times: a trace without
     timestamps takes a number of requests (or ``sim.queue_depth``)."""
     if admit is not None:
@@ -148,7 +148,11 @@ def simulate(
     )
     row, epochs = _core.simulate(trace_path(trace), progress=callback(progress), **kwargs)
     row.update(provenance())
-    return Result(row, epochs=schema.frame(epochs, schema.EPOCHS) if epoch is not None else None)
+    if epoch is None:
+        return Result(row, epochs=None)
+    table = schema.frame(epochs, schema.EPOCHS)
+    table["admission"] = pd.Series([row.get("admission")] * len(table), dtype="string")
+    return Result(row, epochs=table)
 
 
 def check(

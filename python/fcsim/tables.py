@@ -108,8 +108,9 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
     """The columns `fcsim run` prints: ``chosen`` (``--columns``; each must be a column of the
     table), else those of the modes run (:data:`TABLE_COLUMNS` for a buffer, without its
     device columns when no row has a device; :data:`SSD_CACHE_COLUMNS`;
-    :data:`OFFLINE_COLUMNS`), in that order, each once, followed by ``--set`` axes (and
-    ``time_scale`` when a row ran at another than 1 and no axis says it) and seeds."""
+    :data:`OFFLINE_COLUMNS`), in that order, each once, ``admission`` after the policy when a row
+    has another than ``all``, then ``--set`` axes (and ``time_scale`` when a row ran at another
+    than 1 and no axis says it) and seeds."""
     if chosen is not None:
         unknown = [c for c in chosen if c not in df.columns]
         if unknown:
@@ -127,6 +128,11 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
     for mode in ("buffer", "ssd-cache", "offline"):
         if mode in modes:
             cols += [c for c in lists[mode] if c in df.columns and c not in cols]
+    # A flash cache's admission, when a row's is not the default (every miss may enter): rows of
+    # several admissions are otherwise alike.
+    if "admission" in df.columns and df["admission"].notna().any() and df["admission"].ne("all").any():
+        at = cols.index("policy") + 1 if "policy" in cols else 0
+        cols[at:at] = [] if "admission" in cols else ["admission"]
     extra = [c for c in df.columns if c.startswith("axis_") and c not in cols]  # --set axes (stack.split)
     # The load a response time was measured under, when not the trace's own and no axis says it.
     if "resp_mean_us" in cols and "time_scale" in df.columns and "axis_sim_time_scale" not in extra:
@@ -207,7 +213,11 @@ def format_summary(df: pd.DataFrame, summary: pd.DataFrame, columns: Sequence[st
     # A percent size resolves to each seed's own working set: where the seeds' sizes differ,
     # their range (the summary's column is null where seeds disagree).
     if "size_pages" in cols and "size" in summary.columns and summary["size_pages"].isna().any():
-        by = [c for c in ("trace", "policy", "size", "device") if c in df.columns and c in summary.columns]
+        by = [
+            c
+            for c in ("trace", "policy", "size", "device", "admission")
+            if c in df.columns and c in summary.columns
+        ]
         by += [c for c in df.columns if c.startswith("axis_") and c in summary.columns]
 
         def key(values: Sequence[Any]) -> tuple[Any, ...]:
@@ -252,10 +262,21 @@ EPOCH_TABLE_COLUMNS = [
 
 def format_epochs(epochs: pd.DataFrame) -> str:
     """The per-epoch table in short, as printed without ``--out``: a response beside the load it
-    was measured under (each device's busiest second on its busiest server, and its mean ops)."""
+    was measured under (each device's busiest second on its busiest server, and its mean ops),
+    each epoch with what tells its run apart (admission, ``--set`` axes, seed index)."""
     if epochs.empty:
         return "(no epochs)"
     cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
+    # What tells runs apart beyond policy, size and device: an admission other than all, the
+    # --set axes, the seed index (before the epoch's own columns).
+    admission = epochs.get("admission")
+    if admission is not None and admission.notna().any() and admission.ne("all").any():
+        cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "admission")
+    apart = [c for c in epochs.columns if c.startswith("axis_")]
+    if "seed_index" in epochs.columns and epochs["seed_index"].nunique() > 1:
+        apart.append("seed_index")
+    at = cols.index("epoch") if "epoch" in cols else len(cols)
+    cols[at:at] = apart
     t = epochs[cols].copy()
     for c, f in (
         ("hit_ratio", "{:.4f}"),
