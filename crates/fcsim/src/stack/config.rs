@@ -405,6 +405,24 @@ impl StackConfig {
                     "{what}: a write budget holds a flash cache with no DRAM tier and no split (stack.dram=0, no stack.split)"
                 )));
             }
+            // Two admissions have a knob no controller can turn during a run: opt's plan is made
+            // before it (its knob does not re-plan), and ml's training is a warm-up the row leaves
+            // out, which a budget held from the run's start cannot restart after (as sim.warmup).
+            match admit.map(|a| a.name) {
+                Some(n) if n == super::admission::opt::INFO.name => {
+                    return Err(Error::config(format!(
+                        "{what}: --admit opt plans its admissions before the run, so no budget controller can turn its knob; \
+                         cap its flash writes with admit.writes=W (flash writes per page access) or admit.share"
+                    )))
+                }
+                Some(n) if n == super::admission::ml::INFO.name => {
+                    return Err(Error::config(format!(
+                        "{what}: --admit ml trains on the first admit.train of the requests, a warm-up the row leaves out, and a \
+                         write budget is held from the run's start and cannot restart after it; sweep admit.level instead (fcsim pareto)"
+                    )))
+                }
+                _ => {}
+            }
         }
         let mut keys = vec!["kind", "write", "dram", "admit"];
         keys.extend(disk.keys());
