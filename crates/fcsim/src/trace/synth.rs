@@ -276,8 +276,10 @@ impl Spec {
             (Amount::Bytes(b), Sizes::Range(lo, hi)) if lo == hi => scaled(b / lo as f64),
             (Amount::Bytes(_), Sizes::Range(..)) => return Err(Error::config("synth: requested needs one size or a mean_size")),
         };
-        if s.requests == 0 || s.pages == 0 || s.phases == 0 {
-            return Err(Error::config("synth: requests, pages and phases must be positive"));
+        for (key, n) in [("requests", s.requests), ("pages", s.pages), ("phases", s.phases)] {
+            if n == 0 {
+                return Err(Error::config(format!("synth: {key} is 0 (as given, or once scaled): expected at least 1")));
+            }
         }
         // Every request's byte range, and the phase arithmetic, fit 64 bits (as a reader checks).
         let longest = match s.size {
@@ -288,8 +290,10 @@ impl Spec {
         if end.is_none() || s.requests.checked_mul(s.phases).is_none() {
             return Err(Error::config("synth: pages × phases × unit + size, and requests × phases, must fit 64 bits"));
         }
-        if !(s.alpha >= 0.0 && s.alpha.is_finite() && s.iops >= 0.0 && s.iops.is_finite()) {
-            return Err(Error::config("synth: alpha and iops must be finite and non-negative"));
+        for (key, v) in [("alpha", s.alpha), ("iops", s.iops)] {
+            if !(v >= 0.0 && v.is_finite()) {
+                return Err(Error::config(format!("synth: {key}={v}: expected a finite number, 0 or more")));
+            }
         }
         // The mean arrival of the last request, requests / iops seconds, below the horizon.
         let least = s.requests as f64 * 1e9 / HORIZON_NS as f64;
@@ -630,6 +634,16 @@ mod tests {
             "uniform,mean_size=2GiB",
         ] {
             assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
+        }
+        // An out-of-range value is named with its key.
+        for (s, said) in [
+            ("zipf,requests=0", "synth: requests is 0"),
+            ("zipf,pages=0", "synth: pages is 0"),
+            ("zipf,alpha=-1", "synth: alpha=-1: expected a finite number, 0 or more"),
+            ("zipf,iops=-5", "synth: iops=-5: expected"),
+        ] {
+            let e = Generator::from_spec(s).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(said), "{s}: {e}");
         }
         // Byte ranges past 2^64 are refused as a reader refuses them.
         for s in ["uniform,pages=4503599627370496", "uniform,pages=1000,unit=18446744073709551615", "scan,phases=4611686018427387904"] {
