@@ -16,7 +16,8 @@
 //! | `clone=PATH` | a clone of a real trace or of a saved model ([`super::clone`]): each page's references a renewal process over its popularity and recency (`model=stack`: reuse distances by read/write class), sizes, sequential runs, working-set growth and bursty arrivals; keys `format`, `scale`, `length`, `seed`, `model`, `phases`, `ablate` only |
 //!
 //! Common keys: `requests` (1000000), `pages` (working set, 100000), `seed` (42), `alpha` (1.0),
-//! `hot` (0.2), `hot_prob` (0.8), `write` (share of writes, 0), `size` (request size in bytes:
+//! `hot` (0.2), `hot_prob` (0.8) (`alpha` zipf's only, `hot` and `hot_prob` hotcold's and
+//! calibrated's: another kind refuses them), `write` (share of writes, 0), `size` (request size in bytes:
 //! `4096`, or `4096-65536` for sizes uniform in whole pages), `mean_size` (sizes in whole 512 B
 //! sectors, 1 + a geometric number, with this mean: `7.64KiB`; `size` and `mean_size` set the
 //! same thing, the last one given wins), `unit` (page unit of the addresses, 4096), `iops` (mean
@@ -178,7 +179,8 @@ fn locality(key: &str, v: &str) -> Result<(f64, f64)> {
 impl Spec {
     pub fn parse(spec: &str) -> Result<Spec> {
         let mut parts = spec.split(',').map(str::trim);
-        let kind = match parts.next().unwrap_or("") {
+        let kind_name = parts.next().unwrap_or("");
+        let kind = match kind_name {
             "zipf" => Kind::Zipf,
             "uniform" => Kind::Uniform,
             "scan" => Kind::Scan,
@@ -246,6 +248,18 @@ impl Spec {
                         "synth: unknown key '{k}'; expected requests, requested, pages, working_set, seed, alpha, hot, hot_prob, write, size, mean_size, unit, iops, phases, volume, scale, read_locality or write_locality"
                     )))
                 }
+            }
+        }
+        // A key that shapes another kind's pages is refused, not ignored.
+        for (k, kinds, shapes) in [
+            ("alpha", &[Kind::Zipf][..], "zipf's skew"),
+            ("hot", &[Kind::HotCold, Kind::Calibrated][..], "hotcold's and calibrated's hot set"),
+            ("hot_prob", &[Kind::HotCold, Kind::Calibrated][..], "hotcold's and calibrated's hot set"),
+            ("read_locality", &[Kind::Calibrated][..], "calibrated's pages"),
+            ("write_locality", &[Kind::Calibrated][..], "calibrated's pages"),
+        ] {
+            if let Some((_, v)) = seen.iter().find(|(k0, _)| *k0 == k).filter(|_| !kinds.contains(&s.kind)) {
+                return Err(Error::config(format!("synth: {k}={v}: {kind_name} does not take it ({k} sets {shapes})")));
             }
         }
         if s.unit == 0 {
@@ -634,6 +648,18 @@ mod tests {
             "uniform,mean_size=2GiB",
         ] {
             assert!(matches!(Generator::from_spec(s), Err(Error::Config(_))), "{s}");
+        }
+        // A key of another kind is refused, not ignored.
+        for (s, said) in [
+            ("zipf,hot=0.1", "synth: hot=0.1: zipf does not take it"),
+            ("uniform,alpha=2", "synth: alpha=2: uniform does not take it"),
+            ("zipf,read_locality=10/90", "synth: read_locality=10/90: zipf does not take it"),
+        ] {
+            let e = Generator::from_spec(s).err().map(|e| e.to_string()).unwrap_or_default();
+            assert!(e.contains(said), "{s}: {e}");
+        }
+        for s in ["hotcold,hot=0.1,hot_prob=0.9", "calibrated,hot=0.1,read_locality=10/90", "zipf,alpha=0.5"] {
+            assert!(Generator::from_spec(s).is_ok(), "{s}");
         }
         // An out-of-range value is named with its key.
         for (s, said) in [
