@@ -126,3 +126,15 @@ def test_ctrl_c_stops_preconditioning() -> None:
     code, err = ctrl_c_in_a_pass(*args)
     assert code == 130, err
     assert "Traceback" not in err and "interrupted" in err
+
+
+def test_a_spare_the_drive_cannot_keep_says_whether_it_was_given() -> None:
+    # A 96-page flash cache's drive cannot keep the offline preset's 7% spare: the error says the
+    # value is the preset's, which the command line never set; a value given is not so labelled.
+    with pytest.raises(
+        fcsim.ConfigError, match=r"device.op=0.07 \(the offline drive's default\): a flash of 96"
+    ):
+        fcsim.simulate(MSR, "lru", "5%", set={"stack.kind": "ssd-cache"})
+    with pytest.raises(fcsim.ConfigError, match=r"device.op=0.07: a flash of 96") as e:
+        fcsim.simulate(MSR, "lru", "5%", device="offline", set={"stack.kind": "ssd-cache", "device.op": 0.07})
+    assert "default" not in str(e.value)

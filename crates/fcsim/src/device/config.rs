@@ -507,9 +507,16 @@ impl DeviceConfig {
                         } else {
                             format!("that needs a spare of {}, more than device.op allows (1): cache more pages", compact(nearest))
                         };
+                        // A spare the user did not give is the preset's: say so, or the error names a
+                        // key the command line never set.
+                        let whose = if params.keys().any(|k| k.eq_ignore_ascii_case("op")) {
+                            String::new()
+                        } else {
+                            format!(" (the {} drive's default)", preset.name)
+                        };
                         return Err(Error::config(format!(
-                            "device.op={}: a flash of {pages} user pages cannot keep that spare to within {} point, even with \
-                             one plane of one-page blocks, once its GC keeps {r} block(s) free and one open; {advice}",
+                            "device.op={}{whose}: a flash of {pages} user pages cannot keep that spare to within {} point, even \
+                             with one plane of one-page blocks, once its GC keeps {r} block(s) free and one open; {advice}",
                             compact(op),
                             compact(OP_TOLERANCE * 100.0),
                         )));
