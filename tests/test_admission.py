@@ -200,6 +200,11 @@ def test_bad_budgets_are_one_line(sets: dict[str, object], message: str) -> None
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
+def test_a_budget_with_admission_all_says_all_has_no_knob() -> None:
+    with pytest.raises(fcsim.ConfigError, match="a write budget turns an admission's knob, and all has none"):
+        fcsim.run(LONG, "lru", "5%", set={"stack.kind": "ssd-cache", "admit.budget": 20}, admit=["all"])
+
+
 def test_a_budget_needs_time() -> None:
     with pytest.raises(fcsim.ConfigError, match="this trace has no timestamps"):
         fcsim.simulate(

@@ -180,6 +180,11 @@ def with_admission(
         for key in [k for k in out if k.lower().startswith("admit.")]:
             name = key.split(".", 1)[1]
             if not any(name in takes.get(a, set()) for a in names):
+                if name in budget:
+                    raise ConfigError(
+                        f"option '{key}': a write budget turns an admission's knob, and {', '.join(names)} has "
+                        "none; name one with --admit (fcsim admissions gives each one's knob)"
+                    )
                 raise ConfigError(
                     f"option '{key}' is a parameter of no admission this run simulates ({', '.join(names)}); "
                     "see fcsim admissions"

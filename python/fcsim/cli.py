@@ -618,6 +618,9 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     )
     if stacked and a.method != "minisim":
         raise fcsim.ConfigError("--device, --metrics and stack./device. keys are for --method minisim")
+    if a.method == "exact" and a.seed is not None:
+        raise fcsim.ConfigError(f"--seed {a.seed}: the exact curve samples nothing (a seed is for shards and minisim)")
+    a.seed = a.seed or 0
     if stacked:
         return _mrc_stack(a, inputs, common, sizes)
     if a.seeds is None:
@@ -1221,7 +1224,7 @@ def parser() -> argparse.ArgumentParser:
         help="print the miss ratio at these cache sizes, comma-separated: pages, bytes (64MiB) or percent "
         "of the working set (5%%), resolved as 'fcsim run' resolves --size; default 1%%..100%%",
     )
-    mrc.add_argument("--seed", type=int, default=0, help="seed of the sampling hash (default 0)")
+    mrc.add_argument("--seed", type=int, help="seed of the sampling hash (default 0; shards and minisim)")
     mrc.add_argument(
         "--seeds",
         type=int,

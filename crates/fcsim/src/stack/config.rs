@@ -394,7 +394,10 @@ impl StackConfig {
         if let Some(b) = budget {
             let what = if b.dwpd.is_some() { "admit.budget" } else { "admit.budget_mbps" };
             if !admit.is_some_and(|a| a.knob.is_some()) {
-                let knobbed: Vec<&str> = super::admission::admissions().filter(|a| a.knob.is_some()).map(|a| a.name).collect();
+                // Those whose knob a controller can turn during a run (not opt's nor ml's, below).
+                let (opt, ml) = (super::admission::opt::INFO.name, super::admission::ml::INFO.name);
+                let knobbed: Vec<&str> =
+                    super::admission::admissions().filter(|a| a.knob.is_some() && a.name != opt && a.name != ml).map(|a| a.name).collect();
                 return Err(Error::config(format!(
                     "{what}: a write budget turns an admission's knob; name one with --admit ({})",
                     knobbed.join(", ")
