@@ -302,7 +302,5 @@ def test_minisim_of_a_stack_cli() -> None:
 
 def test_a_seed_for_the_exact_curve_is_refused() -> None:
     # The exact curve samples nothing: a seed given to it was accepted and did nothing.
-    from conftest import cli
-
     r = cli("mrc", TRACES / "msr_hm_0_excerpt1000.csv", "--method", "exact", "--seed", "5")
     assert r.returncode == 2 and "--seed 5: the exact curve samples nothing" in r.stderr
