@@ -183,3 +183,14 @@ def test_profiles_and_catalogue_families_are_documented() -> None:
     text = section("## Public traces: catalogue and fetch")
     missing = [f for f in families if f"(`{f}`" not in text]
     assert len(families) >= 7 and not missing, f"README.md '## Public traces' does not name {missing}"
+
+
+def test_the_policies_table_lists_every_parameter() -> None:
+    # `larc.writes` and `min.trim` were accepted and listed by `fcsim policies`, not by the table.
+    table = README.split("\n## Policies\n")[1].strip().split("\n\n")[0]
+    rows = {line.split("|")[1].strip().strip("`"): line.split("|")[4] for line in table.splitlines()[2:]}
+    for p in fcsim.policies():
+        if p["name"] in rows:
+            missing = [k for k in p["params"] if f"`{k}`" not in rows[p["name"]]]
+            assert not missing, f"{p['name']}: {missing}"
+    assert {"lru", "min", "larc", "lcr", "none"} <= set(rows)
