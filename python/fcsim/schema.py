@@ -86,7 +86,7 @@ _ROW_SPEC: list[tuple[str, str, str]] = [
     ("gc_page_writes", I, "flash pages programmed by GC copies"),
     ("erasures", I, "blocks (or containers) erased"),
     ("write_amplification", F, "flash page writes / host page writes to the flash"),
-    ("epbpd", F, "erasures per block per day of trace time"),
+    ("epbpd", F, "erasures per block per day of trace time (a closed loop's: of its simulated time)"),
     ("fue", F, "flash read hits / flash page writes"),
     ("resp_mean_us", F, "mean response time per host request, us"),
     ("resp_std_us", F, "standard deviation of the response time, us"),
