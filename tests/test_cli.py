@@ -418,6 +418,17 @@ def test_mrc_minisim_takes_sizes() -> None:
     assert [row.split()[0] for row in rows] == ["5.00%", "50.00%"]
     api = fcsim.mrc(t, "minisim", policy="lru", sizes=["5%", "50%"])
     assert [int(row.split()[1].replace(",", "")) for row in rows] == list(api["size_pages"])
+    # At the default rate the sample's hit ratio is uncertain beyond the miniature's target: said.
+    assert "the miniature's hit ratio is uncertain by up to ±0.0" in r.stderr
+
+
+def test_a_policys_miniature_from_a_tiny_sample_is_said_uncertain() -> None:
+    # The msr excerpt at R=0.01: 17 sampled accesses, 16 pages, miss ratio 1.0 at 1% where the
+    # exact curve has 0.8993, and no warning; a sample with no hit has a standard error of 0.
+    r = cli("mrc", TRACES / "msr_hm_0_excerpt1000.csv", "--method", "minisim", "--policy", "lru")
+    assert r.returncode == 0, r.stderr
+    (warning,) = [line for line in r.stderr.splitlines() if "uncertain" in line]
+    assert "at 10 of 10 sizes" in warning and "±0.238" in warning and "(17 sampled accesses)" in warning
 
 
 def test_reproduce_only_takes_a_spec_with_commas_and_names_an_unknown_one(tmp_path: Path) -> None:

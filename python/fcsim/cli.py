@@ -619,7 +619,9 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     if stacked and a.method != "minisim":
         raise fcsim.ConfigError("--device, --metrics and stack./device. keys are for --method minisim")
     if a.method == "exact" and a.seed is not None:
-        raise fcsim.ConfigError(f"--seed {a.seed}: the exact curve samples nothing (a seed is for shards and minisim)")
+        raise fcsim.ConfigError(
+            f"--seed {a.seed}: the exact curve samples nothing (a seed is for shards and minisim)"
+        )
     a.seed = a.seed or 0
     if stacked:
         return _mrc_stack(a, inputs, common, sizes)
@@ -655,6 +657,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         else:
             rows = [(f"{p / ws:.2%}" if ws else "-", p) for p in pages]
         _print_rows(rows, list(curve["miss_ratio"]), None, "", list(curve["mini_size_pages"]))
+        _mini_uncertain(curve, [label for label, _ in rows])
         _write_mrc(a, inputs, curve, None, "")
         return 0
     _write_mrc(a, inputs, curve, None, "")
@@ -668,6 +671,25 @@ def cmd_mrc(a: argparse.Namespace) -> int:
     if a.compare:
         print("(--compare: the exact curve is its own reference)")
     return 0
+
+
+def _mini_uncertain(curve: pd.DataFrame, labels: list[str]) -> None:
+    """A warning naming the sizes where a policy's miniature hit ratio is uncertain by more than
+    the stack's target (:data:`fcsim.api.MINI_HIT_RATIO_TARGET`): 1.96 standard errors from
+    which pages the sample holds (``hit_ratio_se``), or, where the sample has no hit or only
+    hits (a standard error of 0), that of a share of one half over its sampled accesses."""
+    n = int(curve.attrs.get("samples") or 0)
+    worst, where = 0.0, []
+    for label, p, se in zip(labels, curve["hit_ratio"], curve["hit_ratio_se"], strict=True):
+        u = 1.96 * se if se > 0 and not (p <= 0 or p >= 1) else 1.96 * (0.25 / max(n, 1)) ** 0.5
+        if u > fcsim.api.MINI_HIT_RATIO_TARGET:
+            worst, where = max(worst, u), [*where, label]
+    if where:
+        say(
+            f"fcsim: warning: at {len(where)} of {len(labels)} sizes ({', '.join(where)}) the miniature's "
+            f"hit ratio is uncertain by up to ±{worst:.3f} from which pages its sample holds "
+            f"({n:,} sampled accesses): a larger --rate, or --seeds N --compare for the spread"
+        )
 
 
 def _mrc_stack(
