@@ -304,3 +304,16 @@ def test_a_seed_for_the_exact_curve_is_refused() -> None:
     # The exact curve samples nothing: a seed given to it was accepted and did nothing.
     r = cli("mrc", TRACES / "msr_hm_0_excerpt1000.csv", "--method", "exact", "--seed", "5")
     assert r.returncode == 2 and "--seed 5: the exact curve samples nothing" in r.stderr
+
+
+def test_a_miniature_warns_only_of_the_metrics_asked_for() -> None:
+    # `--metrics erasures` was told the hit ratio was uncertain (and `--metrics hit_ratio` that
+    # flash writes were): each warning concerns its own metrics.
+    df = fcsim.minisim(TRACES / "msr_hm_0_excerpt1000.csv", "lru", ["1%", "50%"], device="gasa", seeds=2)
+    every = fcsim.minisim_summary(df)
+    assert every["warnings"].str.contains("hit ratio uncertain").any()
+    flash = fcsim.minisim_summary(df, ["erasures", "wa"])
+    assert not flash["warnings"].str.contains("hit ratio|miniature cache of").any()
+    hits = fcsim.minisim_summary(df, ["hit_ratio"])
+    assert hits["warnings"].str.contains("hit ratio uncertain").any()
+    assert not hits["warnings"].str.contains("flash writes|GC-heavy").any()

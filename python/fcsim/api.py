@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -675,7 +675,7 @@ def _pooled_se(se: pd.Series) -> float:
     return math.sqrt(float((se**2).sum())) / len(se) if len(se) else math.nan
 
 
-def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
+def minisim_summary(df: pd.DataFrame, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Each size of :func:`minisim`'s rows: for each estimate its mean over the seeds and the
     half-width of its 95% confidence interval (Student t; ``<metric>_ci95``), ``hit_ratio_se``
     (the standard error of the mean hit ratio from the pages the seeds sampled), and
@@ -686,7 +686,14 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
     neighbour, by more than that; flash page writes and erasures where their relative 95%
     interval over the seeds, or 1.96 of the sampled write volume's relative standard error, is
     wider than :data:`MINI_FLASH_TARGET`; and a GC-heavy run on planes smaller than the full
-    drive's."""
+    drive's. With ``metrics`` (names as :func:`minisim` takes them: ``hit_ratio``,
+    ``read_hit_ratio``, ``flash_page_writes``, ``erasures``, ``wa``), only the warnings about
+    those."""
+    asked = None if metrics is None else set(metrics)
+
+    def about(*names: str) -> bool:
+        return asked is None or bool(asked & set(names))
+
     rate = float(df.attrs.get("rate") or 0.0)
     out = []
     for (label, pages), g in df.groupby(["size", "size_pages"], sort=False):
@@ -711,13 +718,13 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
             1.96 * row["hit_ratio_se"] if not pd.isna(row["hit_ratio_se"]) else 0.0,
             row["hit_ratio_ci95"] if not pd.isna(row["hit_ratio_ci95"]) else 0.0,
         )
-        if hr > MINI_HIT_RATIO_TARGET:
+        if hr > MINI_HIT_RATIO_TARGET and about("hit_ratio", "read_hit_ratio"):
             warn.append(
                 f"hit ratio uncertain by ±{hr:.3f} from which pages the sample holds (more seeds or larger R)"
             )
         # Rounding: the miniature stands for mini / R pages; the curve's slope to the nearest
         # neighbour says how far that moves the hit ratio.
-        if rate > 0 and len(order) > 1:
+        if rate > 0 and len(order) > 1 and about("hit_ratio", "read_hit_ratio"):
             j = order[pos + 1] if pos + 1 < len(order) else order[pos - 1]
             other = s.loc[j]
             span = float(other["size_pages"] - row["size_pages"])
@@ -729,7 +736,11 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
                         f"miniature cache of {row['mini_size_pages']} pages stands for "
                         f"{row['mini_size_pages'] / rate:.0f}: the curve moves {shift:.3f} between them"
                     )
-        if not pd.isna(row["erasures"]) and row["erasures"] > 0:
+        if (
+            not pd.isna(row["erasures"])
+            and row["erasures"] > 0
+            and about("flash_page_writes", "erasures", "wa")
+        ):
             rel = max(
                 1.96 * row["_write_rse"] if not pd.isna(row["_write_rse"]) else 0.0,
                 row["erasures_ci95"] / row["erasures"] if not pd.isna(row["erasures_ci95"]) else 0.0,
@@ -741,7 +752,7 @@ def minisim_summary(df: pd.DataFrame) -> pd.DataFrame:
         g = df[df["size_pages"] == row["size_pages"]]
         if "mini_plane_blocks" in g and g["mini_plane_blocks"].notna().all():
             mini, full = int(g["mini_plane_blocks"].iloc[0]), int(g["full_plane_blocks"].iloc[0])
-            if row["write_amplification"] > MINI_WA_WARN and mini < full:
+            if row["write_amplification"] > MINI_WA_WARN and mini < full and about("wa", "erasures"):
                 warn.append(
                     f"GC-heavy (WA {row['write_amplification']:.2f}) on miniature planes of {mini} blocks "
                     f"(the full drive's: {full}): WA and erasures may read a few % high"

@@ -182,8 +182,9 @@ def with_admission(
             if not any(name in takes.get(a, set()) for a in names):
                 if name in budget:
                     raise ConfigError(
-                        f"option '{key}': a write budget turns an admission's knob, and {', '.join(names)} has "
-                        "none; name one with --admit (fcsim admissions gives each one's knob)"
+                        f"option '{key}': a write budget turns an admission's knob, and "
+                        f"{', '.join(names)} has none; name one with --admit "
+                        "(fcsim admissions gives each one's knob)"
                     )
                 raise ConfigError(
                     f"option '{key}' is a parameter of no admission this run simulates ({', '.join(names)}); "

@@ -721,9 +721,9 @@ def _mrc_stack(
         )
     finally:
         bar.close()
-    s = fcsim.minisim_summary(df)
     at = df.attrs
     wanted = at["metrics"].split(",")
+    s = fcsim.minisim_summary(df, wanted)
     cols = {
         "hit_ratio": ("hit_ratio", "{:.4f}"),
         "read_hit_ratio": ("read_hit_ratio", "{:.4f}"),
