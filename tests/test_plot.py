@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import fcsim
-from conftest import cli
+from conftest import ROOT, cli
 from fcsim import plot, schema
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
@@ -109,6 +109,13 @@ KINDS: dict[str, Callable[[], Any]] = {
     "run --plot, one size": lambda: plot.run_plot(run_rows()[lambda d: d["size_pages"] != 400], None),
     "epochs": lambda: plot.epoch_plot(_epochs(), None),
     "mrc": lambda: plot.mrc_plot(fcsim.mrc("synth:zipf,pages=2000,requests=20000,alpha=0.9"), None),
+    # Its title ran past the figure's right edge (wrapped at 90 characters, not to the axes).
+    "mrc --compare --seeds": lambda: plot.mrc_seeds_plot(
+        fcsim.mrc_compare(ROOT / "data/traces/msr_hm_0_excerpt1000.csv", "shards", rate=0.5, seeds=3),
+        None,
+        ref_label="exact LRU",
+        how="SHARDS at R=0.5",
+    ),
 }
 
 

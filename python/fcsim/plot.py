@@ -1246,7 +1246,9 @@ def mrc_seeds_plot(
         a.grid(True, which="both", alpha=0.3)
     head = workload_label(at.get("trace", ""))
     sub = f"{how}, {n} seeds of the sampling hash; bands: 95% confidence interval (Student t)"
-    ax.set_title("\n".join(textwrap.wrap(f"{head}: {sub}" if head else sub, 90)), fontsize=10)
+    # No wider than the axes (a character about 0.62 em at 10 pt, 5% to spare), as every title.
+    chars = max(30, int(0.95 * ax.get_position().width * fig.get_size_inches()[0] * 72 / (0.62 * 10)))
+    ax.set_title("\n".join(textwrap.wrap(f"{head}: {sub}" if head else sub, chars)), fontsize=10)
     if path is None:
         return fig
     save(fig, path)
