@@ -124,6 +124,10 @@ def test_each_epoch_names_its_runs_admission_and_axes() -> None:
     epochs = r.stdout.split("\n\n")[1].splitlines()
     assert epochs[0].split()[:5] == ["policy", "admission", "size_pages", "device", "axis_stack_write"]
     assert len(epochs) == 1 + 8
+    # A flash cache's measure, the read hit ratio, is each epoch's too, and printed before hit_ratio.
+    head = epochs[0].split()
+    assert head.index("read_hit_ratio") + 1 == head.index("hit_ratio")
+    assert (ep["read_hit_ratio"] - ep["read_hits"] / ep["reads"]).abs().max() < 1e-12
 
 
 def test_full_warmup_on_a_trace_that_fills_the_cache() -> None:

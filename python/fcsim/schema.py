@@ -376,6 +376,7 @@ write_hits: write page hits
 misses: page misses""",
     ),
     Column("hit_ratio", F, "hits / accesses"),
+    Column("read_hit_ratio", F, "read hits / reads (a flash cache's measure)"),
     *_cols(
         I,
         """dirty_evictions: evicted dirty pages

@@ -260,6 +260,11 @@ EPOCH_TABLE_COLUMNS = [
 ]
 
 
+def _flash_cache_epochs(epochs: pd.DataFrame) -> bool:
+    """Whether the epochs are of flash caches over a disk (their disk has a load)."""
+    return "disk_queue_mean" in epochs.columns and bool(epochs["disk_queue_mean"].notna().any())
+
+
 def format_epochs(epochs: pd.DataFrame) -> str:
     """The per-epoch table in short, as printed without ``--out``: a response beside the load it
     was measured under (each device's busiest second on its busiest server, and its mean ops),
@@ -267,6 +272,9 @@ def format_epochs(epochs: pd.DataFrame) -> str:
     if epochs.empty:
         return "(no epochs)"
     cols = [c for c in EPOCH_TABLE_COLUMNS if c in epochs.columns and epochs[c].notna().any()]
+    # A flash cache's measure is its read hit ratio, as in its rows' table (SSD_CACHE_COLUMNS).
+    if "read_hit_ratio" in epochs.columns and "hit_ratio" in cols and _flash_cache_epochs(epochs):
+        cols.insert(cols.index("hit_ratio"), "read_hit_ratio")
     # What tells runs apart beyond policy, size and device: an admission other than all, the
     # --set axes, the seed index (before the epoch's own columns).
     admission = epochs.get("admission")
@@ -280,6 +288,7 @@ def format_epochs(epochs: pd.DataFrame) -> str:
     t = epochs[cols].copy()
     for c, f in (
         ("hit_ratio", "{:.4f}"),
+        ("read_hit_ratio", "{:.4f}"),
         ("resp_mean_us", "{:.1f}"),
         ("resp_p99_us", "{:.1f}"),
         ("start_s", "{:g}"),

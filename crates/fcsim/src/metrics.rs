@@ -751,6 +751,7 @@ impl ResultRow {
                     ("write_hits".into(), Value::Int(c.write_hits)),
                     ("misses".into(), Value::Int(c.accesses - c.hits)),
                     ("hit_ratio".into(), ratio(c.hits, c.accesses)),
+                    ("read_hit_ratio".into(), ratio(c.read_hits, c.reads)),
                     ("dirty_evictions".into(), Value::Int(c.dirty_evictions)),
                     ("backing_reads".into(), Value::Int(c.backing_reads)),
                     ("backing_writes".into(), Value::Int(c.backing_writes)),
