@@ -1374,8 +1374,14 @@ def epoch_plot(
         label = label + " / " + d["device"].fillna("no device")
     if d["trace"].nunique() > 1:
         label = d["trace"].map(workload_label) + ": " + label
+    if "admission" in d.columns and d["admission"].notna().any() and d["admission"].ne("all").any():
+        label = label + " admitting " + d["admission"].fillna("all")
+    for axis in [c for c in d.columns if c.startswith("axis_")]:
+        label = label + f", {axis.removeprefix('axis_')}=" + d[axis].astype(str)
     d["line"] = label
-    hit, hit_label = hit_metric(d) if "read_hit_ratio" in d.columns else ("hit_ratio", "hit ratio")
+    # Judged as the runs' rows are (a flash cache by its read hit ratio), where they are given.
+    judged = rows if rows is not None and "stack" in rows.columns else d
+    hit, hit_label = hit_metric(judged) if "read_hit_ratio" in d.columns else ("hit_ratio", "hit ratio")
     panels = [(hit, hit_label, None)]
     if "flash_page_writes" in d.columns and d["flash_page_writes"].notna().any():
         panels.append(("flash_page_writes", "flash page writes\n(dashed: erasures)", "erasures"))
