@@ -60,6 +60,11 @@ def test_the_api_returns_what_the_model_holds(tmp_path: Path) -> None:
         ),
         (["run", "synth:clone={tmp}/bad.model", *LRU], "bad.model:2: unknown key 'x'"),
         (["run", "synth:clone={tmp}/m,scale=-1", *LRU], "scale=-1: expected a positive"),
+        # Too few to fit, counted in the slice read (the message named the whole file).
+        (
+            ["trace", "clone", str(HM0), "-o", "{tmp}/m", "--set", "trace.take=50"],
+            "has 50 reads and writes as read (the part a --volume or trace.skip/take keeps",
+        ),
     ],
 )
 def test_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

@@ -248,7 +248,10 @@ impl Model {
             return Err(Error::trace(
                 path,
                 Location::File,
-                format!("has {i} reads and writes; a clone needs at least {MIN_REQUESTS} to fit its distributions"),
+                format!(
+                    "has {i} reads and writes as read (the part a --volume or trace.skip/take keeps, if given); a clone \
+                     needs at least {MIN_REQUESTS} to fit its distributions"
+                ),
             ));
         }
         let mut windows: [Vec<[u64; 2]>; 2] = [vec![[0; 2]; WINDOWS], vec![[0; 2]; WINDOWS]];
