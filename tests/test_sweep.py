@@ -205,6 +205,21 @@ def test_bad_experiments(tmp_path: Path, text: str, needle: str) -> None:
     assert len(error_lines(cli_sweep(exp, tmp_path / "o.parquet"))) == 1
 
 
+def test_two_traces_of_one_file_name_are_refused(tmp_path: Path) -> None:
+    # The table names a trace by its file name: b/x.csv was one point with a/x.csv and never ran.
+    for d, lines in (("a", None), ("b", 300)):
+        (tmp_path / d).mkdir()
+        text = (TRACES / "msr_hm_0_excerpt1000.csv").read_text().splitlines(keepends=True)
+        (tmp_path / d / "x.csv").write_text("".join(text[:lines]))
+    exp = tmp_path / "dup.toml"
+    exp.write_text('traces = ["a/x.csv", "b/x.csv"]\npolicies = ["lru"]\nsizes = ["5%"]\n')
+    with pytest.raises(
+        fcsim.ConfigError, match=r"share the file name x\.csv, which names a trace in the table"
+    ):
+        sweep.sweep(exp, tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
 def test_reproduce_larc(tmp_path: Path) -> None:
     # Three short traces of the six (the whole experiment is `fcsim reproduce larc`, about a minute).
     only = ["arc_P3.lis.zst", "mqsim_wsrch-small.trace.gz", "mqsim_tpcc-small.trace.gz"]

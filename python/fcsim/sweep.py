@@ -198,8 +198,20 @@ class Experiment:
         is N points, ``"seed": i`` (the seed index) and ``"seeds": N`` added to each (nothing
         to the other points, which run once)."""
         seen: dict[str, dict[str, Any]] = {}
+        # The table names a trace by its file name (point_key): two files of one name would be
+        # one point, the second never run.
+        named: dict[str, str] = {}
         for part in self.parts:
             for pt in part.points():
+                t = pt["trace"]
+                if not t.startswith("synth:"):
+                    other = named.setdefault(os.path.basename(t), t)
+                    if os.path.abspath(other) != os.path.abspath(t):
+                        raise ConfigError(
+                            f"{self.source}: traces {other} and {t} share the file name "
+                            f"{os.path.basename(t)}, which names a trace in the table: rename one "
+                            "(or link it under another name)"
+                        )
                 seen.setdefault(point_key(pt), pt)
         if self.seeds == 1:
             return list(seen.values())
