@@ -415,3 +415,18 @@ def test_an_exception_from_progress_reaches_the_caller(tmp_path: Path, call: Any
     with pytest.raises(Stop):
         call(TRACES / "cloudphysics_vscsi_2h.csv.gz", tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_key_of_another_policy_is_refused_by_simulate_and_check() -> None:
+    # `run` and `run_grid` refused it; `simulate` and `check` accepted it and ignored it.
+    t = "synth:zipf,requests=2000,pages=500"
+    with pytest.raises(
+        fcsim.ConfigError, match=r"'gasa\.gsmin' sets a parameter of gasa, which this run does not"
+    ):
+        fcsim.simulate(t, "lru", 100, set={"gasa.gsmin": 1})
+    with pytest.raises(fcsim.ConfigError, match=r"'cflru\.window' sets a parameter of cflru"):
+        fcsim.check(t, "lru", 100, set={"cflru.window": 0.5})
+    fcsim.check(t, "cflru", 100, set={"cflru.window": 0.5})
+    # A grid's keys serve every point: each point's run takes its own policy's.
+    g = fcsim.run_grid(t, ["lru", "cflru"], 100, set={"cflru.window": 0.5})
+    assert list(g["policy"]) == ["lru", "cflru"]

@@ -227,6 +227,15 @@ def sections(value: Mapping[str, Any] | None) -> dict[str, Any]:
     return _core.split_sets(list(sets(value).items()))
 
 
+def own_policy_keys(value: Mapping[str, Any] | None, policy: str) -> dict[str, Any]:
+    """``value`` without the ``POLICY.KEY`` entries of policies other than ``policy``: a grid's
+    ``--set`` serves every point, each point's run takes its own policy's keys (the grid as a
+    whole is checked by :func:`stray_policy_keys`)."""
+    names = {p["name"] for p in registry.policies()}
+    own = policy.strip().lower()
+    return {k: v for k, v in sets(value).items() if k.split(".")[0].lower() not in names - {own}}
+
+
 def stray_policy_keys(value: Mapping[str, Any] | None, policies: Iterable[str]) -> None:
     """ConfigError when a POLICY.KEY names a policy that none of ``policies`` is: the key
     would be accepted and ignored (``gasa.gsmin`` in a run of ``cflru``)."""

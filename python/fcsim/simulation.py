@@ -15,7 +15,18 @@ import pandas as pd
 
 from fcsim import _core, catalogue, schema
 from fcsim._core import ConfigError
-from fcsim.checks import U64_MAX, boolean, callback, integer, path, sets, size_text, text, with_admission
+from fcsim.checks import (
+    U64_MAX,
+    boolean,
+    callback,
+    integer,
+    path,
+    sets,
+    size_text,
+    stray_policy_keys,
+    text,
+    with_admission,
+)
 from fcsim.row import Row
 
 Progress = Callable[[int, int], object]
@@ -195,6 +206,8 @@ def _run_kwargs(
     the ``--set`` map goes whole to the core, which splits and parses it."""
     if epoch is not None and (isinstance(epoch, bool) or not isinstance(epoch, str | int)):
         raise ConfigError(f"epoch={epoch!r}: expected a time ('60s', '5min') or a number of requests")
+    # Another policy's key would be accepted and ignored (as `run` and `run_grid` refuse it).
+    stray_policy_keys(set, [text("policy", policy)])
     return {
         "policy": text("policy", policy),
         "size": size_text(size),
