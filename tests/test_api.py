@@ -430,3 +430,10 @@ def test_a_key_of_another_policy_is_refused_by_simulate_and_check() -> None:
     # A grid's keys serve every point: each point's run takes its own policy's.
     g = fcsim.run_grid(t, ["lru", "cflru"], 100, set={"cflru.window": 0.5})
     assert list(g["policy"]) == ["lru", "cflru"]
+
+
+def test_the_cores_unknown_policy_names_the_offline_bounds_too() -> None:
+    # `fcsim.check` with an unknown name listed 21 policies, not m, m+, ... that it accepts.
+    with pytest.raises(fcsim.ConfigError) as e:
+        fcsim.api._core.check("synth:zipf,requests=100,pages=50", "nosuch", "10", sets=[])
+    assert all(n in str(e.value) for n in ("m+", "c_t", "ripq+", "lru", "none")), str(e.value)
