@@ -241,3 +241,26 @@ def test_the_offline_bounds_spare_and_empty_drive_notes_give_their_own_reasons()
     cache = [line for line in empty if "a flash cache's medium" in line]
     aged = [line for line in empty if "device.steady=1" in line]
     assert len(cache) == 1 and "2 row(s)" in cache[0] and len(aged) == 1 and "a.csv lru 300 pages" in aged[0]
+
+
+def test_a_budget_the_run_could_meet_but_missed_is_said() -> None:
+    # TinyLFU under 100 DWPD on cloudphysics at 5% ended at 197 DWPD, its knob at the end of its
+    # range, budget_unmeetable false and nothing said.
+    from fcsim import notes
+
+    rows = pd.DataFrame(
+        {
+            "trace": ["a.csv"] * 3,
+            "policy": ["lru"] * 3,
+            "size_pages": [100] * 3,
+            "admission": ["tinylfu", "random", "random"],
+            "budget_dwpd": [100.0, 100.0, 10.0],
+            "achieved_dwpd": [197.0, 105.0, 126.0],
+            "budget_knob": [-16.0, 0.3, 0.001],
+            "budget_unmeetable": [False, False, True],
+            "budget_unmeetable_reason": [None, None, "less than one fill"],
+        }
+    )
+    (line,) = [x for x in notes.row_notes(rows) if "missed their write budget" in x]
+    assert line.startswith("fcsim: warning: 1 row(s) missed their write budget by more than 10%")
+    assert line.endswith("a.csv lru 100 pages admitting tinylfu (197 for 100, knob -16.0)")

@@ -143,6 +143,18 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "above admit.budget; or less than one fill, a budget over the run's span smaller than the "
                 f"cache, which no cache in use can stay within): {_names(rows, _budget)}"
             )
+    if {"budget_dwpd", "achieved_dwpd", "budget_unmeetable"} <= set(df.columns):
+        # A budget the run could meet but did not: the controller's rate over the run more than
+        # 10% above the target (the knob at its range's end, or a debt never paid back).
+        target = pd.to_numeric(df["budget_dwpd"], errors="coerce")
+        missed = (pd.to_numeric(df["achieved_dwpd"], errors="coerce") > MISSED * target).fillna(False)
+        rows = df[missed.astype(bool) & ~df["budget_unmeetable"].fillna(False).astype(bool)]
+        if len(rows):
+            lines.append(
+                f"fcsim: warning: {len(rows)} row(s) missed their write budget by more than "
+                f"{MISSED - 1:.0%} (achieved_dwpd for budget_dwpd in brackets; budget_knob is where the "
+                f"controller left the knob), though it was not unmeetable: {_names(rows, _missed)}"
+            )
     sat = saturation(df)
     if "saturated" in df.columns:
         rows = df[sat.eq(QUEUE)]
@@ -215,6 +227,16 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 + ("" if len(rows) == len(df) else f": {_names(rows, _state)}")
             )
     return lines
+
+
+#: How far over its target a budgeted row's rate may end before a warning says it missed it.
+MISSED = 1.1
+
+
+def _missed(r: pd.Series) -> str:
+    return (
+        f" ({float(r['achieved_dwpd']):.4g} for {float(r['budget_dwpd']):.4g}, knob {r.get('budget_knob')})"
+    )
 
 
 def _budget(r: object) -> str:
