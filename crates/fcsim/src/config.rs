@@ -230,7 +230,11 @@ impl SimConfig {
         if bounds {
             return Ok(());
         }
-        crate::policy::policy_by_name(&self.policy).map(|_| ())
+        // The policy registry's own error names its policies only; a run also takes the bounds.
+        crate::policy::policy_by_name(&self.policy).map(|_| ()).map_err(|_| {
+            let names: Vec<&str> = policy_names().collect();
+            Error::config(format!("unknown policy '{}'; registered: {}", self.policy, names.join(", ")))
+        })
     }
 
     /// Refuses a warm-up or an epoch given as a time when the run has no arrival times (a

@@ -200,12 +200,7 @@ pub fn online_by_name(name: &str, what: &str) -> Result<&'static PolicyInfo> {
 pub fn policy_by_name(name: &str) -> Result<&'static PolicyInfo> {
     POLICIES.iter().find(|p| p.name.eq_ignore_ascii_case(name)).ok_or_else(|| {
         let names: Vec<&str> = POLICIES.iter().map(|p| p.name).collect();
-        let bounds: Vec<&str> = crate::offline::ALGORITHMS.iter().map(|a| a.name).collect();
-        Error::config(format!(
-            "unknown policy '{name}'; registered: {}; offline bounds on erase units: {}",
-            names.join(", "),
-            bounds.join(", ")
-        ))
+        Error::config(format!("unknown policy '{name}'; registered: {}", names.join(", ")))
     })
 }
 

@@ -1219,7 +1219,7 @@ mod tests {
         let short: String = (0..50).map(|i| format!("{} 0 {} 8 1\n", i * 1000, i * 64)).collect();
         let p = tmp("short.trace", &short);
         let e = err(&format!("clone={},format=disksim", p.display()));
-        assert!(e.contains("has 50 reads and writes; a clone needs at least 100"), "{e}");
+        assert!(e.contains("has 50 reads and writes as read") && e.contains("a clone needs at least 100"), "{e}");
         // A corrupt model: the file, the line, what was expected.
         let orig = data("msr_hm_0_excerpt1000.csv");
         let text = load(&orig, &TraceOptions::default()).unwrap().to_text();
