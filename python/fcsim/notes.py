@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from fcsim import schema
+
 #: Rows named in one line at most; the rest are counted.
 NAMED = 6
 
@@ -27,7 +29,7 @@ def _label(r: pd.Series) -> str:
     axes = [c for c in r.index if c.startswith("axis_")]
     for col in axes:
         if pd.notna(r[col]):
-            label += f", {col.removeprefix('axis_').replace('_', '.', 1)}={r[col]}"
+            label += f", {schema.axis_key(col)}={r[col]}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"
