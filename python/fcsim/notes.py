@@ -11,10 +11,22 @@ from __future__ import annotations
 
 import pandas as pd
 
-from fcsim import schema
-
 #: Rows named in one line at most; the rest are counted.
 NAMED = 6
+
+
+def axis_key(column: str) -> str:
+    """The ``--set`` key an axis column names, as its name gives it back: the prefix dropped and
+    its first ``_`` a dot (``axis_stack_disks`` -> ``stack.disks``; a key with ``-`` or ``+``
+    reads with ``_`` there, :func:`fcsim.schema.axis_name` having replaced them)."""
+    return column.removeprefix("axis_").replace("_", ".", 1)
+
+
+def named_admissions(df: pd.DataFrame) -> bool:
+    """Whether a table's rows name an admission other than the default, ``all``: the tables,
+    figures and warnings then name each row's, which would otherwise tell it from no other."""
+    a = df.get("admission")
+    return a is not None and bool(a.notna().any()) and bool(a.ne("all").any())
 
 
 def _label(r: pd.Series) -> str:
@@ -29,7 +41,7 @@ def _label(r: pd.Series) -> str:
     axes = [c for c in r.index if c.startswith("axis_")]
     for col in axes:
         if pd.notna(r[col]):
-            label += f", {schema.axis_key(col)}={r[col]}"
+            label += f", {axis_key(col)}={r[col]}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"

@@ -309,7 +309,7 @@ def words(col: str) -> str:
     if col in WORDS:
         return WORDS[col]
     if col.startswith("axis_"):
-        return schema.axis_key(col)
+        return notes.axis_key(col)
     if col.startswith("_"):
         return ""
     for suffix, unit in sorted(UNITS, key=lambda u: -len(u[0])):
@@ -1374,10 +1374,10 @@ def epoch_plot(
         label = label + " / " + d["device"].fillna("no device")
     if d["trace"].nunique() > 1:
         label = d["trace"].map(workload_label) + ": " + label
-    if schema.named_admissions(d):
+    if notes.named_admissions(d):
         label = label + " admitting " + d["admission"].fillna("all")
     for axis in [c for c in d.columns if c.startswith("axis_")]:
-        label = label + f", {schema.axis_key(axis)}=" + d[axis].astype(str)
+        label = label + f", {notes.axis_key(axis)}=" + d[axis].astype(str)
     d["line"] = label
     # Judged as the runs' rows are (a flash cache by its read hit ratio), where they are given.
     judged = rows if rows is not None and "stack" in rows.columns else d

@@ -482,20 +482,6 @@ def summary_columns(by: Sequence[Column]) -> list[Column]:
     return out
 
 
-def axis_key(column: str) -> str:
-    """The ``--set`` key an axis column names, as its name gives it back: the prefix dropped and
-    its first ``_`` a dot (``axis_stack_disks`` -> ``stack.disks``; a key with ``-`` or ``+``
-    reads with ``_`` there, :func:`axis_name` having replaced them)."""
-    return column.removeprefix("axis_").replace("_", ".", 1)
-
-
-def named_admissions(df: pd.DataFrame) -> bool:
-    """Whether a table's rows name an admission other than the default, ``all``: the tables,
-    figures and warnings then name each row's, which would otherwise tell it from no other."""
-    a = df.get("admission")
-    return a is not None and bool(a.notna().any()) and bool(a.ne("all").any())
-
-
 def axis_name(key: str) -> str:
     """The column of a ``grid`` axis: ``axis_`` and its key, each run of characters that
     cannot be in a name (``.``, ``-``, ``+``) as ``_`` (``cflru.window`` -> ``axis_cflru_window``)."""

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from fcsim import schema, seeds
+from fcsim import notes, seeds
 from fcsim._core import ConfigError
 from fcsim.terminal import printable
 
@@ -130,7 +130,7 @@ def table_columns(df: pd.DataFrame, chosen: Sequence[str] | None = None) -> list
             cols += [c for c in lists[mode] if c in df.columns and c not in cols]
     # A flash cache's admission, when a row's is not the default (every miss may enter): rows of
     # several admissions are otherwise alike.
-    if schema.named_admissions(df) and "admission" not in cols:
+    if notes.named_admissions(df) and "admission" not in cols:
         cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "admission")
     extra = [c for c in df.columns if c.startswith("axis_") and c not in cols]  # --set axes (stack.split)
     # The load a response time was measured under, when not the trace's own and no axis says it.
@@ -276,7 +276,7 @@ def format_epochs(epochs: pd.DataFrame) -> str:
         cols.insert(cols.index("hit_ratio"), "read_hit_ratio")
     # What tells runs apart beyond policy, size and device: an admission other than all, the
     # --set axes, the seed index (before the epoch's own columns).
-    if schema.named_admissions(epochs):
+    if notes.named_admissions(epochs):
         cols.insert(cols.index("policy") + 1 if "policy" in cols else 0, "admission")
     apart = [c for c in epochs.columns if c.startswith("axis_")]
     if "seed_index" in epochs.columns and epochs["seed_index"].nunique() > 1:
