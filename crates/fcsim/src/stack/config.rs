@@ -394,10 +394,9 @@ impl StackConfig {
         if let Some(b) = budget {
             let what = if b.dwpd.is_some() { "admit.budget" } else { "admit.budget_mbps" };
             if !admit.is_some_and(|a| a.knob.is_some()) {
-                // Those whose knob a controller can turn during a run (not opt's nor ml's, below).
-                let (opt, ml) = (super::admission::opt::INFO.name, super::admission::ml::INFO.name);
+                // Those whose knob a controller can turn during a run.
                 let knobbed: Vec<&str> =
-                    super::admission::admissions().filter(|a| a.knob.is_some() && a.name != opt && a.name != ml).map(|a| a.name).collect();
+                    super::admission::admissions().filter(|a| a.knob.is_some() && a.unbudgeted.is_none()).map(|a| a.name).collect();
                 return Err(Error::config(format!(
                     "{what}: a write budget turns an admission's knob; name one with --admit ({})",
                     knobbed.join(", ")
@@ -408,23 +407,10 @@ impl StackConfig {
                     "{what}: a write budget holds a flash cache with no DRAM tier and no split (stack.dram=0, no stack.split)"
                 )));
             }
-            // Two admissions have a knob no controller can turn during a run: opt's plan is made
-            // before it (its knob does not re-plan), and ml's training is a warm-up the row leaves
-            // out, which a budget held from the run's start cannot restart after (as sim.warmup).
-            match admit.map(|a| a.name) {
-                Some(n) if n == super::admission::opt::INFO.name => {
-                    return Err(Error::config(format!(
-                        "{what}: --admit opt plans its admissions before the run, so no budget controller can turn its knob; \
-                         cap its flash writes with admit.writes=W (flash writes per page access) or admit.share"
-                    )))
-                }
-                Some(n) if n == super::admission::ml::INFO.name => {
-                    return Err(Error::config(format!(
-                        "{what}: --admit ml trains on the first admit.train of the requests, a warm-up the row leaves out, and a \
-                         write budget is held from the run's start and cannot restart after it; sweep admit.level instead (fcsim pareto)"
-                    )))
-                }
-                _ => {}
+            // A knob no controller can turn during a run (opt's plan is made before it, ml's
+            // training is a warm-up): the admission says why.
+            if let Some((name, why)) = admit.and_then(|a| a.unbudgeted.map(|w| (a.name, w))) {
+                return Err(Error::config(format!("{what}: --admit {name} {why}")));
             }
         }
         let mut keys = vec!["kind", "write", "dram", "admit"];

@@ -65,6 +65,7 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
     source: "Eisenman et al., Flashield, NSDI '19 (DRAM as a filter before flash)",
     params: &[ParamInfo::num("k", 1.0, 0.0, 1_000_000.0, "the read hits in DRAM a page needs to enter flash")],
     knob: None,
+    unbudgeted: None,
     make: |p| Ok(Box::new(DramReads::new(p)?)),
 };
 

@@ -58,6 +58,9 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
         ParamInfo::num("depth", 5.0, 1.0, 10.0, "the depth of each tree"),
     ],
     knob: Some("level"),
+    unbudgeted: Some(
+        "trains on the first admit.train of the requests, a warm-up the row leaves out, and a write budget is held from the run's start and cannot restart after it; sweep admit.level instead (fcsim pareto)",
+    ),
     make: |p: &AdmitParams| Ok(Box::new(Ml::new(p))),
 };
 

@@ -176,6 +176,9 @@ pub struct AdmissionInfo {
     pub params: &'static [ParamInfo],
     /// The parameter a budget controller or a Pareto sweep turns, if any (larger admits more).
     pub knob: Option<&'static str>,
+    /// Why a write budget's controller may not turn the knob during a run, if it may not (the
+    /// rest of the sentence after "--admit NAME"); None: it may ([`crate::stack::budget`]).
+    pub unbudgeted: Option<&'static str>,
     pub make: fn(&AdmitParams) -> Result<Box<dyn Admission>>,
 }
 
@@ -211,6 +214,7 @@ pub const ALL: AdmissionInfo = AdmissionInfo {
     source: "fcsim: no admission layer",
     params: &[],
     knob: None,
+    unbudgeted: None,
     make: |_| Err(Error::config("admission all is the empty slot: nothing to build")),
 };
 

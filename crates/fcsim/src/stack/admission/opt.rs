@@ -118,6 +118,9 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
         ),
     ],
     knob: Some("share"),
+    unbudgeted: Some(
+        "plans its admissions before the run, so no budget controller can turn its knob; cap its flash writes with admit.writes=W (flash writes per page access) or admit.share",
+    ),
     make: |p: &AdmitParams| Ok(Box::new(Opt { share: p.get("share") })),
 };
 

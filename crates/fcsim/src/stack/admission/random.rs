@@ -21,6 +21,7 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
         ParamInfo::num("seed", 42.0, 0.0, 9_007_199_254_740_992.0, "the seed of the draws (a whole number)"),
     ],
     knob: Some("p"),
+    unbudgeted: None,
     make: |p| Ok(Box::new(Random { p: p.get("p"), rng: SmallRng::seed_from_u64(p.get("seed") as u64) })),
 };
 

@@ -44,6 +44,7 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
         },
     ],
     knob: Some("length"),
+    unbudgeted: None,
     make: |p| Ok(Box::new(SecondHit::new(p)?)),
 };
 

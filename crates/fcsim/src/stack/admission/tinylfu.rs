@@ -42,6 +42,7 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
         ParamInfo::num("sample", 10.0, 0.1, 1000.0, "W, the accesses between halvings, as a multiple of the cache's pages"),
     ],
     knob: Some("slack"),
+    unbudgeted: None,
     make: |p| Ok(Box::new(TinyLfu::new(p)?)),
 };
 

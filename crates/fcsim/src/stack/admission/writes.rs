@@ -12,6 +12,7 @@ pub const INFO: AdmissionInfo = AdmissionInfo {
     source: "dynamic-allocation paper §III",
     params: &[],
     knob: None,
+    unbudgeted: None,
     make: |_| Ok(Box::new(Writes)),
 };
 
