@@ -189,6 +189,10 @@ def test_lowest_between_and_the_table() -> None:
         "- **GASA highest** (§IV.B.1: any). fcsim: holds at 0 of 1 (trace, size) points."
     )
     assert disagreements(vs[:2]) == ["Nowhere: every claim above holds."]
+    # Nothing scored, or nothing testable: not "Nowhere", which would say every claim holds.
+    assert disagreements([]) == ["No claim was scored."]
+    untestable = [replace(v, verdict="untestable") for v in vs]
+    assert disagreements(untestable) == ["None to report: no claim above can be tested on these workloads."]
 
 
 def _sweep_rows(means: dict[str, list[float]], windows: tuple[float, ...] = (1 / 64, 1 / 8, 1 / 2, 1.0)):

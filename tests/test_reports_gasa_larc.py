@@ -178,3 +178,12 @@ def test_larc_report_without_variant(tmp_path: Path) -> None:
     text = larc.report(df[df["stack_write"] == "around"], tmp_path, "test").read_text()
     assert "## Write-back variant" not in text
     assert "not in this table" in text
+
+
+def test_larc_report_without_a_read_dominant_trace_says_nothing_tested_it(tmp_path: Path) -> None:
+    # Only a write-dominant trace: the read-dominant claim's table is empty, and the report says
+    # that no point tested it instead of "It holds at every point".
+    df = _larc_rows()
+    text = larc.report(df[df["trace"] == "mix.csv"], tmp_path, "test").read_text()
+    assert "It holds at every point" not in text
+    assert "No point of this grid can test it: no read-dominant trace ran at 1%, 5% or 10%." in text

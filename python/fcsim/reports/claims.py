@@ -709,6 +709,10 @@ def disagreements(verdicts: Sequence[Verdict]) -> list[str]:
         out.extend(f"  - {x}" for x in v.detail)
     if out:
         return out
+    if not verdicts:
+        return ["No claim was scored."]
+    if all(v.verdict == "untestable" for v in verdicts):
+        return ["None to report: no claim above can be tested on these workloads."]
     if any(v.verdict == "untestable" for v in verdicts):
         return ["Nowhere: every claim above that these workloads can test holds."]
     return ["Nowhere: every claim above holds."]

@@ -444,7 +444,7 @@ def report(
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     misses = []
-    untested = 0
+    untested = rows = 0
     for trace in read_dom:
         why = gate.why("hit-ratio", trace) or gate.why("ssd-writes", trace)
         for size in (1.0, 5.0, 10.0):
@@ -457,6 +457,7 @@ def report(
             if not ok and why is None:
                 misses.append((trace, size, h_lru, h_larc, w_lru, w_larc, t))
             untested += why is not None
+            rows += 1
             verdict = f"untestable ({why})" if why else "yes" if ok else "**no**"
             lines.append(
                 f"| {trace} | {size:g}% | {h_lru:.4f} | {h_larc:.4f} | {int(w_lru):,} | {int(w_larc):,} "
@@ -474,6 +475,10 @@ def report(
                 f"{int(misses_larc):,} misses (a page enters only on a second miss within the ghost "
                 "window), so every such page's next access is a miss where LRU may hit."
             )
+    elif rows == 0:
+        lines.append("No point of this grid can test it: no read-dominant trace ran at 1%, 5% or 10%.")
+    elif untested == rows:
+        lines.append("No point of this grid can test it (the reasons are in the table).")
     elif untested:
         lines.append("It holds at every point that can test it.")
     else:
