@@ -108,6 +108,26 @@ policies = ["lru", "cflru"]
 """
 
 
+def test_unquoted_dotted_keys_are_the_same_keys(tmp_path: Path) -> None:
+    # TOML reads `device.op = 0.07` as a table `device` holding `op`: the same --set key as the
+    # quoted form, in [set], in [[grid]] and in a trace's table, and the same point.
+    quoted = experiment(
+        tmp_path,
+        'traces = [{ file = "synth:zipf,requests=2000,pages=500", "sim.time_scale" = [1, 2] }]\n'
+        'policies = ["cflru"]\nsizes = ["5%"]\n[set]\n"trace.take" = 1500\n'
+        '[[grid]]\n"cflru.window" = [0.1, 0.2]\n',
+    )
+    dotted = tmp_path / "dotted.toml"
+    dotted.write_text(
+        'traces = [{ file = "synth:zipf,requests=2000,pages=500", sim.time_scale = [1, 2] }]\n'
+        'policies = ["cflru"]\nsizes = ["5%"]\n[set]\ntrace.take = 1500\n'
+        "[[grid]]\ncflru.window = [0.1, 0.2]\n"
+    )
+    keys = [sweep.point_key(p) for p in sweep.load(dotted).points()]
+    assert len(keys) == 4 and keys == [sweep.point_key(p) for p in sweep.load(quoted).points()]
+    sweep.load(dotted).check()
+
+
 def test_parts_and_per_trace_axes(tmp_path: Path) -> None:
     exp = tmp_path / "parts.toml"
     exp.write_text(PARTS)
@@ -451,6 +471,10 @@ def test_a_sweep_table_is_parquet(tmp_path: Path) -> None:
     )
     lines = error_lines(cli_sweep(exp, tmp_path / "o.csv"))
     assert lines == [f"{tmp_path / 'o.csv'}: a sweep's table is Parquet (.parquet or .pq), not .csv"]
+    # No suffix: the same message, not the list of every writer's (CSV and JSON among them).
+    lines = error_lines(cli_sweep(exp, tmp_path / "o"))
+    parquet = "a sweep's table is Parquet (.parquet or .pq)"
+    assert lines == [f"{tmp_path / 'o'}: {parquet}, not a name without a suffix"]
     # Issue 42: refused before its journal is made (none is left behind, empty or not).
     assert sorted(p.name for p in tmp_path.iterdir()) == [exp.name]
     junk = tmp_path / "junk.parquet"

@@ -15,6 +15,8 @@ An experiment is a TOML file::
     [[grid]]                      # optional: more axes, each point of every entry
     "device.op" = [0.07, 0.28]
 
+A ``--set`` key may be quoted (``"device.op" = 0.07``) or not (``device.op = 0.07``, which TOML
+reads as a table ``device`` holding ``op``): both are the key ``device.op``.
 A trace may be a table with its own ``--set`` keys: a list is an axis for that trace only, a
 scalar a value for it (``{ file = "a.csv.gz", "sim.time_scale" = [1, 3] }``). An experiment
 made of several grids lists them as ``[[part]]`` tables, each with any of ``traces``,
@@ -238,7 +240,7 @@ def _traces(doc: dict[str, Any], base: Path, where: str, absent: list[str] | Non
     out = []
     for t in v:
         if isinstance(t, dict):
-            rest = {k: x for k, x in t.items() if k != "file"}
+            rest = _flat({k: x for k, x in t.items() if k != "file"})
             f = t.get("file")
             if not isinstance(f, str) or any(isinstance(x, list) and not x for x in rest.values()):
                 raise ConfigError(
@@ -263,11 +265,24 @@ def _traces(doc: dict[str, Any], base: Path, where: str, absent: list[str] | Non
     return out
 
 
+def _flat(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``table`` with its tables' keys joined to theirs by dots: TOML reads an unquoted dotted
+    key (``device.op = 0.07``) as a table, and means the key ``device.op``."""
+    out: dict[str, Any] = {}
+    for k, v in table.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}."))
+        else:
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def _grid(doc: dict[str, Any], where: str) -> list[dict[str, list[Any]]]:
     grid = doc.get("grid", [])
-    if not isinstance(grid, list) or not all(
-        isinstance(g, dict) and all(isinstance(v, list) and v for v in g.values()) for g in grid
-    ):
+    if not isinstance(grid, list) or not all(isinstance(g, dict) for g in grid):
+        raise ConfigError(f"{where}: each [[grid]] entry maps --set keys to non-empty lists of values")
+    grid = [_flat(g) for g in grid]
+    if not all(isinstance(v, list) and v for g in grid for v in g.values()):
         raise ConfigError(f"{where}: each [[grid]] entry maps --set keys to non-empty lists of values")
     return grid
 
@@ -276,7 +291,7 @@ def _sets(doc: dict[str, Any], where: str) -> dict[str, Any]:
     v = doc.get("set", {})
     if not isinstance(v, dict):
         raise ConfigError(f"{where}: 'set' must be a table of --set keys and values ([set])")
-    return v
+    return _flat(v)
 
 
 def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> Part:
@@ -659,10 +674,11 @@ def run(
     were made; ``keep_stale=True`` (``--keep-stale``) reuses them instead, also said. Points of
     other experiments in the same table are left as they are."""
     out = Path(out)
-    if output.check_path(out, exp.inputs) != "parquet":
-        raise ConfigError(
-            f"{out}: a sweep's table is Parquet (.parquet or .pq), not {out.suffix or 'no suffix'}"
-        )
+    # The sweep's own formats first: the writers' list names formats a sweep refuses.
+    if out.suffix.lower() not in (".parquet", ".pq"):
+        given = out.suffix or "a name without a suffix"
+        raise ConfigError(f"{out}: a sweep's table is Parquet (.parquet or .pq), not {given}")
+    output.check_path(out, exp.inputs)
     output.guard(journal.path_of(out), exp.inputs)
     if jobs is not None:
         checks.integer("jobs", jobs, 1)
