@@ -187,3 +187,20 @@ def test_larc_report_without_a_read_dominant_trace_says_nothing_tested_it(tmp_pa
     text = larc.report(df[df["trace"] == "mix.csv"], tmp_path, "test").read_text()
     assert "It holds at every point" not in text
     assert "No point of this grid can test it: no read-dominant trace ran at 1%, 5% or 10%." in text
+
+
+def test_the_spare_note_compares_each_row_with_its_own_device_op() -> None:
+    # Offline-bounds rows ask for 5% to 50% and each keeps its GC reserve on top: every row has
+    # more spare than it asked for, not only those above the largest device.op (which the
+    # sentence counted when it compared every row with that one figure).
+    df = pd.DataFrame({"device_op": ["0.05", "0.07", "0.5"], "device_op_actual": [0.105, 0.126, 0.589]})
+    assert common.spare_note(df) == (
+        "The drive simulated has more spare than `device.op` asks (5% to 50%) at 3 of 3 points "
+        "(`device_op_actual` 0.105 to 0.589), and erasures there are those of a drive with that spare."
+    )
+    one = pd.DataFrame({"device_op": ["0.07", "0.07"], "device_op_actual": [0.07, 0.094]})
+    assert "more spare than 7% at 1 of 2 points" in common.spare_note(one)
+    assert (
+        common.spare_note(one.iloc[:1])
+        == "The drive simulated keeps 7% spare at every point (`device_op_actual`)."
+    )

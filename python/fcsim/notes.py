@@ -77,6 +77,15 @@ def queueing(r: object) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
+def more_spare(df: pd.DataFrame) -> pd.Series:
+    """The rows whose simulated drive has more spare than their own ``device.op`` asked for
+    (``device_op_actual`` over ``device_op`` by more than 0.01); False where either is missing."""
+    if "device_op_actual" not in df.columns or "device_op" not in df.columns:
+        return pd.Series(False, index=df.index)
+    op = pd.to_numeric(df["device_op"], errors="coerce")
+    return (df["device_op_actual"] - op > 0.01).fillna(False).astype(bool)
+
+
 def _spare(r: pd.Series) -> str:
     return f" ({float(r['device_op_actual']):.3g} for {r['device_op']})"
 
@@ -195,8 +204,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
             "loop's, it does not grow with the run"
         )
     if "device_op_actual" in df.columns and "device_op" in df.columns:
-        op = pd.to_numeric(df["device_op"], errors="coerce")
-        off = ((df["device_op_actual"] - op).abs() > 0.01).fillna(False).astype(bool)
+        off = more_spare(df)
         extra = off & False
         if "device_reserve" in df.columns:
             extra = df["device_reserve"].eq("extra").fillna(False).astype(bool)

@@ -133,20 +133,24 @@ def own_traces(df: pd.DataFrame) -> list[str]:
 
 
 def spare_note(df: pd.DataFrame) -> str:
-    """One sentence on the flash spare the rows simulated against the `device.op` they asked for;
-    empty when the rows carry no such column."""
+    """One sentence on the flash spare the rows simulated against the `device.op` each asked for
+    (:func:`fcsim.notes.more_spare`, the rule of the run's own note); empty when the rows carry
+    no such column."""
     if "device_op_actual" not in df.columns or df["device_op_actual"].isna().all():
         return ""
-    op = pd.to_numeric(df["device_op"], errors="coerce").max()
     actual = df.dropna(subset=["device_op_actual"])
-    over = actual[actual["device_op_actual"] > op + 0.01]
+    ops = sorted(pd.to_numeric(actual["device_op"], errors="coerce").dropna().unique())
+    many = f"`device.op` asks ({ops[0]:.0%} to {ops[-1]:.0%})" if len(ops) > 1 else ""
+    asked = many or f"{ops[0]:.0%}"
+    over = actual[notes.more_spare(actual)]
     if over.empty:
-        return f"The drive simulated keeps {op:.0%} spare at every point (`device_op_actual`)."
+        kept = f"the spare {many}" if many else f"{asked} spare"
+        return f"The drive simulated keeps {kept} at every point (`device_op_actual`)."
     lo, hi = over["device_op_actual"].min(), over["device_op_actual"].max()
     return (
-        f"The drive simulated has more spare than {op:.0%} at {len(over)} of {len(actual)} points "
-        f"(`device_op_actual` {lo:.3g} to {hi:.3g}, the most on the smallest caches), and erasures there "
-        "are those of a drive with that spare."
+        f"The drive simulated has more spare than {asked} at {len(over)} of {len(actual)} points "
+        f"(`device_op_actual` {lo:.3g} to {hi:.3g}), and erasures there are those of a drive with that "
+        "spare."
     )
 
 
