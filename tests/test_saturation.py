@@ -263,4 +263,28 @@ def test_a_budget_the_run_could_meet_but_missed_is_said() -> None:
     )
     (line,) = [x for x in notes.row_notes(rows) if "missed their write budget" in x]
     assert line.startswith("fcsim: warning: 1 row(s) missed their write budget by more than 10%")
-    assert line.endswith("a.csv lru 100 pages admitting tinylfu (197 for 100, knob -16.0)")
+    assert line.endswith("a.csv lru 100 pages admitting tinylfu, admit.budget=100 (197 for 100, knob -16)")
+
+
+def test_pareto_rows_are_named_by_their_knob_or_budget() -> None:
+    # A pareto run's rows differ only in the admission's knob or budget: each row's name says
+    # which (they were named alike, so a warning could not tell them apart).
+    from fcsim import notes
+
+    rows = pd.DataFrame(
+        {
+            "trace": ["a.csv"] * 3,
+            "policy": ["lru"] * 3,
+            "size_pages": [100] * 3,
+            "admission": ["random"] * 3,
+            "knob": ["p", "p", "p"],
+            "knob_value": [0.01, 0.1, None],
+            "budget_dwpd": [None, None, 50.0],
+            "saturated": [True] * 3,
+        }
+    )
+    (line,) = [x for x in notes.row_notes(rows) if "saturated" in x]
+    assert line.endswith(
+        ": a.csv lru 100 pages admitting random, admit.p=0.01; a.csv lru 100 pages admitting random, "
+        "admit.p=0.1; a.csv lru 100 pages admitting random, admit.budget=50"
+    )

@@ -31,8 +31,9 @@ def named_admissions(df: pd.DataFrame) -> bool:
 
 def _label(r: pd.Series) -> str:
     """A row as a line names it: trace, policy and size, then what else tells it from the rows
-    beside it (an admission other than ``all``, its device, each ``--set`` axis, the time scale
-    it ran at when not 1, its seed index when its point ran several)."""
+    beside it (an admission other than ``all``, its device, each ``--set`` axis, its admission's
+    knob or write budget when no axis names it, the time scale it ran at when not 1, its seed
+    index when its point ran several)."""
     label = f"{r['trace']} {r['policy']} {r['size_pages']} pages"
     if pd.notna(r.get("admission")) and r["admission"] != "all":
         label += f" admitting {r['admission']}"
@@ -42,6 +43,12 @@ def _label(r: pd.Series) -> str:
     for col in axes:
         if pd.notna(r[col]):
             label += f", {axis_key(col)}={r[col]}"
+    # The admission's knob or write budget (a pareto point's), when no axis column names it.
+    knob = r.get("knob")
+    if pd.notna(r.get("knob_value")) and pd.notna(knob) and f"axis_admit_{knob}" not in axes:
+        label += f", admit.{knob}={r['knob_value']:g}"
+    elif pd.notna(r.get("budget_dwpd")) and "axis_admit_budget" not in axes:
+        label += f", admit.budget={r['budget_dwpd']:g}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"
@@ -256,9 +263,8 @@ MISSED = 1.1
 
 
 def _missed(r: pd.Series) -> str:
-    return (
-        f" ({float(r['achieved_dwpd']):.4g} for {float(r['budget_dwpd']):.4g}, knob {r.get('budget_knob')})"
-    )
+    achieved, budget, knob = (float(r[c]) for c in ("achieved_dwpd", "budget_dwpd", "budget_knob"))
+    return f" ({achieved:.4g} for {budget:.4g}, knob {knob:.4g})"
 
 
 def _budget(r: object) -> str:
