@@ -221,6 +221,10 @@ def test_unfetched_names_say_how_to_fetch(
     assert err.count("\n") == 1 and "run 'fcsim trace fetch msr/hm_0'" in err
     assert cli.main(["trace", "fetch", "msr/nope"]) == 2
     assert "no volume 'nope' in the catalogue's msr family (volumes: hm_0, web_0)" in capsys.readouterr().err
+    # A family alone names no volume; a family whose mirror names volumes by a pattern says it.
+    assert cli.main(["trace", "fetch", "msr"]) == 2
+    family = "msr: a family of the trace catalogue; fetch one of its volumes, msr/VOLUME"
+    assert family in capsys.readouterr().err
     # An experiment file's catalogue names are read from the cache.
     exp = tmp_path / "e.toml"
     exp.write_text('name = "e"\ntraces = ["msr/hm_0"]\npolicies = ["lru"]\nsizes = ["10"]\n')
@@ -229,6 +233,15 @@ def test_unfetched_names_say_how_to_fetch(
     fetch("msr/hm_0")
     [t] = sweep.load(exp).parts[0].traces
     assert t.path == str(cat / "msr" / "hm_0.csv.gz")
+
+
+def test_a_volume_a_mirror_names_by_pattern_is_said_with_the_pattern() -> None:
+    from fcsim import catalogue
+
+    pattern = r"no volume 'w1' .* \(volumes: any name matching w\[0-9\]\[0-9\]\)"
+    with pytest.raises(fcsim.TraceError, match=pattern):
+        catalogue.lookup("cloudphysics/w1")
+    assert catalogue.lookup("cloudphysics/w01") is not None
 
 
 def test_catalogue_lists_every_family_and_marks_addresses_unchecked(

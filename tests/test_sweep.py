@@ -634,10 +634,15 @@ def test_an_experiment_of_uncached_traces_only_is_an_error(
     # Its only part, if_cached, found nothing: KeyError: 'point'.
     monkeypatch.setenv("FCSIM_TRACE_DIR", str(tmp_path / "empty"))
     exp = experiment(
-        tmp_path, '[[part]]\nif_cached = true\ntraces = ["msr/web_0"]\npolicies = ["lru"]\nsizes = ["10"]\n'
+        tmp_path,
+        '[[part]]\nif_cached = true\ntraces = ["msr/web_0", "fiu/homes"]\n'
+        'policies = ["lru"]\nsizes = ["10"]\n',
     )
+    # The catalogue has a mirror of msr/web_0, and none of fiu/homes: no fetch is suggested for it.
     with pytest.raises(
-        fcsim.ConfigError, match=r"no point to run: .* \(msr/web_0\); get them with 'fcsim trace fetch"
+        fcsim.ConfigError,
+        match=r"no point to run: .* trace cache; get msr/web_0 with 'fcsim trace fetch NAME'; the catalogue "
+        r"knows no mirror of fiu/homes: put each file in the trace cache by hand",
     ):
         sweep.sweep(exp, tmp_path / "o.parquet")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["exp.toml"]

@@ -107,9 +107,13 @@ def lookup(name: str) -> Volume | None:
     if "volume" in mirror and re.fullmatch(mirror["volume"], vol):
         ext = mirror["url"].rsplit("{volume}", 1)[1]
         return Volume(family=fam, name=vol, file=vol + ext)
-    known = ", ".join(v.name for v in volumes(fam)) or "none listed"
+    known = ", ".join(v.name for v in volumes(fam))
+    if "volume" in mirror:
+        # A family whose mirror names its volumes by a pattern: the pattern is the list.
+        known = ", ".join(filter(None, [known, f"any name matching {mirror['volume']}"]))
     raise TraceError(
-        f"{name}: no such file, and no volume '{vol}' in the catalogue's {fam_name} family (volumes: {known})"
+        f"{name}: no such file, and no volume '{vol}' in the catalogue's {fam_name} family "
+        f"(volumes: {known or 'none listed'})"
     )
 
 

@@ -40,7 +40,7 @@ from typing import IO, Any
 
 from fcsim import checks
 from fcsim._core import ConfigError
-from fcsim.catalogue import Volume, fetchable, lookup
+from fcsim.catalogue import Volume, families, fetchable, lookup
 from fcsim.terminal import printable
 
 BLOCK = 512
@@ -89,6 +89,8 @@ def fetch(
     deadline = _seconds("deadline", deadline)
     retries = checks.integer("retries", retries)
     v = lookup(name)
+    if v is None and any(f["name"] == name for f in families()):
+        raise FetchError(f"{name}: a family of the trace catalogue; fetch one of its volumes, {name}/VOLUME")
     if v is None:
         raise FetchError(f"{name}: not in the trace catalogue (fcsim trace catalogue lists it)")
     dest = v.path()

@@ -180,9 +180,17 @@ class Experiment:
         problems = checks.Problems(self.source)
         points = self.points()
         if not points:  # only if_cached parts, none of whose traces is cached
+            mirrored = [n for n in self.absent if catalogue.fetchable(catalogue.lookup(n))]  # type: ignore[arg-type]
+            by_hand = [n for n in self.absent if n not in mirrored]
+            how = [f"get {', '.join(mirrored)} with 'fcsim trace fetch NAME'"] if mirrored else []
+            if by_hand:
+                how.append(
+                    f"the catalogue knows no mirror of {', '.join(by_hand)}: put each file in the trace "
+                    "cache by hand (fcsim trace catalogue names it)"
+                )
             problems.add(
-                f"no point to run: none of the traces of its if_cached parts is in the trace cache "
-                f"({', '.join(self.absent)}); get them with 'fcsim trace fetch NAME'"
+                "no point to run: none of the traces of its if_cached parts is in the trace cache; "
+                + "; ".join(how)
             )
         for part in self.parts:
             for t in part.traces:
