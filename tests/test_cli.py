@@ -297,6 +297,8 @@ def test_untimed_trace_over_a_device_has_null_timing_and_a_note() -> None:
     )
     row = json.loads(r.stdout)
     assert row["timing"] == "closed-loop" and row["resp_mean_us"] > 0 and row["saturated"] is True
+    # Its erasures are counted, but not per day: the days would be the loop's own, as DWPD's.
+    assert row["epbpd"] is None and row["dwpd"] is None and "closed loop" in row["dwpd_null_reason"]
     # Its one note says the loop is saturated by construction, nothing else.
     assert r.stderr.count("\n") == 1 and "saturated by construction" in r.stderr
     # Without a device there are no timing columns to empty (the CLI then has no note).

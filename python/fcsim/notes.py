@@ -159,9 +159,10 @@ def row_notes(df: pd.DataFrame) -> list[str]:
         rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
         for trace in dict.fromkeys(rows["trace"]):
             lines.append(
-                f"fcsim: note: {trace} has no timestamps, so response times, EPBPD and per-epoch loads "
-                "are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of N "
-                "outstanding requests"
+                f"fcsim: note: {trace} has no timestamps, so response times, EPBPD, DWPD and per-epoch "
+                "loads are null (timing=untimed-trace); --set sim.queue_depth=N times it as a closed loop of "
+                "N outstanding requests, which gives response times at the system's own pace (EPBPD and "
+                "DWPD, rates per day of the trace's time, stay null)"
             )
     if "budget_unmeetable" in df.columns:
         rows = df[df["budget_unmeetable"].fillna(False).astype(bool)]

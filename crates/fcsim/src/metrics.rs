@@ -387,8 +387,8 @@ fn us(v: Option<f64>) -> Value {
     opt_f(v.map(|ns| ns / 1000.0))
 }
 
-/// Why a row's DWPD (and flash write rates) are null, if they are: a run without the trace's
-/// own times (no timestamps, or a closed loop's simulated ones), or a span of no length.
+/// Why a row's DWPD (and flash write rates and EPBPD) are null, if they are: a run without the
+/// trace's own times (no timestamps, or a closed loop's simulated ones), or a span of no length.
 pub fn dwpd_null_reason(timing: Timing, duration_ns: u64) -> Option<String> {
     match timing {
         Timing::UntimedTrace => Some("the trace has no timestamps, so there is no time to rate the writes by".into()),
@@ -428,8 +428,10 @@ impl DeviceRow {
         self.load.mostly_queueing() || self.ssd.as_ref().is_some_and(|s| s.disk_load.mostly_queueing())
     }
 
-    /// Device columns in the documented order, then the wear and per-chip extras.
-    fn columns(&self) -> Vec<(&'static str, Value)> {
+    /// Device columns in the documented order, then the wear and per-chip extras. EPBPD is a
+    /// rate per day of the trace's time, null where the DWPD is ([`dwpd_null_reason`]): under a
+    /// closed loop the days would be the simulated system's, at its own pace.
+    fn columns(&self, timing: Timing) -> Vec<(&'static str, Value)> {
         let flash_writes = self.host_page_writes + self.gc_page_copies;
         let days = self.duration_ns as f64 / 86_400e9;
         let busy: Vec<f64> = self.chip_busy_ns.iter().map(|&b| b as f64 / 1e9).collect();
@@ -445,7 +447,11 @@ impl DeviceRow {
             ("write_amplification", ratio(flash_writes, self.host_page_writes)),
             (
                 "epbpd",
-                if days > 0.0 && self.blocks > 0 { Value::Float(self.erasures as f64 / self.blocks as f64 / days) } else { Value::Null },
+                if dwpd_null_reason(timing, self.duration_ns).is_none() && self.blocks > 0 {
+                    Value::Float(self.erasures as f64 / self.blocks as f64 / days)
+                } else {
+                    Value::Null
+                },
             ),
             ("fue", self.ssd.as_ref().map_or(Value::Null, |s| ratio(s.stats.read_hit_reads, flash_writes))),
             ("resp_mean_us", us(r.mean())),
@@ -563,7 +569,7 @@ impl ResultRow {
             ("backing_writes".into(), Value::Int(c.backing_writes)),
         ];
         match (&self.device, &self.bounds) {
-            (Some(d), _) => v.extend(d.columns().into_iter().map(|(n, x)| (n.to_string(), x))),
+            (Some(d), _) => v.extend(d.columns(self.timing).into_iter().map(|(n, x)| (n.to_string(), x))),
             (None, Some(b)) => v.extend(b.device_columns().into_iter().map(|(n, x)| (n.to_string(), x))),
             (None, None) => v.extend(DEVICE_COLUMNS.iter().map(|n| (n.to_string(), Value::Null))),
         }
