@@ -429,9 +429,10 @@ mod tests {
     #[test]
     fn a_profile_repeating_its_donor_has_no_fano_factor_at_a_pass_or_above() {
         // lcr-ts_0 borrows its arrivals from a 1,000-request excerpt of msr hm_0, stretched to
-        // 1,000 requests/s (its default rate): one pass of about a second. 20,000 requests run
-        // about 20 passes; at 10 ms a pass holds about 100 bins, at 1 s about one.
-        let mut r = crate::trace::open("synth:profile=lcr-ts_0,requests=20000", &TraceOptions::default()).unwrap();
+        // 1,000 requests/s (its default rate): one pass of about a second. 20,000 requests (of a
+        // profile of 20,000 pages: scale 0.2) run about 20 passes; at 10 ms a pass holds about
+        // 100 bins, at 1 s about one.
+        let mut r = crate::trace::open("synth:profile=lcr-ts_0,scale=0.2,requests=20000", &TraceOptions::default()).unwrap();
         let pass = r.repeats_ns().expect("a timed clone repeats its donor's shape");
         assert!((0.5e9..2e9).contains(&(pass as f64)), "a pass of {pass} ns");
         let s = trace_stats(r.as_mut(), 4096, None).unwrap();
