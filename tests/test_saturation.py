@@ -257,13 +257,16 @@ def test_a_budget_the_run_could_meet_but_missed_is_said() -> None:
             "budget_dwpd": [100.0, 100.0, 10.0],
             "achieved_dwpd": [197.0, 105.0, 126.0],
             "budget_knob": [-16.0, 0.3, 0.001],
+            "peak_window_dwpd": [9113.0, 400.0, 500.0],
             "budget_unmeetable": [False, False, True],
             "budget_unmeetable_reason": [None, None, "less than one fill"],
         }
     )
     (line,) = [x for x in notes.row_notes(rows) if "missed their write budget" in x]
     assert line.startswith("fcsim: warning: 1 row(s) missed their write budget by more than 10%")
-    assert line.endswith("a.csv lru 100 pages admitting tinylfu, admit.budget=100 (197 for 100, knob -16)")
+    assert line.endswith(
+        "a.csv lru 100 pages admitting tinylfu, admit.budget=100 (197 for 100, knob -16, busiest window 9113)"
+    )
 
 
 def test_pareto_rows_are_named_by_their_knob_or_budget() -> None:

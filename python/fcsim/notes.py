@@ -184,7 +184,9 @@ def row_notes(df: pd.DataFrame) -> list[str]:
             lines.append(
                 f"fcsim: warning: {len(rows)} row(s) missed their write budget by more than "
                 f"{MISSED - 1:.0%} (achieved_dwpd for budget_dwpd in brackets; budget_knob is where the "
-                f"controller left the knob), though it was not unmeetable: {_names(rows, _missed)}"
+                "controller left the knob, peak_window_dwpd its busiest window: a burst before the "
+                "controller turned the knob is a debt paid back over later windows), though it was not "
+                f"unmeetable: {_names(rows, _missed)}"
             )
     sat = saturation(df)
     if "saturated" in df.columns:
@@ -265,7 +267,9 @@ MISSED = 1.1
 
 def _missed(r: pd.Series) -> str:
     achieved, budget, knob = (float(r[c]) for c in ("achieved_dwpd", "budget_dwpd", "budget_knob"))
-    return f" ({achieved:.4g} for {budget:.4g}, knob {knob:.4g})"
+    peak = r.get("peak_window_dwpd")
+    busiest = f", busiest window {float(peak):.4g}" if peak is not None and pd.notna(peak) else ""
+    return f" ({achieved:.4g} for {budget:.4g}, knob {knob:.4g}{busiest})"
 
 
 def _budget(r: object) -> str:
