@@ -204,3 +204,8 @@ def test_the_spare_note_compares_each_row_with_its_own_device_op() -> None:
         common.spare_note(one.iloc[:1])
         == "The drive simulated keeps 7% spare at every point (`device_op_actual`)."
     )
+    # Figures apart by less than a percent stay apart; no usable device.op: no sentence.
+    close = pd.DataFrame({"device_op": ["0.07", "0.072"], "device_op_actual": [0.07, 0.072]})
+    assert "the spare `device.op` asks (7% to 7.2%)" in common.spare_note(close)
+    assert common.spare_note(one.assign(device_op=None)) == ""
+    assert common.spare_note(one.drop(columns="device_op")) == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -126,6 +127,18 @@ def test_unquoted_dotted_keys_are_the_same_keys(tmp_path: Path) -> None:
     keys = [sweep.point_key(p) for p in sweep.load(dotted).points()]
     assert len(keys) == 4 and keys == [sweep.point_key(p) for p in sweep.load(quoted).points()]
     sweep.load(dotted).check()
+    # One key in both forms, an empty table, and a key of thousands of parts (valid TOML, which a
+    # recursive flattening could not read): each one ConfigError.
+    base = 'traces = ["synth:zipf,requests=2000,pages=500"]\npolicies = ["lru"]\nsizes = ["5%"]\n'
+    for text, needle in (
+        ('[set]\n"trace.take" = 1\ntrace.take = 2\n', "the key 'trace.take' is given twice"),
+        ("[[grid]]\ntrace = {}\n", "'trace' has no value (an empty table)"),
+        ("[set]\n" + ".".join(["a"] * 3000) + " = 1\n", "unknown section 'a'"),
+    ):
+        bad = tmp_path / "bad.toml"
+        bad.write_bytes((base + text).encode())
+        with pytest.raises(fcsim.ConfigError, match=re.escape(needle)):
+            sweep.load(bad).check()
 
 
 def test_parts_and_per_trace_axes(tmp_path: Path) -> None:
@@ -641,7 +654,7 @@ def test_an_experiment_of_uncached_traces_only_is_an_error(
     # The catalogue has a mirror of msr/web_0, and none of fiu/homes: no fetch is suggested for it.
     with pytest.raises(
         fcsim.ConfigError,
-        match=r"no point to run: .* trace cache; get msr/web_0 with 'fcsim trace fetch NAME'; the catalogue "
+        match=r"no point to run: .* trace cache; get them with 'fcsim trace fetch msr/web_0'; the catalogue "
         r"knows no mirror of fiu/homes: put each file in the trace cache by hand",
     ):
         sweep.sweep(exp, tmp_path / "o.parquet")

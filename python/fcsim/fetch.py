@@ -90,7 +90,10 @@ def fetch(
     retries = checks.integer("retries", retries)
     v = lookup(name)
     if v is None and any(f["name"] == name for f in families()):
-        raise FetchError(f"{name}: a family of the trace catalogue; fetch one of its volumes, {name}/VOLUME")
+        raise FetchError(
+            f"{name}: a family of the trace catalogue; fetch one of its volumes, {name}/VOLUME "
+            "(fcsim trace catalogue lists them)"
+        )
     if v is None:
         raise FetchError(f"{name}: not in the trace catalogue (fcsim trace catalogue lists it)")
     dest = v.path()

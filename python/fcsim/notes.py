@@ -45,10 +45,10 @@ def _label(r: pd.Series) -> str:
             label += f", {axis_key(col)}={r[col]}"
     # The admission's knob or write budget (a pareto point's), when no axis column names it.
     knob = r.get("knob")
-    if pd.notna(r.get("knob_value")) and pd.notna(knob) and f"axis_admit_{knob}" not in axes:
-        label += f", admit.{knob}={r['knob_value']:g}"
-    elif pd.notna(r.get("budget_dwpd")) and "axis_admit_budget" not in axes:
-        label += f", admit.budget={r['budget_dwpd']:g}"
+    if pd.notna(r.get("knob_value")) and pd.notna(knob) and pd.isna(r.get(f"axis_admit_{knob}")):
+        label += f", admit.{knob}={float(r['knob_value']):g}"
+    elif pd.notna(r.get("budget_dwpd")) and pd.isna(r.get("axis_admit_budget")):
+        label += f", admit.budget={float(r['budget_dwpd']):g}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"

@@ -138,8 +138,9 @@ def simulate(
     ``sim.time_scale`` multiplies the trace's inter-arrival times (0.1: ten times the load);
     ``sim.queue_depth=N`` replaces them with a closed loop of N outstanding requests. The row's
     ``timing`` says which (``trace``, ``closed-loop``), or ``untimed-trace`` for a trace without
-    timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD and
-    per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it. With a device,
+    timestamps (ARC ``.lis``, a CSV without a time column): its response times, EPBPD, DWPD
+    and per-epoch loads are then null, and ``sim.queue_depth`` is the way to time it (response
+    times at the system's own pace; EPBPD and DWPD, rates per day of trace time, stay null). With a device,
     ``device_state`` says how the drive started: ``fresh``, ``filled``, ``aged Nx (seed S)``.
 
     ``sim.warmup`` (a number of requests, a time such as ``"60s"`` or ``"5min"``, or ``"full"``:

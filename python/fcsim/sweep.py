@@ -182,7 +182,8 @@ class Experiment:
         if not points:  # only if_cached parts, none of whose traces is cached
             mirrored = [n for n in self.absent if catalogue.fetchable(catalogue.lookup(n))]  # type: ignore[arg-type]
             by_hand = [n for n in self.absent if n not in mirrored]
-            how = [f"get {', '.join(mirrored)} with 'fcsim trace fetch NAME'"] if mirrored else []
+            fetches = ", ".join(f"'fcsim trace fetch {n}'" for n in mirrored)
+            how = [f"get them with {fetches}"] if mirrored else []
             if by_hand:
                 how.append(
                     f"the catalogue knows no mirror of {', '.join(by_hand)}: put each file in the trace "
@@ -248,7 +249,7 @@ def _traces(doc: dict[str, Any], base: Path, where: str, absent: list[str] | Non
     out = []
     for t in v:
         if isinstance(t, dict):
-            rest = _flat({k: x for k, x in t.items() if k != "file"})
+            rest = _flat({k: x for k, x in t.items() if k != "file"}, where)
             f = t.get("file")
             if not isinstance(f, str) or any(isinstance(x, list) and not x for x in rest.values()):
                 raise ConfigError(
@@ -273,15 +274,23 @@ def _traces(doc: dict[str, Any], base: Path, where: str, absent: list[str] | Non
     return out
 
 
-def _flat(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def _flat(table: dict[str, Any], where: str) -> dict[str, Any]:
     """``table`` with its tables' keys joined to theirs by dots: TOML reads an unquoted dotted
-    key (``device.op = 0.07``) as a table, and means the key ``device.op``."""
+    key (``device.op = 0.07``) as a table, and means the key ``device.op``. ConfigError for a
+    key given twice (quoted and dotted) or an empty table (a key without a value)."""
     out: dict[str, Any] = {}
-    for k, v in table.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}."))
-        else:
-            out[f"{prefix}{k}"] = v
+    todo = [("", table)]  # a loop, not recursion: a key of thousands of dotted parts is valid TOML
+    while todo:
+        prefix, t = todo.pop()
+        if not t and prefix:
+            raise ConfigError(f"{where}: '{prefix[:-1]}' has no value (an empty table)")
+        for k, v in t.items():
+            if isinstance(v, dict):
+                todo.append((f"{prefix}{k}.", v))
+            elif f"{prefix}{k}" in out:
+                raise ConfigError(f"{where}: the key '{prefix}{k}' is given twice (quoted and dotted)")
+            else:
+                out[f"{prefix}{k}"] = v
     return out
 
 
@@ -289,7 +298,7 @@ def _grid(doc: dict[str, Any], where: str) -> list[dict[str, list[Any]]]:
     grid = doc.get("grid", [])
     if not isinstance(grid, list) or not all(isinstance(g, dict) for g in grid):
         raise ConfigError(f"{where}: each [[grid]] entry maps --set keys to non-empty lists of values")
-    grid = [_flat(g) for g in grid]
+    grid = [_flat(g, where) for g in grid]
     if not all(isinstance(v, list) and v for g in grid for v in g.values()):
         raise ConfigError(f"{where}: each [[grid]] entry maps --set keys to non-empty lists of values")
     return grid
@@ -299,7 +308,7 @@ def _sets(doc: dict[str, Any], where: str) -> dict[str, Any]:
     v = doc.get("set", {})
     if not isinstance(v, dict):
         raise ConfigError(f"{where}: 'set' must be a table of --set keys and values ([set])")
-    return _flat(v)
+    return _flat(v, where)
 
 
 def _part(doc: dict[str, Any], top: dict[str, Any], base: Path, where: str) -> Part:

@@ -136,12 +136,15 @@ def spare_note(df: pd.DataFrame) -> str:
     """One sentence on the flash spare the rows simulated against the `device.op` each asked for
     (:func:`fcsim.notes.more_spare`, the rule of the run's own note); empty when the rows carry
     no such column."""
-    if "device_op_actual" not in df.columns or df["device_op_actual"].isna().all():
+    if {"device_op_actual", "device_op"} - set(df.columns) or df["device_op_actual"].isna().all():
         return ""
     actual = df.dropna(subset=["device_op_actual"])
     ops = sorted(pd.to_numeric(actual["device_op"], errors="coerce").dropna().unique())
-    many = f"`device.op` asks ({ops[0]:.0%} to {ops[-1]:.0%})" if len(ops) > 1 else ""
-    asked = many or f"{ops[0]:.0%}"
+    if not ops:
+        return ""
+    pct = [f"{100 * op:.3g}%" for op in ops]
+    many = f"`device.op` asks ({pct[0]} to {pct[-1]})" if len(ops) > 1 else ""
+    asked = many or pct[0]
     over = actual[notes.more_spare(actual)]
     if over.empty:
         kept = f"the spare {many}" if many else f"{asked} spare"
