@@ -291,3 +291,27 @@ def test_pareto_rows_are_named_by_their_knob_or_budget() -> None:
         ": a.csv lru 100 pages admitting random, admit.p=0.01; a.csv lru 100 pages admitting random, "
         "admit.p=0.1; a.csv lru 100 pages admitting random, admit.budget=50"
     )
+
+
+def test_sweep_rows_are_named_by_the_set_keys_their_points_differ_in() -> None:
+    # A sweep's grid has no axis columns: its rows differ in their points' --set keys, which the
+    # names give (the dynamic reproduction's rows of seven splits were all named alike).
+    import json
+
+    from fcsim import notes
+
+    sets = [{"stack.split": s, "stack.kind": "ssd-cache", "sim.time_scale": 1} for s in ("0.15", "0.25")]
+    rows = pd.DataFrame(
+        {
+            "trace": ["a.csv"] * 3,
+            "policy": ["lru"] * 3,
+            "size_pages": [100] * 3,
+            "point": [json.dumps({"set": s}) for s in [*sets, {"stack.kind": "ssd-cache"}]],
+            "saturated": [True] * 3,
+        }
+    )
+    assert notes.varying_sets(rows) == ["stack.split"]  # the time scale is named in its own words
+    (line,) = [x for x in notes.row_notes(rows) if "saturated" in x]
+    assert line.endswith(
+        ": a.csv lru 100 pages, stack.split=0.15; a.csv lru 100 pages, stack.split=0.25; a.csv lru 100 pages"
+    )

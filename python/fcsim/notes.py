@@ -9,6 +9,8 @@ the response of a drive that never collects garbage; :func:`never_filled`)."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 
 #: Rows named in one line at most; the rest are counted.
@@ -29,11 +31,44 @@ def named_admissions(df: pd.DataFrame) -> bool:
     return a is not None and bool(a.notna().any()) and bool(a.ne("all").any())
 
 
-def _label(r: pd.Series) -> str:
+#: ``--set`` keys a row's name gives in its own words (admission, time scale), not as ``KEY=VALUE``.
+_SAID = {"stack.admit", "sim.time_scale"}
+
+
+def _sets(r: pd.Series) -> dict[str, object]:
+    """A sweep row's ``--set`` keys, from its ``point``; empty for a row of no sweep."""
+    point = r.get("point")
+    if not isinstance(point, str):
+        return {}
+    try:
+        sets = json.loads(point).get("set", {})
+    except (ValueError, AttributeError):
+        return {}
+    return sets if isinstance(sets, dict) else {}
+
+
+def varying_sets(df: pd.DataFrame) -> list[str]:
+    """The ``--set`` keys of a sweep's points (``point``) whose values differ between its rows:
+    a sweep's grid has no axis columns, so a row's name gives these."""
+    if "point" not in df.columns:
+        return []
+    values: dict[str, set[str]] = {}
+    every = [_sets(r) for _, r in df.iterrows()]
+    for sets in every:
+        for k in sets:
+            values.setdefault(k, set())
+    for sets in every:
+        for k, v in values.items():
+            v.add(json.dumps(sets.get(k)))
+    return sorted(k for k, v in values.items() if len(v) > 1 and k not in _SAID)
+
+
+def _label(r: pd.Series, keys: list[str] | tuple[str, ...] = ()) -> str:
     """A row as a line names it: trace, policy and size, then what else tells it from the rows
-    beside it (an admission other than ``all``, its device, each ``--set`` axis, its admission's
-    knob or write budget when no axis names it, the time scale it ran at when not 1, its seed
-    index when its point ran several)."""
+    beside it (an admission other than ``all``, its device, each ``--set`` axis or, for a sweep's
+    row, each of ``keys`` its point sets (:func:`varying_sets`), its admission's knob or write
+    budget when no axis names it, the time scale it ran at when not 1, its seed index when its
+    point ran several)."""
     label = f"{r['trace']} {r['policy']} {r['size_pages']} pages"
     if pd.notna(r.get("admission")) and r["admission"] != "all":
         label += f" admitting {r['admission']}"
@@ -43,12 +78,18 @@ def _label(r: pd.Series) -> str:
     for col in axes:
         if pd.notna(r[col]):
             label += f", {axis_key(col)}={r[col]}"
+    sets = _sets(r) if keys else {}
+    for k in keys:
+        if k in sets:
+            label += f", {k}={sets[k]}"
     # The admission's knob or write budget (a pareto point's), when no axis column names it.
     knob = r.get("knob")
     if pd.notna(r.get("knob_value")) and pd.notna(knob) and pd.isna(r.get(f"axis_admit_{knob}")):
-        label += f", admit.{knob}={float(r['knob_value']):g}"
+        if f"admit.{knob}" not in sets:
+            label += f", admit.{knob}={float(r['knob_value']):g}"
     elif pd.notna(r.get("budget_dwpd")) and pd.isna(r.get("axis_admit_budget")):
-        label += f", admit.budget={float(r['budget_dwpd']):g}"
+        if "admit.budget" not in sets:
+            label += f", admit.budget={float(r['budget_dwpd']):g}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"
@@ -57,8 +98,8 @@ def _label(r: pd.Series) -> str:
     return label
 
 
-def _names(rows: pd.DataFrame, detail: object) -> str:
-    shown = [f"{_label(r)}{detail(r)}" for _, r in rows.head(NAMED).iterrows()]  # type: ignore[operator]
+def _names(rows: pd.DataFrame, detail: object, keys: list[str] | tuple[str, ...] = ()) -> str:
+    shown = [f"{_label(r, keys)}{detail(r)}" for _, r in rows.head(NAMED).iterrows()]  # type: ignore[operator]
     more = len(rows) - len(shown)
     return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
@@ -154,6 +195,11 @@ def never_filled(df: pd.DataFrame) -> pd.Series:
 
 def row_notes(df: pd.DataFrame) -> list[str]:
     """The lines to print beside ``df`` (empty when nothing needs saying)."""
+    keys = varying_sets(df)
+
+    def names(rows: pd.DataFrame, detail: object) -> str:
+        return _names(rows, detail, keys)
+
     lines = []
     if "timing" in df.columns and "device" in df.columns:
         rows = df[(df["timing"] == "untimed-trace") & df["device"].notna()]
@@ -172,7 +218,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "why, with the numbers, in brackets as budget_unmeetable_reason gives it: write hits, which "
                 "update the cached copy in a write-through or write-back flash cache whatever the admission, "
                 "above admit.budget; or less than one fill, a budget over the run's span smaller than the "
-                f"cache, which no cache in use can stay within): {_names(rows, _budget)}"
+                f"cache, which no cache in use can stay within): {names(rows, _budget)}"
             )
     if {"budget_dwpd", "achieved_dwpd", "budget_unmeetable"} <= set(df.columns):
         # A budget the run could meet but did not: the controller's rate over the run more than
@@ -186,7 +232,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 f"{MISSED - 1:.0%} (achieved_dwpd for budget_dwpd in brackets; budget_knob is where the "
                 "controller left the knob, peak_window_dwpd its busiest window: a burst before the "
                 "controller turned the knob is a debt paid back over later windows), though it was not "
-                f"unmeetable: {_names(rows, _missed)}"
+                f"unmeetable: {names(rows, _missed)}"
             )
     sat = saturation(df)
     if "saturated" in df.columns:
@@ -195,7 +241,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
             lines.append(
                 f"fcsim: warning: {len(rows)} row(s) saturated: more work arrived at a flash chip or disk in "
                 "some second than it can do in a second (peak offered load per second in brackets), so their "
-                f"response times are mostly queueing (saturated=true): {_names(rows, peaks)}"
+                f"response times are mostly queueing (saturated=true): {names(rows, peaks)}"
             )
     rows = df[sat.eq(BURST)]
     if len(rows):
@@ -203,7 +249,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
             f"fcsim: warning: {len(rows)} row(s) queued mostly behind bursts shorter than a second: no "
             "device was offered more than a second's work in any second, but their ops waited behind "
             "earlier requests' work longer than they were served (wait over service in brackets), so "
-            f"their response times are mostly queueing (mostly_queueing=true): {_names(rows, queueing)}"
+            f"their response times are mostly queueing (mostly_queueing=true): {names(rows, queueing)}"
         )
     closed = df[sat.eq(CLOSED)]
     if len(closed):
@@ -225,14 +271,14 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 "for device_op in brackets): the geometry set (device.pages_per_block, planes, dies, chips, "
                 "channels) is too coarse for a drive this small once each plane keeps its GC reserve and an "
                 f"open block; left to fcsim, the geometry is sized to the drive: "
-                f"{_names(rows, _spare)}"
+                f"{names(rows, _spare)}"
             )
         rows = df[off & extra]
         if len(rows):
             lines.append(
                 f"fcsim: note: {len(rows)} row(s) keep the GC reserve and open blocks on top of device.op "
                 "(device.reserve=extra, the offline bounds' default), so they simulate more spare "
-                f"(device_op_actual for device_op in brackets): {_names(rows, _spare)}"
+                f"(device_op_actual for device_op in brackets): {names(rows, _spare)}"
             )
     never = never_filled(df)
     cache = never & False  # a flash cache (over a disk, or the offline bounds'): it starts empty
@@ -256,7 +302,7 @@ def row_notes(df: pd.DataFrame) -> list[str]:
                 f"fcsim: note: {who} erased no flash block: the run wrote less than the drive's free space, "
                 "so garbage collection never ran (erasures 0, write amplification 1, response times of a "
                 f"drive that never collects garbage); {how}"
-                + ("" if len(rows) == len(df) else f": {_names(rows, _state)}")
+                + ("" if len(rows) == len(df) else f": {names(rows, _state)}")
             )
     return lines
 
