@@ -84,12 +84,12 @@ def _label(r: pd.Series, keys: list[str] | tuple[str, ...] = ()) -> str:
             label += f", {k}={sets[k]}"
     # The admission's knob or write budget (a pareto point's), when no axis column names it.
     knob = r.get("knob")
-    if pd.notna(r.get("knob_value")) and pd.notna(knob) and pd.isna(r.get(f"axis_admit_{knob}")):
-        if f"admit.{knob}" not in sets:
-            label += f", admit.{knob}={float(r['knob_value']):g}"
-    elif pd.notna(r.get("budget_dwpd")) and pd.isna(r.get("axis_admit_budget")):
-        if "admit.budget" not in sets:
-            label += f", admit.budget={float(r['budget_dwpd']):g}"
+    knob_named = f"admit.{knob}" in sets or pd.notna(r.get(f"axis_admit_{knob}"))
+    budget_named = "admit.budget" in sets or pd.notna(r.get("axis_admit_budget"))
+    if pd.notna(r.get("knob_value")) and pd.notna(knob):
+        label += "" if knob_named else f", admit.{knob}={float(r['knob_value']):g}"
+    elif pd.notna(r.get("budget_dwpd")) and not budget_named:
+        label += f", admit.budget={float(r['budget_dwpd']):g}"
     # The load it ran under, when not the trace's own (a sweep's grid has no axis columns).
     if "axis_sim_time_scale" not in axes and pd.notna(r.get("time_scale")) and r["time_scale"] != 1:
         label += f", sim.time_scale={r['time_scale']:g}"
