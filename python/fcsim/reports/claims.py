@@ -148,6 +148,9 @@ class Claim:
     #: Scored trace by trace, each against its own figure ``bound(trace)`` -> (lo, hi) (a
     #: profile held to the paper's trace it is built to): one row, agreeing if every trace does.
     bound: Callable[[str], tuple[float, float]] | None = None
+    #: What the figure of a point is, in a disagreement's details, in place of the policy's name
+    #: (a row of figures derived from several runs, such as the best static OP, has no policy).
+    label: str = ""
 
     def __post_init__(self) -> None:
         if self.compare not in COMPARES:
@@ -293,7 +296,7 @@ class _Point:
 def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> list[_Point]:
     """The claim's points on one trace (``d``: its rows; ``names``: policies as the paper
     writes them)."""
-    n = lambda p: names.get(p, p)  # noqa: E731
+    n = lambda p: c.label or names.get(p, p)  # noqa: E731
     why = d.groupby(c.at)[c.explain].first() if c.explain and c.explain in d.columns else None
     piv = d.pivot_table(index=c.at, columns="policy", values=c.metric, aggfunc="first", sort=True)
     pols = _policies(c.policy)
