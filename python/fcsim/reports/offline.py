@@ -43,6 +43,19 @@ def _word(v: object) -> str:
     return str(v)
 
 
+def _one(values: pd.Series) -> float:
+    """A table cell's one value: rows at one cell must agree (a mean of two settings' rows is no
+    run's figure: Fig. 7-8 once averaged the two write-buffer accountings)."""
+    if values.nunique(dropna=False) > 1:
+        raise ValueError(f"rows of different settings share a cell of the offline report: {list(values)}")
+    return values.iloc[0]
+
+
+def _table(d: pd.DataFrame, index: object, columns: object, values: object) -> pd.DataFrame:
+    """``d`` pivoted, each cell one setting's value (:func:`_one`)."""
+    return d.pivot_table(index=index, columns=columns, values=values, aggfunc=_one)
+
+
 def _col(df: pd.DataFrame, name: str, default: str) -> pd.Series:
     if name not in df.columns:
         return pd.Series(default, index=df.index)
@@ -256,9 +269,7 @@ def _frame(paper: pd.DataFrame, var: pd.DataFrame) -> pd.DataFrame:
         for s, c in zip(d["size_pct"], d["container"], strict=True)
     ]
     keys = ["trace", "where", "size_pct", "container"]
-    er = d[d["policy"].isin(["m", "c"])].pivot_table(
-        index=keys, columns="policy", values="erasures", aggfunc="first"
-    )
+    er = _table(d[d["policy"].isin(["m", "c"])], keys, "policy", "erasures")
     if {"m", "c"} <= set(er.columns):
         saved = (er["m"] - er["c"]).dropna().rename("erasures").reset_index().assign(policy="saved")
         d = pd.concat([d, saved], ignore_index=True)
@@ -298,7 +309,7 @@ def _md(t: pd.DataFrame) -> str:
 
 
 def _pivot(d: pd.DataFrame, value: str) -> pd.DataFrame:
-    return d.pivot_table(index=["trace", "size_pct"], columns="policy", values=value, aggfunc="first")
+    return _table(d, ["trace", "size_pct"], "policy", value)
 
 
 def report(
@@ -385,7 +396,7 @@ def report(
     sizes = sorted(set(base["size_pct"]))
     scored = evaluate(claims(sizes[0], sizes[-1]), _frame(paper, var), gate, NAMES)
     both = pd.concat([paper, base])
-    eq = both.pivot_table(index=["trace", "size_pct", "container"], columns="policy", values="read_hits")
+    eq = _table(both, ["trace", "size_pct", "container"], "policy", "read_hits")
     same = ((eq["m"] == eq["m+"]) & (eq["m"] == eq["c"])).sum()
     disagree = []
     verdicts.append(
@@ -403,9 +414,7 @@ def report(
         )
 
     # Fig. 6: erasures saved by each stage, as a share of MIN's.
-    st = var[(var["stage"] != "")].pivot_table(
-        index=["trace", "size_pct"], columns="stage", values="erasures"
-    )
+    st = _table(var[(var["stage"] != "")], ["trace", "size_pct"], "stage", "erasures")
     stages = pd.concat([er[["m", "m+", "c"]], st], axis=1)
     lines += [
         "",
@@ -422,19 +431,25 @@ def report(
     lines.append("")
 
     # Fig. 7-8.
-    c7 = var[(var["policy"] == "c") & (var["op"] == 0.07) & (_col(var, "param_cfr", "true") == "true")]
-    t7 = c7.assign(pack=_col(c7, "param_packing", "evict")).pivot_table(
-        index=["trace", "size_pct"], columns=["pack", "buffer"], values="epbpd"
+    # The write buffer paid for in extra spare flash, as every figure of the variant but the
+    # DRAM-accounting rows below (a mean of the two was no run's figure).
+    extra = var["buffer_in"] == "extra"
+    c7 = var[
+        extra & (var["policy"] == "c") & (var["op"] == 0.07) & (_col(var, "param_cfr", "true") == "true")
+    ]
+    t7 = _table(
+        c7.assign(pack=_col(c7, "param_packing", "evict")), ["trace", "size_pct"], ["pack", "buffer"], "epbpd"
     )
     lines += ["", "## Fig. 7 (variant): C's EPBPD by write buffer (containers) and packing", "", _md(t7)]
     t8 = var[
-        var["policy"].isin(["m+", "c"])
+        extra
+        & var["policy"].isin(["m+", "c"])
         & (_col(var, "stack_buffer", "4") == "4")
         & (_col(var, "param_packing", "evict") == "evict")
         & (_col(var, "param_cfr", "true") == "true")
         & (_col(var, "param_trim", "true") == "true")
     ]
-    t8 = t8.pivot_table(index=["trace", "size_pct"], columns=["policy", "op"], values="epbpd")
+    t8 = _table(t8, ["trace", "size_pct"], ["policy", "op"], "epbpd")
     lines += ["", "## Fig. 8 (variant): EPBPD by over-provisioning", "", _md(t8)]
 
     # Fig. 9.
@@ -485,26 +500,26 @@ def report(
     # Fig. 10.
     nn = var[var["policy"].isin(["m_n", "c_n"]) | (var["policy"].isin(["m+", "c"]) & var["default"])]
     nn = nn.assign(N=np.where(nn["policy"].isin(["m+", "c"]), "1", nn["n"]), fam=nn["policy"].str[0])
-    t10 = nn.pivot_table(index=["trace", "size_pct", "fam"], columns="N", values=["rhr", "epbpd", "fue"])
-    rises = {
-        fam: sum(
-            all(b >= a for a, b in itertools.pairwise(r["fue"].dropna()))
-            for _, r in t10.xs(fam, level="fam").iterrows()
+    t10 = _table(nn, ["trace", "size_pct", "fam"], "N", ["rhr", "epbpd", "fue"])
+    # A point counts only with FUE at every N: a point with one or two is no rise or fall.
+    rises = {}
+    for fam in t10.index.get_level_values("fam").unique():
+        fue = t10.xs(fam, level="fam")["fue"]
+        whole = fue.dropna()
+        up = sum(all(b >= a for a, b in itertools.pairwise(r)) for _, r in whole.iterrows())
+        rises[fam] = f"{up} of {len(whole)} points for {fam.upper()}_N" + (
+            f" ({len(fue) - len(whole)} more lack FUE at some N)" if len(fue) > len(whole) else ""
         )
-        for fam in t10.index.get_level_values("fam").unique()
-    }
     lines += [
         "",
         "## Fig. 10 (variant): M_N and C_N, N = 1 (M+, C), 2, 3",
         "",
         _md(t10),
         "",
-        "FUE rises (or holds) from N = 1 to 2 to 3 at "
-        + ", ".join(
-            f"{n} of {len(t10.xs(f, level='fam'))} points for {f.upper()}_N" for f, n in rises.items()
-        )
-        + " (a check fcsim's issue asked for; the paper plots RHR and EPBPD only). FUE is null, and"
-        " skipped, where a variant writes nothing to flash.",
+        "FUE rises (or holds) from N = 1 to 2 to 3, of the points with FUE at each N, at "
+        + ", ".join(rises.values())
+        + " (a check fcsim's issue asked for; the paper plots RHR and EPBPD only). "
+        "FUE is null where a variant writes nothing to flash.",
     ]
     lines += ["", "## Where fcsim disagrees with the paper", ""]
     lines += [*disagreements(scored), *disagree]
@@ -783,8 +798,8 @@ def _scale(path: Path, verdicts: list[tuple[str, str, str, str]]) -> list[str]:
             f"| {r['trace']} | {int(r['ws']):,} | {NAMES.get(r['policy'], r['policy'])} | {r['rhr']:.4f} "
             f"| {int(r['erasures'])} | {ep} | {fue} | {int(r['dram_pages'])} |"
         )
-    rr = s.pivot_table(index="trace", columns="policy", values="rhr")
-    er = s.pivot_table(index="trace", columns="policy", values="erasures")
+    rr = _table(s, "trace", "policy", "rhr")
+    er = _table(s, "trace", "policy", "erasures")
     facts = []
     if {"m", "lru-ftl"} <= set(rr.columns):
         facts.append(f"MIN over LRU RHR {_rng(_pct(rr['m'], rr['lru-ftl']))}")
