@@ -581,9 +581,10 @@ def _untestable(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> list[
     ]
     if none:
         lines += [
-            "  Where even the best of the six falls that short, the trace cannot test the paper's",
-            "  flash-write cuts: a cut that large needs more write reuse than any of the six policies",
-            f"  finds in it ({', '.join(none)}).",
+            "  Where even the best of the six falls that short, no policy reaches the paper's",
+            "  flash-write cuts on the trace: a cut that large needs more write reuse than any of the",
+            f"  six policies finds in it ({', '.join(none)}). Whether a claim is scored on a trace is",
+            "  the testability table's rule, not this one.",
         ]
     least = testable.GASA_MIN_REQUESTS
     short = [t for t in traces if df[df["trace"] == t]["requests"].iloc[0] < least]
@@ -605,9 +606,16 @@ def _untestable(df: pd.DataFrame, piv: pd.DataFrame, shares: pd.Series) -> list[
             "claim, its verdict names each such point."
         )
     rd = [t for t in traces if kind(shares[t]) == "read-dominant"]
+    scored = [t for t in rd if t not in short]
     lines.append(
-        f"- **Read-dominant traces.** The paper's T1/T2 claims rest here on {len(rd)} of "
-        f"{len(traces)} traces ({', '.join(rd) if rd else 'none'})."
+        f"- **Read-dominant traces.** The paper's T1/T2 claims rest here on {len(scored)} of "
+        f"{len(traces)} traces ({', '.join(scored) if scored else 'none'})"
+        + (
+            f"; read-dominant but too short to score: {', '.join(t for t in rd if t in short)}"
+            if len(scored) < len(rd)
+            else ""
+        )
+        + "."
     )
     gc = int(df["gc_page_writes"].sum())
     er = int(df["erasures"].sum())
