@@ -62,7 +62,7 @@ def test_budgets_opt_shares_and_the_order(tmp_path: Path) -> None:
     # At all's own 20 DWPD (100% of all), random's best is 0.20 < all's 0.45: random >= all
     # disagrees, and says so with the numbers.
     assert "| At all's write rate: random >= all (Baleen) |" in summary
-    assert "admit all 0.4500 <= random 0.2000" in summary and summary.count("**disagrees**") == 1
+    assert "admit all 0.4500 > random 0.2000" in summary and summary.count("**disagrees**") == 1
     assert (tmp_path / "pareto_t.png").stat().st_size > 0
 
 
@@ -111,7 +111,7 @@ def test_a_failure_of_baleens_order_is_given_its_reason_from_the_trace(tmp_path:
     why = d[d["at"] == "10 DWPD"]["why_order"].iloc[0]
     assert why.startswith("second-hit < random: 60% of the read re-references are a page's 2nd access")
     summary = admission.report(df, tmp_path, "test", measures=measures).read_text()
-    assert "10 DWPD: random 0.2000 <= second-hit 0.0500; second-hit < random: 60% of the" in summary
+    assert "10 DWPD: random 0.2000 > second-hit 0.0500; second-hit < random: 60% of the" in summary
     assert "Reuse (from the trace, `fcsim trace info`): 60% of the 1,000 read re-references" in summary
     # A frequency admission below second-hit: the pages seen once and the read skew.
     why = admission._why("second-hit", "tinylfu", reuse)

@@ -310,7 +310,11 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
         if c.compare == "order":
             vals = [float(r[p]) for p in pols]
             ok = all(a <= b for a, b in itertools.pairwise(vals))
-            text = " <= ".join(f"{n(p)} {x:{f}}" for p, x in zip(pols, vals, strict=True))
+            # Each pair with its measured relation: the claimed "<=" where it holds, ">" where not.
+            text = f"{n(pols[0])} {vals[0]:{f}}" + "".join(
+                f" {'<=' if a <= b else '>'} {n(p)} {b:{f}}"
+                for p, (a, b) in zip(pols[1:], itertools.pairwise(vals), strict=True)
+            )
             out.append(_Point(trace, at, "/".join(pols), math.nan, ok, text))
         elif c.compare in ("change", "saving", "gap", "drop", "value", "below", "above", "between"):
             for p in pols:
