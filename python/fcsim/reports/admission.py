@@ -23,7 +23,9 @@ second-hit >= random >= admit-all in the backend load the cache saves. fcsim rea
 read hit ratio under each budget, in that order (a read cache's hits are the backend reads it
 saves). ``all`` writes what it writes: below its own write rate it fits no budget, so the order
 is scored in two claims, among the admissions with a knob at every budget, and random >= all
-at ``all``'s own write rate (100% of all).
+at ``all``'s own write rate (100% of all). A point where random's read hits equal all's is not
+scored: random's range reaches p = 1, which admits all, so at all's write rate the budget picks
+that very run and the claim would hold by construction.
 
 **ml's rows** are measured after its training part (the first ``admit.train`` of the requests,
 its warm-up), the others over the whole trace: they are drawn, not ranked on the frontier, and
@@ -252,9 +254,11 @@ def with_reasons(
     """``derived`` (:func:`budget_table`) with ``why_order`` and ``why_all``: at each (trace,
     at) where Baleen's order (``order``, worst first) or random >= all fails, which adjacent
     pair fails and why, from the trace's reuse measures; "" where it holds or nothing is
-    measured."""
+    measured. And ``tie_all``, why random >= all cannot be scored at a point: random's read hits
+    equal all's (its knob's range reaches p = 1, which admits all: at all's write rate the
+    bound picks that run, and the claim would hold by construction)."""
     out = derived.copy()
-    out["why_order"], out["why_all"] = "", ""
+    out["why_order"], out["why_all"], out["tie_all"] = "", "", ""
     for (trace, _at), g in out.groupby(["trace", "at"], sort=False):
         m = (measures or {}).get(str(trace))
         r = dict(zip(g["policy"], g["read_hit_ratio"], strict=True))
@@ -264,6 +268,11 @@ def with_reasons(
         out.loc[g.index, "why_order"] = "; ".join(w for w in whys if w)
         if "all" in r and "random" in r and r["random"] < r["all"]:
             out.loc[g.index, "why_all"] = _why("all", "random", m)
+        if "all" in r and "random" in r and r["random"] == r["all"]:
+            # Random's range reaches p = 1, which is all: at all's write rate it picks that run.
+            out.loc[g.index, "tie_all"] = (
+                "random's best under all's writes is p = 1, all itself: a tie by construction"
+            )
     return out
 
 
@@ -306,6 +315,7 @@ def claims(online: list[str], later: Iterable[str] = ()) -> list[Claim]:
             at="at",
             fmt=".4f",
             explain="why_all",
+            skip="tie_all",
             paper="admitting at random beats admitting all at the same write rate",
             note=note,
         ),
