@@ -124,3 +124,19 @@ def test_a_failure_of_baleens_order_is_given_its_reason_from_the_trace(tmp_path:
 def test_a_clone_is_named_by_its_model() -> None:
     spec = "synth:clone=data/traces/diskmon_sys1.trace.gz,scale=10,model=renewal"
     assert testable.short(spec) == "clone=data/traces/diskmon_sys1.trace.gz, scale 10, model=renewal"
+
+
+def test_random_at_alls_write_rate_is_all_itself_and_not_scored() -> None:
+    # Random's range reaches p = 1, which admits all: where its read hits under all's writes
+    # equal all's, the budget picked that very run, and random >= all would hold by construction.
+    derived = pd.DataFrame(
+        {
+            "trace": ["t"] * 4,
+            "at": ["100% of all", "100% of all", "10% of all", "10% of all"],
+            "policy": ["all", "random", "all", "random"],
+            "read_hit_ratio": [0.081, 0.081, 0.02, 0.03],
+        }
+    )
+    out = admission.with_reasons(derived, ("random", "tinylfu"), None)
+    assert list(out["tie_all"] != "") == [True, True, False, False]
+    assert out["tie_all"].iloc[0].endswith("all itself: a tie by construction")
