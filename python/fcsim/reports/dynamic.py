@@ -177,9 +177,15 @@ def _windows_done(r: pd.Series) -> tuple[int, int]:
     return int((flags == 0).sum()), int((flags == 1).sum())
 
 
+#: A mean response's load, as the tables write it beside it (:func:`fcsim.notes.saturation`).
+LOAD = {notes.QUEUE: " (saturated)", notes.BURST: " (queued in bursts)", notes.CLOSED: " (closed loop)"}
+
+
 def _best(d: pd.DataFrame) -> pd.DataFrame:
-    """Per (trace, SSD size): the best static spare by mean response, and the dynamic row beside it."""
+    """Per (trace, SSD size): the best static spare by mean response, and the dynamic row beside
+    it, each mean with its load (:data:`LOAD`)."""
     rows = []
+    load = notes.saturation(d).map(lambda k: LOAD.get(k, ""))
     for (trace, size), g in d.groupby(["trace", "size_pct"], sort=False):
         st = g[g["split"] != "dynamic"]
         best = st.loc[st["resp_mean_us"].idxmin()]
@@ -207,6 +213,8 @@ def _best(d: pd.DataFrame) -> pd.DataFrame:
                 "size": size,
                 "best_spare": best["spare"],
                 "best_resp": best["resp_mean_us"],
+                "best_load": load[best.name],
+                "dyn_load": load[dyns.index[0]] if len(dyns) else "",
                 "worst_spare": st.loc[st["resp_mean_us"].idxmax(), "spare"],
                 "dyn_resp": dyn["resp_mean_us"],
                 "dyn_vs_best": (dyn["resp_mean_us"] / best["resp_mean_us"] - 1) * 100,
@@ -231,7 +239,8 @@ def _best_table(b: pd.DataFrame) -> list[str]:
         # Fewer than MIN_DECISIONS decisions: listed, never scored.
         vs = f"{r.dyn_vs_best:+.1f}%" if r.decisions >= MIN_DECISIONS else "no decision"
         lines.append(
-            f"| {r.trace} | {r.size:g}% | {r.best_spare:.0f}% | {r.best_resp:,.0f} | {r.dyn_resp:,.0f} "
+            f"| {r.trace} | {r.size:g}% | {r.best_spare:.0f}% | {r.best_resp:,.0f}{r.best_load} "
+            f"| {r.dyn_resp:,.0f}{r.dyn_load} "
             f"| {vs} | {r.dyn_final:.0f}% | {r.windows} / {r.training} | {r.resizes} | {r.decisions} |"
         )
     return lines
