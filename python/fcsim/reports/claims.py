@@ -151,6 +151,8 @@ class Claim:
     #: What the figure of a point is, in a disagreement's details, in place of the policy's name
     #: (a row of figures derived from several runs, such as the best static OP, has no policy).
     label: str = ""
+    #: The unit written after each figure in the details (" s" for a runtime).
+    unit: str = ""
 
     def __post_init__(self) -> None:
         if self.compare not in COMPARES:
@@ -297,6 +299,7 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
     """The claim's points on one trace (``d``: its rows; ``names``: policies as the paper
     writes them)."""
     n = lambda p: c.label or names.get(p, p)  # noqa: E731
+    u = c.unit
     why = d.groupby(c.at)[c.explain].first() if c.explain and c.explain in d.columns else None
     piv = d.pivot_table(index=c.at, columns="policy", values=c.metric, aggfunc="first", sort=True)
     pols = _policies(c.policy)
@@ -311,8 +314,8 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
             vals = [float(r[p]) for p in pols]
             ok = all(a <= b for a, b in itertools.pairwise(vals))
             # Each pair with its measured relation: the claimed "<=" where it holds, ">" where not.
-            text = f"{n(pols[0])} {vals[0]:{f}}" + "".join(
-                f" {'<=' if a <= b else '>'} {n(p)} {b:{f}}"
+            text = f"{n(pols[0])} {vals[0]:{f}}{u}" + "".join(
+                f" {'<=' if a <= b else '>'} {n(p)} {b:{f}}{u}"
                 for p, (a, b) in zip(pols[1:], itertools.pairwise(vals), strict=True)
             )
             out.append(_Point(trace, at, "/".join(pols), math.nan, ok, text))
@@ -339,7 +342,7 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
                 else:
                     ok = all(v > float(r[o]) for o in c.over) and all(v < float(r[o]) for o in base)
                 shown = [*base, *c.over, *([c.ref] if c.ref else [])]
-                text = f"{n(p)} {v:{f}}" + "".join(f", {n(o)} {float(r[o]):{f}}" for o in shown)
+                text = f"{n(p)} {v:{f}}{u}" + "".join(f", {n(o)} {float(r[o]):{f}}{u}" for o in shown)
                 if c.compare in PERCENT:
                     text += f" ({x:+.1f}%)"
                 out.append(_Point(trace, at, p, x, ok, text))
@@ -353,7 +356,7 @@ def _points(c: Claim, d: pd.DataFrame, trace: str, names: Mapping[str, str]) -> 
                 v = max(group.values())
                 beat = [o for o in others if float(r[o]) > v]
             who = "/".join(n(p) for p in pols)
-            text = f"{who} {v:{f}}" + "".join(f", {n(o)} {float(r[o]):{f}}" for o in beat)
+            text = f"{who} {v:{f}}{u}" + "".join(f", {n(o)} {float(r[o]):{f}}{u}" for o in beat)
             out.append(_Point(trace, at, who, v, not beat, text))
     if why is not None:
         for p in out:

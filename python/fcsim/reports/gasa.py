@@ -399,6 +399,8 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
             + _paper(list(PAPER_RUNTIME_CUT), PAPER_RUNTIME_CUT)
             + f": GASA's best cut in the band (same sign, within {UP_TO_FACTOR:g}x); a trace: its own T's, "
             "else from the widest of its kind's to the narrowest",
+            fmt=",.2f",
+            unit=" s",
         ),
         Claim(
             "rt-best",
@@ -410,6 +412,7 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
             "lowest",
             fmt=".4f",
             paper="the shortest runtime",
+            unit=" s",
         ),
         *(
             Claim(
@@ -424,6 +427,7 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
                 "most",
                 fmt=".4f",
                 paper="longer than LRU's in most cases",
+                unit=" s",
             )
             for p in ("ccf-lru", "pt-lru")
         ),
@@ -439,6 +443,7 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
                 "lru",
                 fmt=".4f",
                 paper="shorter than LRU's",
+                unit=" s",
             )
             for p in ("cflru", "lru-wsr")
         ),
@@ -508,6 +513,7 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
             fmt=".4f",
             paper="'when the buffer size is sufficiently small (e.g. 1MB), PT-LRU and CCF-LRU have less "
             "overall runtime than CFLRU and LRU-WSR'",
+            unit=" s",
         ),
         Claim(
             "rt-large",
@@ -523,6 +529,7 @@ def claims(shares: Mapping[str, float]) -> list[Claim | Contrast]:
             fmt=".4f",
             paper="'with the increase of the buffer size, the overall runtime of PT-LRU and CCF-LRU become "
             "longer than those of other algorithms'",
+            unit=" s",
         ),
     ]
     return [
