@@ -259,6 +259,8 @@ def test_reproduce_larc(tmp_path: Path) -> None:
     summary = reports.reproduce("larc", tmp_path, traces_dir=TRACES, jobs=2, only=only)
     text = summary.read_text()
     assert "--only arc_P3.lis.zst,mqsim_wsrch-small.trace.gz,mqsim_tpcc-small.trace.gz" in text
+    # The README names the fcsim that made the rows (a summary drawn with --keep-stale says so).
+    assert f"Rows made by fcsim {fcsim._core.REVISION} (" in (tmp_path / "README.md").read_text()
     for part in ("## Where fcsim disagrees with the paper", "arc_P3.lis.zst", "![hit ratio](hit_ratio.png)"):
         assert part in text
     assert (tmp_path / "hit_ratio.png").stat().st_size > 10_000

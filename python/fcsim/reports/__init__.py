@@ -34,6 +34,15 @@ STAGES = {"dynamic": dynamic.offline_stage, "admission": admission.span_stage}
 MORE_MEASURES = {"admission": admission.reuse_measures}
 
 
+def _made_by(df: pd.DataFrame) -> str:
+    """Which fcsim made the table's rows (``fcsim_revision``), a line: a summary drawn with
+    ``--keep-stale`` is drawn from rows an older fcsim made."""
+    if "fcsim_revision" not in df.columns:
+        return ""
+    made = df["fcsim_revision"].fillna("not recorded").value_counts()
+    return "Rows made by fcsim " + ", ".join(f"{rev} ({n:,})" for rev, n in made.items()) + ".\n\n"
+
+
 def _seeds_line(df: pd.DataFrame) -> str:
     """How many seeds each random point of the table used (see :mod:`fcsim.seeds`), a line."""
     if "seeds" not in df.columns or "seeded" not in df.columns:
@@ -146,6 +155,8 @@ def reproduce(
     command = " ".join(["fcsim", "reproduce", paper, "--out", str(out_dir), "--traces", str(traces_dir)])
     if only is not None:
         command += " --only " + ",".join(only)
+    if keep_stale:
+        command += " --keep-stale"
     output.write_text(
         out / "README.md",
         f"# fcsim reproduce {paper}\n\nMade by `{command}` (from the repository root, after `make demo`:\n"
@@ -154,6 +165,7 @@ def reproduce(
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
         "points in `results.parquet` made by the same fcsim (its `fcsim_version` and `fcsim_revision`;\n"
         "others are computed again unless `--keep-stale`); delete it to rerun everything.\n\n"
+        + _made_by(df)
         + _seeds_line(df),
     )
     measures = testable.measure(_traces(exp), out)
