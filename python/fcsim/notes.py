@@ -35,9 +35,8 @@ def named_admissions(df: pd.DataFrame) -> bool:
 _SAID = {"stack.admit", "sim.time_scale"}
 
 
-def _sets(r: pd.Series) -> dict[str, object]:
+def _sets(point: object) -> dict[str, object]:
     """A sweep row's ``--set`` keys, from its ``point``; empty for a row of no sweep."""
-    point = r.get("point")
     if not isinstance(point, str):
         return {}
     try:
@@ -53,7 +52,7 @@ def varying_sets(df: pd.DataFrame) -> list[str]:
     if "point" not in df.columns:
         return []
     values: dict[str, set[str]] = {}
-    every = [_sets(r) for _, r in df.iterrows()]
+    every = [_sets(p) for p in df["point"]]
     for sets in every:
         for k in sets:
             values.setdefault(k, set())
@@ -78,7 +77,7 @@ def _label(r: pd.Series, keys: list[str] | tuple[str, ...] = ()) -> str:
     for col in axes:
         if pd.notna(r[col]):
             label += f", {axis_key(col)}={r[col]}"
-    sets = _sets(r) if keys else {}
+    sets = _sets(r.get("point")) if keys else {}
     for k in keys:
         if k in sets:
             label += f", {k}={sets[k]}"
