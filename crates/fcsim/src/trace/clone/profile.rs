@@ -294,7 +294,7 @@ impl Targets {
     /// profile's pages (a request of the table's mean size, or one page, touches at most its
     /// bytes in pages and one more). `requests=` far below the table's made such a profile
     /// silently: gasa-t1 with `requests=5000` is 5,000 new pages of 98.8% writes on the renewal
-    /// clone (the table: 61,732 pages, 85% reads), 5,000 pages and no hit on the stack clone.
+    /// clone (the table: 61,727 pages, 85% reads), 5,000 pages and no hit on the stack clone.
     /// A necessary condition only: above it a profile may still fall short of its pages
     /// (lcr-financial2, mean 2.42 KiB, at 65,000 requests: 73,121 of 100,000 on the renewal
     /// clone; its requests touch about 1.13 pages each, the bound 1.6) or, on the renewal
@@ -307,12 +307,13 @@ impl Targets {
         let most = self.requests as f64 * per;
         if most < self.pages as f64 {
             return Err(Error::config(format!(
-                "{spec}: {} requests cannot touch the profile's {} pages (at most {} pages at {} pages a request); \
-                 give more requests, or shrink every count together with scale=",
+                "{spec}: {} requests cannot touch the profile's {} pages (a request of its size touches at most {} {}, \
+                 {} in all); give more requests, or shrink every count together with scale=",
                 self.requests,
                 self.pages,
-                most as u64,
-                compact(per)
+                compact(per),
+                if per == 1.0 { "page" } else { "pages" },
+                most as u64
             )));
         }
         Ok(())
@@ -1126,22 +1127,27 @@ mod tests {
         }
     }
 
-    /// The stack profiles' counts within 2% of the table's (`tests/test_profiles.py` holds the
-    /// default profiles to 2% at their larger scales).
     #[test]
     fn a_profile_with_fewer_requests_than_can_touch_its_pages_is_refused() {
         // gasa-t1's pages are one a request: 5,000 requests reach 5,000 of its 61,727 pages.
         for model in ["renewal", "stack"] {
             let e = open(&format!("profile=gasa-t1,requests=5000,model={model}")).err().expect("refused").to_string();
             assert!(e.starts_with("synth:profile=gasa-t1,requests=5000,model="), "{e}");
-            assert!(e.contains(": 5000 requests cannot touch the profile's 61727 pages (at most 5000 pages at 1 pages a request)"), "{e}");
+            assert!(
+                e.contains(
+                    ": 5000 requests cannot touch the profile's 61727 pages (a request of its size touches at most 1 page, 5000 in all)"
+                ),
+                "{e}"
+            );
         }
         // A mean size reaches its bytes in pages and one more a request.
         let e = open("profile=lcr-web_0,requests=100,model=stack").err().expect("refused").to_string();
-        assert!(e.contains("(at most 291 pages at 2.91 pages a request)"), "{e}");
+        assert!(e.contains("(a request of its size touches at most 2.91 pages, 291 in all)"), "{e}");
         assert!(open("profile=gasa-t1,requests=61727,model=stack").is_ok());
     }
 
+    /// The stack profiles' counts within 2% of the table's (`tests/test_profiles.py` holds the
+    /// default profiles to 2% at their larger scales).
     #[test]
     fn every_profile_keeps_its_tables_counts_at_a_small_scale() {
         check_counts("stack", Some(0.02));
