@@ -412,7 +412,10 @@ def report(
                     cells.append("")
                 elif a in later:  # against opt over its own span (module doc)
                     o = r.get(("opt_read_hit_ratio", a))
-                    cells.append(f"{rhr:.4f} ({share:.0f}% of opt over its span, {o:.4f})")
+                    if share is None or pd.isna(share):  # opt has no read hit to share
+                        cells.append(f"{rhr:.4f} (opt over its span {o:.4f}: no share)")
+                    else:
+                        cells.append(f"{rhr:.4f} ({share:.0f}% of opt over its span, {o:.4f})")
                 elif share is None or pd.isna(share) or a == OPT:
                     cells.append(f"{rhr:.4f}")
                 else:
