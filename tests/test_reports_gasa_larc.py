@@ -187,6 +187,9 @@ def test_larc_report_without_a_read_dominant_trace_says_nothing_tested_it(tmp_pa
     text = larc.report(df[df["trace"] == "mix.csv"], tmp_path, "test").read_text()
     assert "It holds at every point" not in text
     assert "No point of this grid can test it: no read-dominant trace ran at 1%, 5% or 10%." in text
+    # ... under the claim's heading, without the header of an empty table.
+    claim = "### On each read-dominant trace at 1%, 5% and 10%: LARC's hit ratio ≥ LRU's, SSD writes ≤ LRU's"
+    assert f"{claim}\n\nNo point of this grid can test it" in text
 
 
 def test_the_spare_note_compares_each_row_with_its_own_device_op() -> None:

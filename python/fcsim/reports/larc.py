@@ -476,6 +476,7 @@ def report(
                 "window), so every such page's next access is a miss where LRU may hit."
             )
     elif rows == 0:
+        del lines[-3:]  # the header of a table with no row, and the blank line after it
         lines.append("No point of this grid can test it: no read-dominant trace ran at 1%, 5% or 10%.")
     elif untested == rows:
         lines.append("No point of this grid can test it (the reasons are in the table).")
