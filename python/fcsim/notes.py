@@ -51,15 +51,9 @@ def varying_sets(df: pd.DataFrame) -> list[str]:
     a sweep's grid has no axis columns, so a row's name gives these."""
     if "point" not in df.columns:
         return []
-    values: dict[str, set[str]] = {}
     every = [_sets(p) for p in df["point"]]
-    for sets in every:
-        for k in sets:
-            values.setdefault(k, set())
-    for sets in every:
-        for k, v in values.items():
-            v.add(json.dumps(sets.get(k)))
-    return sorted(k for k, v in values.items() if len(v) > 1 and k not in _SAID)
+    keys = {k for sets in every for k in sets} - _SAID
+    return sorted(k for k in keys if len({json.dumps(sets.get(k)) for sets in every}) > 1)
 
 
 def _label(r: pd.Series, keys: list[str] | tuple[str, ...] = ()) -> str:

@@ -177,15 +177,10 @@ def _windows_done(r: pd.Series) -> tuple[int, int]:
     return int((flags == 0).sum()), int((flags == 1).sum())
 
 
-#: A mean response's load, as the tables write it beside it (:func:`fcsim.notes.saturation`).
-LOAD = {notes.QUEUE: " (saturated)", notes.BURST: " (queued in bursts)", notes.CLOSED: " (closed loop)"}
-
-
 def _best(d: pd.DataFrame) -> pd.DataFrame:
     """Per (trace, SSD size): the best static spare by mean response, and the dynamic row beside
-    it, each mean with its load (:data:`LOAD`)."""
+    it, each mean with its load (:func:`_sat`)."""
     rows = []
-    load = notes.saturation(d).map(lambda k: LOAD.get(k, ""))
     for (trace, size), g in d.groupby(["trace", "size_pct"], sort=False):
         st = g[g["split"] != "dynamic"]
         best = st.loc[st["resp_mean_us"].idxmin()]
@@ -213,8 +208,8 @@ def _best(d: pd.DataFrame) -> pd.DataFrame:
                 "size": size,
                 "best_spare": best["spare"],
                 "best_resp": best["resp_mean_us"],
-                "best_load": load[best.name],
-                "dyn_load": load[dyns.index[0]] if len(dyns) else "",
+                "best_load": f" ({_sat(best)})",
+                "dyn_load": f" ({_sat(dyn)})" if len(dyns) else "",
                 "worst_spare": st.loc[st["resp_mean_us"].idxmax(), "spare"],
                 "dyn_resp": dyn["resp_mean_us"],
                 "dyn_vs_best": (dyn["resp_mean_us"] / best["resp_mean_us"] - 1) * 100,
@@ -1023,13 +1018,20 @@ def _paper_window(trace: str) -> float:
 
 
 def _sat(r: Any) -> str:
-    s = getattr(r, "saturated", None) if not isinstance(r, pd.Series) else r.get("saturated")
+    """A row's load as the tables write it beside its mean response (the labels of
+    :func:`fcsim.notes.saturation`)."""
+    get = r.get if isinstance(r, pd.Series) else lambda k, d=None: getattr(r, k, d)
+    s = get("saturated")
     if s is None or pd.isna(s):
         return "saturation n/a (`saturated` null: closed loop)"
-    depth = getattr(r, "queue_depth", 0) if not isinstance(r, pd.Series) else r.get("queue_depth", 0)
-    if bool(s) and depth:  # fcsim.notes.saturation
+    if bool(s) and get("queue_depth", 0):
         return "closed loop: saturated by construction"
-    return "saturated" if bool(s) else "not saturated"
+    if bool(s):
+        return "saturated"
+    bursts = get("mostly_queueing")
+    if bursts is not None and not pd.isna(bursts) and bursts:
+        return "not saturated, mostly queueing in bursts"
+    return "not saturated"
 
 
 def _mode(values: Any) -> float:
