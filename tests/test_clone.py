@@ -28,7 +28,7 @@ def test_a_saved_model_runs_without_the_original(tmp_path: Path) -> None:
     p = run("trace", "clone", TRACES / "msr_hm_0_excerpt1000.csv", "-o", model)
     assert p.returncode == 0, p.stderr
     assert "wrote" in p.stdout and "1,000 requests" in p.stdout
-    assert model.read_text().startswith("fcsim-clone-model 4\n")
+    assert model.read_text().startswith("fcsim-clone-model 5\n")
     spec = f"synth:clone={model},seed=3"
     a = fcsim.simulate(spec, policy="lru", size="10%")
     # The renewal clone (the default) runs the original's page accesses, in requests it forms;

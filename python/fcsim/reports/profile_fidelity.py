@@ -70,9 +70,14 @@ PROFILES: dict[str, tuple[str, float]] = {
 }
 
 
-# (profile, check) -> why it fails: failures known and explained, still reported as FAIL (none
-# since the GASA profiles' hit shape passed with the pages alive held, issue 40).
-KNOWN_FAILS: dict[tuple[str, str], str] = {}
+# (profile, check) -> why it fails: failures known and explained, still reported as FAIL.
+KNOWN_FAILS: dict[tuple[str, str], str] = {
+    ("lcr-wdev_2", "read_write_size_ratio"): (
+        "0.31% of its requests are reads, about 560: their mean size is a few hundred draws of the "
+        "donor's sizes; 1.492 (a pass) before the clone model's classes took the pages' pace "
+        "(model format 5), which moves which sizes a new read takes"
+    ),
+}
 
 
 # GASA Table II's locality p/a (read, write), which the profiles hold by feedback on per-op hot

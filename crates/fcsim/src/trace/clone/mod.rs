@@ -1296,9 +1296,9 @@ mod tests {
         std::fs::write(&p, gz.finish().unwrap()).unwrap();
         assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want);
         let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display())).err().unwrap().to_string();
-        for first in ["fcsim-clone-model 5", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
+        for first in ["fcsim-clone-model 6", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
-            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 4)")), "{e}");
+            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 5)")), "{e}");
         }
         // Given where a trace is expected: named a model, with how to clone it.
         let p = tmp("bom-trace.model", &format!("\u{feff}{text}"));

@@ -19,15 +19,16 @@ pub const MIN_REQUESTS: u64 = 100;
 /// First line of a model file: its format. 2 since the renewal clone's counts are final; 3 since
 /// they count a page shared by two sequential requests as request structure, not as a reference
 /// of the page (the renewal module's `shares_page`); 4 since they count the new requests of each
-/// class by their size (the renewal module's `class_sizes`). A model of an older format still clones with
+/// class by their size (the renewal module's `class_sizes`); 5 since a page's class holds its pace
+/// as well as its count (the renewal module's *Pace*). A model of an older format still clones with
 /// `model=stack` (the stack counts have not changed); its renewal counts are of an earlier
 /// layout and are dropped, and `model=renewal` (the default) refuses it with its format and the
 /// command that fits it again.
-pub const MAGIC: &str = "fcsim-clone-model 4";
+pub const MAGIC: &str = "fcsim-clone-model 5";
 /// The first line without the format number.
 const MAGIC_STEM: &str = "fcsim-clone-model ";
 /// The format this fcsim writes; it reads 1 to this.
-pub const FORMAT: u32 = 4;
+pub const FORMAT: u32 = 5;
 /// The most all the counts of a model file may add up to (a model of a real trace holds far
 /// fewer: cloudphysics' calibrated distances about 2^50). Below it no sum of counts the
 /// generators take, nor two of them added, can wrap: an edited model could otherwise make a
@@ -38,8 +39,8 @@ pub const MAX_PAGES: u64 = u32::MAX as u64;
 /// The largest model file read (decompressed bytes). What a model holds is bounded but for its
 /// lists of distinct request sizes and run lengths: 2 × 3 lines of 64 counts per window, 64
 /// transition lines, 12 histogram lines of at most 500 bins, at most 64 arrival levels of 64
-/// classes × 16 quantiles, a profile of at most 4,096 counts and the renewal section's 43,008
-/// states come to under 8 MiB at 20 digits a count; the largest models fitted here (cloudphysics,
+/// classes × 16 quantiles, a profile of at most 4,096 counts and the renewal section's 129,024
+/// states come to under 24 MiB at 20 digits a count; the largest models fitted here (cloudphysics,
 /// a 50k-request sample of tencent) take 219-428 KB. 64 MiB leaves the size and run lists
 /// room for millions of distinct values while an arbitrary file is refused before it is read
 /// whole into memory.
@@ -645,6 +646,8 @@ impl Model {
                     c.levels.push(row);
                     levels_left -= 1;
                 }
+                // An older format's renewal counts are of another layout: dropped unread.
+                "renewal" if format < FORMAT => {}
                 "renewal" => {
                     m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?;
                     // Every number on the line, its states' and bins' indices too: a bound on
@@ -699,9 +702,6 @@ impl Model {
             if !seen.contains(&key) {
                 return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
             }
-        }
-        if m.format < FORMAT {
-            m.renewal = None;
         }
         if let Some(r) = &m.renewal {
             r.check().map_err(|e| Error::trace(path, Location::File, e))?;

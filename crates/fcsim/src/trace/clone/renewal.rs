@@ -23,10 +23,36 @@
 //! **The model** (counts, saved and read back exactly, in the `renewal` lines of a model file):
 //!
 //! - *Class.* A page's class is how many times the original references it over its run (1, 2,
-//!   3-4, ..., 4,097 and more: 14 bins): its long-term popularity, which a recency model loses
-//!   (a page referenced once, of which real traces have many, is never referenced again; a page
-//!   referenced thousands of times keeps coming back). Per window and op, the classes of the
-//!   pages first referenced; a clone draws a new request's class from them (its pages share it).
+//!   3-4, ..., 4,097 and more: 14 count bins): its long-term popularity, which a recency model
+//!   loses (a page referenced once, of which real traces have many, is never referenced again; a
+//!   page referenced thousands of times keeps coming back), and its pace (model format 5, below).
+//!   Per window and op, the classes of the pages first referenced; a clone draws a new request's
+//!   class from them (its pages share it).
+//! - *Pace* (model format 5). Pages of one count bin differ in how soon they come back, and keep
+//!   to it: a page's pace is the third of its count bin's pages (of two references or more) its
+//!   mean log gap over the original's run falls in, fast, middle or slow (a page of one
+//!   reference has pace 0); the class is the count bin and the pace (42 classes). Why: on
+//!   arc_P3, of the spread of log gaps among the pages of 17-32 references, 31% lies between
+//!   pages (each page's mean log gap apart from the others') and the rest within a page; the
+//!   clone, whose states knew the previous gap alone, had 5%: every hot page took short gaps
+//!   now and then and long ones between, so a policy that keeps pages hit before (SLRU, SIEVE,
+//!   ARC) kept them all through their long gaps, where the original's slow pages never come back
+//!   in time and its fast ones hit under LRU too. At 10% of arc_P3's working set SLRU hit 0.381
+//!   on the clone against the original's 0.309, SIEVE 0.389 against 0.328 (LRU 0.284 against
+//!   0.265). The pace is fitted in the first pass (the mean of log2 of each page's gaps, in the
+//!   ticks the second pass counts) and the thirds cut per count bin ([`paces`]): it scales with
+//!   the trace, as the gaps do. Chosen over the previous gaps' mean as a further dimension of the
+//!   state (short, usual or long for the page so far, an average over its last 16 gaps: arc_P3
+//!   at 10% 0.028 → 0.025 on seeds 1-2, between-page share 5% → 11%): a pace known from the
+//!   first reference holds from the first gap, which a page's own history cannot. Measured side
+//!   by side (`bench/clone_panel.py`'s panel, seeds 1-3, fcsim c9c1bd21 → this change, panel
+//!   error at 1% / 10% of the working set, mean): arc_P3 0.005/0.027 → 0.008/0.018; cloudphysics
+//!   0.014/0.015 → 0.005/0.005; arc_OLTP 0.018/0.018 → 0.009/0.009; systor 0.007/0.012 →
+//!   0.004/0.004; tencent 0.002/0.006 → 0.003/0.004; arc_P12 0.006/0.006 → 0.006/0.005; arc_P2
+//!   0.015/0.010 → 0.014/0.009; worse: diskmon 0.004/0.005 → 0.007/0.006, blkparse 0.018/0.014 →
+//!   0.019/0.016, the msr excerpt 0.017/0.040 → 0.022/0.039; wsrch and tpcc within 0.001.
+//!   `ablate=pace` pools the states over the paces of a count bin (the paces are still drawn
+//!   with their sizes).
 //! - *Class and size* (model format 4). Per op and class, the new requests whose first new page
 //!   is of that class, by the pages they span (1, 2, 3-4, 5-8, ...), and their pages in all: a
 //!   trace's most referenced pages come in small requests (cloudphysics' pages of 17 and more
@@ -314,8 +340,9 @@
 //!   lines but needs 32-bit ticks, which a long or large-scale clone passes.
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
-//! `frequency` pools the states over the classes and the references-so-far bins (recency
-//! alone), `recency` over
+//! `pace` pools the states over the paces (*Pace*),
+//! `frequency` pools the states over the classes (counts and paces) and the references-so-far
+//! bins (recency alone), `recency` over
 //! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
 //! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
 //! writes among new pages, `requests` issues each block as one request (not cut into the
@@ -352,8 +379,12 @@ pub const JBINS: usize = 8;
 pub const OCTAVES: usize = 48;
 /// Phases: quarters of the trace's ticks (a trace's reuse drifts over its run).
 pub const PHASES: usize = 4;
-/// Classes of a page's references over the whole trace: 1, 2, 3-4, ..., 4,097 and more.
-pub const CLASSES: usize = 14;
+/// Bins of a page's references over the whole trace: 1, 2, 3-4, ..., 4,097 and more.
+pub const COUNTS: usize = 14;
+/// Paces of the pages of a count bin: thirds by their mean log gap over the trace (*Pace*).
+pub const PACES: usize = 3;
+/// Classes: count bin + [`COUNTS`] × pace.
+pub const CLASSES: usize = COUNTS * PACES;
 /// States: phase × class × references-so-far bin × previous gap octave × op.
 pub const STATES: usize = PHASES * CLASSES * JBINS * OCTAVES * 2;
 /// Fewest observations a state's own distribution needs.
@@ -384,10 +415,16 @@ pub fn octave(g: u64) -> usize {
     ((64 - g.leading_zeros()) as usize).min(OCTAVES - 1)
 }
 
-/// The class of a page referenced `f` ≥ 1 times over the trace.
+/// The count bin of a page referenced `f` ≥ 1 times over the trace.
 #[inline]
-pub fn class(f: u64) -> usize {
-    count_bin(f, CLASSES)
+pub fn count_class(f: u64) -> usize {
+    count_bin(f, COUNTS)
+}
+
+/// The class of a page of count bin `k` and pace `pace`.
+#[inline]
+pub fn class(k: usize, pace: usize) -> usize {
+    k + COUNTS * pace
 }
 
 /// Bins of the pages a new request spans (1, 2, 3-4, 5-8, ..., 16,385 and more) in
@@ -450,7 +487,7 @@ pub fn gbin_range(b: usize) -> (u64, u64) {
 }
 
 /// What the renewal clone is fitted to (see the module docs).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Counts {
     /// Ticks (page accesses of reads and writes) of the original.
     pub ticks: u64,
@@ -482,6 +519,24 @@ pub struct Counts {
     pub class_pages: [[u64; CLASSES]; 2],
 }
 
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts {
+            ticks: 0,
+            events: Default::default(),
+            ends: Vec::new(),
+            new_pages: Vec::new(),
+            sizes: Default::default(),
+            sequential: [0; 2],
+            reuse: Default::default(),
+            reuse_sequential: [0; 2],
+            shared: [[0; 2]; 2],
+            class_sizes: [[[0; SBINS]; CLASSES]; 2],
+            class_pages: [[0; CLASSES]; 2],
+        }
+    }
+}
+
 /// Whether request `r` starts on the last page of the request before it (`last`: its volume,
 /// the byte after it and its op) and runs on past it: it starts where that one ended, mid-page,
 /// with the same op, and ends on a later page. Unaligned sequential requests (a 4 KiB write
@@ -497,15 +552,47 @@ pub fn shares_page(last: Option<(u32, u64, Op)>, r: &HostRequest) -> bool {
     r.offset % PAGE != 0 && r.offset % PAGE + u64::from(r.len) > PAGE && last == Some((r.volume, r.offset, r.op))
 }
 
+/// Each page's class from its references, the tick of its last and the sum of its gaps' log2
+/// (*Pace*): its count bin, and its pace in that bin, the third its mean log gap falls in among
+/// the bin's pages of two references or more (thirds cut at the pages a third and two thirds of
+/// the way up; a page of one reference, which has no gap, is of pace 0).
+fn paces(history: &FxHashMap<u64, (u64, u64, f64)>) -> FxHashMap<u64, u8> {
+    let mean = |&(n, _, sum): &(u64, u64, f64)| (n > 1).then(|| sum / (n - 1) as f64);
+    let mut means: Vec<Vec<f64>> = vec![Vec::new(); COUNTS];
+    for h in history.values() {
+        if let Some(m) = mean(h) {
+            means[count_class(h.0)].push(m);
+        }
+    }
+    let cuts: Vec<[f64; PACES - 1]> = means
+        .iter_mut()
+        .map(|v| {
+            v.sort_unstable_by(f64::total_cmp);
+            std::array::from_fn(|i| v.get(v.len() * (i + 1) / PACES).copied().unwrap_or(f64::INFINITY))
+        })
+        .collect();
+    history
+        .iter()
+        .map(|(&key, h)| {
+            let k = count_class(h.0);
+            let pace = mean(h).map_or(0, |m| cuts[k].iter().filter(|&&c| m >= c).count());
+            (key, class(k, pace) as u8)
+        })
+        .collect()
+}
+
 impl Counts {
     /// Fits the counts to every read and write of the trace `open` opens (twice: the first pass
     /// counts each page's references), whose page accesses are `ticks` (4 KiB pages, volumes
     /// apart; the phases are quarters of the ticks).
     pub fn fit(open: &mut dyn FnMut() -> Result<Box<dyn TraceReader>>, ticks: u64, mut progress: Option<Progress<'_>>) -> Result<Counts> {
         let splitter = PageSplitter::new(PAGE as u32, KeyUnit::Bytes);
-        let mut total: FxHashMap<u64, u64> = FxHashMap::default();
+        // Per page: references, tick of the last, the sum of its gaps' log2.
+        let mut history: FxHashMap<u64, (u64, u64, f64)> = FxHashMap::default();
         let mut reader = open()?;
         let mut seen = 0u64;
+        // The ticks as the second pass counts them.
+        let mut t = 0u64;
         // The last read or write: volume, the byte after it, op.
         let mut last: Option<(u32, u64, Op)> = None;
         while let Some(r) = reader.next_request()? {
@@ -516,13 +603,21 @@ impl Counts {
                 let skip = u64::from(shares_page(last, &r));
                 last = Some((r.volume, r.offset.saturating_add(u64::from(r.len)), r.op));
                 for key in first + skip..first + n {
-                    *total.entry(key).or_default() += 1;
+                    let e = history.entry(key).or_insert((0, 0, 0.0));
+                    if e.0 > 0 {
+                        e.2 += ((t - e.1) as f64).log2();
+                    }
+                    e.0 += 1;
+                    e.1 = t;
+                    t += 1;
                 }
             }
         }
+        let classes = paces(&history);
+        drop(history);
         // The second pass's ticks, known before it starts: each new page is counted in the window
         // of its own tick.
-        let span = total.values().sum::<u64>().max(1);
+        let span = t.max(1);
         let window = |tick: u64| (((u128::from(tick) * WINDOWS as u128) / u128::from(span)) as usize).min(WINDOWS - 1);
         let mut reader = open()?;
         // Per page: last tick, references so far, state of its last reference.
@@ -536,7 +631,7 @@ impl Counts {
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut reuse: [FxHashMap<u64, u64>; 2] = Default::default();
         let mut last: Option<(u32, u64, Op)> = None;
-        let mut t = 0u64;
+        t = 0;
         let add = |v: &mut Vec<u64>, b: usize| {
             if v.len() <= b {
                 v.resize(b + 1, 0);
@@ -561,7 +656,7 @@ impl Counts {
             let mut new_class = 0;
             // A shared first page is the last request's reference continued: not a tick.
             for key in first + u64::from(shared)..first + n {
-                let c_ = class(total.get(&key).copied().unwrap_or(1));
+                let c_ = usize::from(classes.get(&key).copied().unwrap_or(0));
                 let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
                 let gap = if e.0 == u64::MAX {
                     c.new_pages[window(t)][o][c_] += 1;
@@ -832,9 +927,9 @@ impl Counts {
 /// first, from the window's new pages of each class over the mean pages of that class's requests
 /// (so that each class still gets its pages), then the request's size bin from that class's
 /// requests, then its size from the op's sizes in that bin (without replacement, as `sizes`).
-/// A class with fewer than [`MIN_SEEN`] new requests takes those of the classes around it too
-/// (c - 1 to c + 1, then c - 2 to c + 2, ...: the most referenced classes each hold a few
-/// requests, alike in size), as the states pool.
+/// A class with fewer than [`MIN_SEEN`] new requests takes those of the count bins around it
+/// too, of its pace (k - 1 to k + 1, then k - 2 to k + 2, ...: the most referenced classes each
+/// hold a few requests, alike in size), then of every pace, as the states pool.
 #[derive(Debug, Clone)]
 struct ClassSizes {
     /// Per op and class: 1 / the mean pages of its new requests.
@@ -856,17 +951,25 @@ impl ClassSizes {
             // An op without new requests takes the other's.
             let op = if counts[o].iter().flatten().any(|&x| x > 0) { o } else { 1 - o };
             let requests = |k: usize| counts[op][k].iter().sum::<u64>();
-            for k in 0..CLASSES {
-                let mut j = 0;
-                let around = |j: usize| k.saturating_sub(j)..(k + j + 1).min(CLASSES);
-                while j < CLASSES && around(j).map(requests).sum::<u64>() < MIN_SEEN {
-                    j += 1;
-                }
-                let n = around(j).map(requests).sum::<u64>() as f64;
-                c.per_page[o][k] = n / around(j).map(|x| pages[op][x]).sum::<u64>() as f64;
+            for c_ in 0..CLASSES {
+                let (k, pace) = (c_ % COUNTS, c_ / COUNTS);
+                // The classes of count bins k - j to k + j, of its pace (`all` false) or of every
+                // pace.
+                let around = |j: usize, all: bool| {
+                    let bins = k.saturating_sub(j)..(k + j + 1).min(COUNTS);
+                    let paces = if all { 0..PACES } else { pace..pace + 1 };
+                    paces.flat_map(move |p| bins.clone().map(move |x| class(x, p)))
+                };
+                let (j, all) = (0..COUNTS)
+                    .map(|j| (j, false))
+                    .chain((0..COUNTS).map(|j| (j, true)))
+                    .find(|&(j, all)| around(j, all).map(requests).sum::<u64>() >= MIN_SEEN)
+                    .unwrap_or((COUNTS - 1, true));
+                let n = around(j, all).map(requests).sum::<u64>() as f64;
+                c.per_page[o][c_] = n / around(j, all).map(|x| pages[op][x]).sum::<u64>() as f64;
                 let mut cum = 0.0;
-                for (b, at) in c.bins[o][k].iter_mut().enumerate() {
-                    cum += around(j).map(|x| counts[op][x][b]).sum::<u64>() as f64 / n;
+                for (b, at) in c.bins[o][c_].iter_mut().enumerate() {
+                    cum += around(j, all).map(|x| counts[op][x][b]).sum::<u64>() as f64 / n;
                     *at = cum;
                 }
             }
@@ -882,7 +985,7 @@ impl ClassSizes {
     }
 }
 
-/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests+sizes`).
+/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests+sizes+pace`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ablate {
     pub frequency: bool,
@@ -894,12 +997,15 @@ pub struct Ablate {
     pub requests: bool,
     /// Draw a new request's class regardless of its size (not from the classes' own sizes).
     pub sizes: bool,
+    /// Pool the states over the paces of a count bin (the pages' paces still drawn, with their
+    /// sizes).
+    pub pace: bool,
     /// Pool the quarters (`phases=1`; the default, `phases=4`, keeps them apart).
     pub pool_phases: bool,
 }
 
 impl Ablate {
-    /// Parses `a+b+...` of frequency, recency, together, ops, requests and sizes.
+    /// Parses `a+b+...` of frequency, recency, together, ops, requests, sizes and pace.
     pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
         let mut a = Ablate::default();
         for part in v.split('+').filter(|p| !p.is_empty()) {
@@ -910,9 +1016,10 @@ impl Ablate {
                 "ops" => a.ops = true,
                 "requests" => a.requests = true,
                 "sizes" => a.sizes = true,
+                "pace" => a.pace = true,
                 _ => {
                     return Err(format!(
-                        "unknown part '{part}'; expected frequency, recency, together, ops, requests or sizes (joined with +)"
+                        "unknown part '{part}'; expected frequency, recency, together, ops, requests, sizes or pace (joined with +)"
                     ))
                 }
             }
@@ -1331,7 +1438,7 @@ impl Renewal {
             let frequency = ablate.frequency;
             state(
                 off(drop[0] || ablate.pool_phases, ph),
-                off(drop[1] || frequency, c),
+                off(drop[1] || frequency, if ablate.pace { c % COUNTS } else { c }),
                 off(drop[2] || frequency, j),
                 off(drop[3] || ablate.recency, oc),
                 op,
@@ -1369,8 +1476,8 @@ impl Renewal {
             }
         }
         // Per level and pooled state: its distribution's number, once a state takes it (fewer
-        // than STATES, so below NONE).
-        const NONE: u16 = u16::MAX;
+        // than STATES, so below NONE; 32 bits: STATES is above 2^16).
+        const NONE: u32 = u32::MAX;
         let mut slot = vec![NONE; LEVELS.len() * STATES];
         let mut keys: Vec<usize> = Vec::new();
         let mut which = Vec::with_capacity(STATES);
@@ -1379,10 +1486,10 @@ impl Renewal {
             let at = |l: usize| l * STATES + keep_dims(d, LEVELS[l]);
             let k = (0..LEVELS.len()).map(at).find(|&k| seen[k] >= MIN_SEEN as u16).unwrap_or_else(|| at(LEVELS.len() - 1));
             if slot[k] == NONE {
-                slot[k] = keys.len() as u16;
+                slot[k] = keys.len() as u32;
                 keys.push(k);
             }
-            which.push(u32::from(slot[k]));
+            which.push(slot[k]);
         }
         // The counts of each distribution taken: its level's states added up.
         let mut pooled: Vec<Pooled> = vec![Default::default(); keys.len()];
@@ -1392,8 +1499,7 @@ impl Renewal {
                 if i == NONE {
                     continue;
                 }
-                let i = usize::from(i);
-                let d = &mut pooled[i];
+                let d = &mut pooled[i as usize];
                 for (dst, src) in d.0.iter_mut().zip([&c.events[0][s], &c.events[1][s]]) {
                     if dst.len() < src.len() {
                         dst.resize(src.len(), 0);
@@ -1934,7 +2040,8 @@ impl Renewal {
             // take next was never seen, and its pooled gaps would keep it going (the msr excerpt's
             // 33-64 class, two pages of 33 and 34 references, pooled with every class past 64
             // references: a 9-page request of it came back 77 times, a third of a clone).
-            let drawn = drawn.filter(|_| !cap || usize::from(e.class) + 1 == CLASSES || u64::from(e.refs) < 1 << e.class);
+            let k = usize::from(e.class) % COUNTS;
+            let drawn = drawn.filter(|_| !cap || k + 1 == COUNTS || u64::from(e.refs) < 1 << k);
             if same {
                 before = Some((refs, at, class, drawn));
             }
@@ -2511,7 +2618,7 @@ mod tests {
         let err = |spec: String| super::super::open(&spec).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
-            .contains("expected frequency, recency, together, ops, requests or sizes"));
+            .contains("expected frequency, recency, together, ops, requests, sizes or pace"));
         assert!(err(format!("clone={},model=stack,ablate=ops", orig.display())).contains("model=renewal only"));
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
@@ -2521,7 +2628,7 @@ mod tests {
         assert!(c.parse_line(&["state", "999999", "|"]).unwrap_err().contains("expected a state below"));
         assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | ENDS"));
         assert!(c.parse_line(&["new-pages", "64", "1", "2"]).unwrap_err().contains("expected a window below 64"));
-        assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 14 counts"));
+        assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 42 counts"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
         assert!(c.parse_line(&["reuse", "read", "0:3"]).unwrap_err().contains("PAGES:COUNT (pages at least 1)"));
         assert!(c.parse_line(&["reuse-sequential", "1"]).unwrap_err().contains("expected two counts"));
@@ -2534,7 +2641,7 @@ mod tests {
         let line = |o: &'static str, k: &'static str, n: usize| [&["class-sizes", o, k, "9"][..], &bins[..n]].concat();
         assert!(c.parse_line(&line("read", "0", SBINS - 1)).unwrap_err().contains("its pages and 16 counts"));
         assert!(c.parse_line(&line("trim", "0", SBINS)).unwrap_err().contains("expected read or write"));
-        assert!(c.parse_line(&line("write", "14", SBINS)).unwrap_err().contains("a class below 14"));
+        assert!(c.parse_line(&line("write", "42", SBINS)).unwrap_err().contains("a class below 42"));
         c.parse_line(&line("write", "13", SBINS)).unwrap();
         assert!(c.check().is_err());
         // A class whose requests span fewer pages than they are (the draw divides by them).
@@ -2542,15 +2649,15 @@ mod tests {
         r.check().unwrap();
         r.class_pages[1][0] = r.class_sizes[1][0].iter().sum::<u64>() - 1;
         assert!(r.check().unwrap_err().contains("span") && r.check().unwrap_err().contains("a page a request at least"));
-        // A model of format 1 to 3 keeps its stack counts; its renewal counts (format 2's counted
+        // A model of format 1 to 4 keeps its stack counts; its renewal counts (format 2's counted
         // a page shared by two sequential requests as a reference, format 3's have no class
-        // sizes) are refused, with the format and the command that fits it again. A format this
-        // fcsim does not know is refused.
+        // sizes, format 4's classes no pace) are refused, with the format and the command that
+        // fits it again. A format this fcsim does not know is refused.
         let text = m.to_text();
         // Not the folder of the test above, which runs beside this one and removes its own.
         let dir = std::env::temp_dir().join(format!("fcsim-renewal-bad-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for v in [1, 2, 3] {
+        for v in [1, 2, 3, 4] {
             let old = dir.join(format!("old{v}.model"));
             std::fs::write(&old, text.replacen(super::super::model::MAGIC, &format!("fcsim-clone-model {v}"), 1)).unwrap();
             assert!(err(format!("clone={},model=stack", old.display())).is_empty());
@@ -2558,9 +2665,9 @@ mod tests {
             assert!(e.contains(&format!("model format {v}")) && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
         }
         let new = dir.join("new.model");
-        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 5", 1)).unwrap();
+        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 6", 1)).unwrap();
         let e = err(format!("clone={}", new.display()));
-        assert!(e.contains("'fcsim-clone-model 5'") && e.contains("reads 1 to 4") && e.contains("fcsim trace clone"), "{e}");
+        assert!(e.contains("'fcsim-clone-model 6'") && e.contains("reads 1 to 5") && e.contains("fcsim trace clone"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -2687,8 +2794,9 @@ mod tests {
         assert_eq!(c.ticks, 7);
         assert_eq!(c.shared, [[0, 1], [1, 0]], "[new, reuse][read, write]");
         assert_eq!((c.sequential, c.reuse_sequential), ([0, 1], [1, 2]));
-        // Page 0 referenced twice, page 1 four times, page 2 once (classes 1, 2, 0): the
-        // shared accesses are not in the counts the classes are made of.
+        // Page 0 referenced twice, page 1 four times, page 2 once (count bins 1, 2, 0): the
+        // shared accesses are not in the counts the classes are made of. Pages 0 and 1, each
+        // alone in its count bin, are at both cuts of its thirds: pace 2.
         let gaps = |o: usize| -> Vec<(usize, u64)> {
             let mut m: std::collections::BTreeMap<usize, u64> = Default::default();
             for s in 0..STATES {
@@ -2698,23 +2806,25 @@ mod tests {
             }
             m.into_iter().filter(|&(_, x)| x > 0).collect()
         };
-        // Reads after gaps: page 0's 3 (class 1); page 1's 3 (class 2, the read of request 4).
-        // Writes after gaps: page 1's two of 1 (requests 5 and 6).
-        assert_eq!(gaps(0), vec![(100 + gbin(3), 1), (200 + gbin(3), 1)]);
-        assert_eq!(gaps(1), vec![(200 + gbin(1), 2)]);
+        // Reads after gaps: page 0's 3 (count bin 1); page 1's 3 (count bin 2, the read of
+        // request 4). Writes after gaps: page 1's two of 1 (requests 5 and 6).
+        let (c0, c1) = (class(1, 2) * 100, class(2, 2) * 100);
+        assert_eq!(gaps(0), vec![(c0 + gbin(3), 1), (c1 + gbin(3), 1)]);
+        assert_eq!(gaps(1), vec![(c1 + gbin(1), 2)]);
         assert_eq!(c.ends.iter().sum::<u64>(), 3);
         // The new requests by the class of their first new page and the pages they span (as
-        // their sizes give them): 1 on pages 0 and 1, first new page 0 (class 1); 2 on the
+        // their sizes give them): 1 on pages 0 and 1, first new page 0 (count bin 1); 2 on the
         // shared page 1 and page 2, first new page 2 (class 0). No new reads.
         let mut by_class = [[[0; SBINS]; CLASSES]; 2];
-        (by_class[1][1][sbin(2)], by_class[1][0][sbin(2)]) = (1, 1);
+        (by_class[1][class(1, 2)][sbin(2)], by_class[1][0][sbin(2)]) = (1, 1);
         assert_eq!(c.class_sizes, by_class);
-        assert_eq!(c.class_pages[1][..2], [2, 2]);
+        assert_eq!((c.class_pages[1][class(1, 2)], c.class_pages[1][0]), (2, 2));
+        assert_eq!(c.class_pages[1].iter().sum::<u64>(), 4);
         assert_eq!(c.class_pages[0], [0; CLASSES]);
         // New pages in the windows of their own ticks (0, 1 and 2 of 7: windows 0, 9 and 18 of
         // 64), not all in the first: a short trace's new pages spread as they came.
         let mut windows = vec![[[0; CLASSES]; 2]; WINDOWS];
-        (windows[0][1][1], windows[9][1][2], windows[18][1][0]) = (1, 1, 1);
+        (windows[0][1][class(1, 2)], windows[9][1][class(2, 2)], windows[18][1][0]) = (1, 1, 1);
         assert_eq!(c.new_pages, windows);
         c.check().unwrap();
     }
