@@ -44,13 +44,17 @@
 //!   the trace, as the gaps do. Chosen over the previous gaps' mean as a further dimension of the
 //!   state (short, usual or long for the page so far, an average over its last 16 gaps: arc_P3
 //!   at 10% 0.028 → 0.025 on seeds 1-2, between-page share 5% → 11%): a pace known from the
-//!   first reference holds from the first gap, which a page's own history cannot. Measured side
-//!   by side (`bench/clone_panel.py`'s panel, seeds 1-3, fcsim c9c1bd21 → this change, panel
-//!   error at 1% / 10% of the working set, mean): arc_P3 0.005/0.027 → 0.008/0.018; cloudphysics
-//!   0.014/0.015 → 0.005/0.005; arc_OLTP 0.018/0.018 → 0.009/0.009; systor 0.007/0.012 →
-//!   0.004/0.004; tencent 0.002/0.006 → 0.003/0.004; arc_P12 0.006/0.006 → 0.006/0.005; arc_P2
-//!   0.015/0.010 → 0.014/0.009; worse: diskmon 0.004/0.005 → 0.007/0.006, blkparse 0.018/0.014 →
-//!   0.019/0.016, the msr excerpt 0.017/0.040 → 0.022/0.039; wsrch and tpcc within 0.001.
+//!   first reference holds from the first gap, which a page's own history cannot. Measured
+//!   with `bench/clone_panel.py --seeds 5` (`bench/RESULTS.md`, "Trace clones: policy
+//!   ranking"; before: its run on fcsim 525d03e2, model format 4; mean over seeds 1-5):
+//!   arc_P3's panel error at 10% of the working set 0.027 → 0.018 [0.015, 0.020] (at 1% 0.005
+//!   → 0.007); cloudphysics 0.010/0.011 → 0.010/0.009 at 1%/10%, pairs kept at 10% 96% → 99%,
+//!   LRU's curve 0.018 → 0.012; arc_OLTP 0.015/0.014 → 0.009/0.008; diskmon's pairs kept at 10%
+//!   93% → 97%, arc_P12's 93% → 95%; LRU's curve 0.011 → 0.007 on systor, 0.012 → 0.008 on
+//!   arc_OLTP. Worse: the msr excerpt at 1%, 0.020 → 0.025 [0.010, 0.051] (1,000 requests: its
+//!   count bins of 5 references and more hold 17, 8 and 2 pages, now split three ways), blkparse
+//!   0.018/0.014 → 0.020/0.016, arc_OLTP's pairs kept at 10% 94% → 91%; tencent, arc_P2, wsrch
+//!   and tpcc within 0.001.
 //!   `ablate=pace` pools the states over the paces of a count bin (the paces are still drawn
 //!   with their sizes).
 //! - *Class and size* (model format 4). Per op and class, the new requests whose first new page
