@@ -59,7 +59,8 @@
 //! the stack profile above; [`super::renewal`], [`Renewal::with_shape`]): a profile is a clone
 //! of its donor, and the renewal clone is the one that keeps what separates policies
 //! (`bench/RESULTS.md`, "Trace clones: policy ranking"). Its known misses against the stack
-//! profile: gasa-t3's reads' locality 1.9 points off GASA's at scale 0.05 (the stack's 0.4);
+//! profile: gasa-t3's reads' locality 1.9 points off GASA's at scale 1 (the stack's 0.0; at scale
+//! 0.05 0.1 off since model format 5, 1.9 before);
 //! and the GASA profiles' LRU hits, all within 10% of
 //! the working set where the donor has 43% of its hits beyond (below, *Pages alive at once*).
 //! The donor's renewal counts are reshaped by these levers:
@@ -166,8 +167,9 @@
 //!   are geometric, which gives p of about a third whatever the table's (read / write p at
 //!   scale 0.05: gasa-t1 0.33/0.35 against 0.13/0.31, gasa-t2 0.33/0.35 against 0.17/0.16,
 //!   gasa-t3 0.31/0.34 against 0.28/0.11). With it (`examples/profile_counts.rs`, seed 42,
-//!   the pages alive held): at scale 0.05, 0.131/0.310, 0.170/0.161, 0.299/0.111; at 0.25
-//!   gasa-t3 0.290/0.110; at scale 1, 0.132/0.310, 0.175/0.162, 0.271/0.110: within the
+//!   the pages alive held, model format 5): at scale 0.05, 0.130/0.305, 0.170/0.162,
+//!   0.281/0.111; at scale 1, 0.127/0.309, 0.164/0.159, 0.299/0.110 (format 4: 0.131/0.310,
+//!   0.170/0.161, 0.299/0.111 and 0.132/0.310, 0.175/0.162, 0.271/0.110): within the
 //!   stack's 2.5 points (Rust, scale 0.05) on every op. Before the pages alive were held (fcsim 525d03e2), at 0.05,
 //!   0.130/0.274, 0.169/0.159, 0.280/0.111: gasa-t1's writes 3.6 off (the reads' hot pages
 //!   drew writes and became the writes' most accessed pages; [`super::locality`]), which the
@@ -1332,8 +1334,8 @@ mod tests {
     /// On the renewal model, the locality lever ([`super::super::locality`]) holds every op's p
     /// within the stack's 2.5 points of the table's, and the mean miss over the six ops within
     /// 1 point (without it, the donor's process gives p of 0.32-0.35 on both ops: a mean miss
-    /// of 13 points). Measured at scale 0.05, seed 42: t1 0.131 / 0.310, t2 0.170 / 0.161, t3
-    /// 0.299 / 0.111. Known misses before: gasa-t1's writes (0.274, until the pages alive
+    /// of 13 points). Measured at scale 0.05, seed 42, model format 5: t1 0.130 / 0.305, t2
+    /// 0.170 / 0.162, t3 0.281 / 0.111. Known misses before: gasa-t1's writes (0.274, until the pages alive
     /// were held) and gasa-t3's reads (0.249, until the fit put each new page in its own
     /// window).
     #[test]
