@@ -2905,6 +2905,26 @@ mod tests {
     }
 
     #[test]
+    fn paces_are_thirds_of_a_count_bins_mean_log_gap_by_hand() {
+        // (references, last tick, sum of log2 gaps). Three pages of 3 references (count bin 2)
+        // whose gaps are 2, 8 and 32 ticks (mean log2 1, 3, 5): thirds cut at the second and
+        // the third, so fast, middle and slow. A page of one reference has no gap: pace 0. A
+        // page alone in its count bin (2 references) is at both cuts: pace 2.
+        let h: FxHashMap<u64, (u64, u64, f64)> =
+            [(1, (3, 0, 2.0)), (2, (3, 0, 6.0)), (3, (3, 0, 10.0)), (4, (1, 0, 0.0)), (5, (2, 0, 4.0))].into_iter().collect();
+        let p = paces(&h);
+        assert_eq!([p[&1], p[&2], p[&3]], [class(2, 0), class(2, 1), class(2, 2)].map(|c| c as u8));
+        assert_eq!((p[&4], p[&5]), (class(0, 0) as u8, class(1, 2) as u8));
+        // A clone's pages of a count bin keep to their paces: the fitted classes of the msr
+        // excerpt's pages of 2 or more references are of every pace.
+        let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
+        let c = m.renewal.as_ref().unwrap();
+        let paces: std::collections::BTreeSet<usize> =
+            (0..STATES).filter(|&s| c.events.iter().any(|e| !e[s].is_empty())).map(|s| dims(s)[1] / COUNTS).collect();
+        assert_eq!(paces, (0..PACES).collect());
+    }
+
+    #[test]
     fn gaps_and_ends_by_hand() {
         // Gaps of 1 (a read, then a write), of 2 (a write) and one end: P(1) = 2/4, P(2) = 1/4,
         // P(no further reference) = 1/4; after a gap of 1 a write half the time, of 2 always.
