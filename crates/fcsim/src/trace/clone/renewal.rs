@@ -55,6 +55,11 @@
 //!   count bins of 5 references and more hold 17, 8 and 2 pages, now split three ways), blkparse
 //!   0.018/0.014 → 0.020/0.016, arc_OLTP's pairs kept at 10% 94% → 91%; tencent, arc_P2, wsrch
 //!   and tpcc within 0.001.
+//!   Three paces is fcsim's choice, made before measuring, not a figure from a source; the
+//!   alternatives, measured after (`bench/clone_panel.py`'s panel, seeds 1-3, panel error at 1%
+//!   / 10% of the working set): two paces, arc_P3 0.005/0.024 (over the target at 10%),
+//!   cloudphysics 0.008/0.007, diskmon 0.004/0.005; three, 0.008/0.018, 0.012/0.010,
+//!   0.003/0.006; four, 0.007/0.018, 0.014/0.012, 0.006/0.007.
 //!   `ablate=pace` pools the states over the paces of a count bin (the paces are still drawn
 //!   with their sizes).
 //! - *Class and size* (model format 4). Per op and class, the new requests whose first new page
