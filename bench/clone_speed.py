@@ -103,6 +103,7 @@ def main() -> None:
         for name in TRACES:
             model = Path(tmp) / f"{name}.clone"
             fcsim.clone(str(ROOT / "data/traces" / name), str(model))
+            rate: dict[str, float] = {}
             for kind, key in MODELS.items():
                 spec = f"clone={model},scale=10{key}"
                 new, old = [], []
@@ -114,7 +115,9 @@ def main() -> None:
                             out.append(run(b, spec))
                 n = max(new, key=lambda r: r["cpu"])
                 rss = max(r["rss"] for r in new)
-                cells = [name, kind, f"{n['one']:,}", f"{n['cpu']:.1f} M"]
+                rate[kind] = n["cpu"]
+                vs = f"{n['cpu'] / rate['stack']:.2f}" if kind == "renewal" and "stack" in rate else ""
+                cells = [name, kind, f"{n['one']:,}", f"{n['cpu']:.1f} M", vs]
                 if base is not None:
                     o = max(old, key=lambda r: r["cpu"])
                     same = "yes" if {r["digest"] for r in new} == {r["digest"] for r in old} else "**no**"
@@ -136,7 +139,7 @@ def main() -> None:
     load.append(os.getloadavg()[0])
     head = ["git", "rev-parse", "--short", "HEAD"]
     commit = subprocess.run(head, cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    cols = ["trace", "model", "requests", "per CPU second"]
+    cols = ["trace", "model", "requests", "per CPU second", "renewal / stack"]
     if base is not None:
         cols += [a.base_label, "ratio", "same stream"]
     cols.append("peak RSS")
@@ -155,7 +158,9 @@ def main() -> None:
         f"A clone of fewer than {REPEAT_TO:,} requests is built and run again from the model read once",
         f"until {REPEAT_TO:,} are out (its building counted each time): the rate is the generator's, not the",
         "process's start. Requests: one clone's. Best of the runs (the machine is shared; slower runs lost",
-        "time to other work); peak RSS: the largest.",
+        "time to other work); peak RSS: the largest. renewal / stack: the renewal clone's rate over the",
+        "stack clone's on the same trace, measured one after the other in this run, so that the machine's",
+        "speed cancels: it compares across runs, where the rates themselves move with the machine.",
     ]
     if base is not None:
         lines += [
