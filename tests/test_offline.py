@@ -130,15 +130,16 @@ def test_lru_ftl_matches_an_independent_lru_over_a_greedy_ftl(tmp_path):
         accesses = [(int(r["obj_id"]), r["op"] == "write") for r in csv.DictReader(f)]
     row = fcsim.simulate(TRACE, policy="lru-ftl", size="1%", set={**SMALL, "stack.dram": 0})
     # The flash as the offline bounds size it (the GC reserve and open block on top of OP):
-    # ceil(cache x (1 + OP) / block) blocks, then max(2, ceil(5% of them)) reserved, and one open.
+    # ceil(cache x (1 + OP) / block) blocks, then max(2, ceil(GC threshold x them)) reserved,
+    # and one open.
     ppb, blocks = int(row["device_pages_per_block"]), int(row["device_blocks"])
     total = math.ceil(row["size_pages"] * (1 + float(row["device_op"])) / ppb)
-    reserve = max(2, math.ceil(0.05 * total))
+    reserve = max(2, math.ceil(float(row["device_gc_threshold"]) * total))
     assert blocks == total + reserve + 1
     ref = lru_over_greedy_ftl(accesses, row["size_pages"], blocks, ppb, reserve)
     assert (row["read_hits"], row["host_page_writes"]) == (ref["hits"], ref["host"])
     assert (row["gc_page_writes"], row["erasures"]) == (ref["copies"], ref["erasures"])
-    assert 1.7 < row["write_amplification"] < 2.0
+    assert row["write_amplification"] == pytest.approx((ref["host"] + ref["copies"]) / ref["host"])
 
 
 def test_cli_lists_and_runs_them():
