@@ -1,6 +1,8 @@
 """Hostile trace input through the CLI and the API (issue 16): offsets near 2^64, `.fct` headers
 that lie, files without line breaks, pipes and fifos, unknown output names. Each ends in exit 2
-and one line on stderr (no traceback, no panic) within seconds, or in `fcsim.TraceError`."""
+and one line on stderr (no traceback, no panic) within seconds, or in `fcsim.TraceError`. A command
+runs in this process (`conftest.cli`: a traceback or a panic propagates and fails the test) unless
+its input once hung or aborted fcsim; those run in a child of their own (`run`)."""
 
 from __future__ import annotations
 
@@ -13,13 +15,15 @@ from pathlib import Path
 import pytest
 
 import fcsim
-from conftest import FIXTURES, TRACES
+from conftest import FIXTURES, TRACES, cli
 
 FCSIM = [sys.executable, "-m", "fcsim.cli"]
 PAST_2_64 = "128166372003061629,hm,0,Read,18446744073709551000,8192,100\n"
 
 
 def run(*args: object, **kw: object) -> subprocess.CompletedProcess[str]:
+    """The CLI in a child of its own, for an input whose past failure was a hang or an abort (a
+    fifo, a pipe, memory): a timeout and the exit status then fail the test alone."""
     return subprocess.run([*FCSIM, *map(str, args)], capture_output=True, text=True, timeout=20, **kw)  # type: ignore[call-overload]
 
 
@@ -46,7 +50,7 @@ def test_offset_past_2_64(tmp_path: Path, cmd: list[str]) -> None:
     t = tmp_path / "t.csv"
     t.write_text(PAST_2_64)
     args = [{"T": str(t), "OUT.fct": str(tmp_path / "o.fct")}.get(c, c) for c in cmd]
-    one_error_line(run(*args, "--format", "msr"), f"{t}:1:", "past the 64-bit byte address space")
+    one_error_line(cli(*args, "--format", "msr"), f"{t}:1:", "past the 64-bit byte address space")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.csv"]
 
 
@@ -81,7 +85,7 @@ def test_fct_next_column_shorter_than_the_records(tmp_path: Path) -> None:
     t = tmp_path / "short.fct"
     t.write_bytes(bytes(b[:-8]))
     one_error_line(
-        run("run", t, "--policy", "min", "--size", "4"), f"{t} at byte 120:", "next-access entries is"
+        cli("run", t, "--policy", "min", "--size", "4"), f"{t} at byte 120:", "next-access entries is"
     )
     with pytest.raises(fcsim.TraceError, match="next-access entries"):
         fcsim.simulate(t, policy="min", size=4)
@@ -92,8 +96,8 @@ def test_fct_huge_unique_pages(tmp_path: Path) -> None:
     struct.pack_into("<Q", b, 56, 2**63)
     t = tmp_path / "unique.fct"
     t.write_bytes(bytes(b))
-    one_error_line(run("mrc", t), f"{t} at byte 56:", "unique_pages")
-    one_error_line(run("run", t, "--policy", "lru", "--size", "5%"), "unique_pages")
+    one_error_line(cli("mrc", t), f"{t} at byte 56:", "unique_pages")
+    one_error_line(cli("run", t, "--policy", "lru", "--size", "5%"), "unique_pages")
 
 
 def test_a_percent_size_of_a_fct_reads_its_header_not_its_records(tmp_path: Path) -> None:
@@ -119,8 +123,8 @@ def test_a_percent_size_of_a_fct_reads_its_header_not_its_records(tmp_path: Path
 def test_a_file_without_line_breaks(tmp_path: Path) -> None:
     t = tmp_path / "one-line.csv"
     t.write_bytes(b"1" * (4 << 20))
-    one_error_line(run("trace", "info", t), "cannot detect the trace format")
-    one_error_line(run("trace", "info", t, "--format", "msr"), f"{t}:1: line longer than 1 MiB")
+    one_error_line(cli("trace", "info", t), "cannot detect the trace format")
+    one_error_line(cli("trace", "info", t, "--format", "msr"), f"{t}:1: line longer than 1 MiB")
 
 
 def test_a_fifo_is_refused_not_waited_on(tmp_path: Path) -> None:
@@ -138,10 +142,10 @@ def test_a_pipe_is_refused(tmp_path: Path) -> None:
 
 def test_convert_refuses_an_unknown_output_name(tmp_path: Path) -> None:
     out = tmp_path / "x.xyz"
-    r = run("trace", "convert", FIXTURES / "msr_hm_0.csv", "-o", out)
+    r = cli("trace", "convert", FIXTURES / "msr_hm_0.csv", "-o", out)
     one_error_line(r, "x.xyz: unknown output format", ".fct, .csv (libCacheSim CSV), .oracleGeneral")
     assert list(tmp_path.iterdir()) == []
-    assert run("trace", "convert", FIXTURES / "msr_hm_0.csv", "-o", out, "--to", "fct").returncode == 0
+    assert cli("trace", "convert", FIXTURES / "msr_hm_0.csv", "-o", out, "--to", "fct").returncode == 0
 
 
 # 2^50 pages: the calibrated model's count per (op, page) needs 8 PiB, past any address space.
@@ -177,7 +181,7 @@ def test_an_output_that_is_the_input_is_refused(tmp_path: Path, cmd: list[str], 
     os.link(t, tmp_path / f"hard.{ext}")
     for out in (t.name, f"link.{ext}", f"hard.{ext}"):
         args = [{"T": t.name, "OUT": out}.get(c, c) for c in cmd]
-        r = run(*args, "--format", "msr", cwd=tmp_path)
+        r = cli(*args, "--format", "msr", cwd=tmp_path)
         one_error_line(r, f"{out}: is the input {t.name}; writing there would destroy it")
     assert t.read_bytes() == MSR.read_bytes() and (tmp_path / f"link.{ext}").is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([t.name, f"link.{ext}", f"hard.{ext}"])
@@ -235,7 +239,7 @@ def test_an_output_error_names_the_output_not_its_temporary_file(tmp_path: Path)
     # error named the hidden temporary file. 250 bytes: the temporary name is at least 259 with
     # any PID (240 let a PID under 1000 fit in 255, and the run succeeded).
     out = tmp_path / ("r" * 246 + ".csv")
-    r = run("run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", out)
+    r = cli("run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", out)
     line = one_error_line(r, f"{out}: cannot write (File name too long)")
     assert ".tmp" not in line and list(tmp_path.iterdir()) == []
 
@@ -245,7 +249,7 @@ def test_control_characters_from_a_trace_are_escaped(tmp_path: Path) -> None:
     # raw in the error that quotes it.
     t = tmp_path / "evil.csv"
     t.write_bytes(b"128166372003061629,hm,0,Re\x1b]0;pwned\x07ad,383496192,32768,100\n")
-    r = run("trace", "info", t, "--format", "msr")
+    r = cli("trace", "info", t, "--format", "msr")
     line = one_error_line(r, "Re\\x1b]0;pwned\\x07ad")
     assert not any(ord(c) < 32 or 0x7F <= ord(c) <= 0x9F for c in r.stderr.rstrip("\n"))
     assert line.startswith(f"fcsim: error: {t}:1:")
