@@ -165,3 +165,48 @@ def test_a_model_whose_counts_wrap_ends_at_once_with_its_line(
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and want in p.stderr, p.stderr
     with pytest.raises(fcsim.TraceError, match=want.replace("^", r"\^")):
         fcsim.check(f"synth:clone={bad},length=10", size=10)
+
+
+def test_an_old_model_is_not_saved_again_as_a_new_one(tmp_path: Path) -> None:
+    # `trace clone OLD.model -o NEW.model` wrote NEW headed with this fcsim's format but without
+    # the renewal counts that format holds, which every clone of it then refused.
+    model = tmp_path / "hm0.model"
+    assert run("trace", "clone", HM0, "-o", model).returncode == 0
+    old = tmp_path / "old.model"
+    old.write_text(model.read_text().replace("fcsim-clone-model 5\n", "fcsim-clone-model 3\n", 1))
+    p = run("trace", "clone", old, "-o", tmp_path / "new.model")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
+    assert "old.model: is a clone model of format 3, without the renewal counts of format 5" in p.stderr
+    assert "fit the original trace with 'fcsim trace clone TRACE -o MODEL'" in p.stderr
+    assert not (tmp_path / "new.model").exists()
+    # A model of this format is saved again as it is.
+    assert run("trace", "clone", model, "-o", tmp_path / "same.model").returncode == 0
+    assert (tmp_path / "same.model").read_text() == model.read_text()
+
+
+def test_a_trace_rewritten_with_its_size_and_time_kept_is_fitted_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A process keeps the models it fitted by file; a trace rewritten with the same size and its
+    # modification time set back (`cp -p`, `rsync -t`) was given its old model.
+    monkeypatch.setenv("FCSIM_MODEL_DIR", str(tmp_path / "cache"))
+
+    def trace(pages: int) -> str:
+        # Fixed-width fields: traces of one size, looping over `pages` pages.
+        return "".join(
+            f"{128166372003061629 + i * 100000},hm,0,Read,{i % pages * 4096:012d},4096,100\n"
+            for i in range(3000)
+        )
+
+    t, fresh = tmp_path / "t.csv", tmp_path / "fresh.csv"
+    t.write_text(trace(1000))
+    spec = "synth:clone={},seed=1"
+    before = fcsim.simulate(spec.format(t), policy="lru", size="10%")
+    stat = t.stat()
+    t.write_text(trace(50))
+    os.utime(t, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert t.stat().st_size == stat.st_size and t.stat().st_mtime_ns == stat.st_mtime_ns
+    fresh.write_text(trace(50))
+    after = fcsim.simulate(spec.format(t), policy="lru", size="10%")
+    want = fcsim.simulate(spec.format(fresh), policy="lru", size="10%")
+    assert (after.requests, after.hits) == (want.requests, want.hits) != (before.requests, before.hits)

@@ -37,6 +37,31 @@ pub fn revision() -> &'static str {
     env!("FCSIM_SOURCE_DIGEST")
 }
 
+/// What tells one version of a file from another without reading it: its size and modification
+/// time and, on Unix, its device, inode and status-change time. A rewrite that keeps the size and
+/// sets the modification time back (`cp -p`, `touch -r`) still moves the status-change time,
+/// which no call sets; a file replaced by a rename is another inode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    #[cfg(unix)]
+    node: (u64, u64, i64, i64),
+}
+
+impl Stamp {
+    pub fn of(meta: &std::fs::Metadata) -> Stamp {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Stamp {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            node: (meta.dev(), meta.ino(), meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -92,9 +117,16 @@ pub fn put(dir: &Path, key: &str, m: &Model) {
     write(dir, &format!("{key}.model"), &m.to_text());
 }
 
-/// The text of the file `name` in `dir`, if it can be read.
+/// The text of the file `name` in `dir`, if it is a regular file (a fifo put there would block
+/// the open) of at most [`super::model::MAX_MODEL_BYTES`] that can be read.
 pub fn read(dir: &Path, name: &str) -> Option<String> {
-    std::fs::read_to_string(dir.join(name)).ok()
+    let path = dir.join(name);
+    if !std::fs::metadata(&path).ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    std::fs::File::open(&path).ok()?.take(super::model::MAX_MODEL_BYTES + 1).read_to_string(&mut text).ok()?;
+    (text.len() as u64 <= super::model::MAX_MODEL_BYTES).then_some(text)
 }
 
 /// Writes `text` as the file `name` in `dir` (creating the folder), atomically; a failure is

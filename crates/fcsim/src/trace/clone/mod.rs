@@ -289,10 +289,10 @@ pub fn open(spec: &str) -> Result<Box<dyn TraceReader>> {
     Ok(Box::new(renewal::Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, format!("synth:{spec}"))?))
 }
 
-/// Models fitted or read from the disk cache ([`cache`]) in this process, by file, size and
-/// modification time: a run opens its trace several times (checks, working set, the run), and
+/// Models fitted or read from the disk cache ([`cache`]) in this process, by file and its
+/// [`cache::Stamp`]: a run opens its trace several times (checks, working set, the run), and
 /// the disk cache's key reads the whole original.
-type Fitted = Vec<((PathBuf, Option<String>, u64, Option<std::time::SystemTime>), Arc<Model>)>;
+type Fitted = Vec<((PathBuf, Option<String>, cache::Stamp), Arc<Model>)>;
 static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
 /// The model of `path`: read from a model file, or fitted to a trace (read with `opts`). Only a
@@ -338,14 +338,15 @@ pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>
         })?;
         return Model::parse(&text, path).map(Arc::new);
     }
-    let key = (path.to_path_buf(), opts.format.clone(), meta.len(), meta.modified().ok());
+    let stamp = cache::Stamp::of(&meta);
+    let key = (path.to_path_buf(), opts.format.clone(), stamp.clone());
     let cache = FITTED.get_or_init(|| Mutex::new(Vec::new()));
     if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
         if let Some(m) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())) {
             return Ok(m);
         }
     }
-    let model = Arc::new(fit_cached(path, opts, cache::dir().as_deref(), progress)?);
+    let model = Arc::new(fit_cached(path, opts, &stamp, cache::dir().as_deref(), progress)?);
     if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
         if let Ok(mut c) = cache.lock() {
             if c.len() >= 8 {
@@ -358,11 +359,30 @@ pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>
 }
 
 /// The model of the trace at `path`: from the on-disk cache in `dir` ([`cache`]) when it holds
-/// one for this content, fitter and options, else fitted, calibrated and stored there.
-fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>, mut progress: Option<Progress<'_>>) -> Result<Model> {
+/// one for this content, fitter and options, else fitted, calibrated and stored there. The fit
+/// opens the trace several times and the key reads it once more: a trace whose [`cache::Stamp`]
+/// is no longer `stamp` (taken before the first read) when the fit ends was written or replaced
+/// meanwhile, and its model, read from more than one version of the file, is refused (neither
+/// returned nor stored).
+fn fit_cached(
+    path: &Path,
+    opts: &TraceOptions,
+    stamp: &cache::Stamp,
+    dir: Option<&Path>,
+    mut progress: Option<Progress<'_>>,
+) -> Result<Model> {
+    let unchanged = || -> Result<()> {
+        let now = std::fs::metadata(path).map_err(|e| Error::io(path, &e))?;
+        if cache::Stamp::of(&now) == *stamp {
+            return Ok(());
+        }
+        let message = "changed while its clone model was fitted (written or replaced by another program); no model was kept: fit it again once the file is complete".to_string();
+        Err(Error::Io { file: path.to_path_buf(), message })
+    };
     let key = dir.and_then(|_| cache::key(path, opts));
     if let (Some(d), Some(k)) = (dir, &key) {
         if let Some(mut m) = cache::get(d, k) {
+            unchanged()?;
             // The same content may have been fitted under another name.
             m.source = path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned());
             return Ok(m);
@@ -373,6 +393,7 @@ fn fit_cached(path: &Path, opts: &TraceOptions, dir: Option<&Path>, mut progress
     calibrate_with(&mut model, super::lend(&mut progress))?;
     let open = &mut || super::open(&path.to_string_lossy(), opts);
     model.renewal = Some(renewal::Counts::fit(open, model.accesses, progress)?);
+    unchanged()?;
     if let (Some(d), Some(k)) = (dir, &key) {
         cache::put(d, k, &model);
     }
@@ -1115,6 +1136,16 @@ pub fn save_model(trace: &str, opts: &TraceOptions, out: &Path, progress: Option
         return Err(Error::config("fcsim trace clone: expected a trace file, not a synth: generator"));
     }
     let model = load_with(path, opts, progress)?;
+    if model.renewal.is_none() {
+        // A model of an older format, read for its stack counts: saved again it would be headed
+        // with this format and refused for lack of what this format holds.
+        return Err(Error::config(format!(
+            "{}: is a clone model of format {}, without the renewal counts of format {}; a model is not fitted again from a model: fit the original trace with 'fcsim trace clone TRACE -o MODEL'",
+            path.display(),
+            model.format,
+            model::FORMAT
+        )));
+    }
     model.save(out)?;
     Ok(model)
 }
@@ -1125,6 +1156,11 @@ mod tests {
 
     pub(super) fn data(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/traces").join(name)
+    }
+
+    /// [`fit_cached`] of the file as it is now.
+    fn fit(path: &Path, opts: &TraceOptions, dir: Option<&Path>, progress: Option<Progress<'_>>) -> Result<Model> {
+        fit_cached(path, opts, &cache::Stamp::of(&std::fs::metadata(path).unwrap()), dir, progress)
     }
 
     fn tmp(name: &str, text: &str) -> PathBuf {
@@ -1171,13 +1207,13 @@ mod tests {
         let orig = std::fs::read_to_string(data("msr_hm_0_excerpt1000.csv")).unwrap();
         let trace = tmp("cached.csv", &orig);
         let opts = TraceOptions::default();
-        let fitted = fit_cached(&trace, &opts, Some(&dir), None).unwrap();
+        let fitted = fit(&trace, &opts, Some(&dir), None).unwrap();
         let key = cache::key(&trace, &opts).unwrap();
         assert!(key.contains('-') && dir.join(format!("{key}.model")).exists());
         // A hit: the stored model, read back exactly (as its text: the arrival quantiles are
         // saved to the precision they are drawn with).
         assert_eq!(cache::get(&dir, &key).unwrap().to_text(), fitted.to_text());
-        assert_eq!(fit_cached(&trace, &opts, Some(&dir), None).unwrap().to_text(), fitted.to_text());
+        assert_eq!(fit(&trace, &opts, Some(&dir), None).unwrap().to_text(), fitted.to_text());
         // Other options are another key.
         let other = TraceOptions { format: Some("msr".into()), ..TraceOptions::default() };
         assert_ne!(cache::key(&trace, &other).unwrap(), key);
@@ -1193,13 +1229,21 @@ mod tests {
         std::fs::write(&trace, &changed).unwrap();
         let key2 = cache::key(&trace, &opts).unwrap();
         assert_ne!(key2, key);
-        let refit = fit_cached(&trace, &opts, Some(&dir), None).unwrap();
+        let refit = fit(&trace, &opts, Some(&dir), None).unwrap();
         assert_ne!(refit.to_text(), fitted.to_text());
-        assert_eq!(refit.to_text(), fit_cached(&trace, &opts, None, None).unwrap().to_text());
+        assert_eq!(refit.to_text(), fit(&trace, &opts, None, None).unwrap().to_text());
         // A corrupt cached file is a miss: fitted again and rewritten.
         std::fs::write(dir.join(format!("{key2}.model")), "fcsim-clone-model 1\nrequests x\n").unwrap();
-        assert_eq!(fit_cached(&trace, &opts, Some(&dir), None).unwrap().to_text(), refit.to_text());
+        assert_eq!(fit(&trace, &opts, Some(&dir), None).unwrap().to_text(), refit.to_text());
         assert_eq!(cache::get(&dir, &key2).unwrap().to_text(), refit.to_text());
+        // A fifo where the cached file would be is a miss, not an open that waits for a writer.
+        #[cfg(unix)]
+        {
+            let at = dir.join(format!("{key2}.model"));
+            std::fs::remove_file(&at).unwrap();
+            assert!(std::process::Command::new("mkfifo").arg(&at).status().unwrap().success());
+            assert!(cache::get(&dir, &key2).is_none());
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -1396,7 +1440,7 @@ mod tests {
         // A whole fit's calls: one in the trace's pass, one in each calibration clone's, one in
         // each of the renewal counts' two passes.
         let mut calls = 0;
-        fit_cached(
+        fit(
             &trace,
             &opts,
             None,
@@ -1411,7 +1455,7 @@ mod tests {
         // (the renewal passes).
         for stop_at in [1, 2, calls - 1, calls] {
             let mut n = 0;
-            let r = fit_cached(
+            let r = fit(
                 &trace,
                 &opts,
                 Some(&dir),
@@ -1431,6 +1475,57 @@ mod tests {
         assert!(matches!(prefit(&spec, Some(&mut stop)), Err(Error::Interrupted)));
         assert!(prefit("synth:zipf", Some(&mut stop)).is_ok() && prefit(&trace.to_string_lossy(), Some(&mut stop)).is_ok());
         assert!(std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()), "an interrupted fit was cached");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A trace replaced (by a rename, as a download or a regeneration finishes) while its model is
+    /// fitted: the fit read two traces (the cloudphysics trace's stack counts and tencent's
+    /// renewal counts), and the mixed model was saved and cached under the first one's content,
+    /// used by every later clone of it. Refused now, with nothing saved or cached, as is a
+    /// trace rewritten in place with its size and modification time kept.
+    #[test]
+    fn a_trace_changed_while_it_is_fitted_gives_no_model() {
+        let line = |i: u64, k: u64| format!("{} 0 {} 8 {}\n", i * 1000, (i * k % 50_000) * 8, i % 3 / 2);
+        let trace = tmp("changing.trace", &(0..70_000u64).map(|i| line(i, 7919)).collect::<String>());
+        let other = tmp("other.trace", &(0..70_000u64).map(|i| line(i, 104_729)).collect::<String>());
+        let out = trace.with_extension("model");
+        let opts = TraceOptions { format: Some("disksim".into()), ..Default::default() };
+        let dir = std::env::temp_dir().join(format!("fcsim-clone-changed-{}", std::process::id()));
+        // Replaced at the fit's second progress call (its first calibration clone).
+        let mut calls = 0;
+        let mut replace = |_: u64, _: u64| {
+            calls += 1;
+            if calls == 2 {
+                std::fs::copy(&other, trace.with_extension("new")).unwrap();
+                std::fs::rename(trace.with_extension("new"), &trace).unwrap();
+            }
+            true
+        };
+        let e = save_model(&trace.to_string_lossy(), &opts, &out, Some(&mut replace)).unwrap_err().to_string();
+        assert!(e.contains("changing.trace: changed while its clone model was fitted"), "{e}");
+        assert!(!out.exists(), "a mixed model was saved");
+        let stamp = cache::Stamp::of(&std::fs::metadata(&trace).unwrap());
+        let mut calls = 0;
+        let mut rewrite = |_: u64, _: u64| {
+            calls += 1;
+            if calls == 2 {
+                // The same bytes but the last request's op, the modification time set back
+                // (`cp -p`).
+                let mut text = std::fs::read(&trace).unwrap();
+                let mtime = std::fs::metadata(&trace).unwrap().modified().unwrap();
+                let op = text.len() - 2;
+                text[op] = if text[op] == b'0' { b'1' } else { b'0' };
+                std::fs::write(&trace, &text).unwrap();
+                std::fs::File::options().write(true).open(&trace).unwrap().set_modified(mtime).unwrap();
+            }
+            true
+        };
+        let e = fit_cached(&trace, &opts, &stamp, Some(&dir), Some(&mut rewrite)).unwrap_err().to_string();
+        assert!(e.contains("changed while its clone model was fitted"), "{e}");
+        assert!(std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()), "a mixed model was cached");
+        // A trace left alone is fitted and cached.
+        fit(&trace, &opts, Some(&dir), None).unwrap();
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
