@@ -112,6 +112,16 @@ def test_unknown_profile_is_one_line() -> None:
         fcsim.trace_info("synth:profile=nope")
 
 
+def test_a_rate_that_puts_requests_past_fcsims_last_time_is_refused() -> None:
+    # The donor's times stretched to iops=1e-12 saturated at 2^64 ns, accepted (span 0), and
+    # iops=1e-9 ran a 565-year span; the clone's check came before the stretch.
+    for iops in ("1e-12", "1e-9"):
+        with pytest.raises(
+            fcsim.ConfigError, match=r"would arrive past the latest time fcsim simulates.*raise its iops="
+        ):
+            fcsim.trace_info(f"synth:profile=gasa-t1,iops={iops},scale=0.01")
+
+
 def test_a_profiles_factors_are_kept_on_disk_for_the_next_process(tmp_path: Path) -> None:
     """The factors a profile's pilots find are written beside the clone models
     (``$FCSIM_MODEL_DIR``) and read by the next process, which generates the same trace."""

@@ -1576,11 +1576,21 @@ impl Renewal {
             .unwrap_or(1);
         // Page numbers: the new pages × K and at most one unused number before each new request
         // (of one page or more); refused before the table grows towards 2^32 entries.
-        let numbers = 2.0 * scale * (totals[0] + totals[1]) as f64 + max_pages as f64;
+        let pages = (totals[0] + totals[1]) as f64;
+        let numbers = 2.0 * scale * pages + max_pages as f64;
         if numbers >= f64::from(u32::MAX) {
             return Err(Error::config(format!(
-                "{label}: scale={scale}: a working set of {:.0} pages is more than a clone numbers (2^32 pages of 4 KiB)",
-                scale * (totals[0] + totals[1]) as f64
+                "{label}: scale={scale}: a working set of {:.0} pages needs up to {numbers:.0} page numbers (its pages and a free number before each new request), more than a clone has (2^32 pages of 4 KiB); the largest scale of this model is {}",
+                scale * pages,
+                ((f64::from(u32::MAX) - max_pages as f64) / (2.0 * pages) * 1000.0).floor() / 1000.0
+            )));
+        }
+        // The clone's new pages come at the original's rate × K: under one page in all, it is empty.
+        if scale * pages < 1.0 {
+            return Err(Error::config(format!(
+                "{label}: scale={scale}: a working set of {} pages, less than one page (the original's {pages:.0} pages × {scale}): the smallest scale of this model is {}",
+                scale * pages,
+                (1.0 / pages * 1e6).ceil() / 1e6
             )));
         }
         let arrivals =
@@ -2485,32 +2495,28 @@ impl TraceReader for Renewal {
             Some(a) => {
                 let next = a.next().map_err(|e| Error::config(format!("{}: request {}: {e}", self.label, self.i + 1)))?;
                 let t = (next as u64).max(self.last_ns);
+                self.last_ns = t;
+                // A profile's rate (`iops=`) stretches the donor's times.
+                let t = self.hold.as_ref().map_or(t, |h| (t as f64 * h.shape.time_factor) as u64);
                 if t >= crate::time::HORIZON_NS {
+                    let shorten =
+                        if self.hold.is_some() { "shorten the profile (scale=) or raise its iops=" } else { "shorten the clone (length=)" };
                     return Err(Error::config(format!(
-                        "{}: request {} would arrive past the latest time fcsim simulates ({}); shorten the clone (length=)",
+                        "{}: request {} would arrive past the latest time fcsim simulates ({}); {shorten}",
                         self.label,
                         self.i + 1,
                         crate::time::HORIZON
                     )));
                 }
-                self.last_ns = t;
                 t
             }
             None => self.i,
         };
         self.i += 1;
-        let time_ns = match &mut self.hold {
-            Some(h) => {
-                h.writes += u64::from(o == 1);
-                h.bytes[o] += u64::from(len);
-                if self.arrivals.is_some() {
-                    (time_ns as f64 * h.shape.time_factor) as u64
-                } else {
-                    time_ns
-                }
-            }
-            None => time_ns,
-        };
+        if let Some(h) = &mut self.hold {
+            h.writes += u64::from(o == 1);
+            h.bytes[o] += u64::from(len);
+        }
         let op = if o == 1 { Op::Write } else { Op::Read };
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len, op }))
     }
@@ -2648,7 +2654,10 @@ mod tests {
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
         let big = Renewal::new(&m, 2e6, None, 1, Ablate::default(), "t".into()).map(|_| ()).unwrap_err().to_string();
-        assert!(big.contains("more than a clone numbers"), "{big}");
+        assert!(big.contains("more than a clone has") && big.contains("the largest scale of this model is 1120231.423"), "{big}");
+        // Under one page in all (1,917 x 1e-4 = 0.19): an empty clone, accepted before.
+        let small = Renewal::new(&m, 1e-4, None, 1, Ablate::default(), "t".into()).map(|_| ()).unwrap_err().to_string();
+        assert!(small.contains("less than one page") && small.contains("smallest scale of this model is 0.000522"), "{small}");
         let mut c = Counts::default();
         assert!(c.parse_line(&["state", "999999", "|"]).unwrap_err().contains("expected a state below"));
         assert!(c.parse_line(&["state", "3", "1:2", "|", "2:1"]).unwrap_err().contains("READ-GAPS | WRITE-GAPS | ENDS"));
