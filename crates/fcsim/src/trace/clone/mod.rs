@@ -1349,6 +1349,14 @@ mod tests {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
             assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 5)")), "{e}");
         }
+        // Lines ended by CR alone: the file is one line, quoted to its first 60 characters (the
+        // error repeated the whole model, 45 KB).
+        let e = err("cr.model", &text.replace('\n', "\r"));
+        assert!(
+            e.contains(&format!("cr.model:1: '{}... ({} bytes)': a model format", &text[..60].replace('\n', "\r"), text.trim_end().len())),
+            "{e}"
+        );
+        assert!(e.len() < 400, "{} bytes", e.len());
         // Given where a trace is expected: named a model, with how to clone it.
         let p = tmp("bom-trace.model", &format!("\u{feff}{text}"));
         let e = crate::trace::open(&p.to_string_lossy(), &TraceOptions::default()).err().unwrap().to_string();

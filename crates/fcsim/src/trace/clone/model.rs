@@ -50,6 +50,15 @@ const OPS: [&str; 2] = ["read", "write"];
 /// `[prev][op]` names of the distance classes.
 const CLASSES: [[&str; 2]; 2] = [["read-after-read", "write-after-read"], ["read-after-write", "write-after-write"]];
 
+/// A word of a model file as an error quotes it: whole up to 60 characters, else its first 60
+/// and its length (a file with other line endings is one line, which the error would repeat).
+pub fn clip(w: &str) -> String {
+    match w.char_indices().nth(60) {
+        Some((end, _)) => format!("{}... ({} bytes)", &w[..end], w.len()),
+        None => w.to_string(),
+    }
+}
+
 /// Bin of a count d ≥ 1 with 2^k bins per power of two: exact below 2^(k+1), then each power
 /// of two cut into 2^k equal bins (the stack distances here, k = 3; the renewal clone's gaps,
 /// k = 2).
@@ -399,7 +408,8 @@ impl Model {
                     return Err(bad(
                         n,
                         format!(
-                            "'{l}': a model format this fcsim does not read (it reads 1 to {FORMAT}); fit it again with this fcsim: 'fcsim trace clone TRACE -o MODEL'"
+                            "'{}': a model format this fcsim does not read (it reads 1 to {FORMAT}); fit it again with this fcsim: 'fcsim trace clone TRACE -o MODEL'",
+                            clip(l)
                         ),
                     ))
                 }
@@ -448,7 +458,7 @@ impl Model {
                     if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
                         bad(n, format!("{key}: {w} is past 2^64 - 1, the most a count holds; expected {what} of a trace as 'fcsim trace clone' writes it (an edited model?)"))
                     } else {
-                        bad(n, format!("{key}: expected {what}, found '{w}'"))
+                        bad(n, format!("{key}: expected {what}, found '{}'", clip(w)))
                     }
                 })
             };
@@ -469,7 +479,7 @@ impl Model {
                 }
             };
             let pair = |w: &str, what: &str| -> Result<(String, u64)> {
-                let (a, c) = w.split_once(':').ok_or_else(|| bad(n, format!("{key}: expected {what}:COUNT, found '{w}'")))?;
+                let (a, c) = w.split_once(':').ok_or_else(|| bad(n, format!("{key}: expected {what}:COUNT, found '{}'", clip(w))))?;
                 Ok((a.to_string(), count(c)?))
             };
             if profile_due && key != "profile" {
@@ -554,10 +564,10 @@ impl Model {
                             }
                             l
                         } else {
-                            let (len, off) = x.split_once('+').ok_or_else(|| bad(n, format!("sizes: expected BYTES+OFFSET:COUNT, found '{w}'")))?;
+                            let (len, off) = x.split_once('+').ok_or_else(|| bad(n, format!("sizes: expected BYTES+OFFSET:COUNT, found '{}'", clip(w))))?;
                             let (len, off) = (num(len, "a size in bytes")?, num(off, "an offset within the page")?);
                             if len > crate::request::MAX_REQUEST_BYTES || off >= PAGE {
-                                return Err(bad(n, format!("sizes: '{w}': a size is at most 1 GiB and an offset below {PAGE}")));
+                                return Err(bad(n, format!("sizes: '{}': a size is at most 1 GiB and an offset below {PAGE}", clip(w))));
                             }
                             len << 12 | off
                         };
@@ -627,7 +637,7 @@ impl Model {
                     }
                     let mut row: Vec<Vec<f32>> = Vec::new();
                     for w in &rest[1..] {
-                        let (k, q) = w.split_once(':').ok_or_else(|| bad(n, format!("level: expected CLASS:Q1,...,Q{QUANTILES}, found '{w}'")))?;
+                        let (k, q) = w.split_once(':').ok_or_else(|| bad(n, format!("level: expected CLASS:Q1,...,Q{QUANTILES}, found '{}'", clip(w))))?;
                         let k = num(k, "a class")? as usize;
                         if k >= 64 {
                             return Err(bad(n, format!("level: class {k} out of range (0 to 63)")));
@@ -658,7 +668,7 @@ impl Model {
                     line_top.set(top);
                 }
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{key}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end"))),
+                _ => return Err(bad(n, format!("unknown key '{}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end", clip(key)))),
             }
             counts += line_counts.get();
             if line_top.get() > top.0 {

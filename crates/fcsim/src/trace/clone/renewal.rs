@@ -386,7 +386,7 @@
 
 use super::calendar::{Calendar, Run};
 use super::locality::Locality;
-use super::model::{log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
+use super::model::{clip, log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::table::Table;
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
@@ -772,7 +772,7 @@ impl Counts {
 
     /// Parses one `renewal` line's words after `renewal`; the error says what was expected.
     pub fn parse_line(&mut self, words: &[&str]) -> std::result::Result<(), String> {
-        let count = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("renewal {what}: expected a count, found '{w}'"));
+        let count = |w: &str, what: &str| w.parse::<u64>().map_err(|_| format!("renewal {what}: expected a count, found '{}'", clip(w)));
         if self.ends.is_empty() {
             self.events = [vec![Vec::new(); STATES], vec![Vec::new(); STATES]];
             self.ends = vec![0; STATES];
@@ -811,7 +811,7 @@ impl Counts {
                 };
                 let mut v = Values::new();
                 for w in &rest[1..] {
-                    let bad = || format!("renewal sizes: expected LEN+OFFSET:COUNT, found '{w}'");
+                    let bad = || format!("renewal sizes: expected LEN+OFFSET:COUNT, found '{}'", clip(w));
                     let (size, c) = w.split_once(':').ok_or_else(bad)?;
                     let (len, off) = size.split_once('+').ok_or_else(bad)?;
                     let (len, off, c) = (count(len, "sizes")?, count(off, "sizes")?, count(c, "sizes")?);
@@ -860,7 +860,7 @@ impl Counts {
                 };
                 let mut v = Values::new();
                 for w in &rest[1..] {
-                    let bad = || format!("renewal reuse: expected PAGES:COUNT (pages at least 1), found '{w}'");
+                    let bad = || format!("renewal reuse: expected PAGES:COUNT (pages at least 1), found '{}'", clip(w));
                     let (n, c) = w.split_once(':').ok_or_else(bad)?;
                     let (n, c) = (count(n, "reuse")?, count(c, "reuse")?);
                     if n == 0 || n >= 1 << 40 {
@@ -878,7 +878,7 @@ impl Counts {
                 let bins = |ws: &[&str]| -> std::result::Result<Vec<u64>, String> {
                     let mut v = Vec::new();
                     for w in ws {
-                        let (b, c) = w.split_once(':').ok_or_else(|| format!("renewal state: expected BIN:COUNT, found '{w}'"))?;
+                        let (b, c) = w.split_once(':').ok_or_else(|| format!("renewal state: expected BIN:COUNT, found '{}'", clip(w)))?;
                         let b = count(b, "state")? as usize;
                         if b == 0 || b > gbin(u64::MAX) {
                             return Err(format!("renewal state: bin {b} is not a gap bin (1..={})", gbin(u64::MAX)));
