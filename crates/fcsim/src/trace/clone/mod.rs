@@ -719,16 +719,15 @@ impl Generator {
         // half as many again to spare.
         let new_runs: u64 = m.windows.iter().flatten().map(|w| w[1]).sum();
         // In f64: an edited model's counts must not wrap past the check.
-        let per_scale = 1.5 * (m.pages as f64 + m.gap as f64 * new_runs as f64);
-        let numbers = per_scale * scale + 2.0 * m.max_request_pages() as f64 + 1024.0;
-        let fixed = numbers - per_scale * scale + 1e6;
+        let (per_scale, fixed) = (1.5 * (m.pages as f64 + m.gap as f64 * new_runs as f64), 2.0 * m.max_request_pages() as f64 + 1024.0);
+        let numbers = per_scale * scale + fixed;
         if numbers + 1e6 > f64::from(u32::MAX) {
             return Err(Error::config(format!(
                 "{label}: scale={}: a working set of {} pages needs {} page numbers (its pages and a free number before each run on new pages, and half as many again to spare), more than a clone has (2^32 pages of 4 KiB); the largest scale of this model is {}",
                 compact(scale),
                 compact(pages.round()),
                 compact(numbers.round()),
-                compact(((f64::from(u32::MAX) - fixed) / per_scale * 1000.0).floor() / 1000.0)
+                compact(((f64::from(u32::MAX) - 1e6 - fixed) / per_scale * 1000.0).floor() / 1000.0)
             )));
         }
         let starts = |o: usize| m.windows[o].iter().map(|w| w[0]).sum::<u64>();
