@@ -7,6 +7,7 @@ its input once hung or aborted fcsim; those run in a child of their own (`run`).
 from __future__ import annotations
 
 import os
+import shlex
 import struct
 import subprocess
 import sys
@@ -232,6 +233,37 @@ def test_an_output_through_a_link_writes_the_linked_file(tmp_path: Path, cmd: li
     assert os.readlink(tmp_path / "stdout.csv") == "/proc/self/fd/1"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["captured", "stdout.csv"]
     assert (tmp_path / "captured").read_text().split("\n", 1)[0].startswith(("trace,", "time,"))
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        ["run", MSR, "--policy", "lru", "--size", "10", "-q", "--out", "stdout.csv"],
+        ["trace", "convert", MSR, "-o", "stdout.csv", "--to", "lcs-csv"],
+        ["trace", "clone", MSR, "-o", "stdout.csv"],
+    ],
+)
+def test_an_output_to_a_standard_output_that_holds_lines_already_is_refused(
+    tmp_path: Path, cmd: list[object]
+) -> None:
+    # `-o /dev/stdout >> log` (here through a link of the name the command wants): the log was
+    # replaced by the output, its lines lost (and the shell's stream left on the file
+    # unlinked); on a pipe, the error named /proc/PID/fd/pipe:[N].
+    (tmp_path / "stdout.csv").symlink_to("/proc/self/fd/1")
+    log = tmp_path / "log"
+    log.write_text("a line written before\n")
+    with log.open("a") as f:
+        r = subprocess.run(
+            [*FCSIM, *map(str, cmd)], stdout=f, stderr=subprocess.PIPE, text=True, timeout=60, cwd=tmp_path
+        )
+    one_error_line(r, "stdout.csv: is this process's standard output, the file", "holds 22 bytes already")
+    assert log.read_text() == "a line written before\n"
+    line = f"{shlex.join(map(str, FCSIM + cmd))} | cat"
+    r = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", line], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    one_error_line(r, "stdout.csv: exists and is not a regular file (a pipe")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log", "stdout.csv"]
 
 
 def test_an_output_error_names_the_output_not_its_temporary_file(tmp_path: Path) -> None:

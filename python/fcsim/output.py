@@ -61,7 +61,9 @@ def guard(
     (the same file by device and inode, through symbolic or hard links; the file inside a
     ``synth:clone=PATH`` spec is an input too, see :func:`input_files`; inputs that do not
     exist are skipped), or exists and is not a regular file (a FIFO,
-    a device, a socket, a directory), or its directory does not exist. With ``directory``,
+    a device, a socket, a directory), or is the file this process's standard output or error
+    goes to and holds bytes already (``-o /dev/stdout >> log``: the output would replace the
+    file whole, and them with it), or its directory does not exist. With ``directory``,
     ``path`` is an output directory: it may be missing (it is created, with its parents) but
     what exists there must be a directory.
 
@@ -71,7 +73,9 @@ def guard(
     p = Path(path)
     try:
         real = Path(os.path.realpath(p))
-        st = os.stat(real)
+        # Through the link itself: /dev/stdout on a pipe resolves to a name (pipe:[N]) that is
+        # no file, but stat of the link finds the pipe.
+        st = os.stat(p)
     except FileNotFoundError:
         st = None
     except (OSError, ValueError) as e:
@@ -95,6 +99,16 @@ def guard(
                 continue
             if same:
                 raise _error(f"{p}: is the input {name}; writing there would destroy it, give another output")
+        for fd, stream in ((1, "output"), (2, "error")):
+            with contextlib.suppress(OSError):
+                if st.st_size > 0 and _same_file(st, os.fstat(fd)):
+                    # `-o /dev/stdout >> log`: the file would be replaced whole, and what was
+                    # in it lost.
+                    raise _error(
+                        f"{p}: is this process's standard {stream}, the file {real}, which holds "
+                        f"{st.st_size:,} bytes already; fcsim writes an output whole, in place of "
+                        "what is there, which would lose them: give a file of its own"
+                    )
     target = real if p.is_symlink() else p
     if not target.parent.is_dir():
         raise _error(f"{p}: directory {target.parent} does not exist")
