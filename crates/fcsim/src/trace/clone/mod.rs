@@ -1541,6 +1541,28 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A line the writer always writes, deleted from a model, was read as zeros (no sequential
+    /// requests, a window without new pages, reuse requests never sequential): a different
+    /// clone, said nowhere. (A model without its `shared` and `reuse` lines, written before them,
+    /// still clones: `renewal::tests`.)
+    #[test]
+    fn a_model_without_a_renewal_line_its_writer_always_writes_is_refused() {
+        let text = load(&data("msr_hm_0_excerpt1000.csv"), &TraceOptions::default()).unwrap().to_text();
+        for key in [
+            "renewal ticks ",
+            "renewal sequential ",
+            "renewal sizes read ",
+            "renewal sizes write ",
+            "renewal reuse-sequential ",
+            "renewal new-pages 7 ",
+        ] {
+            let body: String = text.lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect();
+            assert_eq!(body.lines().count() + 1, text.lines().count(), "{key}");
+            let e = open(&format!("clone={}", tmp("cut.model", &body).display())).err().unwrap().to_string();
+            assert!(e.contains(&format!("cut.model: no '{}' line: not a complete clone model", key.trim_end())), "{key}: {e}");
+        }
+    }
+
     #[test]
     fn an_untimed_trace_gives_an_untimed_clone() {
         // Every request at time 0: no arrival process to fit.

@@ -438,6 +438,10 @@ impl Model {
             format,
         };
         let mut seen: Vec<&str> = Vec::new();
+        // The renewal lines given (their key, and for sizes and reuse the op), and the windows
+        // of the new-pages lines: each one the writer always writes must be there.
+        let mut renewal_seen: Vec<String> = Vec::new();
+        let mut windows_seen = 0u64;
         let mut levels_left = 0usize;
         let mut profile_due = false;
         let mut ended = false;
@@ -660,6 +664,12 @@ impl Model {
                 "renewal" if format < FORMAT => {}
                 "renewal" => {
                     m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?;
+                    match rest[..] {
+                        ["new-pages", w, ..] => windows_seen |= 1 << w.parse::<u32>().unwrap_or(0),
+                        [k @ ("sizes" | "reuse"), op, ..] => renewal_seen.push(format!("{k} {op}")),
+                        [k, ..] => renewal_seen.push(k.to_string()),
+                        [] => {}
+                    }
                     // Every number on the line, its states' and bins' indices too: a bound on
                     // its counts, added as the line is read (a line read again only adds more).
                     let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
@@ -714,6 +724,19 @@ impl Model {
             }
         }
         if let Some(r) = &m.renewal {
+            let reuse = renewal_seen.iter().any(|k| k.starts_with("reuse "));
+            // (`shared`, and `reuse` with its `reuse-sequential`, came later in format 5: a model
+            // without them clones its blocks whole.)
+            let always = ["ticks", "sequential", "sizes read", "sizes write"];
+            for key in always.into_iter().chain(reuse.then_some("reuse-sequential")) {
+                if !renewal_seen.iter().any(|k| k == key) {
+                    return Err(Error::trace(path, Location::File, format!("no 'renewal {key}' line: not a complete clone model")));
+                }
+            }
+            if windows_seen != u64::MAX >> (64 - WINDOWS) {
+                let w = windows_seen.trailing_ones();
+                return Err(Error::trace(path, Location::File, format!("no 'renewal new-pages {w}' line: not a complete clone model")));
+            }
             r.check().map_err(|e| Error::trace(path, Location::File, e))?;
         }
         if m.requests == 0 || m.pages == 0 {
