@@ -100,15 +100,18 @@ def guard(
             if same:
                 raise _error(f"{p}: is the input {name}; writing there would destroy it, give another output")
         for fd, stream in ((1, "output"), (2, "error")):
-            with contextlib.suppress(OSError):
-                if st.st_size > 0 and _same_file(st, os.fstat(fd)):
-                    # `-o /dev/stdout >> log`: the file would be replaced whole, and what was
-                    # in it lost.
-                    raise _error(
-                        f"{p}: is this process's standard {stream}, the file {real}, which holds "
-                        f"{st.st_size:,} bytes already; fcsim writes an output whole, in place of "
-                        "what is there, which would lose them: give a file of its own"
-                    )
+            try:
+                ours = _same_file(st, os.fstat(fd))
+            except OSError:  # the stream is closed
+                continue
+            if ours and st.st_size > 0:
+                # `-o /dev/stdout >> log`: the file would be replaced whole, and what was in it
+                # lost.
+                raise _error(
+                    f"{p}: is this process's standard {stream}, the file {real}, which holds "
+                    f"{st.st_size:,} bytes already; fcsim writes an output whole, in place of "
+                    "what is there, which would lose them: give a file of its own"
+                )
     target = real if p.is_symlink() else p
     if not target.parent.is_dir():
         raise _error(f"{p}: directory {target.parent} does not exist")
