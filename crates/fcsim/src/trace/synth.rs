@@ -118,6 +118,17 @@ pub(crate) fn once<'a>(seen: &mut Vec<(&'a str, &'a str)>, prefix: &str, k: &'a 
     Ok(())
 }
 
+/// A positive count of a spec key: an unsigned integer (`1_000_000`), or a number with an
+/// integer value in range (`1e6`); `None` for anything else (0, a fraction, past 2^64 - 1).
+pub(crate) fn count(v: &str) -> Option<u64> {
+    let clean = v.replace('_', "");
+    clean
+        .parse::<u64>()
+        .ok()
+        .or_else(|| clean.parse::<f64>().ok().filter(|f| f.fract() == 0.0 && *f >= 0.0).and_then(|f| format!("{f:.0}").parse().ok()))
+        .filter(|&n| n >= 1)
+}
+
 fn bad(key: &str, v: &str, what: &str) -> Error {
     Error::config(format!("synth: {key}={v}: expected {what}"))
 }

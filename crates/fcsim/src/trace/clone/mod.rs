@@ -240,8 +240,7 @@ impl CloneSpec {
                         .ok_or_else(|| bad("a positive number up to 1e6"))?
                 }
                 "length" | "requests" => {
-                    let n = v.replace('_', "").parse::<f64>().ok().filter(|x| *x >= 1.0 && x.fract() == 0.0 && *x < 1.8e19);
-                    s.length = Some(n.ok_or_else(|| bad("a positive integer (1000000, 1e6)"))? as u64);
+                    s.length = Some(super::synth::count(v).ok_or_else(|| bad("a positive integer (1000000, 1e6)"))?);
                 }
                 "seed" => s.seed = v.parse().map_err(|_| bad("an unsigned integer"))?,
                 "model" => {
@@ -1414,6 +1413,26 @@ mod tests {
         // A profile is built on the renewal clone unless `model=stack` (issue 40).
         assert!(super::profile::ProfileSpec::parse("profile=gasa-t1").unwrap().renewal);
         assert!(!super::profile::ProfileSpec::parse("profile=gasa-t1,model=stack").unwrap().renewal);
+    }
+
+    /// A count is any positive integer up to 2^64 - 1, written whole or as 1e6 (`1e19` was
+    /// taken while `18446744073709551615` was refused); `ablate=` names at least one part, each
+    /// part once joined by a single `+` (an empty value or part was taken as nothing ablated).
+    #[test]
+    fn clone_spec_counts_and_parts_are_read_alike() {
+        for (v, n) in [("18446744073709551615", u64::MAX), ("1e19", 10_000_000_000_000_000_000), ("1_000", 1000), ("2e3", 2000)] {
+            assert_eq!(CloneSpec::parse(&format!("clone=x,length={v}")).unwrap().length, Some(n), "{v}");
+            assert_eq!(super::profile::ProfileSpec::parse(&format!("profile=gasa-t1,requests={v}")).unwrap().requests, Some(n), "{v}");
+        }
+        for v in ["0", "1.5", "2e19", "18446744073709551616", "-1", ""] {
+            let e = CloneSpec::parse(&format!("clone=x,length={v}")).unwrap_err().to_string();
+            assert_eq!(e, format!("synth:clone: length={v}: expected a positive integer (1000000, 1e6)"));
+        }
+        let e = CloneSpec::parse("clone=x,ablate=").unwrap_err().to_string();
+        assert!(e.starts_with("synth:clone: ablate=: an empty part; expected frequency, recency"), "{e}");
+        let e = CloneSpec::parse("clone=x,ablate=ops++sizes").unwrap_err().to_string();
+        assert!(e.starts_with("synth:clone: ablate=ops++sizes: an empty part; expected"), "{e}");
+        assert!(CloneSpec::parse("clone=x,ablate=ops+sizes").unwrap().ablate.sizes);
     }
 
     /// Issue 42: a fifo or a device as the clone source is refused before it is opened (opening

@@ -553,8 +553,7 @@ impl ProfileSpec {
                 "seed" => s.seed = clean.parse().map_err(|_| bad("an unsigned integer"))?,
                 "iops" => s.iops = clean.parse::<f64>().ok().filter(|x| *x > 0.0 && x.is_finite()).ok_or_else(|| bad("a positive rate (requests/s)"))?,
                 "requests" | "n" => {
-                    let n = clean.parse::<f64>().ok().filter(|x| *x >= 1.0 && x.fract() == 0.0 && *x < 1.8e19);
-                    s.requests = Some(n.ok_or_else(|| bad("a positive integer"))? as u64);
+                    s.requests = Some(crate::trace::synth::count(v).ok_or_else(|| bad("a positive integer"))?);
                 }
                 "model" => {
                     s.renewal = match v {

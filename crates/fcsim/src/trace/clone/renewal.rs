@@ -1033,7 +1033,7 @@ impl Ablate {
     /// Parses `a+b+...` of frequency, recency, together, ops, requests, sizes and pace.
     pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
         let mut a = Ablate::default();
-        for part in v.split('+').filter(|p| !p.is_empty()) {
+        for part in v.split('+') {
             match part {
                 "frequency" => a.frequency = true,
                 "recency" => a.recency = true,
@@ -1043,9 +1043,8 @@ impl Ablate {
                 "sizes" => a.sizes = true,
                 "pace" => a.pace = true,
                 _ => {
-                    return Err(format!(
-                        "unknown part '{part}'; expected frequency, recency, together, ops, requests, sizes or pace (joined with +)"
-                    ))
+                    let what = if part.is_empty() { "an empty part".to_string() } else { format!("unknown part '{part}'") };
+                    return Err(format!("{what}; expected frequency, recency, together, ops, requests, sizes or pace (joined with +)"));
                 }
             }
         }
