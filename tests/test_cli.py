@@ -120,6 +120,11 @@ BAD = [
         f"the trace's seed {2**64 - 1} with seeds=2: seed index 1 would run seed {2**64 - 1} + 1, past the "
         f"largest seed (2^64 - 1 = {2**64 - 1}); give a seed at most {2**64 - 2}",
     ),
+    # A --set key given twice is refused, as a spec's are (the later one won).
+    (
+        ["run", FIXTURES / "arc_p2.lis", *LRU5, "--set", "trace.take=5", "--set", "trace.take=9"],
+        "--set trace.take=9: trace.take is given twice (trace.take=5 before it); give each key once",
+    ),
     (
         ["run", "synth:zipf,requests=100,pages=50,seed=1,seed=2", *LRU5],
         "synth: seed=2: seed is given twice (seed=1 before it); give each key once",

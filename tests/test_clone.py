@@ -75,6 +75,41 @@ def test_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) ->
     assert "Traceback" not in p.stderr
 
 
+def test_a_clone_of_a_trace_with_a_malformed_line_skips_it_when_asked_and_says_so(tmp_path: Path) -> None:
+    # --skip-bad-lines reaches the fit of a synth:clone= trace (it was dropped: the run failed on
+    # the line it was told to skip), and every command says how many lines were skipped.
+    lines = HM0.read_text().splitlines(keepends=True)
+    trace = tmp_path / "bad.csv"
+    trace.write_text("".join([*lines[:500], "garbage,line\n", *lines[500:]]))
+    p = run("run", f"synth:clone={trace}", *LRU)
+    assert p.returncode == 2 and "bad.csv:501: expected 7 comma-separated MSR fields" in p.stderr, p.stderr
+    said = f"fcsim: skipped 1 malformed line(s) in synth:clone={trace}"
+    for model in ("", ",model=stack"):
+        p = run("run", f"synth:clone={trace}{model}", *LRU, "--skip-bad-lines")
+        assert p.returncode == 0 and f"{said}{model}\n" in p.stderr, p.stderr
+    # The saved model keeps the count, and its clone reports it without the original.
+    p = run("trace", "clone", trace, "-o", tmp_path / "m.model", "--skip-bad-lines")
+    assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}\n" in p.stderr, p.stderr
+    assert "\nskipped 1\n" in (tmp_path / "m.model").read_text()
+    assert "skipped" not in fcsim.clone(HM0, tmp_path / "hm0.model")["notes"]
+    assert "\nskipped" not in (tmp_path / "hm0.model").read_text()
+    p = run("run", f"synth:clone={tmp_path / 'm.model'}", *LRU)
+    assert (
+        p.returncode == 0 and f"skipped 1 malformed line(s) in synth:clone={tmp_path / 'm.model'}" in p.stderr
+    )
+    p = run("trace", "compare", trace, f"synth:clone={trace},seed=2", "--skip-bad-lines")
+    assert p.returncode in (0, 1) and p.stderr.count("skipped 1 malformed line(s)") == 2, p.stderr
+    p = run("trace", "convert", trace, "-o", tmp_path / "t.fct", "--skip-bad-lines")
+    assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, p.stderr
+
+
+def test_a_model_path_with_a_comma_is_written_and_said_unusable_in_a_spec(tmp_path: Path) -> None:
+    p = run("trace", "clone", HM0, "-o", tmp_path / "a,b.model")
+    assert p.returncode == 0 and (tmp_path / "a,b.model").exists()
+    assert "its path holds a comma, which a synth: spec cannot" in p.stdout
+    assert "synth:clone=" + str(tmp_path) not in p.stdout
+
+
 def test_the_output_cannot_be_the_trace(tmp_path: Path) -> None:
     trace = tmp_path / "t.csv"
     trace.write_bytes((TRACES / "msr_hm_0_excerpt1000.csv").read_bytes())

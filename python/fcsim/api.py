@@ -190,7 +190,7 @@ def run(
     def readable(t: Any) -> str:
         """The trace ``t`` names, if it opens and its format and header read (as every point's
         check reads them: with LRU, size 1)."""
-        name = trace_path(t)
+        name = trace_path(t, skip_bad_lines=opts["skip_bad_lines"])
         _core.check(name, "lru", "1", sets=[(f"trace.{k}", v) for k, v in trace_sets.items()], **opts)
         return name
 
@@ -446,7 +446,7 @@ def mrc(
     callback(progress)
     sets = sections(set)
     tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, sets["trace"])
-    name = trace_path(trace)
+    name = trace_path(trace, skip_bad_lines=skip_bad_lines)
     if method == "exact":
         accesses, cold, steps, misses = _core.mrc_exact(name, progress=progress, **tkw)
         df = _curve(steps, misses, accesses)
@@ -617,7 +617,7 @@ def minisim(
                 "stack.kind=ssd-cache, or drop it"
             )
     tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, sets["trace"])
-    name = trace_path(trace)
+    name = trace_path(trace, skip_bad_lines=skip_bad_lines)
     size_list = (
         [f"{100 * s:.6g}%" for s in MINISIM_SHARES] if sizes is None else listed(sizes, (str, int), size_text)
     )

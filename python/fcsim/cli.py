@@ -62,6 +62,12 @@ def say(line: str) -> None:
     print(printable(line), file=sys.stderr)
 
 
+def say_skipped(bad: int, trace: str) -> None:
+    """Says how many malformed lines of ``trace`` were skipped (``--skip-bad-lines``), if any."""
+    if bad:
+        say(f"fcsim: skipped {bad:,} malformed line(s) in {trace}")
+
+
 def _check_outputs(a: argparse.Namespace) -> list[str]:
     """Refuses, before any work, an ``--out`` or ``--plot`` that :func:`fcsim.output.guard`
     refuses (the trace itself, a pipe or device, a missing directory), and with ``--epoch`` the
@@ -87,7 +93,13 @@ def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
         key, eq, value = pair.partition("=")
         if not eq or not key.strip():
             raise fcsim.ConfigError(f"--set {pair}: expected KEY=VALUE")
-        out[key.strip()] = value.strip()
+        key = key.strip()
+        if key in out:
+            raise fcsim.ConfigError(
+                f"--set {pair}: {key} is given twice ({key}={out[key]} before it); give each key once "
+                "(an axis of values is KEY=V1,V2,...)"
+            )
+        out[key] = value.strip()
     return out
 
 
@@ -253,9 +265,7 @@ def cmd_run(a: argparse.Namespace) -> int:
     if epochs is not None and not a.out and a.json:
         say("fcsim: note: the per-epoch table is written with --out FILE, to FILE.epochs.EXT beside the rows")
     say_notes(df)
-    bad = int(df["bad_lines"].max()) if "bad_lines" in df else 0
-    if bad:
-        say(f"fcsim: skipped {bad} malformed line(s) in {a.trace}")
+    say_skipped(int(df["bad_lines"].max()) if "bad_lines" in df else 0, a.trace)
     for line in wrote:  # on stderr, so that --json's stdout stays rows only
         say(f"fcsim: wrote {line}")
     if plot_error is not None:
@@ -391,6 +401,8 @@ def cmd_compare(a: argparse.Namespace) -> int:
     def clean(v: Any) -> Any:
         return None if not isinstance(v, str | list | dict) and v is not None and pd.isna(v) else v
 
+    say_skipped(fa["bad_lines"], a.a)
+    say_skipped(fb["bad_lines"], a.b)
     if a.json:
         rows = [{k: clean(v) for k, v in r.items()} for r in df.to_dict("records")]
         out = {
@@ -577,6 +589,7 @@ def cmd_convert(a: argparse.Namespace) -> int:
     )
     for note in info["dropped"]:
         say(f"fcsim: note: {note}")
+    say_skipped(info["bad_lines"], a.trace)
     return 0
 
 
@@ -588,12 +601,20 @@ def cmd_clone(a: argparse.Namespace) -> int:
             "give --page-size to the run of the clone"
         )
     info = fcsim.clone(a.trace, a.output, **c)
+    # A spec's keys are split at commas: a path with one cannot be named in it.
+    use = (
+        f"use it as synth:clone={a.output}[,scale=K][,length=N][,seed=S]"
+        if "," not in a.output
+        else "its path holds a comma, which a synth: spec cannot (its keys are split at commas): "
+        "rename it to use it as synth:clone=MODEL"
+    )
     show(
         f"wrote {a.output}: a clone model of {info['source']} ({info['requests']:,} requests, "
-        f"{info['pages']:,} pages of 4 KiB); use it as synth:clone={a.output}[,scale=K][,length=N][,seed=S]"
+        f"{info['pages']:,} pages of 4 KiB); {use}"
     )
     for note in info["notes"]:
         say(f"fcsim: note: {note}")
+    say_skipped(info["bad_lines"], a.trace)
     return 0
 
 

@@ -230,7 +230,7 @@ def run(
     names = [a.strip() for a in admits.split(",")] if isinstance(admits, str) else [str(a) for a in admits]
     sections(dict(set or {}))  # a bad key fails here, once
     opts = reader_options(format, volume, skip_bad_lines, page_size)
-    path = trace_path(trace)
+    path = trace_path(trace, skip_bad_lines=skip_bad_lines)
     if not path.startswith("synth:") and not os.path.exists(path):
         raise ConfigError(f"{path}: no such trace file")
     pts = plan(path, policy, names, str(size), device=device, set=set, budgets=budgets, points=points)

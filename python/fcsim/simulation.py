@@ -70,13 +70,14 @@ def provenance() -> dict[str, str]:
     return {"fcsim_version": VERSION, "fcsim_revision": REVISION}
 
 
-def trace_path(trace: str | os.PathLike[str], *, fit: bool = True) -> str:
+def trace_path(trace: str | os.PathLike[str], *, fit: bool = True, skip_bad_lines: bool = False) -> str:
     """A trace path, with a catalogue name (``msr/web_0``) read from the trace cache. With
     ``fit``, a ``synth:clone=`` trace's model is fitted here (or read), where Ctrl-C stops it:
-    the trace's first open, which takes no progress, would fit it deaf to Ctrl-C."""
+    the trace's first open, which takes no progress, would fit it deaf to Ctrl-C. The fit skips
+    the original's malformed lines with ``skip_bad_lines``, as the run reading the clone asks."""
     name = catalogue.resolve(path("trace", trace))
     if fit:
-        _core.prefit_clone(name)
+        _core.prefit_clone(name, skip_bad_lines=boolean("skip_bad_lines", skip_bad_lines))
     return name
 
 
@@ -158,7 +159,9 @@ def simulate(
     kwargs = _run_kwargs(
         policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
     )
-    row, epochs = _core.simulate(trace_path(trace), progress=callback(progress), **kwargs)
+    row, epochs = _core.simulate(
+        trace_path(trace, skip_bad_lines=skip_bad_lines), progress=callback(progress), **kwargs
+    )
     row.update(provenance())
     if epoch is None:
         return Result(row, epochs=None)
@@ -188,7 +191,7 @@ def check(
     kwargs = _run_kwargs(
         policy, size, format, volume, skip_bad_lines, page_size, set, device, working_set, epoch
     )
-    _core.check(trace_path(trace), **kwargs)
+    _core.check(trace_path(trace, skip_bad_lines=skip_bad_lines), **kwargs)
 
 
 def _run_kwargs(

@@ -31,7 +31,7 @@ def trace_info(
 ) -> dict[str, Any]:
     """Statistics of a trace: requests, read/write split, unique pages, span, sizes, volumes."""
     return _core.trace_info(
-        trace_path(trace),
+        trace_path(trace, skip_bad_lines=skip_bad_lines),
         **trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set", "trace info")),
     )
 
@@ -62,7 +62,7 @@ def convert(
     trace_params = _trace_sets(set, "set", "a conversion")
     name = trace_path(trace, fit=False)
     target = output.guard(path("out", out), [name])
-    _core.prefit_clone(name)
+    _core.prefit_clone(name, skip_bad_lines=boolean("skip_bad_lines", skip_bad_lines))
     return _core.convert_trace(
         name,
         str(target),
@@ -84,10 +84,11 @@ def clone(
 ) -> dict[str, Any]:
     """Fits a clone model to ``trace`` and saves it to ``out`` (a small text file, written
     atomically), so that ``synth:clone=OUT[,scale=K][,length=N][,seed=S]`` generates clones
-    without the original. Returns ``source``, ``requests``, ``pages``, ``accesses``, ``timed``
-    and ``notes`` (what the model leaves out, one sentence each). ``out`` is checked as
+    without the original. Returns ``source``, ``requests``, ``pages``, ``accesses``,
+    ``bad_lines`` (the malformed lines skipped, with ``skip_bad_lines``), ``timed`` and
+    ``notes`` (what the model leaves out, one sentence each). ``out`` is checked as
     :func:`convert` checks its output."""
-    name = trace_path(trace)
+    name = trace_path(trace, skip_bad_lines=skip_bad_lines)
     target = output.guard(path("out", out), [name])
     kwargs = trace_kwargs(format, volume, skip_bad_lines, 4096, _trace_sets(set, "set", "a clone's fit"))
     del kwargs["page_size"]
@@ -179,7 +180,9 @@ def fidelity(
     tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, _trace_sets(set, "set"))
     given = None if panel is None else list(panel)
     names = _panel(given) if given is None or given else []
-    return _core.trace_fidelity(trace_path(trace), panel=names, progress=callback(progress), **tkw)
+    return _core.trace_fidelity(
+        trace_path(trace, skip_bad_lines=skip_bad_lines), panel=names, progress=callback(progress), **tkw
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,7 +270,10 @@ def compare(
     kb = trace_kwargs(format_b, volume_b, skip_bad_lines, page_size, _trace_sets(set_b, "set_b"))
     names = _panel(panel)
     boolean("baseline", baseline)
-    name_a, name_b = trace_path(a), trace_path(b)
+    name_a, name_b = (
+        trace_path(a, skip_bad_lines=skip_bad_lines),
+        trace_path(b, skip_bad_lines=skip_bad_lines),
+    )
     # The core refuses a volume for a synth: trace; here the error names B's own option.
     for flag, name, kw in (("--volume", name_a, ka), ("--volume-b", name_b, kb)):
         if kw["volume"] is not None and name.startswith("synth:"):

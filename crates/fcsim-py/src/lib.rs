@@ -326,6 +326,7 @@ fn clone_model<'py>(
     d.set_item("requests", m.requests)?;
     d.set_item("pages", m.pages)?;
     d.set_item("accesses", m.accesses)?;
+    d.set_item("bad_lines", m.skipped)?;
     d.set_item("timed", m.arrivals.is_some())?;
     d.set_item("notes", trace::clone::notes(&m))?;
     Ok(d)
@@ -334,8 +335,9 @@ fn clone_model<'py>(
 /// Fits the model of a `synth:clone=` trace ahead of its first open, Ctrl-C stopping the fit
 /// (opening a trace takes no progress); nothing for any other trace.
 #[pyfunction]
-fn prefit_clone(py: Python<'_>, trace: String) -> PyResult<()> {
-    run(py, None, |p| trace::clone::prefit(&trace, Some(p)))
+#[pyo3(signature = (trace, *, skip_bad_lines=false))]
+fn prefit_clone(py: Python<'_>, trace: String, skip_bad_lines: bool) -> PyResult<()> {
+    run(py, None, |p| trace::clone::prefit(&trace, skip_bad_lines, Some(p)))
 }
 
 /// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).

@@ -514,7 +514,7 @@ fn open_whole(path: &str, opts: &TraceOptions) -> Result<Box<dyn TraceReader>> {
             )));
         }
         if spec.trim_start().starts_with("clone=") {
-            return clone::open(spec.trim_start());
+            return clone::open(spec.trim_start(), opts.skip_bad_lines);
         }
         if spec.trim_start().starts_with("profile=") {
             return clone::profile::open(spec.trim_start());

@@ -277,21 +277,29 @@ impl CloneSpec {
 }
 
 /// Opens a clone spec (the text after `synth:`): the renewal clone, or the stack-distance clone
-/// with `model=stack`.
-pub fn open(spec: &str) -> Result<Box<dyn TraceReader>> {
+/// with `model=stack`. Its model's fit skips the original's malformed lines with
+/// `skip_bad_lines` (the option of the run reading the clone), and the clone reports them.
+pub fn open(spec: &str, skip_bad_lines: bool) -> Result<Box<dyn TraceReader>> {
     let s = CloneSpec::parse(spec)?;
-    if !s.renewal {
-        return Ok(Box::new(Generator::from_spec(spec)?));
-    }
-    let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
-    let model = load(&s.path, &opts)?;
-    Ok(Box::new(renewal::Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, format!("synth:{spec}"))?))
+    let model = load(&s.path, &source_options(&s, skip_bad_lines))?;
+    let label = format!("synth:{spec}");
+    Ok(if s.renewal {
+        Box::new(renewal::Renewal::new(&model, s.scale, s.length, s.seed, s.ablate, label)?)
+    } else {
+        Box::new(Generator::new(&model, s.scale, s.length, s.seed, label)?)
+    })
 }
 
-/// Models fitted or read from the disk cache ([`cache`]) in this process, by file and its
-/// [`cache::Stamp`]: a run opens its trace several times (checks, working set, the run), and
+/// How a clone's original is read for its fit: the spec's `format=`, and malformed lines
+/// skipped or not as the run reading the clone asks.
+fn source_options(s: &CloneSpec, skip_bad_lines: bool) -> TraceOptions {
+    TraceOptions { format: s.format.clone(), skip_bad_lines, ..Default::default() }
+}
+
+/// Models fitted or read from the disk cache ([`cache`]) in this process, by file, format,
+/// whether bad lines were skipped and the file's [`cache::Stamp`]: a run opens its trace several times (checks, working set, the run), and
 /// the disk cache's key reads the whole original.
-type Fitted = Vec<((PathBuf, Option<String>, cache::Stamp), Arc<Model>)>;
+type Fitted = Vec<((PathBuf, Option<String>, bool, cache::Stamp), Arc<Model>)>;
 static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
 /// The model of `path`: read from a model file, or fitted to a trace (read with `opts`). Only a
@@ -338,15 +346,15 @@ pub fn load_with(path: &Path, opts: &TraceOptions, progress: Option<Progress<'_>
         return Model::parse(&text, path).map(Arc::new);
     }
     let stamp = cache::Stamp::of(&meta);
-    let key = (path.to_path_buf(), opts.format.clone(), stamp.clone());
+    let key = (path.to_path_buf(), opts.format.clone(), opts.skip_bad_lines, stamp.clone());
     let cache = FITTED.get_or_init(|| Mutex::new(Vec::new()));
-    if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
+    if opts.volume.is_none() && opts.params.is_empty() {
         if let Some(m) = cache.lock().ok().and_then(|c| c.iter().find(|(k, _)| *k == key).map(|(_, m)| m.clone())) {
             return Ok(m);
         }
     }
     let model = Arc::new(fit_cached(path, opts, &stamp, cache::dir().as_deref(), progress)?);
-    if opts.volume.is_none() && !opts.skip_bad_lines && opts.params.is_empty() {
+    if opts.volume.is_none() && opts.params.is_empty() {
         if let Ok(mut c) = cache.lock() {
             if c.len() >= 8 {
                 c.remove(0);
@@ -602,6 +610,8 @@ impl Bag {
 #[derive(Debug)]
 pub struct Generator {
     label: String,
+    /// The malformed lines its model's fit skipped (reported as the clone's own).
+    skipped: u64,
     rng: StdRng,
     length: u64,
     i: u64,
@@ -705,8 +715,7 @@ impl Generator {
     /// Opens a clone spec (the text after `synth:`).
     pub fn from_spec(spec: &str) -> Result<Generator> {
         let s = CloneSpec::parse(spec)?;
-        let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
-        let model = load(&s.path, &opts)?;
+        let model = load(&s.path, &source_options(&s, false))?;
         Generator::new(&model, s.scale, s.length, s.seed, format!("synth:{spec}"))
     }
 
@@ -795,6 +804,7 @@ impl Generator {
         let arrivals = m.arrivals.clone().map(|c| Stream::new(Arrivals::new(c, seed), length));
         Ok(Generator {
             label,
+            skipped: m.skipped,
             rng: StdRng::seed_from_u64(seed),
             length,
             i: 0,
@@ -1098,6 +1108,10 @@ impl TraceReader for Generator {
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len: len as u32, op }))
     }
 
+    fn bad_lines(&self) -> u64 {
+        self.skipped
+    }
+
     fn format(&self) -> &'static str {
         "synth"
     }
@@ -1123,13 +1137,12 @@ impl TraceReader for Generator {
 /// `progress` as [`load_with`] does, so that Ctrl-C stops the fit of `run synth:clone=TRACE`
 /// too (opening a trace takes no progress); the open that follows finds the model in this
 /// process's cache. Any other trace: nothing to do.
-pub fn prefit(trace: &str, progress: Option<Progress<'_>>) -> Result<()> {
+pub fn prefit(trace: &str, skip_bad_lines: bool, progress: Option<Progress<'_>>) -> Result<()> {
     let Some(spec) = trace.strip_prefix("synth:").map(str::trim_start).filter(|s| s.starts_with("clone=")) else {
         return Ok(());
     };
     let s = CloneSpec::parse(spec)?;
-    let opts = TraceOptions { format: s.format.clone(), ..Default::default() };
-    load_with(&s.path, &opts, progress).map(|_| ())
+    load_with(&s.path, &source_options(&s, skip_bad_lines), progress).map(|_| ())
 }
 
 /// Fits the model of a trace and saves it to `out` (`fcsim trace clone PATH -o MODEL`).
@@ -1176,7 +1189,7 @@ mod tests {
 
     /// Every request of a clone spec (`model=` either).
     pub(super) fn requests(spec: &str) -> Vec<HostRequest> {
-        let mut c = open(spec).unwrap_or_else(|e| panic!("{e}"));
+        let mut c = open(spec, false).unwrap_or_else(|e| panic!("{e}"));
         let mut v = Vec::new();
         while let Some(r) = c.next_request().unwrap() {
             v.push(r);
@@ -1308,7 +1321,7 @@ mod tests {
             let (edited, line) = replace(key, &with);
             let p = tmp("wrap.model", &edited);
             for spec in [format!("clone={},length=10", p.display()), format!("clone={},length=10,model=renewal", p.display())] {
-                let e = open(&spec).err().unwrap_or_else(|| panic!("{key}: accepted")).to_string();
+                let e = open(&spec, false).err().unwrap_or_else(|| panic!("{key}: accepted")).to_string();
                 assert!(e.contains(&format!("wrap.model:{line}: {want}")), "{key}: {e}");
             }
         }
@@ -1316,7 +1329,7 @@ mod tests {
         // pages at a rate of ~0 and searched for ever).
         let (edited, _) = replace("renewal ticks", &format!("renewal ticks {}", 1u64 << 61));
         let p = tmp("ticks.model", &edited);
-        let e = open(&format!("clone={},length=10,model=renewal", p.display())).err().unwrap().to_string();
+        let e = open(&format!("clone={},length=10,model=renewal", p.display()), false).err().unwrap().to_string();
         assert!(e.contains("ticks.model: renewal ticks 2305843009213693952: expected the state lines' gaps and ends, 2473"), "{e}");
     }
 
@@ -1342,7 +1355,7 @@ mod tests {
         let p = tmp("gz.model", "");
         std::fs::write(&p, gz.finish().unwrap()).unwrap();
         assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want);
-        let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display())).err().unwrap().to_string();
+        let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display()), false).err().unwrap().to_string();
         for first in ["fcsim-clone-model 6", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
             assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 5)")), "{e}");
@@ -1376,15 +1389,15 @@ mod tests {
         // Larger than any model: refused without reading it whole (a sparse file).
         let p = tmp("huge.model", &format!("{}\n", model::MAGIC));
         std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(model::MAX_MODEL_BYTES + 10).unwrap();
-        let e = open(&format!("clone={}", p.display())).err().unwrap().to_string();
+        let e = open(&format!("clone={}", p.display()), false).err().unwrap().to_string();
         assert!(e.contains("huge.model: a clone model larger than 64 MiB (decompressed)"), "{e}");
         // Not UTF-8: the byte offset of the first bad byte.
         let p = tmp("bin.model", "");
         std::fs::write(&p, [model::MAGIC.as_bytes(), b"\nsource \xff\n"].concat()).unwrap();
-        let e = open(&format!("clone={}", p.display())).err().unwrap().to_string();
+        let e = open(&format!("clone={}", p.display()), false).err().unwrap().to_string();
         assert!(e.contains("bin.model at byte 27: a clone model is UTF-8 text; found a byte that is not"), "{e}");
         // A path through a file, not a directory: said in words, not the OS's text.
-        let e = open(&format!("clone={}/x", tmp("file.model", &text).display())).err().unwrap().to_string();
+        let e = open(&format!("clone={}/x", tmp("file.model", &text).display()), false).err().unwrap().to_string();
         assert!(e.ends_with("file.model/x: a part of the path before the file name is a file, not a directory"), "{e}");
         assert!(!e.contains("os error"), "{e}");
     }
@@ -1447,9 +1460,9 @@ mod tests {
         assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
         let out = dir.join("f.model");
         for path in [fifo.clone(), PathBuf::from("/dev/null")] {
-            let e = open(&format!("clone={}", path.display())).err().unwrap().to_string();
+            let e = open(&format!("clone={}", path.display()), false).err().unwrap().to_string();
             assert!(e.contains("is a pipe, fifo or device, not a regular file"), "{e}");
-            let e = open(&format!("clone={},model=renewal", path.display())).err().unwrap().to_string();
+            let e = open(&format!("clone={},model=renewal", path.display()), false).err().unwrap().to_string();
             assert!(e.contains("is a pipe, fifo or device"), "{e}");
             let e = save_model(&path.to_string_lossy(), &TraceOptions::default(), &out, None).unwrap_err().to_string();
             assert!(e.contains("is a pipe, fifo or device"), "{e}");
@@ -1503,8 +1516,8 @@ mod tests {
         // The fit of a synth:clone= trace ahead of its first open (the bindings' prefit_clone),
         // and nothing to fit for another trace.
         let spec = format!("synth:clone={},format=disksim", trace.display());
-        assert!(matches!(prefit(&spec, Some(&mut stop)), Err(Error::Interrupted)));
-        assert!(prefit("synth:zipf", Some(&mut stop)).is_ok() && prefit(&trace.to_string_lossy(), Some(&mut stop)).is_ok());
+        assert!(matches!(prefit(&spec, false, Some(&mut stop)), Err(Error::Interrupted)));
+        assert!(prefit("synth:zipf", false, Some(&mut stop)).is_ok() && prefit(&trace.to_string_lossy(), false, Some(&mut stop)).is_ok());
         assert!(std::fs::read_dir(&dir).map_or(true, |mut d| d.next().is_none()), "an interrupted fit was cached");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -1577,7 +1590,7 @@ mod tests {
         ] {
             let body: String = text.lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect();
             assert_eq!(body.lines().count() + 1, text.lines().count(), "{key}");
-            let e = open(&format!("clone={}", tmp("cut.model", &body).display())).err().unwrap().to_string();
+            let e = open(&format!("clone={}", tmp("cut.model", &body).display()), false).err().unwrap().to_string();
             assert!(e.contains(&format!("cut.model: no '{}' line: not a complete clone model", key.trim_end())), "{key}: {e}");
         }
     }

@@ -129,6 +129,8 @@ pub struct Model {
     pub pages: u64,
     /// Page accesses.
     pub accesses: u64,
+    /// Malformed lines of the original the fit skipped (read with `skip_bad_lines`; 0 without).
+    pub skipped: u64,
     /// Per op and window: run-start requests, and those whose first page is new.
     pub windows: [Vec<[u64; 2]>; 2],
     /// Per op and window: pages first touched (the working set's growth).
@@ -288,6 +290,7 @@ impl Model {
             target: page_bins(&sd.finish()),
             gap: 64,
             accesses,
+            skipped: reader.bad_lines(),
             windows,
             growth,
             transitions,
@@ -326,6 +329,9 @@ impl Model {
         let _ = writeln!(s, "requests {}", self.requests);
         let _ = writeln!(s, "pages {}", self.pages);
         let _ = writeln!(s, "accesses {}", self.accesses);
+        if self.skipped > 0 {
+            let _ = writeln!(s, "skipped {}", self.skipped);
+        }
         for (o, name) in OPS.iter().enumerate() {
             let join = |k: usize| self.windows[o].iter().map(|w| w[k].to_string()).collect::<Vec<_>>().join(" ");
             let _ = writeln!(s, "starts {name} {}", join(0));
@@ -422,6 +428,7 @@ impl Model {
             requests: 0,
             pages: 0,
             accesses: 0,
+            skipped: 0,
             windows: [Vec::new(), Vec::new()],
             growth: [Vec::new(), Vec::new()],
             transitions: vec![[[0; 2]; 2]; WINDOWS],
@@ -505,6 +512,10 @@ impl Model {
                         "pages" => m.pages = v,
                         _ => m.accesses = v,
                     }
+                }
+                "skipped" => {
+                    let [v] = rest[..] else { return Err(bad(n, format!("{key}: expected one count"))) };
+                    m.skipped = num(v, "a count of lines")?;
                 }
                 "starts" | "new" => {
                     let o = op(rest.first())?;

@@ -1252,6 +1252,8 @@ impl Default for Page {
 #[derive(Debug)]
 pub struct Renewal {
     label: String,
+    /// The malformed lines its model's fit skipped (reported as the clone's own).
+    skipped: u64,
     rng: StdRng,
     seed: u64,
     /// `length=N`: N requests; without it, the ticks of the original × K (`span`).
@@ -1596,6 +1598,7 @@ impl Renewal {
             m.arrivals.clone().map(|a| super::arrivals::Stream::new(super::arrivals::Arrivals::new(a, seed), length.unwrap_or(u64::MAX)));
         Ok(Renewal {
             label,
+            skipped: m.skipped,
             rng: StdRng::seed_from_u64(seed),
             seed,
             length,
@@ -2520,6 +2523,10 @@ impl TraceReader for Renewal {
         Ok(Some(HostRequest { time_ns, volume: 0, offset, len, op }))
     }
 
+    fn bad_lines(&self) -> u64 {
+        self.skipped
+    }
+
     fn format(&self) -> &'static str {
         "synth"
     }
@@ -2637,7 +2644,8 @@ mod tests {
         let old: String = text.lines().filter(|l| !l.starts_with("renewal")).map(|l| format!("{l}\n")).collect();
         let stale = dir.join("old.model");
         std::fs::write(&stale, old).unwrap();
-        let err = super::super::open(&format!("clone={},model=renewal", stale.display())).err().map(|e| e.to_string()).unwrap_or_default();
+        let err =
+            super::super::open(&format!("clone={},model=renewal", stale.display()), false).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("no renewal counts") && err.contains("fcsim trace clone"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -2645,7 +2653,7 @@ mod tests {
     #[test]
     fn bad_renewal_specs_and_lines_say_what_was_expected() {
         let orig = data("msr_hm_0_excerpt1000.csv");
-        let err = |spec: String| super::super::open(&spec).err().map(|e| e.to_string()).unwrap_or_default();
+        let err = |spec: String| super::super::open(&spec, false).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
             .contains("expected frequency, recency, together, ops, requests, sizes or pace"));
