@@ -1595,6 +1595,37 @@ mod tests {
         }
     }
 
+    /// A model with a line its writer always writes missing (`source`, one window's
+    /// `transitions`), a line given twice, or a count with a sign is refused with the line: each
+    /// was taken (the transitions of that window as zeros, the later line over the earlier).
+    #[test]
+    fn a_model_with_a_line_missing_or_given_twice_is_refused() {
+        let text = load(&data("msr_hm_0_excerpt1000.csv"), &TraceOptions::default()).unwrap().to_text();
+        let err = |body: &str| open(&format!("clone={}", tmp("edited.model", body).display()), false).err().unwrap().to_string();
+        let without = |key: &str| -> String { text.lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect() };
+        for (key, said) in [("source ", "no 'source' line"), ("transitions 9 ", "no 'transitions 9' line")] {
+            let body = without(key);
+            assert_eq!(body.lines().count() + 1, text.lines().count(), "{key}");
+            assert!(err(&body).ends_with(&format!("edited.model: {said}: not a complete clone model")), "{key}: {}", err(&body));
+        }
+        // Each line twice, in turn: the second is named, with the first's line.
+        // (Not the header, comments, `end`, nor the arrivals with their `profile` and `level`
+        // lines, which must come in order: a line of them given again is refused as out of it.)
+        let once = |l: &str| !["fcsim-clone-model", "#", "end", "arrivals", "profile", "level"].iter().any(|k| l.starts_with(k));
+        for (at, line) in text.lines().enumerate().filter(|(_, l)| once(l)) {
+            let body: String =
+                text.lines().enumerate().flat_map(|(i, l)| if i == at { vec![l, l] } else { vec![l] }).map(|l| format!("{l}\n")).collect();
+            let e = err(&body);
+            assert!(
+                e.contains(&format!("edited.model:{}: '", at + 2)) && e.contains(&format!("is given again (line {} gave it)", at + 1)),
+                "{line}: {e}"
+            );
+        }
+        let body = text.replacen("\nrequests 1000\n", "\nrequests +1000\n", 1);
+        assert_ne!(body, text);
+        assert!(err(&body).ends_with("requests: expected a count, found '+1000'"), "{}", err(&body));
+    }
+
     #[test]
     fn an_untimed_trace_gives_an_untimed_clone() {
         // Every request at time 0: no arrival process to fit.

@@ -449,11 +449,15 @@ impl Model {
         // of the new-pages lines: each one the writer always writes must be there.
         let mut renewal_seen: Vec<String> = Vec::new();
         let mut windows_seen = 0u64;
+        // The windows of the transitions lines, and the name of each line read (its key, and its
+        // op, window, classes or state) with its number: a line given again is refused (it was
+        // read over the first).
+        let mut transitions_seen = 0u64;
+        let mut named: Vec<(String, usize)> = Vec::new();
         let mut levels_left = 0usize;
         let mut profile_due = false;
         let mut ended = false;
-        // The counts of the lines so far, the renewal lines' apart (a line given again replaces
-        // their earlier counts).
+        // The counts of the lines so far (every number of a renewal line).
         let mut counts = 0u128;
         // The largest single count so far: (count, line, key).
         let mut top = (0u64, 0usize, "");
@@ -464,9 +468,11 @@ impl Model {
             let mut words = line.split_whitespace();
             let key = words.next().unwrap_or("");
             let rest: Vec<&str> = words.collect();
+            // Digits only, as the writer writes them (`+3` parses as a u64 too).
+            let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
             let num = |w: &str, what: &str| -> Result<u64> {
-                w.parse::<u64>().map_err(|_| {
-                    if !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit()) {
+                w.parse::<u64>().ok().filter(|_| digits(w)).ok_or_else(|| {
+                    if digits(w) {
                         bad(n, format!("{key}: {w} is past 2^64 - 1, the most a count holds; expected {what} of a trace as 'fcsim trace clone' writes it (an edited model?)"))
                     } else {
                         bad(n, format!("{key}: expected {what}, found '{}'", clip(w)))
@@ -566,6 +572,7 @@ impl Model {
                     for (k, x) in rest[1..].iter().enumerate() {
                         m.transitions[w][k / 2][k % 2] = count(x)?;
                     }
+                    transitions_seen |= 1 << w;
                 }
                 "runs" | "sizes" | "follow" => {
                     let o = op(rest.first())?;
@@ -682,14 +689,14 @@ impl Model {
                         [] => {}
                     }
                     // Every number on the line, its states' and bins' indices too: a bound on
-                    // its counts, added as the line is read (a line read again only adds more).
+                    // its counts, added as the line is read.
                     let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
                     let (sum, top) = numbers.fold((0u128, 0u64), |(s, t), x| (s + u128::from(x), t.max(x)));
                     line_counts.set(sum);
                     line_top.set(top);
                 }
                 "end" => ended = true,
-                _ => return Err(bad(n, format!("unknown key '{}'; expected source, requests, pages, accesses, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end", clip(key)))),
+                _ => return Err(bad(n, format!("unknown key '{}'; expected source, requests, pages, accesses, skipped, starts, new, growth, transitions, runs, sizes, follow, distances, heads, tails, target, gap, arrivals, profile, level, renewal or end", clip(key)))),
             }
             counts += line_counts.get();
             if line_top.get() > top.0 {
@@ -710,6 +717,21 @@ impl Model {
             if key != "level" && key != "end" {
                 seen.push(key);
             }
+            // The words that name the line: its key, and its op, window, classes or state.
+            let words = match (key, rest.first().copied()) {
+                ("starts" | "new" | "growth" | "transitions" | "runs" | "sizes" | "follow" | "distances" | "heads" | "tails", _) => 2,
+                ("renewal", Some("class-sizes")) => 4,
+                ("renewal", Some("new-pages" | "sizes" | "reuse" | "state")) => 3,
+                ("renewal", _) => 2,
+                _ => 1,
+            };
+            if !matches!(key, "level" | "end") {
+                let name = line.split_whitespace().take(words).collect::<Vec<_>>().join(" ");
+                if let Some((_, at)) = named.iter().find(|(k, _)| *k == name) {
+                    return Err(bad(n, format!("'{}' is given again (line {at} gave it); a model names each line once", clip(&name))));
+                }
+                named.push((name, n));
+            }
         }
         for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
@@ -729,10 +751,14 @@ impl Model {
             let lines = text.lines().count();
             return Err(bad(lines.max(1), "the file ends before its 'end' line: truncated".into()));
         }
-        for key in ["requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
+        for key in ["source", "requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
             if !seen.contains(&key) {
                 return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
             }
+        }
+        if transitions_seen != u64::MAX >> (64 - WINDOWS) {
+            let w = transitions_seen.trailing_ones();
+            return Err(Error::trace(path, Location::File, format!("no 'transitions {w}' line: not a complete clone model")));
         }
         if let Some(r) = &m.renewal {
             let reuse = renewal_seen.iter().any(|k| k.starts_with("reuse "));
