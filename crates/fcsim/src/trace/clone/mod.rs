@@ -1327,10 +1327,14 @@ mod tests {
         }
         // A tick count far above the gaps the renewal counts hold (the renewal clone drew new
         // pages at a rate of ~0 and searched for ever).
-        let (edited, _) = replace("renewal ticks", &format!("renewal ticks {}", 1u64 << 61));
+        // A check across lines names the line it is about.
+        let (edited, line) = replace("renewal ticks", &format!("renewal ticks {}", 1u64 << 61));
         let p = tmp("ticks.model", &edited);
         let e = open(&format!("clone={},length=10,model=renewal", p.display()), false).err().unwrap().to_string();
-        assert!(e.contains("ticks.model: renewal ticks 2305843009213693952: expected the state lines' gaps and ends, 2473"), "{e}");
+        assert!(
+            e.contains(&format!("ticks.model:{line}: renewal ticks 2305843009213693952: expected the state lines' gaps and ends, 2473")),
+            "{e}"
+        );
     }
 
     /// Issue 42: a model with a byte-order mark, comments or blank lines before its first line,
@@ -1621,6 +1625,15 @@ mod tests {
                 "{line}: {e}"
             );
         }
+        // A check across lines names the line it is about: heads past their distances.
+        let at = text.lines().position(|l| l.starts_with("heads read-after-read ")).unwrap();
+        let body: String =
+            text.lines().enumerate().map(|(i, l)| if i == at { format!("{l} 1:999999\n") } else { format!("{l}\n") }).collect();
+        let e = err(&body);
+        assert!(
+            e.ends_with(&format!("edited.model:{}: heads and tails read-after-read: a bin has more of them than distances", at + 1)),
+            "{e}"
+        );
         let body = text.replacen("\nrequests 1000\n", "\nrequests +1000\n", 1);
         assert_ne!(body, text);
         assert!(err(&body).ends_with("requests: expected a count, found '+1000'"), "{}", err(&body));

@@ -733,14 +733,17 @@ impl Model {
                 named.push((name, n));
             }
         }
+        // A check across lines names the line it is about (the file, when that line is missing).
+        let on = |name: &str| named.iter().find(|(k, _)| k == name).map_or(Location::File, |&(_, at)| Location::Line(at as u64));
         for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
             let at = |v: &Vec<u64>, b: usize| v.get(b).copied().unwrap_or(0);
             if (0..h.len().max(t.len())).any(|b| at(h, b) + at(t, b) > at(d, b)) {
+                let class = CLASSES[p][o];
                 return Err(Error::trace(
                     path,
-                    Location::File,
-                    format!("heads and tails {}: a bin has more of them than distances", CLASSES[p][o]),
+                    on(&format!("heads {class}")),
+                    format!("heads and tails {class}: a bin has more of them than distances"),
                 ));
             }
         }
@@ -774,24 +777,35 @@ impl Model {
                 let w = windows_seen.trailing_ones();
                 return Err(Error::trace(path, Location::File, format!("no 'renewal new-pages {w}' line: not a complete clone model")));
             }
-            r.check().map_err(|e| Error::trace(path, Location::File, e))?;
+            r.check().map_err(|e| {
+                let key = e.split([' ', ':']).take(2).collect::<Vec<_>>().join(" ");
+                Error::trace(path, on(&key), e)
+            })?;
         }
         if m.requests == 0 || m.pages == 0 {
-            return Err(Error::trace(path, Location::File, "requests and pages must be positive"));
+            return Err(Error::trace(path, on(if m.requests == 0 { "requests" } else { "pages" }), "requests and pages must be positive"));
         }
         let total = |o: usize| m.sizes[o].iter().map(|x| x.1).sum::<u64>();
         if total(0) + total(1) == 0 {
-            return Err(Error::trace(path, Location::File, "no request sizes: the sizes lines are empty"));
+            return Err(Error::trace(path, on("sizes read"), "no request sizes: the sizes lines are empty"));
         }
         for (o, name) in OPS.iter().enumerate() {
             if total(o) > 0 && m.runs[o].iter().map(|x| x.1).sum::<u64>() == 0 {
-                return Err(Error::trace(path, Location::File, format!("{name} requests have sizes but no run lengths")));
+                return Err(Error::trace(path, on(&format!("runs {name}")), format!("{name} requests have sizes but no run lengths")));
             }
             if m.runs[o].iter().any(|r| r.0 > 1) && m.follow[o].is_empty() {
-                return Err(Error::trace(path, Location::File, format!("{name} runs longer than one request but no 'follow' sizes")));
+                return Err(Error::trace(
+                    path,
+                    on(&format!("follow {name}")),
+                    format!("{name} runs longer than one request but no 'follow' sizes"),
+                ));
             }
             if m.windows[o].iter().any(|w| w[1] > w[0]) {
-                return Err(Error::trace(path, Location::File, format!("new {name}: a window has more new run starts than run starts")));
+                return Err(Error::trace(
+                    path,
+                    on(&format!("new {name}")),
+                    format!("new {name}: a window has more new run starts than run starts"),
+                ));
             }
         }
         Ok(m)
