@@ -101,6 +101,8 @@ def test_a_clone_of_a_trace_with_a_malformed_line_skips_it_when_asked_and_says_s
     assert p.returncode in (0, 1) and p.stderr.count("skipped 1 malformed line(s)") == 2, p.stderr
     p = run("trace", "convert", trace, "-o", tmp_path / "t.fct", "--skip-bad-lines")
     assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, p.stderr
+    p = run("pareto", trace, "--policy", "lru", "--admit", "all", "--size", "25%", "-q", "--skip-bad-lines")
+    assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, p.stderr
 
 
 def test_a_model_path_with_a_comma_is_written_and_said_unusable_in_a_spec(tmp_path: Path) -> None:

@@ -1092,6 +1092,7 @@ def cmd_pareto(a: argparse.Namespace) -> int:
     for why in reasons:
         say(f"fcsim: note: dwpd is n/a: {why}; the frontier ranks by cache_writes instead")
     say_notes(df)
+    say_skipped(int(df["bad_lines"].max()) if "bad_lines" in df else 0, a.trace)
     for line in wrote:
         say(f"fcsim: wrote {line}")
     return 0
