@@ -75,7 +75,9 @@ def test_refusals_are_one_line(tmp_path: Path, args: list[str], message: str) ->
     assert "Traceback" not in p.stderr
 
 
-def test_a_clone_of_a_trace_with_a_malformed_line_skips_it_when_asked_and_says_so(tmp_path: Path) -> None:
+def test_a_trace_with_a_malformed_line_is_skipped_when_asked_and_said_by_every_command(
+    tmp_path: Path,
+) -> None:
     # --skip-bad-lines reaches the fit of a synth:clone= trace (it was dropped: the run failed on
     # the line it was told to skip), and every command says how many lines were skipped.
     lines = HM0.read_text().splitlines(keepends=True)
@@ -103,6 +105,18 @@ def test_a_clone_of_a_trace_with_a_malformed_line_skips_it_when_asked_and_says_s
     assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, p.stderr
     p = run("pareto", trace, "--policy", "lru", "--admit", "all", "--size", "25%", "-q", "--skip-bad-lines")
     assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, p.stderr
+    for method in (
+        ["--method", "exact"],
+        ["--method", "shards", "--rate", "0.5"],
+        ["--method", "minisim", "--policy", "lru"],
+    ):
+        p = run("mrc", trace, *method, "--skip-bad-lines")
+        assert p.returncode == 0 and f"fcsim: skipped 1 malformed line(s) in {trace}" in p.stderr, (
+            method,
+            p.stderr,
+        )
+    assert fcsim.mrc(trace, skip_bad_lines=True).attrs["bad_lines"] == 1
+    assert fcsim.mrc(HM0).attrs["bad_lines"] == 0
 
 
 def test_a_model_path_with_a_comma_is_written_and_said_unusable_in_a_spec(tmp_path: Path) -> None:

@@ -436,7 +436,8 @@ def mrc(
     `df.attrs` holds `accesses`, `cold` (the working set: exact for exact, estimated as sampled
     pages / R otherwise, the trace's when minisim resolved percent sizes), `page_size`, `trace`,
     and the sampling: `method`, `rate` (for fixed size, the final one), `max_samples`,
-    `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`; shards adds
+    `samples` (sampled page accesses), `sampled_pages`, `policy`, `seed`, `bad_lines` (the
+    malformed lines skipped, with ``skip_bad_lines``); shards adds
     `adjustment` (the accesses added to the first bucket for the sample-count error) and
     `bucket_width`. Every value of `attrs` is a number, a string or None. Trims are skipped by the
     LRU curves (LRU with deletions has no exact one-pass curve); minisim applies them to its
@@ -448,13 +449,13 @@ def mrc(
     tkw = trace_kwargs(format, volume, skip_bad_lines, page_size, sets["trace"])
     name = trace_path(trace, skip_bad_lines=skip_bad_lines)
     if method == "exact":
-        accesses, cold, steps, misses = _core.mrc_exact(name, progress=progress, **tkw)
+        accesses, cold, steps, misses, bad = _core.mrc_exact(name, progress=progress, **tkw)
         df = _curve(steps, misses, accesses)
         df.attrs.update(rate=1.0, max_samples=None, samples=accesses, sampled_pages=cold)
     elif method == "shards":
         if rate is None and max_samples is None:
             max_samples = DEFAULT_MAX_SAMPLES
-        accesses, unique, steps, est, r, samples, held, adjustment, width = _core.mrc_shards(
+        accesses, unique, steps, est, r, samples, held, adjustment, width, bad = _core.mrc_shards(
             name, rate=rate, max_samples=max_samples, seed=seed, progress=progress, **tkw
         )
         df = _curve(steps, est, accesses)
@@ -471,7 +472,14 @@ def mrc(
         assert policy is not None
         return _minisim(name, policy, sizes, rate, seed, sets, tkw, page_size, progress)
     df.attrs.update(
-        method=method, policy="lru", seed=seed, accesses=accesses, cold=cold, page_size=page_size, trace=name
+        method=method,
+        policy="lru",
+        seed=seed,
+        accesses=accesses,
+        cold=cold,
+        page_size=page_size,
+        trace=name,
+        bad_lines=bad,
     )
     return df
 
@@ -505,7 +513,7 @@ def _minisim(
         _core.check_size(s)
     ws = _core.working_set(trace, **tkw) if any(s.strip().endswith("%") for s in size_list) else None
     pages = sorted({_core.size_pages(s, page_size, ws) for s in size_list})
-    r, accesses, samples, held, points = _core.mrc_minisim(
+    r, accesses, samples, held, points, bad = _core.mrc_minisim(
         trace,
         policy,
         pages,
@@ -537,6 +545,7 @@ def _minisim(
         max_samples=None,
         samples=samples,
         sampled_pages=held,
+        bad_lines=bad,
     )
     return df
 
@@ -630,7 +639,7 @@ def minisim(
     for z in size_list:
         labels.setdefault(_core.size_pages(z, page_size, ws), z.strip())
     pages = sorted(labels)
-    r, accesses, reads, dev, rows = _core.minisim_stack(
+    r, accesses, reads, dev, rows, bad = _core.minisim_stack(
         name,
         policy,
         pages,
@@ -665,6 +674,7 @@ def minisim(
         working_set=ws,
         page_size=page_size,
         response_time="not estimated",
+        bad_lines=bad,
     )
     return df
 

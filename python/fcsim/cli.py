@@ -669,6 +669,7 @@ def cmd_mrc(a: argparse.Namespace) -> int:
         bar.close()
     at = curve.attrs
     _curve_head(a.method, at)
+    say_skipped(at["bad_lines"], a.trace)
     if a.method == "minisim":
         pages = [int(p) for p in curve["size_pages"]]
         ws = at["cold"]
@@ -743,6 +744,7 @@ def _mrc_stack(
     finally:
         bar.close()
     at = df.attrs
+    say_skipped(at["bad_lines"], a.trace)
     wanted = at["metrics"].split(",")
     s = fcsim.minisim_summary(df, wanted)
     cols = {
@@ -825,6 +827,7 @@ def _mrc_compared(
         bar.close()
     curve, t = result.curves[0], result.rows
     _curve_head(a.method, curve.attrs)
+    say_skipped(curve.attrs["bad_lines"], a.trace)
     if a.method == "minisim":
         ref_name, mini = f"full {curve.attrs['policy']} runs", list(curve["mini_size_pages"])
     else:
@@ -864,6 +867,7 @@ def _mrc_seeds(a: argparse.Namespace, inputs: list[str], common: dict[str, Any],
     finally:
         bar.close()
     at0 = df.attrs["curve"]
+    say_skipped(at0["bad_lines"], a.trace)
     ref = "exact LRU" if a.method == "shards" else f"full {at0['policy']} runs"
     how = (
         f"SHARDS at R={at0['rate']:g}"

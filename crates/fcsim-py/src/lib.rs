@@ -340,7 +340,8 @@ fn prefit_clone(py: Python<'_>, trace: String, skip_bad_lines: bool) -> PyResult
     run(py, None, |p| trace::clone::prefit(&trace, skip_bad_lines, Some(p)))
 }
 
-/// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step).
+/// The exact LRU miss-ratio curve: (accesses, cold misses, step sizes, misses at each step,
+/// malformed lines skipped).
 #[pyfunction]
 #[pyo3(signature = (trace, *, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -353,16 +354,17 @@ fn mrc_exact(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     progress: Option<PyObject>,
-) -> PyResult<(u64, u64, Vec<u64>, Vec<u64>)> {
+) -> PyResult<(u64, u64, Vec<u64>, Vec<u64>, u64)> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let mrc = run(py, progress, |p| fcsim::curves::exact(&trace, &opts, page_size, p))?;
+    let (mrc, bad) = run(py, progress, |p| fcsim::curves::exact(&trace, &opts, page_size, p))?;
     let (sizes, misses) = mrc.steps().into_iter().unzip();
-    Ok((mrc.accesses, mrc.cold, sizes, misses))
+    Ok((mrc.accesses, mrc.cold, sizes, misses, bad))
 }
 
 /// The SHARDS miss-ratio curve, with `rate` (fixed rate) or `max_samples` (fixed size), exactly
 /// one: (accesses, estimated unique pages, step sizes, estimated misses at each step, final rate,
-/// sampled accesses, sampled pages held, first-bucket adjustment, bucket width in pages).
+/// sampled accesses, sampled pages held, first-bucket adjustment, bucket width in pages,
+/// malformed lines skipped).
 #[pyfunction]
 #[pyo3(signature = (trace, *, rate=None, max_samples=None, seed=0, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -378,22 +380,33 @@ fn mrc_shards(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     progress: Option<PyObject>,
-) -> PyResult<(u64, f64, Vec<u64>, Vec<f64>, f64, u64, u64, f64, u64)> {
+) -> PyResult<(u64, f64, Vec<u64>, Vec<f64>, f64, u64, u64, f64, u64, u64)> {
     let sampling = match (rate, max_samples) {
         (Some(r), None) => Sampling::Rate(r),
         (None, Some(s)) => Sampling::MaxSamples(usize::try_from(s).unwrap_or(usize::MAX)),
         _ => return Err(ConfigError::new_err("SHARDS takes a sampling rate or a maximum number of samples (one of them)")),
     };
     let opts = options(format, volume, skip_bad_lines, trace_params);
-    let s = run(py, progress, |p| fcsim::curves::shards(&trace, &opts, page_size, sampling, seed, p))?;
+    let (s, bad) = run(py, progress, |p| fcsim::curves::shards(&trace, &opts, page_size, sampling, seed, p))?;
     let (sizes, misses) = s.steps().into_iter().unzip();
-    Ok((s.accesses(), s.unique_pages(), sizes, misses, s.rate(), s.samples(), s.sampled_pages() as u64, s.adjustment(), s.bucket_width()))
+    Ok((
+        s.accesses(),
+        s.unique_pages(),
+        sizes,
+        misses,
+        s.rate(),
+        s.samples(),
+        s.sampled_pages() as u64,
+        s.adjustment(),
+        s.bucket_width(),
+        bad,
+    ))
 }
 
 /// Miniature simulations of `policy` at `sizes` (pages) on the SHARDS sample at `rate`: (rate
 /// used, accesses, sampled accesses, distinct sampled pages, [(size, miniature size, hits,
 /// estimated miss ratio, its standard error, the miniature's own miss ratio, SHARDS-adjusted miss
-/// ratio)]).
+/// ratio)], malformed lines skipped).
 #[pyfunction]
 #[pyo3(signature = (trace, policy, sizes, *, rate, seed=0, policy_params=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -411,7 +424,7 @@ fn mrc_minisim(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     progress: Option<PyObject>,
-) -> PyResult<(f64, u64, u64, u64, Vec<(u64, u64, u64, f64, f64, f64, f64)>)> {
+) -> PyResult<(f64, u64, u64, u64, Vec<(u64, u64, u64, f64, f64, f64, f64)>, u64)> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let params = policy_params.unwrap_or_default();
     let m = run(py, progress, |p| fcsim::curves::minisim(&trace, &opts, page_size, &policy, &params, &sizes, rate, seed, p))?;
@@ -420,13 +433,13 @@ fn mrc_minisim(
         .iter()
         .map(|p| (p.size, p.mini_size, p.hits, m.miss_ratio(p), p.hit_ratio_se, m.own_miss_ratio(p), m.adjusted_miss_ratio(p)))
         .collect();
-    Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points))
+    Ok((m.rate, m.accesses, m.samples, m.sampled_pages, points, m.bad_lines))
 }
 
 /// Miniature simulations of a whole stack (see `fcsim::minisim`): `policy` at `sizes` (pages),
 /// over `device` (a preset) and the `stack.`/`device.` keys given, on the sample at `rate`, one
 /// sample per seed, in one pass. Returns (rate used, accesses, reads, device, [one dict per
-/// (seed, size)]).
+/// (seed, size)], malformed lines skipped).
 #[pyfunction]
 #[pyo3(signature = (trace, policy, sizes, *, rate, seeds, device_metrics=true, device=None, policy_params=None, stack_params=None, device_params=None, format=None, volume=None, skip_bad_lines=false, page_size=4096, trace_params=None, progress=None))]
 #[allow(clippy::too_many_arguments, clippy::type_complexity)]
@@ -448,7 +461,7 @@ fn minisim_stack<'py>(
     page_size: u32,
     trace_params: Option<BTreeMap<String, String>>,
     progress: Option<PyObject>,
-) -> PyResult<(f64, u64, u64, Option<String>, Vec<Bound<'py, PyDict>>)> {
+) -> PyResult<(f64, u64, u64, Option<String>, Vec<Bound<'py, PyDict>>, u64)> {
     let opts = options(format, volume, skip_bad_lines, trace_params);
     let spec = fcsim::minisim::StackSpec {
         policy,
@@ -489,7 +502,7 @@ fn minisim_stack<'py>(
             rows.push(d);
         }
     }
-    Ok((m.rate, m.accesses, m.reads, m.device, rows))
+    Ok((m.rate, m.accesses, m.reads, m.device, rows, m.bad_lines))
 }
 
 fn fidelity_dict<'py>(py: Python<'py>, f: &Fidelity) -> PyResult<Bound<'py, PyDict>> {

@@ -47,8 +47,9 @@ pub fn feed(
     })
 }
 
-/// The exact LRU MRC of a trace.
-pub fn exact(trace: &str, opts: &TraceOptions, page_size: u32, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<Mrc> {
+/// The exact LRU MRC of a trace, and the malformed lines its reader skipped (with
+/// `skip_bad_lines`).
+pub fn exact(trace: &str, opts: &TraceOptions, page_size: u32, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<(Mrc, u64)> {
     let mut reader = open(trace, opts, page_size)?;
     // A .fct header knows the number of distinct pages. It is a hint to size the structures
     // (they grow past it), so it is capped: memory follows the pages seen, whatever a header says.
@@ -58,10 +59,11 @@ pub fn exact(trace: &str, opts: &TraceOptions, page_size: u32, progress: &mut dy
     };
     let mut sd = StackDistances::with_pages(pages);
     feed(reader.as_mut(), page_size, progress, &mut |key| sd.access(key).map(|_| ()))?;
-    Ok(sd.finish())
+    Ok((sd.finish(), reader.bad_lines()))
 }
 
-/// The SHARDS curve of a trace (see [`crate::mrc::shards`]).
+/// The SHARDS curve of a trace (see [`crate::mrc::shards`]), and the malformed lines its
+/// reader skipped.
 pub fn shards(
     trace: &str,
     opts: &TraceOptions,
@@ -69,11 +71,11 @@ pub fn shards(
     sampling: Sampling,
     seed: u64,
     progress: &mut dyn FnMut(u64, u64) -> bool,
-) -> Result<Shards> {
+) -> Result<(Shards, u64)> {
     let mut builder = Shards::new(sampling, seed)?;
     let mut reader = open(trace, opts, page_size)?;
     feed(reader.as_mut(), page_size, progress, &mut |key| builder.access(key))?;
-    Ok(builder)
+    Ok((builder, reader.bad_lines()))
 }
 
 /// One size of a miniature simulation.
@@ -104,6 +106,8 @@ pub struct MiniSim {
     pub sampled_pages: u64,
     /// One per size asked for, in the order asked.
     pub points: Vec<MiniPoint>,
+    /// Malformed lines the reader skipped (with `skip_bad_lines`).
+    pub bad_lines: u64,
 }
 
 impl MiniSim {
@@ -242,7 +246,7 @@ pub fn minisim(
         let pages = page_hits.chunks_exact(nsizes + 1).map(|c| (f64::from(c[0]), f64::from(c[1 + k])));
         (point.hit_ratio, point.hit_ratio_se) = shards::page_sample_hit_ratio(rate, Some(accesses as f64), pages);
     }
-    Ok(MiniSim { rate, accesses, samples, sampled_pages: slot.len() as u64, points })
+    Ok(MiniSim { rate, accesses, samples, sampled_pages: slot.len() as u64, points, bad_lines: reader.bad_lines() })
 }
 
 #[cfg(test)]
@@ -258,8 +262,8 @@ mod tests {
     #[test]
     fn shards_at_rate_one_is_the_exact_curve() {
         let opts = TraceOptions::default();
-        let exact = exact(TRACE, &opts, 4096, &mut none).unwrap();
-        let s = shards(TRACE, &opts, 4096, Sampling::Rate(1.0), 0, &mut none).unwrap();
+        let exact = exact(TRACE, &opts, 4096, &mut none).unwrap().0;
+        let s = shards(TRACE, &opts, 4096, Sampling::Rate(1.0), 0, &mut none).unwrap().0;
         for size in [1, 10, 100, 1000, 4000, 6000] {
             assert_eq!(s.misses(size), exact.misses(size as usize) as f64);
         }
@@ -270,7 +274,7 @@ mod tests {
         // At R = 1 every page is sampled and each miniature cache is the full cache: LRU's
         // misses are the stack-distance curve's, at every size, from one pass.
         let opts = TraceOptions::default();
-        let exact = exact(TRACE, &opts, 4096, &mut none).unwrap();
+        let exact = exact(TRACE, &opts, 4096, &mut none).unwrap().0;
         let sizes = [1, 50, 500, 2000, 5000];
         let m = minisim(TRACE, &opts, 4096, "lru", &BTreeMap::new(), &sizes, 1.0, 0, &mut none).unwrap();
         assert_eq!((m.rate, m.samples, m.accesses), (1.0, exact.accesses, exact.accesses));
@@ -289,7 +293,7 @@ mod tests {
     fn minisim_scales_caches_and_samples_as_shards() {
         let opts = TraceOptions::default();
         let m = minisim(TRACE, &opts, 4096, "arc", &BTreeMap::new(), &[10, 1000, 4000], 0.1, 0, &mut none).unwrap();
-        let s = shards(TRACE, &opts, 4096, Sampling::Rate(0.1), 0, &mut none).unwrap();
+        let s = shards(TRACE, &opts, 4096, Sampling::Rate(0.1), 0, &mut none).unwrap().0;
         assert_eq!(m.samples, s.samples());
         assert_eq!(m.sampled_pages, s.sampled_pages() as u64);
         assert_eq!(m.points.iter().map(|p| p.mini_size).collect::<Vec<_>>(), [1, 100, 400]);

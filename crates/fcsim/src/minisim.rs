@@ -217,6 +217,8 @@ pub struct StackMini {
     /// The device preset simulated, if any.
     pub device: Option<String>,
     pub seeds: Vec<SeedRun>,
+    /// Malformed lines the reader skipped (with `skip_bad_lines`).
+    pub bad_lines: u64,
 }
 
 /// The estimates of one point (see the module docs); `None` where the stack has no device or
@@ -557,7 +559,7 @@ pub fn stack_minisim(
             points,
         });
     }
-    Ok(StackMini { rate, accesses, reads, device: preset.map(str::to_string), seeds: out })
+    Ok(StackMini { rate, accesses, reads, device: preset.map(str::to_string), seeds: out, bad_lines: reader.bad_lines() })
 }
 
 #[cfg(test)]
