@@ -297,8 +297,8 @@ fn source_options(s: &CloneSpec, skip_bad_lines: bool) -> TraceOptions {
 }
 
 /// Models fitted or read from the disk cache ([`cache`]) in this process, by file, format,
-/// whether bad lines were skipped and the file's [`cache::Stamp`]: a run opens its trace several times (checks, working set, the run), and
-/// the disk cache's key reads the whole original.
+/// whether bad lines were skipped and the file's [`cache::Stamp`]: a run opens its trace several
+/// times (checks, working set, the run), and the disk cache's key reads the whole original.
 type Fitted = Vec<((PathBuf, Option<String>, bool, cache::Stamp), Arc<Model>)>;
 static FITTED: OnceLock<Mutex<Fitted>> = OnceLock::new();
 
