@@ -63,8 +63,11 @@ def say(line: str) -> None:
 
 
 def say_skipped(bad: int, trace: str) -> None:
-    """Says how many malformed lines of ``trace`` were skipped (``--skip-bad-lines``), if any."""
-    if bad:
+    """Says how many malformed lines of ``trace`` were skipped (``--skip-bad-lines``), if any; of
+    a clone, how many of its original's its model's fit skipped."""
+    if bad and trace.startswith("synth:"):
+        say(f"fcsim: {trace}: its model was fitted skipping {bad:,} malformed line(s) of the original")
+    elif bad:
         say(f"fcsim: skipped {bad:,} malformed line(s) in {trace}")
 
 
@@ -614,7 +617,9 @@ def cmd_clone(a: argparse.Namespace) -> int:
     )
     for note in info["notes"]:
         say(f"fcsim: note: {note}")
-    say_skipped(info["bad_lines"], a.trace)
+    bad = info["bad_lines"]  # of the original, also when the input was a model fitted from it
+    if bad:
+        say(f"fcsim: the model was fitted skipping {bad:,} malformed line(s) of {info['source']}")
     return 0
 
 
