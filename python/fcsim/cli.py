@@ -99,8 +99,7 @@ def _sets(pairs: Sequence[str] | None) -> dict[str, str]:
         key = key.strip()
         if key in out:
             raise fcsim.ConfigError(
-                f"--set {pair}: {key} is given twice ({key}={out[key]} before it); give each key once "
-                "(an axis of values is KEY=V1,V2,...)"
+                f"--set {pair}: {key} is given twice ({key}={out[key]} before it); give each key once"
             )
         out[key] = value.strip()
     return out
