@@ -444,15 +444,9 @@ impl Model {
             renewal: None,
             format,
         };
-        let mut seen: Vec<&str> = Vec::new();
-        // The renewal lines given (their key, and for sizes and reuse the op), and the windows
-        // of the new-pages lines: each one the writer always writes must be there.
-        let mut renewal_seen: Vec<String> = Vec::new();
-        let mut windows_seen = 0u64;
-        // The windows of the transitions lines, and the name of each line read (its key, and its
-        // op, window, classes or state) with its number: a line given again is refused (it was
-        // read over the first).
-        let mut transitions_seen = 0u64;
+        // The name of each line read (its key, and its op, window, classes or state) with its
+        // number: a line given again is refused (it was read over the first), and each line the
+        // writer always writes must be there.
         let mut named: Vec<(String, usize)> = Vec::new();
         let mut levels_left = 0usize;
         let mut profile_due = false;
@@ -572,7 +566,6 @@ impl Model {
                     for (k, x) in rest[1..].iter().enumerate() {
                         m.transitions[w][k / 2][k % 2] = count(x)?;
                     }
-                    transitions_seen |= 1 << w;
                 }
                 "runs" | "sizes" | "follow" => {
                     let o = op(rest.first())?;
@@ -682,12 +675,6 @@ impl Model {
                 "renewal" if format < FORMAT => {}
                 "renewal" => {
                     m.renewal.get_or_insert_with(Default::default).parse_line(&rest).map_err(|e| bad(n, e))?;
-                    match rest[..] {
-                        ["new-pages", w, ..] => windows_seen |= 1 << w.parse::<u32>().unwrap_or(0),
-                        [k @ ("sizes" | "reuse"), op, ..] => renewal_seen.push(format!("{k} {op}")),
-                        [k, ..] => renewal_seen.push(k.to_string()),
-                        [] => {}
-                    }
                     // Every number on the line, its states' and bins' indices too: a bound on
                     // its counts, added as the line is read.
                     let numbers = rest.iter().flat_map(|w| w.split([':', ',', '+'])).filter_map(|x| x.parse::<u64>().ok());
@@ -714,9 +701,6 @@ impl Model {
                     ),
                 ));
             }
-            if key != "level" && key != "end" {
-                seen.push(key);
-            }
             // The words that name the line: its key, and its op, window, classes or state.
             let words = match (key, rest.first().copied()) {
                 ("starts" | "new" | "growth" | "transitions" | "runs" | "sizes" | "follow" | "distances" | "heads" | "tails", _) => 2,
@@ -735,6 +719,12 @@ impl Model {
         }
         // A check across lines names the line it is about (the file, when that line is missing).
         let on = |name: &str| named.iter().find(|(k, _)| k == name).map_or(Location::File, |&(_, at)| Location::Line(at as u64));
+        let missing = |name: String| Error::trace(path, Location::File, format!("no '{name}' line: not a complete clone model"));
+        // The first window below [`WINDOWS`] with no line named `prefix` and that window.
+        let gap = |prefix: &str| {
+            let given: Vec<u64> = named.iter().filter_map(|(k, _)| k.strip_prefix(prefix)?.parse().ok()).collect();
+            (0..WINDOWS as u64).find(|w| !given.contains(w))
+        };
         for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
             let (h, t, d) = (&m.heads[p][o], &m.tails[p][o], &m.distances[p][o]);
             let at = |v: &Vec<u64>, b: usize| v.get(b).copied().unwrap_or(0);
@@ -755,27 +745,26 @@ impl Model {
             return Err(bad(lines.max(1), "the file ends before its 'end' line: truncated".into()));
         }
         for key in ["source", "requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
-            if !seen.contains(&key) {
-                return Err(Error::trace(path, Location::File, format!("no '{key}' line: not a complete clone model")));
+            if !named.iter().any(|(k, _)| k.split(' ').next() == Some(key)) {
+                return Err(missing(key.to_string()));
             }
         }
-        if transitions_seen != u64::MAX >> (64 - WINDOWS) {
-            let w = transitions_seen.trailing_ones();
-            return Err(Error::trace(path, Location::File, format!("no 'transitions {w}' line: not a complete clone model")));
+        if let Some(w) = gap("transitions ") {
+            return Err(missing(format!("transitions {w}")));
         }
         if let Some(r) = &m.renewal {
-            let reuse = renewal_seen.iter().any(|k| k.starts_with("reuse "));
+            let reuse = named.iter().any(|(k, _)| k.starts_with("renewal reuse "));
             // (`shared`, and `reuse` with its `reuse-sequential`, came later in format 5: a model
             // without them clones its blocks whole.)
             let always = ["ticks", "sequential", "sizes read", "sizes write"];
             for key in always.into_iter().chain(reuse.then_some("reuse-sequential")) {
-                if !renewal_seen.iter().any(|k| k == key) {
-                    return Err(Error::trace(path, Location::File, format!("no 'renewal {key}' line: not a complete clone model")));
+                let name = format!("renewal {key}");
+                if !named.iter().any(|(k, _)| *k == name) {
+                    return Err(missing(name));
                 }
             }
-            if windows_seen != u64::MAX >> (64 - WINDOWS) {
-                let w = windows_seen.trailing_ones();
-                return Err(Error::trace(path, Location::File, format!("no 'renewal new-pages {w}' line: not a complete clone model")));
+            if let Some(w) = gap("renewal new-pages ") {
+                return Err(missing(format!("renewal new-pages {w}")));
             }
             r.check().map_err(|e| {
                 let key = e.split([' ', ':']).take(2).collect::<Vec<_>>().join(" ");
