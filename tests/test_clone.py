@@ -28,7 +28,7 @@ def test_a_saved_model_runs_without_the_original(tmp_path: Path) -> None:
     p = run("trace", "clone", TRACES / "msr_hm_0_excerpt1000.csv", "-o", model)
     assert p.returncode == 0, p.stderr
     assert "wrote" in p.stdout and "1,000 requests" in p.stdout
-    assert model.read_text().startswith("fcsim-clone-model 5\n")
+    assert model.read_text().startswith("fcsim-clone-model 6\n")
     spec = f"synth:clone={model},seed=3"
     a = fcsim.simulate(spec, policy="lru", size="10%")
     # The renewal clone (the default) runs the original's page accesses, in requests it forms;
@@ -227,10 +227,10 @@ def test_an_old_model_is_not_saved_again_as_a_new_one(tmp_path: Path) -> None:
     model = tmp_path / "hm0.model"
     assert run("trace", "clone", HM0, "-o", model).returncode == 0
     old = tmp_path / "old.model"
-    old.write_text(model.read_text().replace("fcsim-clone-model 5\n", "fcsim-clone-model 3\n", 1))
+    old.write_text(model.read_text().replace("fcsim-clone-model 6\n", "fcsim-clone-model 3\n", 1))
     p = run("trace", "clone", old, "-o", tmp_path / "new.model")
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr
-    assert "old.model: is a clone model of format 3, without the renewal counts of format 5" in p.stderr
+    assert "old.model: is a clone model of format 3, without the renewal counts of format 6" in p.stderr
     assert "fit the original trace with 'fcsim trace clone TRACE -o MODEL'" in p.stderr
     assert not (tmp_path / "new.model").exists()
     # A model of this format is saved again as it is.

@@ -165,6 +165,7 @@ pub mod profile;
 pub mod renewal;
 mod stack;
 mod table;
+mod tiling;
 
 pub use model::{bin, bin_range, Model, MAGIC, PAGE};
 
@@ -1360,9 +1361,9 @@ mod tests {
         std::fs::write(&p, gz.finish().unwrap()).unwrap();
         assert_eq!(requests(&format!("clone={},seed=3,length=50", p.display())), want);
         let err = |name: &str, body: &str| open(&format!("clone={}", tmp(name, body).display()), false).err().unwrap().to_string();
-        for first in ["fcsim-clone-model 6", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
+        for first in ["fcsim-clone-model 7", "fcsim-clone-model version 2", "fcsim-clone-model2"] {
             let e = err("v.model", &text.replacen(model::MAGIC, first, 1));
-            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 5)")), "{e}");
+            assert!(e.contains(&format!("v.model:1: '{first}': a model format this fcsim does not read (it reads 1 to 6)")), "{e}");
         }
         // Lines ended by CR alone: the file is one line, quoted to its first 60 characters (the
         // error repeated the whole model, 45 KB).

@@ -20,15 +20,17 @@ pub const MIN_REQUESTS: u64 = 100;
 /// they count a page shared by two sequential requests as request structure, not as a reference
 /// of the page (the renewal module's `shares_page`); 4 since they count the new requests of each
 /// class by their size (the renewal module's `class_sizes`); 5 since a page's class holds its pace
-/// as well as its count (the renewal module's *Pace*). A model of an older format still clones with
+/// as well as its count (the renewal module's *Pace*); 6 since they count the reuse requests by the
+/// pages of the request that last referenced their first page (the renewal module's *Reuse
+/// requests*). A model of an older format still clones with
 /// `model=stack` (the stack counts have not changed); its renewal counts are of an earlier
 /// layout and are dropped, and `model=renewal` (the default) refuses it with its format and the
 /// command that fits it again.
-pub const MAGIC: &str = "fcsim-clone-model 5";
+pub const MAGIC: &str = "fcsim-clone-model 6";
 /// The first line without the format number.
 const MAGIC_STEM: &str = "fcsim-clone-model ";
 /// The format this fcsim writes; it reads 1 to this.
-pub const FORMAT: u32 = 5;
+pub const FORMAT: u32 = 6;
 /// The most all the counts of a model file may add up to (a model of a real trace holds far
 /// fewer: cloudphysics' calibrated distances about 2^50). Below it no sum of counts the
 /// generators take, nor two of them added, can wrap: an edited model could otherwise make a
@@ -704,8 +706,8 @@ impl Model {
             // The words that name the line: its key, and its op, window, classes or state.
             let words = match (key, rest.first().copied()) {
                 ("starts" | "new" | "growth" | "transitions" | "runs" | "sizes" | "follow" | "distances" | "heads" | "tails", _) => 2,
-                ("renewal", Some("class-sizes")) => 4,
-                ("renewal", Some("new-pages" | "sizes" | "reuse" | "state")) => 3,
+                ("renewal", Some("class-sizes" | "reuse")) => 4,
+                ("renewal", Some("new-pages" | "sizes" | "state")) => 3,
                 ("renewal", _) => 2,
                 _ => 1,
             };

@@ -627,16 +627,20 @@ const COUNTS_PAGES: f64 = 0.995;
 const COUNTS_LOCALITY: f64 = 0.025;
 
 /// The donor's renewal counts with its request sizes made `size` (each op's scaled by its `c`
-/// for a mean), and with every request one op when the share of writes is 0 or 1.
+/// for a mean), and with every request one op when the share of writes is 0 or 1. The reuse
+/// requests' lengths are pooled over the bins of the request before ([`renewal::Counts::reuse`]):
+/// resized, a length's bin is no longer the donor's, so a profile cuts its blocks by each op's
+/// lengths alone, as a clone did before model format 6.
 fn renewal_counts(m: &Model, size: Size, write: f64, c: [f64; 2]) -> Model {
     let mut r = m.clone();
     let Some(n) = r.renewal.as_mut() else { return r };
+    let mut reuse = n.reuse.clone().map(|bins| merge(&bins.iter().map(Vec::as_slice).collect::<Vec<_>>()));
     if write <= 0.0 || write >= 1.0 {
         let x = usize::from(write >= 1.0);
-        let (sizes, reuse) = (merge(&[&n.sizes[0], &n.sizes[1]]), merge(&[&n.reuse[0], &n.reuse[1]]));
+        let (sizes, pooled) = (merge(&[&n.sizes[0], &n.sizes[1]]), merge(&[&reuse[0], &reuse[1]]));
         n.sizes = Default::default();
-        n.reuse = Default::default();
-        (n.sizes[x], n.reuse[x]) = (sizes, reuse);
+        reuse = Default::default();
+        (n.sizes[x], reuse[x]) = (sizes, pooled);
         n.sequential[x] = n.sequential[0] + n.sequential[1];
         n.sequential[1 - x] = 0;
         n.reuse_sequential[x] = n.reuse_sequential[0] + n.reuse_sequential[1];
@@ -650,9 +654,9 @@ fn renewal_counts(m: &Model, size: Size, write: f64, c: [f64; 2]) -> Model {
         match size {
             Size::Page => {
                 // Every request one aligned page: new requests and reuse requests alike.
-                let (a, b) = (count(&n.sizes[o]), count(&n.reuse[o]));
+                let (a, b) = (count(&n.sizes[o]), count(&reuse[o]));
                 n.sizes[o] = if a > 0 { vec![(PAGE << 12, a)] } else { Vec::new() };
-                n.reuse[o] = if b > 0 { vec![(1, b)] } else { Vec::new() };
+                reuse[o] = if b > 0 { vec![(1, b)] } else { Vec::new() };
             }
             Size::Mean(_) => {
                 // Bytes × c in whole sectors, the lower or upper in proportion (counts × 1024);
@@ -667,14 +671,14 @@ fn renewal_counts(m: &Model, size: Size, write: f64, c: [f64; 2]) -> Model {
                 }
                 n.sizes[o] = merge(&[&sizes]);
                 let most = MAX_REQUEST_BYTES / PAGE;
-                let mut reuse = Vec::with_capacity(2 * n.reuse[o].len());
-                for &(x, k) in &n.reuse[o] {
+                let mut scaled = Vec::with_capacity(2 * reuse[o].len());
+                for &(x, k) in &reuse[o] {
                     let pages = (x as f64 * c).clamp(1.0, most as f64);
                     let (lo, up) = (pages.floor() as u64, (k as f64 * 1024.0 * pages.fract()).round() as u64);
-                    reuse.push((lo, k * 1024 - up));
-                    reuse.push(((lo + 1).min(most), up));
+                    scaled.push((lo, k * 1024 - up));
+                    scaled.push(((lo + 1).min(most), up));
                 }
-                n.reuse[o] = merge(&[&reuse]);
+                reuse[o] = merge(&[&scaled]);
                 // The generator reads the sequential and shared counts as shares of these
                 // requests, so they are × 1024 alike: unscaled, each share is 1/1024 of the
                 // donor's, and a profile's runs of new requests (and of reuse requests) are one
@@ -686,6 +690,7 @@ fn renewal_counts(m: &Model, size: Size, write: f64, c: [f64; 2]) -> Model {
             }
         }
     }
+    n.reuse = reuse.map(|v| std::array::from_fn(|b| if b == 0 { v.clone() } else { Vec::new() }));
     r
 }
 
@@ -1218,8 +1223,9 @@ mod tests {
                 let was = share(both(f(n.sequential), o), sizes(&n.sizes, o));
                 let now = share(g.sequential[o] as f64, count(&g.sizes[o]));
                 assert!((now - was).abs() < 1e-9, "write {write} op {o}: sequential share {now} against the donor's {was}");
-                let was = share(both(f(n.reuse_sequential), o), sizes(&n.reuse, o));
-                let now = share(g.reuse_sequential[o] as f64, count(&g.reuse[o]));
+                let pooled = |v: &[Vec<(u64, u64)>; super::super::renewal::SBINS]| v.iter().map(|x| count(x)).sum::<f64>();
+                let was = share(both(f(n.reuse_sequential), o), both([pooled(&n.reuse[0]), pooled(&n.reuse[1])], o));
+                let now = share(g.reuse_sequential[o] as f64, pooled(&g.reuse[o]));
                 assert!((now - was).abs() < 1e-9, "write {write} op {o}: reuse-sequential share {now} against {was}");
                 for k in 0..2 {
                     let was = share(both(f(n.shared[k]), o), both(f([n.sequential, n.reuse_sequential][k]), o));

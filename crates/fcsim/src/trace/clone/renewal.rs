@@ -388,6 +388,7 @@ use super::calendar::{Calendar, Run};
 use super::locality::Locality;
 use super::model::{clip, log_bin, log_bin_range, Values, FORMAT, PAGE, WINDOWS};
 use super::table::Table;
+use super::tiling::Tiling;
 use super::{Bag, UNSCALED};
 use crate::error::{Error, Result};
 use crate::request::{HostRequest, KeyUnit, Op, PageSplitter};
@@ -527,8 +528,10 @@ pub struct Counts {
     pub sizes: [Values; 2],
     /// Per op: of those requests, how many start where the previous request ended.
     pub sequential: [u64; 2],
-    /// Per op: the pages of the requests that touch no new page (reuses), by count.
-    pub reuse: [Values; 2],
+    /// Per op and the bin ([`sbin`]) of the pages of the request that last referenced a reuse
+    /// request's first page (of its own: not a page it shares): the pages of the requests that
+    /// touch no new page (reuses), by count (model format 6; before, per op alone).
+    pub reuse: [[Values; SBINS]; 2],
     /// Per op: of those, how many start where the previous request ended.
     pub reuse_sequential: [u64; 2],
     /// Per kind (new requests, reuse requests) and op: the requests that start where the
@@ -645,8 +648,9 @@ impl Counts {
         let span = t.max(1);
         let window = |tick: u64| (((u128::from(tick) * WINDOWS as u128) / u128::from(span)) as usize).min(WINDOWS - 1);
         let mut reader = open()?;
-        // Per page: last tick, references so far, state of its last reference.
-        let mut pages: FxHashMap<u64, (u64, u64, u32)> = FxHashMap::default();
+        // Per page: last tick, references so far, state of its last reference, and the bin of
+        // the pages of the request that made it.
+        let mut pages: FxHashMap<u64, (u64, u64, u32, u8)> = FxHashMap::default();
         let mut c = Counts {
             events: [vec![Vec::new(); STATES], vec![Vec::new(); STATES]],
             ends: vec![0; STATES],
@@ -654,7 +658,7 @@ impl Counts {
             ..Counts::default()
         };
         let mut sizes: [FxHashMap<u64, u64>; 2] = Default::default();
-        let mut reuse: [FxHashMap<u64, u64>; 2] = Default::default();
+        let mut reuse: [Vec<FxHashMap<u64, u64>>; 2] = [vec![FxHashMap::default(); SBINS], vec![FxHashMap::default(); SBINS]];
         let mut last: Option<(u32, u64, Op)> = None;
         t = 0;
         let add = |v: &mut Vec<u64>, b: usize| {
@@ -679,10 +683,13 @@ impl Counts {
             let mut new = false;
             // The class of the request's first new page.
             let mut new_class = 0;
+            // The bin of the request that last referenced its first page of its own (a reuse
+            // request's is known: it has no new page).
+            let from = pages.get(&(first + u64::from(shared))).map_or(0, |e| usize::from(e.3));
             // A shared first page is the last request's reference continued: not a tick.
             for key in first + u64::from(shared)..first + n {
                 let c_ = usize::from(classes.get(&key).copied().unwrap_or(0));
-                let e = pages.entry(key).or_insert((u64::MAX, 0, 0));
+                let e = pages.entry(key).or_insert((u64::MAX, 0, 0, 0));
                 let gap = if e.0 == u64::MAX {
                     c.new_pages[window(t)][o][c_] += 1;
                     if !new {
@@ -698,6 +705,7 @@ impl Counts {
                 e.1 += 1;
                 e.0 = t;
                 e.2 = state(phase(t, ticks as f64), c_, jbin(e.1), octave(gap), o) as u32;
+                e.3 = sbin(n) as u8;
                 t += 1;
             }
             // A request that touches a new page, wherever in it (a file grown by a request that
@@ -709,13 +717,13 @@ impl Counts {
                 c.class_sizes[o][new_class][sbin(n)] += 1;
                 c.class_pages[o][new_class] += n;
             } else {
-                *reuse[o].entry(n).or_default() += 1;
+                *reuse[o][from].entry(n).or_default() += 1;
                 c.reuse_sequential[o] += u64::from(seq);
             }
             c.shared[usize::from(!new)][o] += u64::from(shared);
         }
         c.ticks = t;
-        for &(_, _, s) in pages.values() {
+        for &(_, _, s, _) in pages.values() {
             c.ends[s as usize] += 1;
         }
         let sorted = |m: FxHashMap<u64, u64>| {
@@ -724,7 +732,13 @@ impl Counts {
             v
         };
         c.sizes = sizes.map(sorted);
-        c.reuse = reuse.map(sorted);
+        c.reuse = reuse.map(|v| {
+            let mut bins: [Values; SBINS] = Default::default();
+            for (b, m) in bins.iter_mut().zip(v) {
+                *b = sorted(m);
+            }
+            bins
+        });
         Ok(c)
     }
 
@@ -744,7 +758,7 @@ impl Counts {
                 join(&mut self.sizes[o].iter().map(|&(x, c)| format!("{}+{}:{c}", x >> 12, x & 0xfff)))
             );
         }
-        if self.reuse.iter().any(|v| !v.is_empty()) {
+        if self.reuse.iter().flatten().any(|v| !v.is_empty()) {
             let _ = writeln!(s, "renewal reuse-sequential {} {}", self.reuse_sequential[0], self.reuse_sequential[1]);
         }
         let [[a, b], [x, y]] = self.shared;
@@ -756,8 +770,8 @@ impl Counts {
             }
         }
         for (o, name) in ["read", "write"].iter().enumerate() {
-            if !self.reuse[o].is_empty() {
-                let _ = writeln!(s, "renewal reuse {name} {}", join(&mut self.reuse[o].iter().map(|&(x, c)| format!("{x}:{c}"))));
+            for (b, v) in self.reuse[o].iter().enumerate().filter(|(_, v)| !v.is_empty()) {
+                let _ = writeln!(s, "renewal reuse {name} {b} {}", join(&mut v.iter().map(|&(x, c)| format!("{x}:{c}"))));
             }
         }
         for i in 0..STATES {
@@ -853,13 +867,15 @@ impl Counts {
                 self.reuse_sequential = [count(r, "reuse-sequential")?, count(w, "reuse-sequential")?];
             }
             "reuse" => {
+                let bad = || format!("renewal reuse: expected read or write, then the bin (below {SBINS}) of the pages of the request before");
                 let o = match rest.first() {
                     Some(&"read") => 0,
                     Some(&"write") => 1,
-                    _ => return Err("renewal reuse: expected read or write".into()),
+                    _ => return Err(bad()),
                 };
+                let b = rest.get(1).and_then(|w| w.parse::<usize>().ok()).filter(|&b| b < SBINS).ok_or_else(bad)?;
                 let mut v = Values::new();
-                for w in &rest[1..] {
+                for w in &rest[2..] {
                     let bad = || format!("renewal reuse: expected PAGES:COUNT (pages at least 1), found '{}'", clip(w));
                     let (n, c) = w.split_once(':').ok_or_else(bad)?;
                     let (n, c) = (count(n, "reuse")?, count(c, "reuse")?);
@@ -868,7 +884,7 @@ impl Counts {
                     }
                     v.push((n, c));
                 }
-                self.reuse[o] = v;
+                self.reuse[o][b] = v;
             }
             "state" => {
                 let i = rest.first().map(|w| count(w, "state")).transpose()?.filter(|&i| (i as usize) < STATES);
@@ -1010,7 +1026,7 @@ impl ClassSizes {
     }
 }
 
-/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests+sizes+pace`).
+/// What the ablations turn off (`ablate=frequency+recency+together+ops+requests+extents+sizes+pace`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Ablate {
     pub frequency: bool,
@@ -1020,6 +1036,9 @@ pub struct Ablate {
     /// Issue each block of pages due in a row as one request (not cut into the original's reuse
     /// request lengths).
     pub requests: bool,
+    /// Cut a block by its op's reuse request lengths alone (not by those of the bin of the
+    /// request that last referenced each piece's first page).
+    pub extents: bool,
     /// Draw a new request's class regardless of its size (not from the classes' own sizes).
     pub sizes: bool,
     /// Pool the states over the paces of a count bin (the pages' paces still drawn, with their
@@ -1030,7 +1049,7 @@ pub struct Ablate {
 }
 
 impl Ablate {
-    /// Parses `a+b+...` of frequency, recency, together, ops, requests, sizes and pace.
+    /// Parses `a+b+...` of frequency, recency, together, ops, requests, extents, sizes and pace.
     pub fn parse(v: &str) -> std::result::Result<Ablate, String> {
         let mut a = Ablate::default();
         for part in v.split('+') {
@@ -1040,11 +1059,14 @@ impl Ablate {
                 "together" => a.together = true,
                 "ops" => a.ops = true,
                 "requests" => a.requests = true,
+                "extents" => a.extents = true,
                 "sizes" => a.sizes = true,
                 "pace" => a.pace = true,
                 _ => {
                     let what = if part.is_empty() { "an empty part".to_string() } else { format!("unknown part '{part}'") };
-                    return Err(format!("{what}; expected frequency, recency, together, ops, requests, sizes or pace (joined with +)"));
+                    return Err(format!(
+                        "{what}; expected frequency, recency, together, ops, requests, extents, sizes or pace (joined with +)"
+                    ));
                 }
             }
         }
@@ -1228,8 +1250,12 @@ struct Page {
     /// Tick of its next reference, `NEVER` when none is due (the calendar may still hold a
     /// stale entry for it: an entry counts only while it matches).
     due: u64,
-    /// References so far.
-    refs: u32,
+    /// References so far, saturating (a state's bin of them ends at 65, a class's count at
+    /// 4,097: the same states and ends as an exact count).
+    refs: u16,
+    /// The bin ([`sbin`]) of the pages of the request that made its last reference (its
+    /// reuse requests' lengths are drawn from that bin's, `cut`).
+    from: u8,
     /// The op of its next reference (when due).
     op: u8,
     /// Its class: its references over the original's run, binned ([`class`]).
@@ -1244,7 +1270,7 @@ struct Page {
 
 impl Default for Page {
     fn default() -> Page {
-        Page { last: 0, due: NEVER, refs: 0, op: 0, class: 0, span: 0, len: 0, offset: 0 }
+        Page { last: 0, due: NEVER, refs: 0, from: 0, op: 0, class: 0, span: 0, len: 0, offset: 0 }
     }
 }
 
@@ -1280,9 +1306,16 @@ pub struct Renewal {
     which: Vec<u32>,
     sizes: [Bag; 2],
     sequential: [f64; 2],
-    /// Per op: the pages of the original's reuse requests (`None` for a model without them,
-    /// or `requests` ablated: a reuse request is then as long as its pages due in a row).
-    reuse: [Option<Bag>; 2],
+    /// Per op and bin of the pages of the request that last referenced a piece's first page:
+    /// the pages of the original's reuse requests, which tile a block ([`Tiling`]; a bin of
+    /// fewer than [`MIN_SEEN`] requests takes the op's, every bin's; empty for a model without
+    /// them, or with `requests` ablated: a reuse request is then as long as its pages due in a
+    /// row).
+    reuse: [Vec<Tiling>; 2],
+    /// Per op: the mean pages of the original's reuse requests, and the clone's reuse requests
+    /// and their pages so far ([`Renewal::reuse_off`]).
+    reuse_mean: [f64; 2],
+    reused: [[u64; 2]; 2],
     /// Per op: the share of the original's reuse requests that start where the previous one
     /// ended.
     reuse_sequential: [f64; 2],
@@ -1557,12 +1590,21 @@ impl Renewal {
         let starts = |o: usize| c.sizes[o].iter().map(|x| x.1).sum::<u64>();
         let sequential = [0, 1].map(|o| if starts(o) > 0 { c.sequential[o] as f64 / starts(o) as f64 } else { 0.0 });
         let sizes = [0, 1].map(|o| Bag::new(if starts(o) > 0 { &c.sizes[o] } else { &c.sizes[1 - o] }));
-        let reuse = [0, 1].map(|o| {
-            let v = if c.reuse[o].is_empty() { &c.reuse[1 - o] } else { &c.reuse[o] };
-            (!v.is_empty() && !ablate.requests).then(|| Bag::new(v))
+        let count = |v: &Values| v.iter().map(|x| x.1).sum::<u64>();
+        let reuses = |o: usize| c.reuse[o].iter().map(count).sum::<u64>();
+        // Per op (an op without reuse requests takes the other op's): every bin's lengths, each
+        // bin's own where it holds MIN_SEEN requests or more (not with `extents` ablated), and
+        // their mean.
+        let [(read, read_mean), (write, write_mean)] = [0, 1].map(|o| {
+            let bins = if reuses(o) == 0 { &c.reuse[1 - o] } else { &c.reuse[o] };
+            let all: Values = bins.iter().flatten().copied().collect();
+            let mean = all.iter().map(|&(m, k)| m as f64 * k as f64).sum::<f64>() / (count(&all) as f64).max(1.0);
+            let Some(pooled) = Tiling::new(&all).filter(|_| !ablate.requests) else { return (Vec::new(), mean) };
+            let own = |v: &Values| Tiling::new(v).filter(|_| count(v) >= MIN_SEEN && !ablate.extents);
+            (bins.iter().map(|v| own(v).unwrap_or_else(|| pooled.clone())).collect(), mean)
         });
+        let (reuse, reuse_mean) = ([read, write], [read_mean, write_mean]);
         let shared = [0, 1].map(|o| if c.sequential[o] > 0 { c.shared[0][o] as f64 / c.sequential[o] as f64 } else { 0.0 });
-        let reuses = |o: usize| c.reuse[o].iter().map(|x| x.1).sum::<u64>();
         let reuse_sequential = [0, 1].map(|o| if reuses(o) > 0 { c.reuse_sequential[o] as f64 / reuses(o) as f64 } else { 0.0 });
         let reuse_shared =
             [0, 1].map(|o| if c.reuse_sequential[o] > 0 { c.shared[1][o] as f64 / c.reuse_sequential[o] as f64 } else { 0.0 });
@@ -1625,6 +1667,8 @@ impl Renewal {
             sizes,
             sequential,
             reuse,
+            reuse_mean,
+            reused: [[0; 2]; 2],
             reuse_sequential,
             shared,
             reuse_shared,
@@ -1867,6 +1911,17 @@ impl Renewal {
         (n[o] >= 64 && own.abs() > 0.01).then_some(own)
     }
 
+    /// How far a clone's reuse requests of op `o` are off the original's mean pages so far
+    /// (pages over requests × the mean, less 1), when more than 1% after 64 requests, as
+    /// [`Renewal::size_off`] holds a profile's mean size: a block's pieces then take the larger
+    /// (or smaller) of two lengths drawn (see `cut`). `None` for a profile, whose sizes
+    /// `size_off` holds.
+    fn reuse_off(&self, o: usize) -> Option<f64> {
+        let [n, pages] = self.reused[o];
+        let off = pages as f64 / (n as f64 * self.reuse_mean[o]).max(1.0) - 1.0;
+        (self.hold.is_none() && n >= 64 && off.abs() > 0.01).then_some(off)
+    }
+
     /// Op `o`'s next new request, `len << 12 | offset` and pages, drawn once and kept until it
     /// is issued.
     #[inline]
@@ -1952,7 +2007,8 @@ impl Renewal {
         // pages came in together). The page before's refs, last and class before its reference,
         // and its outcome (the scaled gap and op, or its end).
         let same = self.hold.is_none() && self.locality.is_none() && !self.ablate.together;
-        let mut before: Option<(u32, u64, u8, Drawn)> = None;
+        let from = sbin(n) as u8;
+        let mut before: Option<(u16, u64, u8, Drawn)> = None;
         let t = self.t;
         for p in first..first + n {
             let e = self.pages.at(p);
@@ -1966,6 +2022,7 @@ impl Renewal {
                 debug_assert!(same);
                 e.refs = e.refs.saturating_add(1);
                 e.last = t;
+                e.from = from;
                 match drawn {
                     None => {
                         e.due = NEVER;
@@ -1994,6 +2051,7 @@ impl Renewal {
             };
             e.refs = e.refs.saturating_add(1);
             e.last = t;
+            e.from = from;
             e.due = NEVER;
             let s = state(ph, usize::from(e.class), jbin(u64::from(e.refs)), octave(gap), o);
             let which = self.which[s];
@@ -2232,11 +2290,11 @@ impl Renewal {
     /// (their requests in page order), so that a run's first request does not follow on from
     /// the last of the run queued before it.
     fn cut(&mut self, first: u64, n: u64, o: usize, rn: Draws) -> Result<()> {
-        let off = self.size_off(o);
-        let Some(bag) = &mut self.reuse[o] else {
+        let off = self.size_off(o).or_else(|| self.reuse_off(o));
+        if self.reuse[o].is_empty() {
             self.out.push_back((first, n as u32, o, rn));
             return Ok(());
-        };
+        }
         self.pieces.clear();
         let (mut p, end) = (first, first + n);
         // A piece after the first starts on the last page of the one before (follows on from it
@@ -2249,20 +2307,30 @@ impl Renewal {
             (q, [r, b]) if r > b => (s * r as f64 / (r - b) as f64).min(1.0) * q,
             (q, _) => s * q,
         };
+        // Each piece's length is drawn from the lengths of the bin of the request that last
+        // referenced its first page, tiling what is left of the block from its start ([`Tiling`]:
+        // one page more for a piece that shares; one drawn a single page does not share; a
+        // profile's cut short at the block's end, [`Tiling::cut_short`]).
+        let profile = self.hold.is_some();
         while p < end {
-            let mut m = bag.draw(&mut self.rng)?;
+            let share = a > 0.0 && !self.pieces.is_empty() && self.rng.gen::<f64>() < a;
+            let left = end - p + u64::from(share);
+            let from = self.pages.get(p).map_or(0, |e| usize::from(e.from));
+            let tiling = &mut self.reuse[o][from];
+            let mut draw = |u: f64| if profile { tiling.cut_short(left, u) } else { tiling.draw(left, u) };
+            let mut m = draw(self.rng.gen());
             if let Some(off) = off {
                 for _ in 1..DRAWS {
-                    let b = bag.draw(&mut self.rng)?;
+                    let b = draw(self.rng.gen());
                     if (off > 0.0) != (m < b) {
                         m = b;
                     }
                 }
             }
-            let share = a > 0.0 && m >= 2 && !self.pieces.is_empty() && self.rng.gen::<f64>() < a;
-            let start = p - u64::from(share);
-            let m = m.clamp(1 + u64::from(share), end - start);
+            let start = p - u64::from(share && m >= 2);
             self.pieces.push((start, m as u32));
+            self.reused[o][0] += 1;
+            self.reused[o][1] += m;
             p = start + m;
         }
         // A block's first request does not follow on: so that the share of reuse requests that
@@ -2656,7 +2724,7 @@ mod tests {
         let err = |spec: String| super::super::open(&spec, false).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err(format!("clone={},model=lru", orig.display())).contains("expected renewal or stack"));
         assert!(err(format!("clone={},model=renewal,ablate=size", orig.display()))
-            .contains("expected frequency, recency, together, ops, requests, sizes or pace"));
+            .contains("expected frequency, recency, together, ops, requests, extents, sizes or pace"));
         assert!(err(format!("clone={},model=stack,ablate=ops", orig.display())).contains("model=renewal only"));
         // 1,917 pages x 2e6 (and an unused number a request) pass 2^32 page numbers.
         let m = super::super::load(&orig, &Default::default()).unwrap();
@@ -2671,7 +2739,11 @@ mod tests {
         assert!(c.parse_line(&["new-pages", "64", "1", "2"]).unwrap_err().contains("expected a window below 64"));
         assert!(c.parse_line(&["new-pages", "3", "1,2", "2"]).unwrap_err().contains("two lists of 42 counts"));
         assert!(c.parse_line(&["sizes", "read", "4096:3"]).unwrap_err().contains("LEN+OFFSET:COUNT"));
-        assert!(c.parse_line(&["reuse", "read", "0:3"]).unwrap_err().contains("PAGES:COUNT (pages at least 1)"));
+        assert!(c.parse_line(&["reuse", "read", "0", "0:3"]).unwrap_err().contains("PAGES:COUNT (pages at least 1)"));
+        assert!(c
+            .parse_line(&["reuse", "read", "16", "1:3"])
+            .unwrap_err()
+            .contains("the bin (below 16) of the pages of the request before"));
         assert!(c.parse_line(&["reuse-sequential", "1"]).unwrap_err().contains("expected two counts"));
         assert!(c
             .parse_line(&["shared", "1", "2"])
@@ -2690,15 +2762,15 @@ mod tests {
         r.check().unwrap();
         r.class_pages[1][0] = r.class_sizes[1][0].iter().sum::<u64>() - 1;
         assert!(r.check().unwrap_err().contains("span") && r.check().unwrap_err().contains("a page a request at least"));
-        // A model of format 1 to 4 keeps its stack counts; its renewal counts (format 2's counted
+        // A model of format 1 to 5 keeps its stack counts; its renewal counts (format 2's counted
         // a page shared by two sequential requests as a reference, format 3's have no class
-        // sizes, format 4's classes no pace) are refused, with the format and the command that
+        // sizes, format 4's classes no pace, format 5's reuse requests no bins) are refused, with the format and the command that
         // fits it again. A format this fcsim does not know is refused.
         let text = m.to_text();
         // Not the folder of the test above, which runs beside this one and removes its own.
         let dir = std::env::temp_dir().join(format!("fcsim-renewal-bad-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        for v in [1, 2, 3, 4] {
+        for v in [1, 2, 3, 4, 5] {
             let old = dir.join(format!("old{v}.model"));
             std::fs::write(&old, text.replacen(super::super::model::MAGIC, &format!("fcsim-clone-model {v}"), 1)).unwrap();
             assert!(err(format!("clone={},model=stack", old.display())).is_empty());
@@ -2706,9 +2778,9 @@ mod tests {
             assert!(e.contains(&format!("model format {v}")) && e.contains("fcsim trace clone TRACE -o MODEL"), "{e}");
         }
         let new = dir.join("new.model");
-        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 6", 1)).unwrap();
+        std::fs::write(&new, text.replacen(super::super::model::MAGIC, "fcsim-clone-model 7", 1)).unwrap();
         let e = err(format!("clone={}", new.display()));
-        assert!(e.contains("'fcsim-clone-model 6'") && e.contains("reads 1 to 5") && e.contains("fcsim trace clone"), "{e}");
+        assert!(e.contains("'fcsim-clone-model 7'") && e.contains("reads 1 to 6") && e.contains("fcsim trace clone"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
@@ -2772,7 +2844,7 @@ mod tests {
         let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
         let cut = |share: f64, shared: f64| {
             let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate::default(), "t".into()).unwrap();
-            g.reuse = [Some(Bag::new(&[(2, 1)])), Some(Bag::new(&[(2, 1)]))];
+            g.reuse = [0, 1].map(|_| vec![Tiling::new(&[(2, 1)]).unwrap(); SBINS]);
             (g.reuse_sequential, g.reuse_shared) = ([share; 2], [shared; 2]);
             g.cut(100, 8, 1, (0.1, 0.2, 0.3)).unwrap();
             g.out.iter().map(|&(p, n, o, rn)| (p, n, o, rn.0)).collect::<Vec<_>>()
