@@ -119,7 +119,14 @@
 //!   example, gaps and the new pages' budget counted in reuse ticks), a change to the fit and
 //!   the clock that reruns the panel and every reproduction the profiles feed.
 //! - *Reuse requests.* Per op, the pages of the requests that touch no new page, and how many
-//!   of them start where the previous request ended.
+//!   of them start where the previous request ended; since model format 6, the pages by the
+//!   bin ([`sbin`]: 1, 2, 3-4, 5-8, ... pages) of the request that last referenced the reuse
+//!   request's first page (of its own: not a page it shares with the request before). A
+//!   reuse request's length follows the request before on its pages: of cloudphysics' reads
+//!   after a request of 3-4 pages, 94% are of 3-4 pages, after one of 17-32+ pages 63% are of
+//!   17 or more (and 30% of 3-4); of diskmon's reads after a one-page request 91% are of one
+//!   page, of its writes after one of 9-16 pages 70% are of 9-16 (the originals' requests,
+//!   counted for this change). See *Request sizes* for what it buys.
 //! - *Shared pages* (model format 3). A request that starts where the request before it ended,
 //!   mid-page, with its op, and runs on past that page ([`shares_page`]: unaligned sequential
 //!   requests, a 4 KiB write 512 bytes into a page after the one before it) shares its first
@@ -136,9 +143,10 @@
 //! as many ticks as the block has pages so far (a request's pages take one tick each in the
 //! original), up to the original's largest request. A block's pages share one set of random
 //! numbers (below), and the block is issued as requests of the lengths of the original's reuse
-//! requests of its op (drawn, the last cut short by the block's end), queued so that a request
-//! follows on from the one before it with the original's share of reuse requests that do
-//! (see *Request sizes* below). Then each op's budget grows by the window's new pages of that
+//! requests of its op and of the bin of the request that last referenced each one's first page,
+//! drawn so that they tile the block ([`super::tiling`]), the clone's mean reuse request held to
+//! the original's, queued so that a request follows on from the one before it with the
+//! original's share of reuse requests that do (see *Request sizes* below). Then each op's budget grows by the window's new pages of that
 //! op per tick, and while it covers the op's next new request (its class and size drawn
 //! together, above; the sizes of the op's requests that touch a new page, without replacement,
 //! for a model without class sizes or a profile) a *run* of new requests is issued on
@@ -202,19 +210,39 @@
 //!   The order of requests due at one tick is the model's to choose: they are all due then.
 //! - A model without `renewal reuse` lines (a format 2 model saved before this change; format 2
 //!   models are now refused, see *Shared pages*) clones with its blocks issued whole.
-//! - Still smaller than the original's (cloudphysics 28.0 KiB against 36.1): a block is at most
-//!   the pages due in a row at one tick, and a drawn length longer than what is left of it is
-//!   cut short. Counted on model format 5 (seed 1, the blocks `cut` was given, not kept): on
-//!   cloudphysics 66,818 blocks of 818,591 pages (12.3 pages each) were cut into 131,411
-//!   requests of 6.2 pages, 52,582 of them cut short, where the lengths drawn averaged 9.2; on
-//!   diskmon 19,288 blocks of 8.6 pages into 58,122 requests (12,321 cut short); on arc_P12
-//!   388,865 blocks of 4.1 pages into 754,334 (232,601 cut short), of which 267,438 blocks
-//!   were of one or two pages. Tried and not kept: lengths drawn conditioned on filling the
-//!   block exactly (each piece's length m drawn with weight P(m) Z(r - m), Z(r) the chance
-//!   that the original's lengths in a row sum to r pages, so that no piece is cut short):
-//!   mean request cloudphysics 27.7 → 31.3 KiB, tencent 27.9 → 28.8, diskmon 17.6 → 17.8,
-//!   arc_P12 8.8 → 8.7, systor 32.5 → 30.0 (38.2). Where blocks are small the blocks are the
-//!   limit, not the cut: the pages of the original's requests do not come due together.
+//! - Until model format 6 still smaller than the original's (cloudphysics 27.7 KiB against
+//!   36.1, arc_P12 8.8 against 12.1, diskmon 17.6 against 23.3, seed 1), as many more requests
+//!   for the same pages. Counted on model format 5 (seed 1, the blocks `cut` was given, not
+//!   kept): on cloudphysics 66,818 blocks of 818,591 pages (12.3 pages each) were cut into
+//!   131,411 requests of 6.2 pages, 52,582 of them cut short, where the lengths drawn averaged
+//!   9.2; on diskmon 19,288 blocks of 8.6 pages into 58,122 requests (12,321 cut short); on
+//!   arc_P12 388,865 blocks of 4.1 pages into 754,334 (232,601 cut short). Lengths conditioned
+//!   on tiling the block ([`super::tiling`]) with each op's lengths alone moved little (seed 1:
+//!   cloudphysics 27.7 → 29.1 KiB, diskmon 17.6 → 17.9, arc_P12 8.8 → 8.5, systor 32.5 →
+//!   31.8): the blocks were long enough (diskmon's reads: blocks of 8.6 pages, the original's
+//!   reuse reads 3.9), the lengths were wrong for them. A block is mostly the pages of a
+//!   request come back; drawn from the op's lengths alone, its pieces took the commonest
+//!   (half of diskmon's reuse reads are one page), and the pages of a one-page piece, due
+//!   again with the block, were cut into one-page pieces again. Model format 6 draws each
+//!   piece's length from the lengths that followed a request of the bin of the one that last
+//!   referenced its first page (*Reuse requests* above), tiling the block, and holds the
+//!   clone's mean reuse request to the original's as a profile holds its mean size
+//!   ([`Renewal::reuse_off`]: after 64 requests of an op, while its mean pages are more than
+//!   1% off, a piece takes the longer, or shorter, of two lengths drawn). Over seeds 1-5
+//!   (`bench/RESULTS.md`, "Trace clones: request sizes"; format 5 from the same example on
+//!   fcsim 7b6da30b): mean request (KiB) original, format 5, format 6: cloudphysics 36.1, 27.4,
+//!   37.6; diskmon 23.3, 17.5, 23.1; arc_P12 12.1, 8.8, 12.3; arc_P2 9.6, 6.8, 9.1; arc_P3 8.2,
+//!   6.1, 8.3; tencent 29.7, 27.6, 28.9; requests cloudphysics 113,872, 154,704, 110,845,
+//!   arc_P12 547,147, 819,998, 564,848. Each part alone (seed 1): the bins without the mean
+//!   held, cloudphysics 29.8 KiB, diskmon 18.7 (its reads 11.8, the original's 16.4), tencent
+//!   29.4, arc_P12 9.7; the mean held with the lengths pooled (`ablate=extents`), diskmon
+//!   within 3% but cloudphysics 55,471 reads against the original's 46,974 (the bins: 47,970)
+//!   and arc_P12 712,654 requests (the bins: 580,853), the longer of two lengths not enough
+//!   where the pooled lengths are short. Not changed: systor (1,000 requests) 32.4 KiB against
+//!   38.2 before and after, its clone making 1,188 requests for the original's 999 (few of
+//!   them reuses: its new requests are the shortfall); the share of requests that follow on,
+//!   closer on arc_P12 (0.126 → 0.146, original 0.162) and diskmon, lower on cloudphysics
+//!   (0.267 → 0.234 [0.198, 0.263], original 0.260: fewer pieces a block, fewer links in it).
 //!
 //! **Scale and length.** `scale=K`: gaps above [`super::UNSCALED`] ticks are multiplied by K,
 //! and the clone runs K times the original's ticks, so it touches K times its pages with the
@@ -371,7 +399,8 @@
 //! the previous gap's octaves (frequency alone), `together` draws each page's gap with its own
 //! random numbers (no requests re-formed), `ops` draws every op from the trace's share of
 //! writes among new pages, `requests` issues each block as one request (not cut into the
-//! original's reuse request lengths), `sizes` draws a new request's class regardless of its
+//! original's reuse request lengths), `extents` cuts it by its op's lengths alone (pooled over
+//! the bins of the request before, as model format 5 did, but tiled and the mean held), `sizes` draws a new request's class regardless of its
 //! size (from its window's new pages) and its size from all of the op's.
 //!
 //! **Quarters** are kept apart by default (`phases=4`); `phases=1` pools them (a stationary
