@@ -2968,7 +2968,44 @@ mod tests {
         let mut windows = vec![[[0; CLASSES]; 2]; WINDOWS];
         (windows[0][1][class(1, 2)], windows[9][1][class(2, 2)], windows[18][1][0]) = (1, 1, 1);
         assert_eq!(c.new_pages, windows);
+        // Reuse requests by the bin of the pages of the request that last referenced their
+        // first page of their own: 3 (page 0, last referenced by 1, of two pages) of one page
+        // and 4 (its own first page 1, last referenced by 1: 2 shares it) of two, reads; 5
+        // (page 1, last referenced by 4, of two pages) and 6 (page 1, by 5, of one), writes of
+        // one page.
+        let mut reuse: [[Values; SBINS]; 2] = Default::default();
+        reuse[0][sbin(2)] = vec![(1, 1), (2, 1)];
+        (reuse[1][sbin(2)], reuse[1][sbin(1)]) = (vec![(1, 1)], vec![(1, 1)]);
+        assert_eq!(c.reuse, reuse);
         c.check().unwrap();
+    }
+
+    #[test]
+    fn a_block_is_cut_by_the_lengths_that_followed_a_request_like_its_pages_last_by_hand() {
+        // A block of 16 write pages, the first 8 last referenced by a request of 8 pages, the
+        // rest by requests of one page; after a request of 5-8 pages every reuse write of the
+        // original was of 8 pages, after one of a page of one page: one request of 8, then 8
+        // of one page (every link kept, one run in page order).
+        let m = super::super::load(&data("msr_hm_0_excerpt1000.csv"), &Default::default()).unwrap();
+        let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate::default(), "t".into()).unwrap();
+        let mut bins = vec![Tiling::new(&[(1, 1)]).unwrap(); SBINS];
+        bins[sbin(8)] = Tiling::new(&[(8, 1)]).unwrap();
+        g.reuse[1] = bins;
+        (g.reuse_sequential, g.reuse_shared) = ([1.0; 2], [0.0; 2]);
+        let first = g.fresh.next_multiple_of(8);
+        g.pages.give(first, 16);
+        for p in first..first + 16 {
+            g.pages.at(p).from = if p < first + 8 { sbin(8) } else { sbin(1) } as u8;
+        }
+        g.cut(first, 16, 1, (0.1, 0.2, 0.3)).unwrap();
+        let pieces: Vec<(u64, u32)> = g.out.iter().map(|&(p, n, ..)| (p - first, n)).collect();
+        assert_eq!(pieces, [(0, 8), (8, 1), (9, 1), (10, 1), (11, 1), (12, 1), (13, 1), (14, 1), (15, 1)]);
+        // Pooled (`ablate=extents`), the lengths are 8 (1 in 9) or 1 (8 in 9), each tiling the
+        // rest of the block: no piece runs past it.
+        let mut g = Renewal::new(&m, 1.0, Some(100), 1, Ablate { extents: true, ..Ablate::default() }, "t".into()).unwrap();
+        g.pages.give(first, 16);
+        g.cut(first, 16, 1, (0.1, 0.2, 0.3)).unwrap();
+        assert_eq!(g.out.iter().map(|q| u64::from(q.1)).sum::<u64>(), 16);
     }
 
     #[test]

@@ -67,7 +67,8 @@ impl Tiling {
     }
 
     /// A length drawn from f regardless of the block, cut short at its `l` pages, for a uniform
-    /// `u` in [0, 1): the cut before model format 6, which a paper profile keeps (its lengths are
+    /// `u` in [0, 1): the cut before model format 6 (which drew without replacement), which a
+    /// paper profile keeps (its lengths are
     /// the donor's rescaled, and its mean size is held by drawing two and taking the longer or
     /// shorter: conditioned on tiling, a block too short for the lengths the table's mean asks
     /// for is cut into still shorter pieces, dynamic-msnfs' mean size 4.6% under over seeds
