@@ -55,6 +55,7 @@ def main() -> None:
     for name in traces:
         t = str(ROOT / "data/traces" / name)
         specs += [t, *(f"synth:clone={t},seed={s}" for s in range(1, a.seeds + 1))]
+    built = commit()  # before the build: the example is built from the checkout as it is now
     cmd = ["cargo", "run", "-q", "--release", "-p", "fcsim", "--example", "request_shape", "--", *specs]
     out = subprocess.run(cmd, cwd=ROOT, check=True, capture_output=True, text=True).stdout.splitlines()
     head = out[0].split("\t")
@@ -64,7 +65,7 @@ def main() -> None:
     lines = [
         SECTION,
         "",
-        f"`bench/request_shapes.py --seeds {a.seeds}` (fcsim {commit()}; load "
+        f"`bench/request_shapes.py --seeds {a.seeds}` (fcsim {built}; load "
         f"{os.getloadavg()[0]:.1f}): `crates/fcsim/examples/request_shape.rs` on each shipped real trace "
         f"and on its renewal clone (`synth:clone=TRACE,seed=S`, S = 1..{a.seeds}, mean [min, max]). "
         f"Columns of the example: {', '.join(head[3:9])}.",
