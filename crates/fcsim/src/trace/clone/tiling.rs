@@ -15,12 +15,13 @@
 //! renewal process of lengths f gives, seen through a window that starts and ends at request
 //! boundaries. It is drawn length by length: the first with probability f(m) z(L - m) / z(L),
 //! where z(l) is the probability that the partial sums of independent draws from f hit l
-//! (z(0) = 1, z(l) = Σ f(m) z(l - m); z is at most 1 and tends to 1 / mean, so it neither
-//! overflows nor underflows), then the rest of the block the same way, each piece with the f
-//! of its own first page's bin (the rest of the block is taken to be tiled by that f: an
-//! approximation where the pages of a block came from requests of different bins). A block
-//! of a length no sequence of f's lengths sums to (z(L) = 0: f has no one-page requests and L
-//! is not a sum of its lengths) is cut as before, by a length drawn from f, cut short.
+//! (z(0) = 1, z(l) = Σ f(m) z(l - m); z is at most 1, and tends to 1 / mean where f is not
+//! periodic), then the rest of the block the same way, each piece with the f of its own first
+//! page's bin (the rest of the block is taken to be tiled by that f: an approximation where the
+//! pages of a block came from requests of different bins). A block of a length no sequence of
+//! f's lengths sums to (z(L) = 0: f has no one-page requests and L is not a sum of its lengths;
+//! or so unlikely a sum that z(L) underflows) is cut as before, by a length drawn from f, cut
+//! short.
 //!
 //! The rule is fcsim's choice: the model keeps the reuse request lengths, not how the
 //! original's requests sat in blocks (which a trace does not say: a block is the clone's). What
