@@ -1580,8 +1580,8 @@ mod tests {
 
     /// A line the writer always writes, deleted from a model, was read as zeros (no sequential
     /// requests, a window without new pages, reuse requests never sequential): a different
-    /// clone, said nowhere. (A model without its `shared` and `reuse` lines, written before them,
-    /// still clones: `renewal::tests`.)
+    /// clone, said nowhere. (A model without `reuse` lines, of a trace without reuse requests,
+    /// still clones, its blocks whole.)
     #[test]
     fn a_model_without_a_renewal_line_its_writer_always_writes_is_refused() {
         let text = load(&data("msr_hm_0_excerpt1000.csv"), &TraceOptions::default()).unwrap().to_text();
@@ -1591,6 +1591,7 @@ mod tests {
             "renewal sizes read ",
             "renewal sizes write ",
             "renewal reuse-sequential ",
+            "renewal shared ",
             "renewal new-pages 7 ",
         ] {
             let body: String = text.lines().filter(|l| !l.starts_with(key)).map(|l| format!("{l}\n")).collect();

@@ -756,9 +756,9 @@ impl Model {
         }
         if let Some(r) = &m.renewal {
             let reuse = named.iter().any(|(k, _)| k.starts_with("renewal reuse "));
-            // (`shared`, and `reuse` with its `reuse-sequential`, came later in format 5: a model
-            // without them clones its blocks whole.)
-            let always = ["ticks", "sequential", "sizes read", "sizes write"];
+            // (`reuse` and its `reuse-sequential` are written for a trace with reuse requests
+            // only: a model without them clones its blocks whole.)
+            let always = ["ticks", "sequential", "sizes read", "sizes write", "shared"];
             for key in always.into_iter().chain(reuse.then_some("reuse-sequential")) {
                 let name = format!("renewal {key}");
                 if !named.iter().any(|(k, _)| *k == name) {
