@@ -272,7 +272,7 @@
 //! against the working-set fraction is the donor's); a reshaped clone is not calibrated again
 //! (the donor's calibration, at scale 1, is kept).
 
-use super::renewal::{class_refs, Renewal, Shape, CLASSES};
+use super::renewal::{self, class_refs, Renewal, Shape, CLASSES};
 use super::{Generator, Model, PAGE};
 use crate::error::{compact, Error, Result};
 use crate::request::MAX_REQUEST_BYTES;
@@ -690,7 +690,11 @@ fn renewal_counts(m: &Model, size: Size, write: f64, c: [f64; 2]) -> Model {
             }
         }
     }
-    n.reuse = reuse.map(|v| std::array::from_fn(|b| if b == 0 { v.clone() } else { Vec::new() }));
+    n.reuse = reuse.map(|v| {
+        let mut bins: [Vec<(u64, u64)>; renewal::SBINS] = Default::default();
+        bins[0] = v;
+        bins
+    });
     r
 }
 
@@ -1223,7 +1227,7 @@ mod tests {
                 let was = share(both(f(n.sequential), o), sizes(&n.sizes, o));
                 let now = share(g.sequential[o] as f64, count(&g.sizes[o]));
                 assert!((now - was).abs() < 1e-9, "write {write} op {o}: sequential share {now} against the donor's {was}");
-                let pooled = |v: &[Vec<(u64, u64)>; super::super::renewal::SBINS]| v.iter().map(|x| count(x)).sum::<f64>();
+                let pooled = |v: &[Vec<(u64, u64)>; renewal::SBINS]| v.iter().map(|x| count(x)).sum::<f64>();
                 let was = share(both(f(n.reuse_sequential), o), both([pooled(&n.reuse[0]), pooled(&n.reuse[1])], o));
                 let now = share(g.reuse_sequential[o] as f64, pooled(&g.reuse[o]));
                 assert!((now - was).abs() < 1e-9, "write {write} op {o}: reuse-sequential share {now} against {was}");
