@@ -42,8 +42,8 @@ pub struct Tiling {
 }
 
 impl Tiling {
-    /// The tiling of the lengths `pairs` (length, count; a length given twice counts as one);
-    /// `None` without any.
+    /// The tiling of the lengths `pairs` (length, count; the counts of a length given twice are
+    /// added); `None` without any.
     pub fn new(pairs: &[(u64, u64)]) -> Option<Tiling> {
         let mut counts = std::collections::BTreeMap::<u64, f64>::new();
         for &(m, c) in pairs.iter().filter(|p| p.0 > 0 && p.1 > 0) {
@@ -69,11 +69,10 @@ impl Tiling {
 
     /// A length drawn from f regardless of the block, cut short at its `l` pages, for a uniform
     /// `u` in [0, 1): the cut before model format 6 (which drew without replacement), which a
-    /// paper profile keeps (its lengths are
-    /// the donor's rescaled, and its mean size is held by drawing two and taking the longer or
-    /// shorter: conditioned on tiling, a block too short for the lengths the table's mean asks
-    /// for is cut into still shorter pieces, dynamic-msnfs' mean size 4.6% under over seeds
-    /// 1-5 against within 1.1%).
+    /// paper profile keeps. Its lengths are the donor's rescaled, and its mean size is held by
+    /// drawing two and taking the longer or shorter; conditioned on tiling, a block too short
+    /// for the lengths the table's mean asks for was cut into still shorter pieces
+    /// (dynamic-msnfs' mean size 4.6% under over seeds 1-5, against within 1.1%).
     pub fn cut_short(&self, l: u64, u: f64) -> u64 {
         let mut acc = 0.0;
         for &(m, f) in &self.lengths {
