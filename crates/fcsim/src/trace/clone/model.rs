@@ -449,7 +449,7 @@ impl Model {
         // The name of each line read (its key, and its op, window, classes or state) with its
         // number: a line given again is refused (it was read over the first), and each line the
         // writer always writes must be there.
-        let mut named: Vec<(String, usize)> = Vec::new();
+        let mut named: FxHashMap<String, usize> = FxHashMap::default();
         let mut levels_left = 0usize;
         let mut profile_due = false;
         let mut ended = false;
@@ -713,18 +713,18 @@ impl Model {
             };
             if !matches!(key, "level" | "end") {
                 let name = line.split_whitespace().take(words).collect::<Vec<_>>().join(" ");
-                if let Some((_, at)) = named.iter().find(|(k, _)| *k == name) {
+                if let Some(at) = named.get(&name) {
                     return Err(bad(n, format!("'{}' is given again (line {at} gave it); a model names each line once", clip(&name))));
                 }
-                named.push((name, n));
+                named.insert(name, n);
             }
         }
         // A check across lines names the line it is about (the file, when that line is missing).
-        let on = |name: &str| named.iter().find(|(k, _)| k == name).map_or(Location::File, |&(_, at)| Location::Line(at as u64));
+        let on = |name: &str| named.get(name).map_or(Location::File, |&at| Location::Line(at as u64));
         let missing = |name: String| Error::trace(path, Location::File, format!("no '{name}' line: not a complete clone model"));
         // The first window below [`WINDOWS`] with no line named `prefix` and that window.
         let gap = |prefix: &str| {
-            let given: Vec<u64> = named.iter().filter_map(|(k, _)| k.strip_prefix(prefix)?.parse().ok()).collect();
+            let given: Vec<u64> = named.keys().filter_map(|k| k.strip_prefix(prefix)?.parse().ok()).collect();
             (0..WINDOWS as u64).find(|w| !given.contains(w))
         };
         for (p, o) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
@@ -747,7 +747,7 @@ impl Model {
             return Err(bad(lines.max(1), "the file ends before its 'end' line: truncated".into()));
         }
         for key in ["source", "requests", "pages", "starts", "new", "growth", "transitions", "runs", "sizes", "follow"] {
-            if !named.iter().any(|(k, _)| k.split(' ').next() == Some(key)) {
+            if !named.keys().any(|k| k.split(' ').next() == Some(key)) {
                 return Err(missing(key.to_string()));
             }
         }
@@ -755,13 +755,13 @@ impl Model {
             return Err(missing(format!("transitions {w}")));
         }
         if let Some(r) = &m.renewal {
-            let reuse = named.iter().any(|(k, _)| k.starts_with("renewal reuse "));
+            let reuse = named.keys().any(|k| k.starts_with("renewal reuse "));
             // (`reuse` and its `reuse-sequential` are written for a trace with reuse requests
             // only: a model without them clones its blocks whole.)
             let always = ["ticks", "sequential", "sizes read", "sizes write", "shared"];
             for key in always.into_iter().chain(reuse.then_some("reuse-sequential")) {
                 let name = format!("renewal {key}");
-                if !named.iter().any(|(k, _)| *k == name) {
+                if !named.contains_key(&name) {
                     return Err(missing(name));
                 }
             }
