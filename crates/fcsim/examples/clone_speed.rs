@@ -75,7 +75,7 @@ fn main() {
     let mut c = open();
     let fitted = fit.elapsed().as_secs_f64();
     let start = Instant::now();
-    let (mut n, mut bytes, mut hash) = (0u64, 0u64, 0u64);
+    let (mut n, mut bytes, mut pages, mut hash) = (0u64, 0u64, 0u64, 0u64);
     // The fixed part (the first request: the arrival thread's start and first block) and the
     // steady rate (over the second half of the requests, of the first run).
     let half = c.progress().1 / 2;
@@ -93,6 +93,8 @@ fn main() {
                 (mid, at_mid) = (start.elapsed().as_secs_f64(), n);
             }
             bytes += u64::from(r.len);
+            // The 4 KiB pages it touches (a clone's offsets are bytes).
+            pages += (r.offset + u64::from(r.len)).div_ceil(4096) - r.offset / 4096;
             if digest && n == one {
                 for x in [r.time_ns, r.offset, u64::from(r.len), r.op as u64] {
                     hash = (hash ^ x).wrapping_mul(0x100_0000_01b3).rotate_left(29);
@@ -109,7 +111,7 @@ fn main() {
     }
     let s = start.elapsed().as_secs_f64();
     println!(
-        "{n} requests ({:.1} GiB) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB; \
+        "{n} requests ({:.1} GiB, {pages} page accesses) in {s:.3} s: {:.2} M requests/s; fit {fitted:.2} s; clone stack {:.1} MiB; \
          first request {:.1} ms; second half {:.2} M requests/s; one run {n_first} requests",
         bytes as f64 / (1u64 << 30) as f64,
         n as f64 / s / 1e6,
