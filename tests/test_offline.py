@@ -179,3 +179,16 @@ def test_the_report_reads_a_typed_sweep_table_as_a_text_one() -> None:
         assert list(offline._col(typed, col, default)) == list(offline._col(text, col, default))
     assert list(offline._col(typed, "stack_buffer", "4")) == ["4", "4"]
     assert list(offline._col(typed, "param_trim", "-")) == ["true", "false"]
+
+
+def test_the_paper_scale_section_names_the_fcsim_that_made_its_rows() -> None:
+    # Its rows come from their own `fcsim sweep`, not from the reproduction that draws the
+    # summary: the section says which fcsim made them, as the README does for the main table.
+    from fcsim.reports.offline import _scale
+
+    path = Path(__file__).resolve().parent.parent / "results" / "offline" / "scale" / "results.parquet"
+    made = pd.read_parquet(path)["fcsim_revision"].value_counts()
+    line = "Rows made by fcsim " + ", ".join(f"{rev} ({n:,})" for rev, n in made.items()) + "."
+    lines = _scale(path, [])
+    table = next(i for i, x in enumerate(lines) if x.startswith("| trace |"))
+    assert lines.index(line) < table

@@ -17,6 +17,7 @@ import pandas as pd
 from fcsim import catalogue, notes, output, schema, sweep
 from fcsim._core import ConfigError
 from fcsim.reports import admission, changes, dynamic, gasa, larc, lcr, offline, testable
+from fcsim.reports.common import made_by
 from fcsim.seeds import count as seeds_count
 
 REPORTS = {
@@ -32,15 +33,6 @@ PAPERS = tuple(REPORTS)
 STAGES = {"dynamic": dynamic.offline_stage, "admission": admission.span_stage}
 #: Measures a report reads beyond the fidelity measures, per trace (merged into them).
 MORE_MEASURES = {"admission": admission.reuse_measures}
-
-
-def _made_by(df: pd.DataFrame) -> str:
-    """Which fcsim made the table's rows (``fcsim_revision``), a line: a summary drawn with
-    ``--keep-stale`` is drawn from rows an older fcsim made."""
-    if "fcsim_revision" not in df.columns:
-        return ""
-    made = df["fcsim_revision"].fillna("not recorded").value_counts()
-    return "Rows made by fcsim " + ", ".join(f"{rev} ({n:,})" for rev, n in made.items()) + ".\n\n"
 
 
 def _seeds_line(df: pd.DataFrame) -> str:
@@ -165,7 +157,7 @@ def reproduce(
         "plots and `summary.md` are drawn from it. Running the command again reuses the finished\n"
         "points in `results.parquet` made by the same fcsim (its `fcsim_version` and `fcsim_revision`;\n"
         "others are computed again unless `--keep-stale`); delete it to rerun everything.\n\n"
-        + _made_by(df)
+        + made_by(df)
         + _seeds_line(df),
     )
     measures = testable.measure(_traces(exp), out)

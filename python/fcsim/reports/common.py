@@ -24,6 +24,15 @@ def left_out(gate: testable.Gate, claim: str, traces: list[str]) -> str:
     return f" (untestable on {'; '.join(out)})" if out else ""
 
 
+def made_by(df: pd.DataFrame) -> str:
+    """Which fcsim made the table's rows (``fcsim_revision``), a line: a summary drawn with
+    ``--keep-stale`` is drawn from rows an older fcsim made."""
+    if "fcsim_revision" not in df.columns:
+        return ""
+    made = df["fcsim_revision"].fillna("not recorded").value_counts()
+    return "Rows made by fcsim " + ", ".join(f"{rev} ({n:,})" for rev, n in made.items()) + ".\n\n"
+
+
 def size_pct(df: pd.DataFrame) -> pd.Series:
     """Each point's cache size as a share of its trace's working set, in percent; NaN where the
     point gives the size in pages or bytes."""

@@ -19,7 +19,7 @@ from fcsim import output, plot
 from fcsim.reports import testable
 from fcsim.reports.claims import Claim, disagreements, evaluate
 from fcsim.reports.claims import table as verdict_table
-from fcsim.reports.common import left_out, own_traces, size_pct, spare_note, version
+from fcsim.reports.common import left_out, made_by, own_traces, size_pct, spare_note, version
 
 NAMES = {
     "lru-ftl": "LRU",
@@ -778,10 +778,13 @@ def _scale(path: Path, verdicts: list[tuple[str, str, str, str]]) -> list[str]:
     write buffer inside the 5% DRAM tier."""
     if not path.exists():
         return []
-    s = _label(pd.read_parquet(path))
+    rows = pd.read_parquet(path)
+    s = _label(rows)
     lines = [
         "",
         "## At the paper's scale: clones of real traces (working sets of about 32 GB)",
+        "",
+        made_by(rows).strip(),
         "",
         f"`{path.parent.name}/experiment.toml` (run with `fcsim sweep`, rows in"
         f" `{path.parent.name}/results.parquet`):",
