@@ -391,6 +391,17 @@
 //!   read-ahead's loads waiting on page-table misses (32-byte entries, about 90 MB here), 11%
 //!   the arrival thread, 7% the calendar's pushes: a 16-byte entry would halve the table's
 //!   lines but needs 32-bit ticks, which a long or large-scale clone passes.
+//! - The machine's limit (issue 40's 5 M requests per CPU second at 10x): a minimal renewal
+//!   generator written for the benchmark (`crates/fcsim-bench/benches/clone_limit.rs`: one gap
+//!   per request's pages by their references-so-far bin, a two-level calendar, new pages at the
+//!   trace's rate; none of this module's states, re-cut blocks, sequential runs, shared pages,
+//!   urns or arrival thread) makes 3.9 M requests per CPU second on a 10x cloudphysics clone,
+//!   4.5 M on arc_P12, 4.8 M on arc_P2, 5.0-39 M on the other shipped traces (load 0.5-1).
+//!   This clone makes 0.25-0.47x of the minimal's requests per CPU second on the six longest
+//!   clones (cloudphysics, diskmon, the ARC traces) and 0.07-0.17x on the six others, where
+//!   this clone's building (the state pooling, about 5 ms, a third of a 10x msr excerpt's
+//!   time under `perf`) and its work per request (arrival times, the tick's bookkeeping)
+//!   decide (`bench/RESULTS.md`, "Trace clones: generation speed and memory").
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `pace` pools the states over the paces (*Pace*),
