@@ -19,14 +19,16 @@
 //!
 //! What it leaves out, each of which the renewal clone does: the state's class, octave, phase
 //! and op, a block's re-cut into the original's reuse request sizes, sequential runs and shared
-//! pages, the size urns, the profile's levers, the arrival process. So its rate is an upper
-//! bound on a renewal generator of this model's work on this machine, not a clone to use.
+//! pages, the size urns, the profile's levers, the arrival process. So its rate is what a plain
+//! implementation of the idea alone makes on this machine (a cleverer one could make more), a
+//! reference for the renewal clone's speed, not a clone to use.
 //!
 //! `--repeat-to N` makes clones (seeds 1, 2, ...) until N requests are out in all, as
 //! `examples/clone_speed.rs` does for fcsim's clones, so that a short clone's rate is its
-//! generator's. Prints one JSON line: one clone's requests, page accesses and pages, the
-//! requests of every clone and the CPU seconds they took (the thread's time on a CPU, from
-//! Linux's schedstat; the fit not counted).
+//! generator's; clones go on, in any case, until they have taken [`MIN_CPU`] seconds of CPU.
+//! Prints one JSON line: one clone's requests, page accesses and pages, the requests of every
+//! clone and the CPU seconds they took (the thread's time on a CPU, from Linux's schedstat; the
+//! fit not counted).
 
 use fcsim::request::{Op, PageSplitter};
 use fcsim::trace::{self, TraceOptions};
@@ -104,6 +106,7 @@ fn fit(path: &str) -> Fit {
             *x = (acc << 32) / total;
         }
     }
+    assert!(!new_sizes.is_empty(), "{path}: no request to fit (trims are skipped)");
     Fit { cum, new_per_tick: seen.len() as f64 / t.max(1) as f64, new_sizes, requests, pages: seen.len() as u64 }
 }
 
@@ -191,6 +194,10 @@ fn run(f: &Fit, scale: u64, requests: u64, seed: u64) -> (u64, u64, u64, u64) {
     (out, accesses, refs.len() as u64, hash)
 }
 
+/// The least CPU time measured: schedstat's figure moves at the scheduler's ticks (a 2 ms
+/// busy loop read 0 ms here, a 50 ms one 52 ms), so a run of 0.5 s is within about 1%.
+const MIN_CPU: f64 = 0.5;
+
 /// The process's time on a CPU (its main thread's, the only one), in seconds: Linux's
 /// schedstat, in nanoseconds.
 fn cpu_seconds() -> f64 {
@@ -214,10 +221,10 @@ fn main() {
     let scale: u64 = rest.first().map_or(10, |s| s.parse().expect("SCALE: a whole number"));
     let f = fit(trace_path);
     // Clones of SCALE x the trace's requests, seeds 1, 2, ..., until `repeat_to` requests are
-    // out in all (at least one).
+    // out in all and MIN_CPU seconds have passed (at least one).
     let (mut total, mut one, mut seed) = (0u64, (0, 0, 0, 0), 1u64);
     let start = cpu_seconds();
-    while seed == 1 || total < repeat_to {
+    while seed == 1 || total < repeat_to || cpu_seconds() - start < MIN_CPU {
         let r = std::hint::black_box(run(&f, scale, f.requests * scale, seed));
         if seed == 1 {
             one = r;
