@@ -395,13 +395,15 @@
 //!   generator written for the benchmark (`crates/fcsim-bench/benches/clone_limit.rs`: one gap
 //!   per request's pages by their references-so-far bin, a two-level calendar, new pages at the
 //!   trace's rate; none of this module's states, re-cut blocks, sequential runs, shared pages,
-//!   urns or arrival thread) makes 3.9 M requests per CPU second on a 10x cloudphysics clone,
-//!   4.5 M on arc_P12, 4.8 M on arc_P2, 5.0-39 M on the other shipped traces (load 0.5-1).
-//!   This clone makes 0.25-0.47x of the minimal's requests per CPU second on the six longest
-//!   clones (cloudphysics, diskmon, the ARC traces) and 0.07-0.17x on the six others, where
-//!   this clone's building (the state pooling, about 5 ms, a third of a 10x msr excerpt's
-//!   time under `perf`) and its work per request (arrival times, the tick's bookkeeping)
-//!   decide (`bench/RESULTS.md`, "Trace clones: generation speed and memory").
+//!   urns or arrival thread) makes 5.2-38 M requests per CPU second at 10x: 5.4 M on
+//!   cloudphysics, 5.2 M on arc_P12, 6.3 M on arc_P2 (load about 1; a run before it, at load
+//!   0.5-1, measured 3.9, 4.5 and 4.8 M there: the rates move that much between runs, the
+//!   ratios hold). This clone makes 0.23-0.45x of the minimal's requests per CPU second on the
+//!   six longest clones (cloudphysics, diskmon, the ARC traces; 0.25-0.47x in the run before)
+//!   and 0.08-0.16x on the six others (0.07-0.17x), where this clone's building (the state
+//!   pooling, about 5 ms, a third of a 10x msr excerpt's time under `perf`) and its work per
+//!   request (arrival times, the tick's bookkeeping) decide (`bench/RESULTS.md`, "Trace
+//!   clones: generation speed and memory").
 //!
 //! Each part can be turned off for an ablation (`synth:clone=...,model=renewal,ablate=A+B`):
 //! `pace` pools the states over the paces (*Pace*),
